@@ -1,0 +1,1 @@
+//! RoCEv2 protocol model (in progress).
