@@ -113,7 +113,7 @@ impl Ipv4Header {
     pub fn validate(&self) -> Result<(), EncodeError> {
         check_bits("ipv4.dscp", self.dscp.into(), 6)?;
         check_bits("ipv4.fragment_offset", self.fragment_offset.into(), 13)?;
-        if self.options.len() % 4 != 0 || self.options.len() > Self::MAX_OPTIONS_LEN {
+        if self.options.len() & 3 != 0 || self.options.len() > Self::MAX_OPTIONS_LEN {
             return Err(EncodeError::InvalidIpv4Options { len: self.options.len() });
         }
         Ok(())

@@ -213,7 +213,7 @@ mod tests {
     #[test]
     fn reads_pcapng_blocks() {
         fn block(kind: u32, body: &[u8]) -> Vec<u8> {
-            let len = (12 + body.len() + 3) / 4 * 4;
+            let len = (12 + body.len()).div_ceil(4) * 4;
             let mut out = Vec::new();
             out.extend_from_slice(&kind.to_le_bytes());
             out.extend_from_slice(&(len as u32).to_le_bytes());
