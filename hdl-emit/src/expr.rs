@@ -1,0 +1,731 @@
+//! Expressions and statements of rust-hdl's AST, written as SystemVerilog
+//! whose value is the Rust value.
+//!
+//! Rust evaluates `a + b` on `Bits<8>` at 8 bits; Verilog evaluates it at the
+//! width of the surrounding context, so a carry or a shifted-out bit survives.
+//! Every emitted sub-expression is therefore *pinned*: its self-determined
+//! width is exactly its Rust width, and embedding it in a wider context cannot
+//! change its value. Arithmetic, shifts and inversion get a size cast
+//! (`8'(a + b)`); bitwise operators and comparisons get parentheses; literals
+//! are sized to the operand they meet, as rust-hdl's `From<u64>` does.
+
+use crate::error::EmitError;
+use num_bigint::BigUint;
+use num_traits::{One, ToPrimitive, Zero};
+use rust_hdl_core::ast::{
+    VerilogBlock, VerilogBlockOrConditional, VerilogExpression as E, VerilogLink, VerilogOp as Op,
+    VerilogOpUnary as Un, VerilogStatement as S,
+};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug)]
+pub enum SymKind {
+    Signal,
+    /// A `LogicState` variant, with its value (declared as a localparam).
+    EnumConst(#[allow(dead_code)] usize),
+}
+
+#[derive(Clone, Debug)]
+pub struct Sym {
+    pub width: usize,
+    pub signed: bool,
+    pub is_clock: bool,
+    pub kind: SymKind,
+}
+
+/// The Rust type of an expression: a fixed-width vector, or a literal that
+/// takes its width from the operand it meets.
+#[derive(Clone, Debug)]
+enum Ty {
+    Fixed { w: usize, signed: bool },
+    Lit(BigUint),
+}
+
+/// A directed connection `dst = src` coming from `join`/`link`.
+pub struct Assign {
+    pub dst: String,
+    pub src: String,
+}
+
+pub struct BodyOut {
+    pub comb: Vec<String>,
+    pub clock_assigns: Vec<Assign>,
+    pub links: Vec<Assign>,
+}
+
+pub struct Scope<'a> {
+    pub syms: &'a BTreeMap<String, Sym>,
+    pub module: &'a str,
+    loops: Vec<(String, i64)>,
+}
+
+pub fn sanitize(raw: &str) -> String {
+    let s = raw.replace('$', "_");
+    if is_reserved(&s) {
+        format!("{s}_")
+    } else {
+        s
+    }
+}
+
+/// A SystemVerilog keyword, or a C++ keyword (Verilator turns ports into C++ members).
+pub fn is_reserved(s: &str) -> bool {
+    SV_KEYWORDS.contains(&s) || CXX_KEYWORDS.contains(&s)
+}
+
+const CXX_KEYWORDS: &[&str] = &[
+    "alignas", "alignof", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "catch", "char", "compl",
+    "concept", "constexpr", "continue", "decltype", "delete", "double", "dynamic_cast", "explicit",
+    "export", "extern", "false", "float", "friend", "goto", "inline", "long", "mutable", "namespace",
+    "new", "noexcept", "not_eq", "nullptr", "operator", "or_eq", "private", "protected", "public",
+    "register", "short", "sizeof", "static", "switch", "template", "this", "throw", "true", "try",
+    "typedef", "typeid", "typename", "using", "virtual", "volatile", "xor_eq",
+];
+
+const SV_KEYWORDS: &[&str] = &[
+    "always", "and", "assign", "begin", "bit", "buf", "byte", "case", "casex", "casez", "cell",
+    "class", "const", "default", "define", "do", "edge", "else", "end", "endcase", "endmodule",
+    "enum", "event", "final", "for", "force", "forever", "function", "generate", "genvar", "if",
+    "initial", "inout", "input", "int", "integer", "interface", "logic", "module", "nand", "negedge",
+    "nor", "not", "or", "output", "package", "parameter", "posedge", "priority", "property", "real",
+    "reg", "release", "repeat", "return", "signed", "string", "struct", "supply0", "supply1",
+    "table", "task", "time", "tri", "type", "union", "unique", "unsigned", "var", "void", "wait",
+    "while", "wire", "xor", "xnor",
+];
+
+/// Parse rust-hdl's literal rendering (`8'h0a`, `5'b101`).
+pub fn parse_literal(s: &str) -> Option<(usize, BigUint)> {
+    let (w, rest) = s.split_once('\'')?;
+    let w: usize = w.trim().parse().ok()?;
+    let rest = rest.trim_start_matches('s');
+    let (radix, digits) = match rest.chars().next()? {
+        'h' => (16, &rest[1..]),
+        'b' => (2, &rest[1..]),
+        'd' => (10, &rest[1..]),
+        _ => return None,
+    };
+    let v = BigUint::parse_bytes(digits.replace('_', "").as_bytes(), radix)?;
+    Some((w, v))
+}
+
+fn parse_rust_int(s: &str) -> Option<BigUint> {
+    let mut t = s.replace('_', "");
+    for suffix in ["usize", "isize", "u128", "i128", "u64", "i64", "u32", "i32", "u16", "i16", "u8", "i8"] {
+        if let Some(x) = t.strip_suffix(suffix) {
+            t = x.to_string();
+            break;
+        }
+    }
+    if let Some(h) = t.strip_prefix("0x") {
+        BigUint::parse_bytes(h.as_bytes(), 16)
+    } else if let Some(b) = t.strip_prefix("0b") {
+        BigUint::parse_bytes(b.as_bytes(), 2)
+    } else if let Some(o) = t.strip_prefix("0o") {
+        BigUint::parse_bytes(o.as_bytes(), 8)
+    } else {
+        BigUint::parse_bytes(t.as_bytes(), 10)
+    }
+}
+
+pub fn sized_literal(w: usize, v: &BigUint, signed: bool) -> String {
+    let s = if signed { "s" } else { "" };
+    if w <= 8 && w % 4 != 0 {
+        format!("{w}'{s}b{}", v.to_str_radix(2))
+    } else if v.bits() <= 32 && w <= 32 {
+        format!("{w}'{s}d{v}")
+    } else {
+        format!("{w}'{s}h{}", v.to_str_radix(16))
+    }
+}
+
+fn lit_bits(v: &BigUint) -> usize {
+    (v.bits() as usize).max(1)
+}
+
+fn mask(w: usize) -> BigUint {
+    (BigUint::one() << w) - BigUint::one()
+}
+
+impl<'a> Scope<'a> {
+    pub fn new(syms: &'a BTreeMap<String, Sym>, module: &'a str) -> Self {
+        Scope { syms, module, loops: vec![] }
+    }
+
+    fn err(&self, msg: impl Into<String>) -> EmitError {
+        EmitError::Unsupported { module: self.module.to_string(), detail: msg.into() }
+    }
+
+    /// rust-hdl's identifier fix-up (`.x.y` -> `x$y`, `$next` dropped), with
+    /// array indices evaluated under the current loop variables.
+    fn fix_name(&self, raw: &str) -> Result<String, EmitError> {
+        let mut x = raw.trim().to_string();
+        if let Some((_, v)) = self.loops.iter().rev().find(|(n, _)| *n == x) {
+            return Ok(v.to_string());
+        }
+        if x.starts_with('.') {
+            x.remove(0);
+        }
+        x = x.replace("::", "$").replace('.', "$");
+        if let Some(s) = x.strip_suffix("$next") {
+            x = s.to_string();
+        }
+        while let Some(open) = x.find('[') {
+            let close = x[open..].find(']').ok_or_else(|| self.err(format!("bad index in {raw}")))? + open;
+            let v = self.eval_index(&x[open + 1..close]).ok_or_else(|| {
+                self.err(format!(
+                    "array index `{}` in `{raw}` must be a literal or loop variable expression",
+                    &x[open + 1..close]
+                ))
+            })?;
+            x = format!("{}${}{}", &x[..open], v, &x[close + 1..]);
+        }
+        Ok(x)
+    }
+
+    /// Tiny evaluator for index expressions: integers, loop variables, + - * / and parentheses.
+    fn eval_index(&self, s: &str) -> Option<i64> {
+        let toks: Vec<char> = s.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut pos = 0;
+        let v = self.ix_sum(&toks, &mut pos)?;
+        (pos == toks.len()).then_some(v)
+    }
+    fn ix_sum(&self, t: &[char], p: &mut usize) -> Option<i64> {
+        let mut v = self.ix_prod(t, p)?;
+        while *p < t.len() && (t[*p] == '+' || t[*p] == '-') {
+            let op = t[*p];
+            *p += 1;
+            let r = self.ix_prod(t, p)?;
+            v = if op == '+' { v + r } else { v - r };
+        }
+        Some(v)
+    }
+    fn ix_prod(&self, t: &[char], p: &mut usize) -> Option<i64> {
+        let mut v = self.ix_atom(t, p)?;
+        while *p < t.len() && (t[*p] == '*' || t[*p] == '/') {
+            let op = t[*p];
+            *p += 1;
+            let r = self.ix_atom(t, p)?;
+            v = if op == '*' { v * r } else { v.checked_div(r)? };
+        }
+        Some(v)
+    }
+    fn ix_atom(&self, t: &[char], p: &mut usize) -> Option<i64> {
+        if *p < t.len() && t[*p] == '(' {
+            *p += 1;
+            let v = self.ix_sum(t, p)?;
+            if *p < t.len() && t[*p] == ')' {
+                *p += 1;
+                return Some(v);
+            }
+            return None;
+        }
+        let start = *p;
+        while *p < t.len() && (t[*p].is_alphanumeric() || t[*p] == '_') {
+            *p += 1;
+        }
+        let word: String = t[start..*p].iter().collect();
+        if word.is_empty() {
+            return None;
+        }
+        if let Ok(v) = word.parse::<i64>() {
+            return Some(v);
+        }
+        self.loops.iter().rev().find(|(n, _)| *n == word).map(|(_, v)| *v)
+    }
+
+    fn lookup(&self, raw: &str) -> Result<(String, Option<&Sym>, Option<BigUint>), EmitError> {
+        let name = self.fix_name(raw)?;
+        if let Some(v) = parse_rust_int(&name).filter(|_| name.starts_with(|c: char| c.is_ascii_digit())) {
+            return Ok((name, None, Some(v)));
+        }
+        match self.syms.get(&name) {
+            Some(s) => Ok((name, Some(s), None)),
+            None => Err(self.err(format!("unknown signal `{name}` (from `{raw}`)"))),
+        }
+    }
+
+    fn ty(&self, e: &E) -> Result<Ty, EmitError> {
+        Ok(match e {
+            E::Signal(s) => match self.lookup(s)? {
+                (_, _, Some(v)) => Ty::Lit(v),
+                (_, Some(sym), _) => Ty::Fixed { w: sym.width, signed: sym.signed },
+                _ => unreachable!(),
+            },
+            E::Literal(l) => {
+                let (_, v) = parse_literal(&l.to_string()).ok_or_else(|| self.err(format!("literal {l}")))?;
+                Ty::Lit(v)
+            }
+            E::Cast(_, w) => Ty::Fixed { w: *w, signed: false },
+            E::Signed(x) => Ty::Fixed { w: self.width_of(x)?, signed: true },
+            E::Unsigned(x) => Ty::Fixed { w: self.width_of(x)?, signed: false },
+            E::Paren(x) => self.ty(x)?,
+            E::Binary(l, op, r) => self.binop_ty(l, op, r)?,
+            E::Unary(op, x) => match op {
+                Un::Not | Un::Neg => match self.ty(x)? {
+                    Ty::Lit(_) => return Err(self.err("unary operator on a bare literal")),
+                    t => t,
+                },
+                Un::All | Un::Any | Un::Xor => Ty::Fixed { w: 1, signed: false },
+            },
+            E::Index(_, _) => Ty::Fixed { w: 1, signed: false },
+            E::Slice(_, w, _) => Ty::Fixed { w: *w, signed: false },
+            E::IndexReplace(x, _, _) => Ty::Fixed { w: self.width_of(x)?, signed: false },
+        })
+    }
+
+    fn width_of(&self, e: &E) -> Result<usize, EmitError> {
+        match self.ty(e)? {
+            Ty::Fixed { w, .. } => Ok(w),
+            Ty::Lit(_) => Err(self.err("a literal needs a width from its context here")),
+        }
+    }
+
+    fn binop_ty(&self, l: &E, op: &Op, r: &E) -> Result<Ty, EmitError> {
+        let (tl, tr) = (self.ty(l)?, self.ty(r)?);
+        Ok(match op {
+            Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::LogicalAnd | Op::LogicalOr => {
+                Ty::Fixed { w: 1, signed: false }
+            }
+            Op::Shl | Op::Shr => match (tl, tr) {
+                (Ty::Fixed { w, signed }, _) => Ty::Fixed { w, signed },
+                (Ty::Lit(a), Ty::Lit(b)) => Ty::Lit(fold(op, &a, &b).ok_or_else(|| self.err("shift fold"))?),
+                // `u64 << Bits<N>` is a Bits<64> in rust-hdl
+                (Ty::Lit(_), Ty::Fixed { .. }) => Ty::Fixed { w: 64, signed: false },
+            },
+            Op::Mul => match (tl, tr) {
+                (Ty::Fixed { w: a, signed }, Ty::Fixed { w: b, .. }) => Ty::Fixed { w: a + b, signed },
+                (Ty::Lit(a), Ty::Lit(b)) => Ty::Lit(a * b),
+                _ => return Err(self.err("multiplication needs two vectors (rust-hdl: Bits<16> * Bits<16>)")),
+            },
+            Op::Add | Op::Sub | Op::BitAnd | Op::BitOr | Op::BitXor => match (tl, tr) {
+                (Ty::Fixed { w: a, signed }, Ty::Fixed { w: b, .. }) => {
+                    if a != b && !(matches!(op, Op::Add) && b == 1) {
+                        return Err(self.err(format!("operands of {op:?} have widths {a} and {b}")));
+                    }
+                    Ty::Fixed { w: a, signed }
+                }
+                (Ty::Fixed { w, signed }, Ty::Lit(_)) | (Ty::Lit(_), Ty::Fixed { w, signed }) => Ty::Fixed { w, signed },
+                (Ty::Lit(a), Ty::Lit(b)) => Ty::Lit(fold(op, &a, &b).ok_or_else(|| self.err("literal fold"))?),
+            },
+        })
+    }
+
+    /// Emit `e` so that its self-determined width and value are the Rust ones.
+    /// `want` sizes a bare literal (with its signedness).
+    pub fn expr(&self, e: &E, want: Option<(usize, bool)>) -> Result<String, EmitError> {
+        let t = self.ty(e)?;
+        if let Ty::Lit(v) = &t {
+            let (w, signed) = want.unwrap_or((lit_bits(v), false));
+            if v.bits() as usize > w {
+                return Err(self.err(format!("literal {v} does not fit in {w} bits")));
+            }
+            return Ok(sized_literal(w, v, signed));
+        }
+        let Ty::Fixed { w, signed } = t else { unreachable!() };
+        Ok(match e {
+            E::Signal(s) => {
+                let (name, sym, _) = self.lookup(s)?;
+                match sym.map(|s| &s.kind) {
+                    Some(SymKind::EnumConst(_)) => enum_param_name(&name),
+                    _ => sanitize(&name),
+                }
+            }
+            E::Literal(_) => unreachable!(),
+            E::Paren(x) => self.expr(x, want)?,
+            E::Cast(x, m) => match self.ty(x)? {
+                Ty::Lit(v) => {
+                    if v.bits() as usize > *m {
+                        return Err(self.err(format!("literal {v} does not fit in {m} bits")));
+                    }
+                    sized_literal(*m, &v, false)
+                }
+                Ty::Fixed { w: xw, .. } => {
+                    let inner = self.expr(x, None)?;
+                    if xw == *m {
+                        inner
+                    } else if xw > *m {
+                        format!("{m}'({inner})")
+                    } else {
+                        // zero-extend: bit_cast never sign-extends
+                        format!("{m}'({})", unsigned_of(&inner, self.is_signed(x)?))
+                    }
+                }
+            },
+            E::Signed(x) => format!("$signed({})", self.expr(x, None)?),
+            E::Unsigned(x) => format!("$unsigned({})", self.expr(x, None)?),
+            E::Unary(op, x) => {
+                let inner = self.expr(x, Some((w, signed)))?;
+                match op {
+                    Un::Not => format!("{w}'(~{inner})"),
+                    Un::Neg => format!("{w}'(-{inner})"),
+                    Un::All => format!("(&{})", self.expr(x, None)?),
+                    Un::Any => format!("(|{})", self.expr(x, None)?),
+                    Un::Xor => format!("(^{})", self.expr(x, None)?),
+                }
+            }
+            E::Binary(l, op, r) => self.binop(l, op, r, w, signed)?,
+            E::Index(x, i) => {
+                let idx = self.index_expr(i)?;
+                match (&**x, self.ty(x)?) {
+                    (E::Signal(_), Ty::Fixed { w: xw, .. }) => {
+                        let base = self.expr(x, None)?;
+                        if xw == 1 {
+                            if let Ok(0) = idx.parse::<u64>() {
+                                return Ok(base);
+                            }
+                        }
+                        if let Ok(k) = idx.parse::<usize>() {
+                            if k >= xw {
+                                return Err(self.err(format!("bit index {k} out of range for {xw} bits")));
+                            }
+                        }
+                        format!("{base}[{idx}]")
+                    }
+                    _ => format!("1'({} >> {idx})", self.expr(x, None)?),
+                }
+            }
+            E::Slice(x, m, off) => self.slice(x, *m, off)?,
+            E::IndexReplace(x, i, v) => {
+                let base = self.expr(x, None)?;
+                let idx = self.index_expr(i)?;
+                let val = self.expr(v, Some((1, false)))?;
+                format!("{w}'(({base} & {w}'(~({w}'(1) << {idx}))) | ({w}'({val}) << {idx}))")
+            }
+        })
+    }
+
+    fn is_signed(&self, e: &E) -> Result<bool, EmitError> {
+        Ok(matches!(self.ty(e)?, Ty::Fixed { signed: true, .. }))
+    }
+
+    /// An index or offset: a constant folds to a decimal number, a signal
+    /// stays as is (Verilog sizes indices by themselves).
+    fn index_expr(&self, i: &E) -> Result<String, EmitError> {
+        match self.ty(i)? {
+            Ty::Lit(v) => Ok(v.to_string()),
+            Ty::Fixed { .. } => self.expr(i, None),
+        }
+    }
+
+    fn slice(&self, x: &E, m: usize, off: &E) -> Result<String, EmitError> {
+        let xw = self.width_of(x)?;
+        let base = self.expr(x, None)?;
+        let is_ident = matches!(unparen(x), E::Signal(_));
+        match self.ty(off)? {
+            Ty::Lit(v) => {
+                let o = v.to_usize().ok_or_else(|| self.err("slice offset too large"))?;
+                if o > xw {
+                    return Err(self.err(format!("get_bits offset {o} beyond width {xw}")));
+                }
+                if o == 0 && m == xw {
+                    Ok(base)
+                } else if o + m <= xw && is_ident {
+                    if m == 1 {
+                        Ok(format!("{base}[{o}]"))
+                    } else {
+                        Ok(format!("{base}[{}:{o}]", o + m - 1))
+                    }
+                } else if o >= xw {
+                    Ok(sized_literal(m, &BigUint::zero(), false))
+                } else {
+                    // rust-hdl fills bits above the source with zeros
+                    Ok(format!("{m}'({base} >> {o})"))
+                }
+            }
+            Ty::Fixed { w: ow, .. } => {
+                let o = self.expr(off, None)?;
+                let max_off = if ow >= 63 { usize::MAX } else { (1usize << ow) - 1 };
+                if is_ident && max_off.saturating_add(m) <= xw {
+                    Ok(format!("{base}[{o} +: {m}]"))
+                } else {
+                    Ok(format!("{m}'({base} >> {o})"))
+                }
+            }
+        }
+    }
+
+    fn binop(&self, l: &E, op: &Op, r: &E, w: usize, signed: bool) -> Result<String, EmitError> {
+        let sym = op_symbol(op);
+        match op {
+            Op::Add | Op::Sub => {
+                let a = self.operand(l, w, signed)?;
+                let b = self.operand(r, w, signed)?;
+                Ok(format!("{w}'({a} {sym} {b})"))
+            }
+            Op::BitAnd | Op::BitOr | Op::BitXor => {
+                let a = self.expr(l, Some((w, signed)))?;
+                let b = self.expr(r, Some((w, signed)))?;
+                Ok(format!("({a} {sym} {b})"))
+            }
+            Op::Mul => {
+                let a = self.operand(l, w, signed)?;
+                let b = self.operand(r, w, signed)?;
+                Ok(format!("{w}'({a} * {b})"))
+            }
+            Op::Shl | Op::Shr => {
+                let a = self.expr(l, Some((w, signed)))?;
+                let b = self.expr(r, None)?;
+                Ok(format!("{w}'({a} {sym} {b})"))
+            }
+            Op::LogicalAnd | Op::LogicalOr => {
+                let a = self.expr(l, Some((1, false)))?;
+                let b = self.expr(r, Some((1, false)))?;
+                Ok(format!("({a} {sym} {b})"))
+            }
+            Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge => {
+                let (tl, tr) = (self.ty(l)?, self.ty(r)?);
+                let (m, sg) = match (&tl, &tr) {
+                    (Ty::Fixed { w: a, signed: sa }, Ty::Fixed { w: b, signed: sb }) => ((*a).max(*b), *sa && *sb),
+                    (Ty::Fixed { w: a, signed: s }, Ty::Lit(v)) | (Ty::Lit(v), Ty::Fixed { w: a, signed: s }) => {
+                        ((*a).max(lit_bits(v)), *s)
+                    }
+                    (Ty::Lit(a), Ty::Lit(b)) => {
+                        let m = lit_bits(a).max(lit_bits(b));
+                        (m, false)
+                    }
+                };
+                let a = self.operand(l, m, sg)?;
+                let b = self.operand(r, m, sg)?;
+                Ok(format!("({a} {sym} {b})"))
+            }
+        }
+    }
+
+    /// An operand evaluated at exactly `w` bits (zero-extended when narrower,
+    /// as `usize` comparisons and `Bits + bool` are in Rust).
+    fn operand(&self, e: &E, w: usize, signed: bool) -> Result<String, EmitError> {
+        match self.ty(e)? {
+            Ty::Lit(_) => self.expr(e, Some((w, signed))),
+            Ty::Fixed { w: ew, signed: es } => {
+                let s = self.expr(e, None)?;
+                if ew == w {
+                    Ok(s)
+                } else if ew < w {
+                    if es && signed {
+                        Ok(format!("{w}'({s})"))
+                    } else {
+                        Ok(format!("{w}'({})", unsigned_of(&s, es)))
+                    }
+                } else {
+                    Err(self.err(format!("operand of width {ew} where {w} bits are expected")))
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- statements
+
+    pub fn body(&mut self, block: &VerilogBlock) -> Result<BodyOut, EmitError> {
+        let mut out = BodyOut { comb: vec![], clock_assigns: vec![], links: vec![] };
+        self.block(block, 2, true, &mut out)?;
+        Ok(out)
+    }
+
+    fn block(&mut self, b: &VerilogBlock, ind: usize, top: bool, out: &mut BodyOut) -> Result<(), EmitError> {
+        for s in b {
+            self.stmt(s, ind, top, out)?;
+        }
+        Ok(())
+    }
+
+    fn stmt(&mut self, s: &S, ind: usize, top: bool, out: &mut BodyOut) -> Result<(), EmitError> {
+        let pad = "    ".repeat(ind);
+        match s {
+            S::Assignment(lhs, rhs) => {
+                let E::Signal(raw) = lhs else { return Err(self.err("assignment to a non-signal")) };
+                let (name, sym, _) = self.lookup(raw)?;
+                let sym = sym.ok_or_else(|| self.err(format!("cannot assign to `{name}`")))?.clone();
+                if top && sym.is_clock {
+                    if let E::Signal(src) = unparen(rhs) {
+                        let (sname, ssym, _) = self.lookup(src)?;
+                        if ssym.is_some_and(|s| s.is_clock) {
+                            out.clock_assigns.push(Assign { dst: sanitize(&name), src: sanitize(&sname) });
+                            return Ok(());
+                        }
+                    }
+                }
+                let v = self.assign_value(rhs, sym.width, sym.signed)?;
+                out.comb.push(format!("{pad}{} = {v};", sanitize(&name)));
+            }
+            S::SliceAssignment { base, width, offset, replacement } => {
+                let E::Signal(raw) = base else { return Err(self.err("slice assignment to a non-signal")) };
+                let (name, _, _) = self.lookup(raw)?;
+                let v = self.assign_value(replacement, *width, false)?;
+                let o = self.index_expr(offset)?;
+                out.comb.push(format!("{pad}{}[{o} +: {width}] = {v};", sanitize(&name)));
+            }
+            S::If(c) => {
+                self.conditional(c, ind, out, false)?;
+            }
+            S::Match(m) => {
+                let tw = self.width_of(&m.test)?;
+                out.comb.push(format!("{pad}case ({})", self.expr(&m.test, None)?));
+                for case in &m.cases {
+                    let label = self.case_label(&case.condition, tw)?;
+                    out.comb.push(format!("{pad}    {label}: begin"));
+                    self.block(&case.block, ind + 2, false, out)?;
+                    out.comb.push(format!("{pad}    end"));
+                }
+                out.comb.push(format!("{pad}endcase"));
+            }
+            S::Loop(l) => {
+                let (from, to) = (l.from.as_usize() as i64, l.to.as_usize() as i64);
+                for i in from..to {
+                    self.loops.push((l.index.clone(), i));
+                    let r = self.block(&l.block, ind, top, out);
+                    self.loops.pop();
+                    r?;
+                }
+            }
+            S::Comment(c) => out.comb.push(format!("{pad}// {c}")),
+            S::Link(links) => {
+                for link in links {
+                    let (d, dst_is_owner) = match link {
+                        VerilogLink::Forward(d) => (d, false),
+                        VerilogLink::Backward(d) => (d, true),
+                        VerilogLink::Bidirectional(_) => {
+                            return Err(self.err("bidirectional (InOut) links are not supported"))
+                        }
+                    };
+                    let my = self.fix_name(&d.my_name)?;
+                    let owner = self.fix_name(&d.owner_name)?;
+                    let other = self.fix_name(&d.other_name)?;
+                    let (o, t) = (format!("{owner}${my}"), format!("{other}${my}"));
+                    for n in [&o, &t] {
+                        if !self.syms.contains_key(n.as_str()) {
+                            return Err(self.err(format!("link names unknown signal `{n}`")));
+                        }
+                    }
+                    let (dst, src) = if dst_is_owner { (o, t) } else { (t, o) };
+                    out.links.push(Assign { dst: sanitize(&dst), src: sanitize(&src) });
+                }
+            }
+            S::Macro(b) => self.block(b, ind, top, out)?,
+        }
+        Ok(())
+    }
+
+    fn conditional(
+        &mut self,
+        c: &rust_hdl_core::ast::VerilogConditional,
+        ind: usize,
+        out: &mut BodyOut,
+        is_else_if: bool,
+    ) -> Result<(), EmitError> {
+        let pad = "    ".repeat(ind);
+        if self.width_of(&c.test)? != 1 {
+            return Err(self.err("an `if` condition must be one bit"));
+        }
+        let test = self.expr(&c.test, None)?;
+        if is_else_if {
+            let last = out.comb.pop().unwrap_or_default();
+            out.comb.push(format!("{last} else if ({test}) begin"));
+        } else {
+            out.comb.push(format!("{pad}if ({test}) begin"));
+        }
+        self.block(&c.then, ind + 1, false, out)?;
+        out.comb.push(format!("{pad}end"));
+        match &c.otherwise {
+            VerilogBlockOrConditional::None => {}
+            VerilogBlockOrConditional::Block(b) => {
+                let last = out.comb.pop().unwrap_or_default();
+                out.comb.push(format!("{last} else begin"));
+                self.block(b, ind + 1, false, out)?;
+                out.comb.push(format!("{pad}end"));
+            }
+            VerilogBlockOrConditional::Conditional(s) => match &**s {
+                S::If(c2) => self.conditional(c2, ind, out, true)?,
+                _ => return Err(self.err("unexpected else branch")),
+            },
+        }
+        Ok(())
+    }
+
+    fn assign_value(&self, rhs: &E, w: usize, signed: bool) -> Result<String, EmitError> {
+        match self.ty(rhs)? {
+            Ty::Lit(_) => self.expr(rhs, Some((w, signed))),
+            Ty::Fixed { w: rw, .. } if rw == w => self.expr(rhs, None),
+            Ty::Fixed { w: rw, .. } => Err(self.err(format!(
+                "assigning a {rw}-bit value to a {w}-bit signal; use bit_cast to say what is meant"
+            ))),
+        }
+    }
+
+    fn case_label(&self, cond: &str, w: usize) -> Result<String, EmitError> {
+        let c = cond.trim();
+        if c == "default" || c == "_" {
+            return Ok("default".into());
+        }
+        if c.starts_with(|ch: char| ch.is_ascii_digit()) {
+            let v = parse_rust_int(c).ok_or_else(|| self.err(format!("case label `{c}`")))?;
+            if v.bits() as usize > w {
+                return Err(self.err(format!("case label {c} does not fit {w} bits")));
+            }
+            return Ok(sized_literal(w, &v, false));
+        }
+        let name = self.fix_name(c)?;
+        match self.syms.get(&name) {
+            Some(Sym { kind: SymKind::EnumConst(_), .. }) => Ok(enum_param_name(&name)),
+            Some(_) => Ok(sanitize(&name)),
+            None => Err(self.err(format!("unknown case label `{c}`"))),
+        }
+    }
+}
+
+pub fn enum_param_name(raw: &str) -> String {
+    raw.replace('$', "_")
+}
+
+fn unsigned_of(s: &str, signed: bool) -> String {
+    if signed {
+        format!("$unsigned({s})")
+    } else {
+        s.to_string()
+    }
+}
+
+fn unparen(e: &E) -> &E {
+    match e {
+        E::Paren(x) => unparen(x),
+        x => x,
+    }
+}
+
+fn op_symbol(op: &Op) -> &'static str {
+    match op {
+        Op::Add => "+",
+        Op::Sub => "-",
+        Op::Mul => "*",
+        Op::LogicalAnd => "&&",
+        Op::LogicalOr => "||",
+        Op::BitXor => "^",
+        Op::BitAnd => "&",
+        Op::BitOr => "|",
+        Op::Shl => "<<",
+        Op::Shr => ">>",
+        Op::Eq => "==",
+        Op::Lt => "<",
+        Op::Le => "<=",
+        Op::Ne => "!=",
+        Op::Ge => ">=",
+        Op::Gt => ">",
+    }
+}
+
+/// Constant folding with Rust's u64 semantics (literals are u64 in rust-hdl).
+fn fold(op: &Op, a: &BigUint, b: &BigUint) -> Option<BigUint> {
+    let m = mask(64);
+    let (x, y) = (a.to_u64()?, b.to_u64()?);
+    let r = match op {
+        Op::Add => x.checked_add(y)?,
+        Op::Sub => x.checked_sub(y)?,
+        Op::Mul => x.checked_mul(y)?,
+        Op::BitAnd => x & y,
+        Op::BitOr => x | y,
+        Op::BitXor => x ^ y,
+        Op::Shl => x.checked_shl(u32::try_from(y).ok()?)?,
+        Op::Shr => x.checked_shr(u32::try_from(y).ok()?)?,
+        _ => return None,
+    };
+    Some(BigUint::from(r) & m)
+}

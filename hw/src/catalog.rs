@@ -1,0 +1,50 @@
+//! Every block the project emits, tests and benchmarks, by name.
+//!
+//! The Verilator harness builds one model per entry, the differential test
+//! checks each one against rust-hdl's simulator, and `make lint`/`make synth`
+//! gate each one. A new block joins all of that by being listed here.
+
+use rust_hdl::prelude::Block;
+
+pub struct CatalogEntry {
+    /// Verilog top-module and model name.
+    pub name: &'static str,
+    /// Rust type, as written in this crate (`crate::` prefix).
+    pub rust_type: &'static str,
+    pub make: fn() -> Box<dyn Block>,
+    /// Cycles the differential test runs per case (rust-hdl's simulator is slow on wide designs).
+    pub diff_cycles: usize,
+}
+
+macro_rules! catalog {
+    ($($name:ident => $ty:ty, $cycles:expr;)*) => {
+        pub fn catalog() -> Vec<CatalogEntry> {
+            vec![$(CatalogEntry {
+                name: stringify!($name),
+                rust_type: stringify!($ty),
+                make: || {
+                    let mut b = <$ty>::default();
+                    b.connect_all();
+                    Box::new(b)
+                },
+                diff_cycles: $cycles,
+            }),*]
+        }
+    };
+}
+
+catalog! {
+    sem_patterns => crate::sem::SemPatterns, 400;
+    wide_patterns => crate::sem::WidePatterns, 60;
+    axis_reg_slice => crate::axis::AxisRegSlice<512, 64, 1>, 200;
+    axis_skid_buffer => crate::axis::AxisSkidBuffer<512, 64, 1>, 200;
+    axis_fifo => crate::axis::AxisFifo<512, 64, 1, 4>, 200;
+    pkt_reg_slice => crate::axis::PktRegSlice<256, 512, 64, 1>, 150;
+    axis_pipeline => crate::core::AxisPipeline<20>, 20;
+    rnic_core => crate::core::RnicCore, 40;
+}
+
+/// Look an entry up by name.
+pub fn find(name: &str) -> Option<CatalogEntry> {
+    catalog().into_iter().find(|e| e.name == name)
+}

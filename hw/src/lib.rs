@@ -1,0 +1,11 @@
+//! The RNIC core RTL, in rust-hdl 0.46.
+//!
+//! Everything here is emitted to SystemVerilog by `hdl-emit` and tested as
+//! Verilog under Verilator; rust-hdl's own simulator only cross-checks the
+//! emitter. Coding rules: docs/rtl-style.md.
+
+pub mod axis;
+pub mod catalog;
+pub mod core;
+pub mod prim;
+pub mod sem;

@@ -1,0 +1,1 @@
+//! Testbenches live in `tests/`; shared helpers are in `rnic-sim`.
