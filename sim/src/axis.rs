@@ -69,8 +69,13 @@ pub struct StreamBench<M: Model> {
 
 impl<M: Model> StreamBench<M> {
     pub fn new(dut: M) -> Self {
-        let s = Ports::of(&dut, "s_axis");
-        let m = Ports::of(&dut, "m_axis");
+        Self::with_prefixes(dut, "s_axis", "m_axis")
+    }
+
+    /// A bench on stream ports with other names (`s_axis_rx`, `m_axis_tx`).
+    pub fn with_prefixes(dut: M, sink: &str, source: &str) -> Self {
+        let s = Ports::of(&dut, sink);
+        let m = Ports::of(&dut, source);
         let mut sim = Clocked::new(dut);
         sim.reset(2);
         StreamBench {

@@ -3,3 +3,40 @@ mod lut_ram;
 mod reg;
 pub use lut_ram::LutRam;
 pub use reg::Reg;
+
+use rust_hdl::core::atom::Atom;
+use rust_hdl::prelude::*;
+
+/// Number of flip-flops in a design: the widths of all [`Reg`] outputs.
+pub fn flop_count(top: &dyn Block) -> usize {
+    struct Count {
+        // per scope: (is it a Reg, width of its `q`); the type tag may come after `q`
+        stack: Vec<(bool, usize)>,
+        bits: usize,
+    }
+    impl Probe for Count {
+        fn visit_start_scope(&mut self, _n: &str, _b: &dyn Block) {
+            self.stack.push((false, 0));
+        }
+        fn visit_start_namespace(&mut self, n: &str, _b: &dyn Block) {
+            if n.starts_with("__rnic_type__rnic_hw::prim::reg::Reg<") {
+                self.stack.last_mut().unwrap().0 = true;
+            }
+        }
+        fn visit_atom(&mut self, n: &str, a: &dyn Atom) {
+            if n == "q" {
+                if let Some(top) = self.stack.last_mut() {
+                    top.1 = a.bits();
+                }
+            }
+        }
+        fn visit_end_scope(&mut self, _n: &str, _b: &dyn Block) {
+            if let Some((true, q)) = self.stack.pop() {
+                self.bits += q;
+            }
+        }
+    }
+    let mut c = Count { stack: vec![], bits: 0 };
+    top.accept("top", &mut c);
+    c.bits
+}

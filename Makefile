@@ -1,0 +1,43 @@
+# The RNIC build. `make demo` and `make test` install what they need first.
+SHELL := /bin/bash
+CARGO ?= cargo
+VERILOG_DIR := build/verilog
+
+.PHONY: all deps verilog lint synth test demo bench docs clean
+
+all: test
+
+deps:
+	@command -v $(CARGO) >/dev/null || { echo "error: cargo (Rust toolchain) is required"; exit 1; }
+	@bash tools/deps.sh
+
+## Emit every catalog block as SystemVerilog into build/verilog/
+verilog: deps
+	$(CARGO) run -q -p rnic-hw --bin rtlgen -- --out $(VERILOG_DIR)
+
+## verilator -Wall on every generated design (WIDTH and LATCH are errors)
+lint: verilog
+	bash tools/lint.sh $(VERILOG_DIR)
+
+## yosys synth_xilinx -family xcup: resources and logic depth; fails on latches.
+## SYNTH="name ..." restricts it to some designs.
+synth: verilog
+	bash tools/synth.sh $(VERILOG_DIR) $(SYNTH)
+
+## The emitted core, its Verilator model and a smoke simulation
+demo: deps
+	$(CARGO) run -q -p rnic-tb --bin demo
+
+## Lint and synthesis gates, then every Rust test (unit, property, differential, testbenches)
+test: deps
+	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory synth
+	$(CARGO) test --workspace
+
+## Every benchmark; figures are recorded in docs/benchmarks.md
+bench: deps
+	$(CARGO) run -q --release -p rnic-tb --bin bench
+
+clean:
+	rm -rf build
+	$(CARGO) clean
