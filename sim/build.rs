@@ -18,12 +18,14 @@ const VFLAGS: &[&str] = &["-O3", "--x-assign", "fast", "--x-initial", "fast", "-
 
 struct Job {
     name: String,
+    top: String,
     sv: PathBuf,
     mdir: PathBuf,
     stamp: String,
 }
 
 fn main() {
+    use rust_hdl_core::block::Block as _;
     for v in ["VERILATOR", "RNIC_TRACE"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
@@ -47,7 +49,7 @@ fn main() {
         std::fs::write(&sv, &text).unwrap();
         let mut h = DefaultHasher::new();
         (&text, VFLAGS, trace).hash(&mut h);
-        jobs.push(Job { name: e.name.into(), sv, mdir: out.join("obj").join(e.name), stamp: format!("{:016x}", h.finish()) });
+        jobs.push(Job { name: e.name.into(), top: e.name.into(), sv, mdir: out.join("obj").join(e.name), stamp: format!("{:016x}", h.finish()) });
 
         let shim = out.join(format!("shim_{}.cpp", e.name));
         std::fs::write(&shim, hdl_emit::shim::cpp(e.name, &design.ports, trace)).unwrap();
@@ -55,6 +57,31 @@ fn main() {
         models_rs.push_str(&hdl_emit::shim::rust(e.name, &design.ports));
         rhdl_rs.push_str(&rhdl_driver(e.name, e.rust_type, &design.ports));
         names.push(e.name);
+    }
+    // rust-hdl's own generator on the semantics patterns, kept as a model so
+    // a test can show what the stock output gets wrong (tb/tests/stock_generator.rs)
+    {
+        let e = rnic_hw::catalog::find("sem_patterns").unwrap();
+        let block = (e.make)();
+        let design = hdl_emit::emit(&*block, "stock_sem_patterns").unwrap();
+        let mut defines = rust_hdl_core::module_defines::ModuleDefines::default();
+        block.accept("top", &mut defines);
+        let text = defines.defines();
+        let sv = vdir.join("stock_sem_patterns.v");
+        std::fs::write(&sv, &text).unwrap();
+        let mut h = DefaultHasher::new();
+        (&text, VFLAGS, trace).hash(&mut h);
+        jobs.push(Job {
+            name: "stock_sem_patterns".into(),
+            top: "top".into(),
+            sv,
+            mdir: out.join("obj").join("stock_sem_patterns"),
+            stamp: format!("{:016x}", h.finish()),
+        });
+        let shim = out.join("shim_stock_sem_patterns.cpp");
+        std::fs::write(&shim, hdl_emit::shim::cpp("stock_sem_patterns", &design.ports, trace)).unwrap();
+        shims.push(shim);
+        models_rs.push_str(&hdl_emit::shim::rust("stock_sem_patterns", &design.ports));
     }
     rhdl_rs.push_str(&catalog_table(&names));
     std::fs::write(out.join("models.rs"), models_rs).unwrap();
@@ -132,7 +159,7 @@ fn verilate(verilator: &str, j: &Job, trace: bool) -> Result<(), String> {
     std::fs::create_dir_all(&j.mdir).unwrap();
     let mut cmd = Command::new(verilator);
     cmd.args(["--cc", "--build", "-j", "1", "-Wno-fatal", "-Wno-lint", "-Wno-style"])
-        .args(["--prefix", &format!("V{}", j.name), "--top-module", &j.name])
+        .args(["--prefix", &format!("V{}", j.name), "--top-module", &j.top])
         .args(VFLAGS)
         .args(["-CFLAGS", "-fPIC", "--Mdir"])
         .arg(&j.mdir);

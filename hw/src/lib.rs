@@ -2,7 +2,7 @@
 //!
 //! Everything here is emitted to SystemVerilog by `hdl-emit` and tested as
 //! Verilog under Verilator; rust-hdl's own simulator only cross-checks the
-//! emitter. Coding rules: docs/rtl-style.md.
+//! emitter. Coding rules and the reset convention: docs/emitter.md.
 
 pub mod axis;
 pub mod catalog;

@@ -32,11 +32,13 @@ pub struct SemPatterns {
     pub shl_shr: Signal<Out, Bits<16>>,
     /// 24-bit PSN window compare `(a - b) < w` with a 24-bit difference.
     pub psn_in_window: Signal<Out, Bit>,
+    /// The same against a literal: "a is not before b" in 24-bit serial arithmetic.
+    pub psn_before: Signal<Out, Bit>,
     /// `a & b == c` is `(a & b) == c` in Rust.
-    pub and_eq: Signal<Out, Bit>,
+    pub band_eq: Signal<Out, Bit>,
     pub or_lt: Signal<Out, Bit>,
     pub xor_ne: Signal<Out, Bit>,
-    pub not_eq: Signal<Out, Bit>,
+    pub bnot_eq: Signal<Out, Bit>,
     pub sub_gt: Signal<Out, Bit>,
     pub mul32: Signal<Out, Bits<32>>,
     pub var_slice: Signal<Out, Bits<4>>,
@@ -68,10 +70,11 @@ impl Default for SemPatterns {
             sum9: Default::default(),
             shl_shr: Default::default(),
             psn_in_window: Default::default(),
-            and_eq: Default::default(),
+            psn_before: Default::default(),
+            band_eq: Default::default(),
             or_lt: Default::default(),
             xor_ne: Default::default(),
-            not_eq: Default::default(),
+            bnot_eq: Default::default(),
             sub_gt: Default::default(),
             mul32: Default::default(),
             var_slice: Default::default(),
@@ -98,11 +101,12 @@ impl Logic for SemPatterns {
         self.sum9.next = bit_cast::<9, 8>(self.a.val() + self.b.val());
         self.shl_shr.next = bit_cast::<16, 8>((self.a.val() << 4) >> 4);
         self.psn_in_window.next = (self.psn_a.val() - self.psn_b.val()) < self.window.val();
+        self.psn_before.next = (self.psn_a.val() - self.psn_b.val()) < 0x80_0000;
         self.psn_diff.next = self.psn_a.val() - self.psn_b.val();
-        self.and_eq.next = self.a.val() & self.b.val() == self.c.val();
+        self.band_eq.next = self.a.val() & self.b.val() == self.c.val();
         self.or_lt.next = self.a.val() | self.b.val() < self.c.val();
         self.xor_ne.next = self.a.val() ^ self.b.val() != self.c.val();
-        self.not_eq.next = !self.a.val() == self.b.val();
+        self.bnot_eq.next = !self.a.val() == self.b.val();
         self.sub_gt.next = self.a.val() - self.b.val() > self.c.val();
         self.mul32.next = self.x16.val() * self.y16.val();
         // offset up to 7 on 8 bits: the top bits come from beyond the source (zero in Rust)

@@ -2,7 +2,7 @@
 //! (proptest), behaves identically in rust-hdl's simulator and as emitted
 //! Verilog under Verilator, output by output, cycle by cycle.
 //!
-//! `DIFF_CASES` sets the number of random cases per block (default 6).
+//! `DIFF_CASES` sets the number of random cases per block (default 24).
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
@@ -11,7 +11,7 @@ use rnic_sim::{Model, PortDir};
 use rust_hdl::prelude::*;
 
 fn cases() -> u32 {
-    std::env::var("DIFF_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(6)
+    std::env::var("DIFF_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(24)
 }
 
 /// Input word counts per non-clock input port.
