@@ -32,7 +32,9 @@ demo: deps
 test: deps
 	$(MAKE) --no-print-directory lint
 	$(MAKE) --no-print-directory synth
-	$(CARGO) test --workspace
+	@mkdir -p build
+	set -o pipefail; $(CARGO) test --workspace 2>&1 | tee build/test.log
+	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "\ncargo-test: %d passed, %d failed\n", p, f; if (p == 0) exit 1}' build/test.log
 
 ## Every benchmark; figures are recorded in docs/benchmarks.md
 bench: deps

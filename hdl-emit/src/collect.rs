@@ -45,6 +45,8 @@ pub struct Node {
 pub struct Collector {
     stack: Vec<Node>,
     pub root: Option<Node>,
+    /// Constructs the emitter refuses (reported after the walk: a `Probe` cannot fail).
+    pub errors: Vec<String>,
 }
 
 fn enum_labels(d: &TypeDescriptor) -> Vec<(String, usize)> {
@@ -88,8 +90,12 @@ impl Probe for Collector {
             AtomKind::OutputParameter | AtomKind::OutputPassthrough => AtomRole::Output,
             AtomKind::Constant => AtomRole::Constant,
             AtomKind::LocalSignal => AtomRole::Local,
-            // InOut and stubs never appear as a block's own atoms in designs we accept
-            other => panic!("unsupported atom kind {other:?} for {name}"),
+            // tri-states (InOut) have no place inside the core; vendor IP wrappers handle pads
+            other => {
+                let path: Vec<&str> = self.stack.iter().map(|n| n.inst.as_str()).collect();
+                self.errors.push(format!("{}: signal `{name}` of kind {other:?} is not supported", path.join(".")));
+                return;
+            }
         };
         let d = signal.descriptor();
         top.atoms.push(AtomInfo {
@@ -121,8 +127,14 @@ impl Probe for Collector {
     }
 }
 
-pub fn collect(top: &dyn Block) -> Node {
+pub fn collect(top: &dyn Block) -> Result<Node, crate::EmitError> {
     let mut c = Collector::default();
     top.accept("top", &mut c);
-    c.root.expect("the top block did not visit itself")
+    if !c.errors.is_empty() {
+        return Err(crate::EmitError::Unsupported { module: "top".into(), detail: c.errors.join("; ") });
+    }
+    c.root.ok_or_else(|| crate::EmitError::Unsupported {
+        module: "top".into(),
+        detail: "the top block did not visit itself (is it a #[derive(LogicBlock)]?)".into(),
+    })
 }

@@ -80,7 +80,7 @@ impl Design {
 /// Emit `top` (and everything below it) with the top module named `top_name`.
 pub fn emit(top: &dyn Block, top_name: &str) -> Result<Design, EmitError> {
     rust_hdl_core::check_error::check_all(top).map_err(|e| EmitError::Check(format!("{e:?}")))?;
-    let root = collect::collect(top);
+    let root = collect::collect(top)?;
     let mut reg = module::Registry::default();
     let top_ref = module::build(&root, "top", &mut reg, true)?;
     let module::ModRef::Module(top_id) = top_ref else {
