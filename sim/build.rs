@@ -25,7 +25,6 @@ struct Job {
 }
 
 fn main() {
-    use rust_hdl_core::block::Block as _;
     for v in ["VERILATOR", "RNIC_TRACE"] {
         println!("cargo:rerun-if-env-changed={v}");
     }
