@@ -354,13 +354,15 @@ impl<'a> Scope<'a> {
             E::Signed(x) => format!("$signed({})", self.expr(x, None)?),
             E::Unsigned(x) => format!("$unsigned({})", self.expr(x, None)?),
             E::Unary(op, x) => {
-                let inner = self.expr(x, Some((w, signed)))?;
+                // yosys 0.23 reads `~1'(x)` as a cast of size `~1`: parenthesise sized operands
+                let guard = |s: String| if s.starts_with(|c: char| c.is_ascii_digit()) { format!("({s})") } else { s };
+                let inner = guard(self.expr(x, Some((w, signed)))?);
                 match op {
                     Un::Not => format!("{w}'(~{inner})"),
                     Un::Neg => format!("{w}'(-{inner})"),
-                    Un::All => format!("(&{})", self.expr(x, None)?),
-                    Un::Any => format!("(|{})", self.expr(x, None)?),
-                    Un::Xor => format!("(^{})", self.expr(x, None)?),
+                    Un::All => format!("(&{})", guard(self.expr(x, None)?)),
+                    Un::Any => format!("(|{})", guard(self.expr(x, None)?)),
+                    Un::Xor => format!("(^{})", guard(self.expr(x, None)?)),
                 }
             }
             E::Binary(l, op, r) => self.binop(l, op, r, w, signed)?,

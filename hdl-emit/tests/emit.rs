@@ -172,3 +172,29 @@ fn literal_too_wide_is_a_typed_error() {
         other => panic!("expected an error, got {:?}", other.map(|d| d.to_sv())),
     }
 }
+
+#[derive(LogicBlock, Default)]
+pub struct NotOfCast {
+    pub a: Signal<In, Bits<8>>,
+    pub b: Signal<In, Bits<8>>,
+    pub y: Signal<Out, Bits<8>>,
+    pub z: Signal<Out, Bit>,
+}
+impl Logic for NotOfCast {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.y.next = !(self.a.val() + self.b.val());
+        self.z.next = (self.a.val() - self.b.val()).any();
+    }
+}
+
+/// yosys 0.23 parses `~8'(x)` as a cast of size `~8`; sized operands of
+/// unary operators must be parenthesised.
+#[test]
+fn unary_operands_that_start_with_a_size_are_parenthesised() {
+    let mut b = NotOfCast::default();
+    b.connect_all();
+    let sv = emit(&b, "t").unwrap().to_sv();
+    assert!(sv.contains("y = 8'(~(8'(a + b)));"), "{sv}");
+    assert!(sv.contains("z = (|(8'(a - b)));"), "{sv}");
+}

@@ -42,6 +42,9 @@ catalog! {
     pkt_reg_slice => crate::axis::PktRegSlice<256, 512, 64, 1>, 150;
     axis_pipeline => crate::core::AxisPipeline<20>, 20;
     rnic_core => crate::core::RnicCore, 40;
+    crc_fold512 => crate::wire::CrcFold512, 40;
+    crc_advance => crate::wire::CrcAdvance, 200;
+    icrc_check => crate::wire::IcrcCheck, 30;
 }
 
 /// Look an entry up by name.

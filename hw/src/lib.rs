@@ -9,3 +9,4 @@ pub mod catalog;
 pub mod core;
 pub mod prim;
 pub mod sem;
+pub mod wire;

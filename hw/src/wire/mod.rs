@@ -1,0 +1,6 @@
+//! The wire side: CRC logic and the RoCEv2 receive checks.
+pub mod crc32;
+mod crc_logic;
+mod icrc_check;
+pub use crc_logic::{CrcAdvance, CrcFold512};
+pub use icrc_check::IcrcCheck;
