@@ -14,12 +14,14 @@
 //! 2. frame context registered; per-beat byte count `n` (0..=64) of packet
 //!    bytes in the beat;
 //! 3. masked beat, Ethernet header zeroed (the seed is wound back over those
-//!    bytes instead), a partial last beat moved to the top lanes;
-//! 4. `D x` ([`CrcFold512`]);
-//! 5. register update `s = A^64 s ^ D x`, or `A^n s ^ D x` on the last packet
+//!    bytes instead), and the shift that moves a partial last beat to the top
+//!    lanes (leading zeros do not change a zero-started CRC);
+//! 4. the shifted beat;
+//! 5. `D x` ([`CrcFold512`]);
+//! 6. register update `s = A^64 s ^ D x`, or `A^n s ^ D x` on the last packet
 //!    beat, compared with the residue.
 //!
-//! The verdict (`verdict_valid` for one cycle) comes 5 cycles after the
+//! The verdict (`verdict_valid` for one cycle) comes 6 cycles after the
 //! frame's last beat entered. Frames that are not IPv4/IPv6 get
 //! `icrc_ok = 0`; a frame shorter than its IP length says gets `short = 1`.
 
@@ -80,6 +82,16 @@ pub struct IcrcCheck {
     lane: Signal<Local, Bits<8>>,
     masked: Signal<Local, Bits<512>>,
     shamt: Signal<Local, Bits<10>>,
+    // stage 2b: masked beat, byte count and shift amount
+    m2b: Reg<Bits<512>>,
+    n2b: Reg<Bits<7>>,
+    sh2b: Reg<Bits<10>>,
+    v2b: Reg<Bit>,
+    first2b: Reg<Bit>,
+    vlan2b: Reg<Bit>,
+    fin2b: Reg<Bit>,
+    last2b: Reg<Bit>,
+    short2b: Reg<Bit>,
     // stage 3: prepared beat
     x3: Reg<Bits<512>>,
     n3: Reg<Bits<7>>,
@@ -165,6 +177,15 @@ impl Default for IcrcCheck {
             lane: Default::default(),
             masked: Default::default(),
             shamt: Default::default(),
+            m2b: Default::default(),
+            n2b: Default::default(),
+            sh2b: Default::default(),
+            v2b: Default::default(),
+            first2b: Default::default(),
+            vlan2b: Default::default(),
+            fin2b: Default::default(),
+            last2b: Default::default(),
+            short2b: Default::default(),
             x3: Default::default(),
             n3: Default::default(),
             v3: Default::default(),
@@ -207,7 +228,7 @@ impl Logic for IcrcCheck {
     fn update(&mut self) {
         dff_setup!(
             self, clock, d1, k1, v1, l1, first1, in_frame, d2, k2, v2, l2_last, beat, ctx_ip, ctx_vlan, ctx_end, ctx_hit,
-            ctx_nib, x3, n3, v3, first3, vlan3, fin3, last3, short3, y4, n4, v4, first4, vlan4, fin4, last4, short4, crc, done,
+            ctx_nib, m2b, n2b, sh2b, v2b, first2b, vlan2b, fin2b, last2b, short2b, x3, n3, v3, first3, vlan3, fin3, last3, short3, y4, n4, v4, first4, vlan4, fin4, last4, short4, crc, done,
             ok, was_short,
             out_valid, out_ok, out_short
         );
@@ -323,18 +344,29 @@ impl Logic for IcrcCheck {
         self.shamt.next = bit_cast::<10, 7>(self.n.val()) << 3;
         self.shamt.next = 512 - self.shamt.val();
 
+        // ---- stage 2b
+        self.m2b.d.next = self.masked.val();
+        self.n2b.d.next = self.n.val();
+        self.sh2b.d.next = self.shamt.val();
+        self.v2b.d.next = self.v2.q.val() & (self.n.val() != 0);
+        self.first2b.d.next = self.beat.q.val() == 0;
+        self.vlan2b.d.next = self.ctx_vlan.q.val();
+        self.fin2b.d.next = self.ctx_ip.q.val() & (self.remaining.val() <= 64) & (self.n.val() != 0);
+        self.last2b.d.next = self.v2.q.val() & self.l2_last.q.val();
+        self.short2b.d.next = self.v2.q.val() & self.missing.val();
+
         // ---- stage 3
-        self.x3.d.next = self.masked.val();
-        if self.n.val() != 64 {
-            self.x3.d.next = self.masked.val() << self.shamt.val();
+        self.x3.d.next = self.m2b.q.val();
+        if self.n2b.q.val() != 64 {
+            self.x3.d.next = self.m2b.q.val() << self.sh2b.q.val();
         }
-        self.n3.d.next = self.n.val();
-        self.v3.d.next = self.v2.q.val() & (self.n.val() != 0);
-        self.first3.d.next = self.beat.q.val() == 0;
-        self.vlan3.d.next = self.ctx_vlan.q.val();
-        self.fin3.d.next = self.ctx_ip.q.val() & (self.remaining.val() <= 64) & (self.n.val() != 0);
-        self.last3.d.next = self.v2.q.val() & self.l2_last.q.val();
-        self.short3.d.next = self.v2.q.val() & self.missing.val();
+        self.n3.d.next = self.n2b.q.val();
+        self.v3.d.next = self.v2b.q.val();
+        self.first3.d.next = self.first2b.q.val();
+        self.vlan3.d.next = self.vlan2b.q.val();
+        self.fin3.d.next = self.fin2b.q.val();
+        self.last3.d.next = self.last2b.q.val();
+        self.short3.d.next = self.short2b.q.val();
 
         // ---- stage 4
         self.fold.data.next = self.x3.q.val();
@@ -385,6 +417,8 @@ impl Logic for IcrcCheck {
             self.in_frame.d.next = false;
             self.v1.d.next = false;
             self.v2.d.next = false;
+            self.v2b.d.next = false;
+            self.last2b.d.next = false;
             self.v3.d.next = false;
             self.v4.d.next = false;
             self.last3.d.next = false;
