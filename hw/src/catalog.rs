@@ -45,6 +45,7 @@ catalog! {
     crc_fold512 => crate::wire::CrcFold512, 40;
     crc_advance => crate::wire::CrcAdvance, 200;
     icrc_check => crate::wire::IcrcCheck, 30;
+    rx_header_decode => crate::wire::RxHeaderDecode, 30;
 }
 
 /// Look an entry up by name.
