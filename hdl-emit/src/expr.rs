@@ -51,12 +51,22 @@ pub struct BodyOut {
     pub comb: Vec<String>,
     pub clock_assigns: Vec<Assign>,
     pub links: Vec<Assign>,
+    /// The body split into independent `always_comb` blocks: statements that
+    /// write a common signal stay together, in order. Separate processes let
+    /// a simulator see true dependencies (one block per module would make a
+    /// FIFO's `tready` look as if it depended on `tvalid`). Every read sees
+    /// the settled value either way, as in rust-hdl's simulation.
+    pub groups: Vec<Vec<String>>,
 }
 
 pub struct Scope<'a> {
     pub syms: &'a BTreeMap<String, Sym>,
     pub module: &'a str,
     loops: Vec<(String, i64)>,
+    /// Assignments per target, from a first pass over the body.
+    /// Signals written and read by the statement being emitted.
+    writes: Vec<String>,
+    reads: std::cell::RefCell<Vec<String>>,
 }
 
 pub fn sanitize(raw: &str) -> String {
@@ -171,7 +181,7 @@ fn mask(w: usize) -> BigUint {
 
 impl<'a> Scope<'a> {
     pub fn new(syms: &'a BTreeMap<String, Sym>, module: &'a str) -> Self {
-        Scope { syms, module, loops: vec![] }
+        Scope { syms, module, loops: vec![], writes: vec![], reads: Default::default() }
     }
 
     fn err(&self, msg: impl Into<String>) -> EmitError {
@@ -350,7 +360,10 @@ impl<'a> Scope<'a> {
                 let (name, sym, _) = self.lookup(s)?;
                 match sym.map(|s| &s.kind) {
                     Some(SymKind::EnumConst(_)) => enum_param_name(&name),
-                    _ => sanitize(&name),
+                    _ => {
+                        self.reads.borrow_mut().push(name.clone());
+                        sanitize(&name)
+                    }
                 }
             }
             E::Literal(_) => unreachable!(),
@@ -541,9 +554,88 @@ impl<'a> Scope<'a> {
     // ---------------------------------------------------------------- statements
 
     pub fn body(&mut self, block: &VerilogBlock) -> Result<BodyOut, EmitError> {
-        let mut out = BodyOut { comb: vec![], clock_assigns: vec![], links: vec![] };
-        self.block(block, 2, true, &mut out)?;
+        let mut out = BodyOut { comb: vec![], clock_assigns: vec![], links: vec![], groups: vec![] };
+        let mut chunks: Vec<(Vec<String>, Vec<String>, Vec<String>)> = vec![];
+        self.top_level(block, &mut out, &mut chunks)?;
+        // union-find over chunks that write a common signal
+        let mut parent: Vec<usize> = (0..chunks.len()).collect();
+        fn root(p: &mut [usize], mut i: usize) -> usize {
+            while p[i] != i {
+                p[i] = p[p[i]];
+                i = p[i];
+            }
+            i
+        }
+        let mut writers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, (_, writes, _)) in chunks.iter().enumerate() {
+            for w in writes {
+                writers.entry(w.as_str()).or_default().push(i);
+            }
+        }
+        let join = |p: &mut Vec<usize>, i: usize, j: usize| {
+            let (a, b) = (root(p, i), root(p, j));
+            p[a.max(b)] = a.min(b);
+        };
+        for (v, ws) in &writers {
+            for &w in &ws[1..] {
+                join(&mut parent, ws[0], w);
+            }
+            // a read between two writes sees an intermediate value: same block
+            let (first, last) = (ws[0], *ws.last().unwrap());
+            for (r, (_, _, reads)) in chunks.iter().enumerate().take(last).skip(first + 1) {
+                if reads.iter().any(|x| x == v) {
+                    join(&mut parent, r, first);
+                }
+            }
+        }
+        let mut groups: BTreeMap<usize, Vec<String>> = BTreeMap::new();
+        let mut pending: Vec<String> = vec![];
+        for (i, (lines, writes, _)) in chunks.into_iter().enumerate() {
+            if writes.is_empty() {
+                // comments travel with the next statement
+                pending.extend(lines);
+                continue;
+            }
+            let g = groups.entry(root(&mut parent, i)).or_default();
+            g.append(&mut pending);
+            g.extend(lines);
+        }
+        out.groups = groups.into_values().collect();
         Ok(out)
+    }
+
+    /// Statements at the top of the body (loops unrolled, macros inlined),
+    /// each with the signals it writes.
+    fn top_level(
+        &mut self,
+        b: &VerilogBlock,
+        out: &mut BodyOut,
+        chunks: &mut Vec<(Vec<String>, Vec<String>, Vec<String>)>,
+    ) -> Result<(), EmitError> {
+        for s in b {
+            match s {
+                S::Loop(l) => {
+                    let (from, to) = (l.from.as_usize() as i64, l.to.as_usize() as i64);
+                    for i in from..to {
+                        self.loops.push((l.index.clone(), i));
+                        let r = self.top_level(&l.block, out, chunks);
+                        self.loops.pop();
+                        r?;
+                    }
+                }
+                S::Macro(m) => self.top_level(m, out, chunks)?,
+                _ => {
+                    let start = out.comb.len();
+                    self.writes.clear();
+                    self.reads.borrow_mut().clear();
+                    self.stmt(s, 2, true, out)?;
+                    let lines = out.comb.split_off(start);
+                    let reads = std::mem::take(&mut *self.reads.borrow_mut());
+                    chunks.push((lines, std::mem::take(&mut self.writes), reads));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn block(&mut self, b: &VerilogBlock, ind: usize, top: bool, out: &mut BodyOut) -> Result<(), EmitError> {
@@ -570,11 +662,13 @@ impl<'a> Scope<'a> {
                     }
                 }
                 let v = self.assign_value(rhs, sym.width, sym.signed)?;
+                self.writes.push(name.clone());
                 out.comb.push(format!("{pad}{} = {v};", sanitize(&name)));
             }
             S::SliceAssignment { base, width, offset, replacement } => {
                 let E::Signal(raw) = base else { return Err(self.err("slice assignment to a non-signal")) };
                 let (name, _, _) = self.lookup(raw)?;
+                self.writes.push(name.clone());
                 let v = self.assign_value(replacement, *width, false)?;
                 let o = self.index_expr(offset)?;
                 out.comb.push(format!("{pad}{}[{o} +: {width}] = {v};", sanitize(&name)));

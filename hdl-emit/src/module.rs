@@ -194,9 +194,9 @@ pub fn build(node: &Node, parent_base: &str, reg: &mut Registry, is_top: bool) -
             for a in body.links.iter().chain(&body.clock_assigns) {
                 t.push_str(&format!("    assign {} = {};\n", a.dst, a.src));
             }
-            if !body.comb.is_empty() {
+            for g in &body.groups {
                 t.push_str("    always_comb begin\n");
-                for l in &body.comb {
+                for l in g {
                     t.push_str(l);
                     t.push('\n');
                 }

@@ -198,3 +198,35 @@ fn unary_operands_that_start_with_a_size_are_parenthesised() {
     assert!(sv.contains("y = 8'(~(8'(a + b)));"), "{sv}");
     assert!(sv.contains("z = (|(8'(a - b)));"), "{sv}");
 }
+
+#[derive(LogicBlock, Default)]
+pub struct Groups {
+    pub a: Signal<In, Bits<8>>,
+    pub b: Signal<In, Bits<8>>,
+    pub ready: Signal<Out, Bit>,
+    pub acc: Signal<Out, Bits<8>>,
+    tmp: Signal<Local, Bits<8>>,
+}
+impl Logic for Groups {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.ready.next = self.a.val() == 0;
+        self.acc.next = 0.into();
+        self.tmp.next = self.a.val();
+        self.acc.next = self.acc.val() ^ self.tmp.val();
+        self.tmp.next = self.b.val();
+        self.acc.next = self.acc.val() ^ self.tmp.val();
+    }
+}
+
+/// Independent signals get their own `always_comb`; a temporary that is
+/// rewritten and read in between stays in one block with its readers.
+#[test]
+fn combinational_body_is_split_by_dependence() {
+    let mut g = Groups::default();
+    g.connect_all();
+    let sv = emit(&g, "t").unwrap().to_sv();
+    assert_eq!(sv.matches("always_comb").count(), 2, "{sv}");
+    let second = sv.split("always_comb").nth(2).unwrap();
+    assert!(second.contains("tmp = a;") && second.contains("tmp = b;") && second.contains("acc = (acc ^ tmp);"), "{sv}");
+}

@@ -46,6 +46,7 @@ catalog! {
     crc_advance => crate::wire::CrcAdvance, 200;
     icrc_check => crate::wire::IcrcCheck, 30;
     rx_header_decode => crate::wire::RxHeaderDecode, 30;
+    rx_parse => crate::wire::RxParse, 25;
 }
 
 /// Look an entry up by name.

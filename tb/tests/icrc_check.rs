@@ -7,7 +7,7 @@ use rnic_proto::{decode_frame, encode_frame, icrc_verify, IpHeader, Ipv6Header, 
 use rnic_sim::axis::Rng;
 use rnic_sim::frames::{drive_beat, frame_beats, idle};
 use rnic_sim::models::icrc_check::Dut;
-use rnic_sim::{Clocked, Model};
+use rnic_sim::Clocked;
 
 fn vectors() -> std::path::PathBuf {
     let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/rxe");

@@ -92,6 +92,8 @@ pub struct RxHeaderDecode {
     pub is_roce: Signal<Out, Bit>,
     /// Well-formed, not RoCEv2 (or RoCEv2 to QP1): for the raw queue.
     pub is_raw: Signal<Out, Bit>,
+    /// RoCEv2 to QP1 (counted in `is_raw`): still needs its ICRC checked.
+    pub qp1: Signal<Out, Bit>,
     /// Malformed; see [`reason`].
     pub bad_reason: Signal<Out, Bits<4>>,
     /// The frame must be at least this long, or it is malformed.
@@ -156,6 +158,7 @@ impl Default for RxHeaderDecode {
             hdr: Default::default(),
             is_roce: Default::default(),
             is_raw: Default::default(),
+            qp1: Default::default(),
             bad_reason: Default::default(),
             need_len: Default::default(),
             ip_csum_ok: Default::default(),
@@ -345,6 +348,7 @@ impl Logic for RxHeaderDecode {
         // ---- verdict, in the model's order of checks
         self.is_roce.next = false;
         self.is_raw.next = false;
+        self.qp1.next = false;
         self.bad_reason.next = 0.into();
         self.need_len.next = bit_cast::<17, 7>(self.l2.val());
         if self.v4.val() | self.v6.val() {
@@ -388,6 +392,7 @@ impl Logic for RxHeaderDecode {
                         // QP1 (rdma_cm MADs) goes to the driver with the raw frames
                         self.is_roce.next = self.rev.val().get_bits::<24>(256) != 1;
                         self.is_raw.next = self.rev.val().get_bits::<24>(256) == 1;
+                        self.qp1.next = self.rev.val().get_bits::<24>(256) == 1;
                     }
                 }
             }
