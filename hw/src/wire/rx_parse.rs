@@ -14,7 +14,9 @@
 //! exactly one counter.
 //!
 //! Structure: a three-beat input pipeline (the decoder sees the first two
-//! beats of a frame), the realigner, a 32-beat FIFO that absorbs the ICRC
+//! beats of a frame), the realigner (which may produce two beats from a
+//! frame's last beat; the second waits one cycle in `pend` while the next
+//! frame's first beat, which never produces one, goes by), a 32-beat FIFO that absorbs the ICRC
 //! checker's latency, and the output stage, which releases a frame's last
 //! beat together with its ICRC verdict.
 
@@ -86,10 +88,12 @@ pub struct RxParse {
     held: Reg<Bit>,
     held_data: Reg<Bits<512>>,
     held_keep: Reg<Bits<64>>,
-    flush: Reg<Bit>,
-    flush_shift: Reg<Bits<10>>,
-    flush_keep: Reg<Bits<64>>,
-    flush_flags: Reg<Bits<8>>,
+    // a second beat produced in one cycle waits here one cycle
+    pend: Reg<Bit>,
+    pend_data: Reg<Bits<512>>,
+    pend_keep: Reg<Bits<64>>,
+    pend_last: Reg<Bit>,
+    pend_flags: Reg<Bits<8>>,
     hdr_valid: Reg<Bit>,
     hdr_data: Reg<Bits<1024>>,
     // realigner combinational
@@ -97,7 +101,13 @@ pub struct RxParse {
     rest: Signal<Local, Bits<17>>,
     left: Signal<Local, Bits<17>>,
     emit: Signal<Local, Bit>,
-    flush_cat: Signal<Local, Bits<1024>>,
+    direct: Signal<Local, Bits<512>>,
+    tail_keep: Signal<Local, Bits<64>>,
+    a_valid: Signal<Local, Bit>,
+    a_data: Signal<Local, Bits<512>>,
+    a_keep: Signal<Local, Bits<64>>,
+    a_last: Signal<Local, Bit>,
+    b_valid: Signal<Local, Bit>,
     frame_err: Signal<Local, Bit>,
     long_enough: Signal<Local, Bit>,
     need_idx: Signal<Local, Bits<11>>,
@@ -111,6 +121,7 @@ pub struct RxParse {
     push_data: Signal<Local, Bits<512>>,
     push_keep: Signal<Local, Bits<64>>,
     push_last: Signal<Local, Bit>,
+    push_flags: Signal<Local, Bits<8>>,
     // ---- FIFO of outgoing beats (flags in tuser) and of ICRC verdicts
     out_fifo: AxisFifo<512, 64, 8, 5>,
     /// One verdict per frame; deeper than the beat FIFO holds frames.
@@ -185,17 +196,24 @@ impl Default for RxParse {
             held: Default::default(),
             held_data: Default::default(),
             held_keep: Default::default(),
-            flush: Default::default(),
-            flush_shift: Default::default(),
-            flush_keep: Default::default(),
-            flush_flags: Default::default(),
+            pend: Default::default(),
+            pend_data: Default::default(),
+            pend_keep: Default::default(),
+            pend_last: Default::default(),
+            pend_flags: Default::default(),
             hdr_valid: Default::default(),
             hdr_data: Default::default(),
             beat_no: Default::default(),
             rest: Default::default(),
             left: Default::default(),
             emit: Default::default(),
-            flush_cat: Default::default(),
+            direct: Default::default(),
+            tail_keep: Default::default(),
+            a_valid: Default::default(),
+            a_data: Default::default(),
+            a_keep: Default::default(),
+            a_last: Default::default(),
+            b_valid: Default::default(),
             frame_err: Default::default(),
             long_enough: Default::default(),
             need_idx: Default::default(),
@@ -209,6 +227,7 @@ impl Default for RxParse {
             push_data: Default::default(),
             push_keep: Default::default(),
             push_last: Default::default(),
+            push_flags: Default::default(),
             out_fifo: Default::default(),
             verdicts: Default::default(),
             head_dest: Default::default(),
@@ -233,7 +252,7 @@ impl Logic for RxParse {
             self, clock, r1_data, r1_keep, r1_last, r1_err, r1_valid, r1_first, r2_data, r2_keep, r2_last, r2_err,
             r2_valid, r2_first, r3_data, r3_keep, r3_last, r3_err, r3_valid, r3_first, in_frame, ctx_roce, ctx_raw,
             ctx_bad, ctx_csum_bad, ctx_need, ctx_start, ctx_shift, ctx_err, ctx_dest, ctx_icrc, beat_idx, remaining,
-            prev, held, held_data, held_keep, flush, flush_shift, flush_keep, flush_flags, hdr_valid, hdr_data, c_roce, c_raw, c_malformed, c_icrc, c_csum, c_mac
+            prev, held, held_data, held_keep, pend, pend_data, pend_keep, pend_last, pend_flags, hdr_valid, hdr_data, c_roce, c_raw, c_malformed, c_icrc, c_csum, c_mac
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
@@ -246,9 +265,11 @@ impl Logic for RxParse {
         // fill while empty. A first beat leaves r2 only with its second beat
         // behind it (or as the frame's last), so the decoder sees both.
         self.window_ok.next = !(self.r2_valid.q.val() & self.r2_first.q.val() & !self.r2_last.q.val() & !self.r1_valid.q.val());
-        // room for this cycle's push and the header, and no flush in progress
+        // room for this cycle's push and the header; a last beat that may
+        // produce two beats waits while one is still pending (never seen in
+        // valid traffic: a frame's first beat always clears `pend`)
         self.go.next = self.window_ok.val()
-            & !self.flush.q.val()
+            & !(self.pend.q.val() & self.r3_valid.q.val() & self.r3_last.q.val())
             & self.out_fifo.s_axis.tready.val()
             & !(self.hdr_valid.q.val() & !self.m_hdr.tready.val());
         self.s_axis.tready.next = self.go.val() | !self.r1_valid.q.val();
@@ -373,39 +394,38 @@ impl Logic for RxParse {
         if self.ctx_icrc.q.val() {
             self.flags.next = self.flags.val() | 0x20;
         }
-        self.push.next = false;
-        self.push_data.next = self.aligned.val();
-        self.push_keep.next = self.out_keep.val();
-        self.push_last.next = false;
-        self.flush_cat.next = bit_cast::<1024, 512>(self.prev.q.val()) >> self.flush_shift.q.val();
-        if self.flush.q.val() {
-            // the frame's last payload bytes, after its last beat went by
-            self.push.next = true;
-            self.push_data.next = self.flush_cat.val().get_bits::<512>(0);
-            self.push_keep.next = self.flush_keep.q.val();
-            self.push_last.next = true;
-            self.flags.next = self.flush_flags.q.val();
-            self.flush.d.next = false;
-        } else if self.r3_valid.q.val() & self.go.val() {
+        // payload bytes that lie in this beat alone (the last output of a frame)
+        self.direct.next = self.r3_data.q.val() >> self.ctx_shift.q.val();
+        self.tail_keep.next = !(self.ones64.val() << self.left.val().get_bits::<7>(0));
+        if self.left.val() >= 64 {
+            self.tail_keep.next = self.ones64.val();
+        }
+        // up to two beats from this input beat: `a`, then `b`
+        self.a_valid.next = false;
+        self.a_data.next = self.aligned.val();
+        self.a_keep.next = self.out_keep.val();
+        self.a_last.next = false;
+        self.b_valid.next = false;
+        if self.r3_valid.q.val() & self.go.val() {
             self.beat_idx.d.next = self.beat_no.val() + 1;
             self.ctx_err.d.next = self.frame_err.val();
             self.prev.d.next = self.r3_data.q.val();
             if self.ctx_dest.q.val() == 1 {
                 // raw frames pass as they are
-                self.push.next = true;
-                self.push_data.next = self.r3_data.q.val();
-                self.push_keep.next = self.r3_keep.q.val();
-                self.push_last.next = self.r3_last.q.val();
+                self.a_valid.next = true;
+                self.a_data.next = self.r3_data.q.val();
+                self.a_keep.next = self.r3_keep.q.val();
+                self.a_last.next = self.r3_last.q.val();
             } else if self.emit.val() {
                 if !self.r3_last.q.val() {
                     // (on the last beat the next frame's context loads instead)
                     self.remaining.d.next = self.rest.val();
                 }
                 if self.rest.val() != 0 {
-                    self.push.next = true;
+                    self.a_valid.next = true;
                 } else if self.r3_last.q.val() {
-                    self.push.next = true;
-                    self.push_last.next = true;
+                    self.a_valid.next = true;
+                    self.a_last.next = true;
                 } else {
                     // the payload's last beat waits for the frame's end (flags)
                     self.held.d.next = true;
@@ -415,36 +435,63 @@ impl Logic for RxParse {
             }
             if self.r3_last.q.val() & (self.ctx_dest.q.val() != 1) {
                 if self.held.q.val() {
-                    self.push.next = true;
-                    self.push_data.next = self.held_data.q.val();
-                    self.push_keep.next = self.held_keep.q.val();
-                    self.push_last.next = true;
+                    self.a_valid.next = true;
+                    self.a_data.next = self.held_data.q.val();
+                    self.a_keep.next = self.held_keep.q.val();
+                    self.a_last.next = true;
                     self.held.d.next = false;
                 } else if (self.ctx_dest.q.val() == 0) & (self.left.val() != 0) {
-                    // payload bytes remain in this beat: one more cycle
-                    self.flush.d.next = true;
-                    self.flush_shift.d.next = self.ctx_shift.q.val();
-                    self.flush_flags.d.next = self.flags.val();
-                    self.flush_keep.d.next = !(self.ones64.val() << self.rest.val().get_bits::<7>(0));
-                    if !self.emit.val() {
-                        self.flush_keep.d.next = self.out_keep.val();
+                    // the rest of the payload lies in this beat
+                    if self.a_valid.val() {
+                        self.b_valid.next = true;
+                    } else {
+                        self.a_valid.next = true;
+                        self.a_data.next = self.direct.val();
+                        self.a_keep.next = self.tail_keep.val();
+                        self.a_last.next = true;
                     }
-                    if self.rest.val() >= 64 {
-                        self.flush_keep.d.next = self.ones64.val();
-                    }
-                } else if !self.push.val() {
+                } else if !self.a_valid.val() {
                     // nothing (more) to send: a zero-length last beat carries the verdict
-                    self.push.next = true;
-                    self.push_keep.next = 0.into();
-                    self.push_last.next = true;
+                    self.a_valid.next = true;
+                    self.a_keep.next = 0.into();
+                    self.a_last.next = true;
                 }
+            }
+        }
+        // into the FIFO in order: the pending beat, then `a`, then `b`
+        self.push.next = self.pend.q.val() | self.a_valid.val();
+        self.push_data.next = self.a_data.val();
+        self.push_keep.next = self.a_keep.val();
+        self.push_last.next = self.a_last.val();
+        self.push_flags.next = self.flags.val();
+        if self.pend.q.val() {
+            self.push_data.next = self.pend_data.q.val();
+            self.push_keep.next = self.pend_keep.q.val();
+            self.push_last.next = self.pend_last.q.val();
+            self.push_flags.next = self.pend_flags.q.val();
+        }
+        if self.out_fifo.s_axis.tready.val() {
+            self.pend.d.next = false;
+            if self.pend.q.val() & self.a_valid.val() {
+                self.pend.d.next = true;
+                self.pend_data.d.next = self.a_data.val();
+                self.pend_keep.d.next = self.a_keep.val();
+                self.pend_last.d.next = self.a_last.val();
+                self.pend_flags.d.next = self.flags.val();
+            }
+            if self.b_valid.val() {
+                self.pend.d.next = true;
+                self.pend_data.d.next = self.direct.val();
+                self.pend_keep.d.next = self.tail_keep.val();
+                self.pend_last.d.next = true;
+                self.pend_flags.d.next = self.flags.val();
             }
         }
         self.out_fifo.s_axis.tvalid.next = self.push.val();
         self.out_fifo.s_axis.tdata.next = self.push_data.val();
         self.out_fifo.s_axis.tkeep.next = self.push_keep.val();
         self.out_fifo.s_axis.tlast.next = self.push_last.val();
-        self.out_fifo.s_axis.tuser.next = self.flags.val();
+        self.out_fifo.s_axis.tuser.next = self.push_flags.val();
 
         self.verdicts.s_axis.tvalid.next = self.icrc.verdict_valid.val();
         self.verdicts.s_axis.tdata.next = bit_cast::<1, 1>(self.icrc.verdict_icrc_ok.val().into());
@@ -524,7 +571,7 @@ impl Logic for RxParse {
             self.r3_valid.d.next = false;
             self.in_frame.d.next = false;
             self.held.d.next = false;
-            self.flush.d.next = false;
+            self.pend.d.next = false;
             self.hdr_valid.d.next = false;
             self.c_roce.d.next = 0.into();
             self.c_raw.d.next = 0.into();
