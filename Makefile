@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth test demo bench docs clean
+.PHONY: all deps verilog lint synth test demo bench replay docs clean
 
 all: test
 
@@ -35,6 +35,11 @@ test: deps
 	@mkdir -p build
 	set -o pipefail; $(CARGO) test --workspace 2>&1 | tee build/test.log
 	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "\ncargo-test: %d passed, %d failed\n", p, f; if (p == 0) exit 1}' build/test.log
+
+## A capture through the Verilated receive parser: one JSON line per frame
+replay: deps
+	@test -n "$(PCAP)" || { echo "usage: make replay PCAP=capture.pcap"; exit 1; }
+	$(CARGO) run -q -p rnic-tb --bin replay -- "$(abspath $(PCAP))"
 
 ## Every benchmark; figures are recorded in docs/benchmarks.md
 bench: deps

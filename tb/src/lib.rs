@@ -167,3 +167,6 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
     }
     fields
 }
+
+pub mod replay;
+pub mod rx;

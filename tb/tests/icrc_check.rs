@@ -26,7 +26,7 @@ fn run(frames: &[Vec<u8>]) -> (Vec<(bool, bool)>, u64) {
     sim.reset(2);
     let mut verdicts = vec![];
     let start = sim.cycle();
-    let mut collect = |sim: &mut Clocked<Dut>, v: &mut Vec<(bool, bool)>| {
+    let collect = |sim: &mut Clocked<Dut>, v: &mut Vec<(bool, bool)>| {
         if sim.dut.verdict_valid() == 1 {
             v.push((sim.dut.verdict_icrc_ok() == 1, sim.dut.verdict_short() == 1));
         }

@@ -11,18 +11,9 @@
 
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
-use rnic_sim::frames::frame_beats;
-use rnic_sim::models::rx_parse::Dut;
-use rnic_sim::{Clocked, Model};
 use rnic_tb::{capture, model_fields, random_packet, unpack_header};
-use std::collections::VecDeque;
 
-const ROCE: u8 = 0;
-const RAW: u8 = 1;
-const MALFORMED: u8 = 2;
-const ICRC: u8 = 3;
-const IP_CSUM: u8 = 4;
-const MAC_ERR: u8 = 5;
+use rnic_tb::rx::{RxBench, ICRC, IP_CSUM, MAC_ERR, MALFORMED, RAW, ROCE};
 
 /// What the model says happens to a frame, and what must come out.
 #[derive(Debug, Clone)]
@@ -67,120 +58,6 @@ fn expect(f: &[u8], mac_err: bool) -> Expect {
     }
 }
 
-struct Bench {
-    sim: Clocked<Dut>,
-    beats: VecDeque<(rnic_sim::frames::Beat512, bool)>,
-    presenting: bool,
-    hdrs: Vec<Vec<u32>>,
-    payloads: Vec<(Vec<u8>, bool)>,
-    raws: Vec<(Vec<u8>, bool)>,
-    cur_payload: Vec<u8>,
-    cur_raw: Vec<u8>,
-    codes: Vec<u8>,
-    in_beats: u64,
-    p: [usize; 16],
-}
-
-impl Bench {
-    fn new() -> Self {
-        let dut = Dut::new();
-        let names = [
-            "s_axis.tdata", "s_axis.tkeep", "s_axis.tlast", "s_axis.tuser", "s_axis.tvalid", "s_axis.tready",
-            "m_hdr.tvalid", "m_hdr.tready", "m_axis.tvalid", "m_axis.tready", "m_raw.tvalid", "m_raw.tready",
-            "done_valid", "done_code", "m_axis.tuser", "m_raw.tuser",
-        ];
-        let mut p = [0; 16];
-        for (i, n) in names.iter().enumerate() {
-            p[i] = dut.port(n);
-        }
-        let mut sim = Clocked::new(dut);
-        sim.reset(2);
-        Bench {
-            sim,
-            beats: VecDeque::new(),
-            presenting: false,
-            hdrs: vec![],
-            payloads: vec![],
-            raws: vec![],
-            cur_payload: vec![],
-            cur_raw: vec![],
-            codes: vec![],
-            in_beats: 0,
-            p,
-        }
-    }
-
-    fn queue(&mut self, frame: &[u8], mac_err: bool) {
-        for b in frame_beats(frame) {
-            let last = b.last;
-            self.beats.push_back((b, mac_err && last));
-        }
-    }
-
-    fn bytes(words: &[u32], keep: u64) -> Vec<u8> {
-        (0..64).filter(|i| keep >> i & 1 == 1).map(|i| (words[i / 4] >> (8 * (i % 4))) as u8).collect()
-    }
-
-    /// One cycle; returns whether the input took a beat.
-    fn cycle(&mut self, rng: &mut Rng, p_valid: u64, p_ready: u64) -> bool {
-        let p = self.p;
-        let d = &mut self.sim.dut;
-        if !self.presenting && !self.beats.is_empty() && rng.chance(p_valid) {
-            let (b, err) = &self.beats[0];
-            d.set_words(p[0], &b.data);
-            d.set_words(p[1], &[b.keep as u32, (b.keep >> 32) as u32]);
-            d.set_words(p[2], &[b.last as u32]);
-            d.set_words(p[3], &[*err as u32]);
-            self.presenting = true;
-        }
-        d.set_words(p[4], &[self.presenting as u32]);
-        let (rh, ra, rr) = (rng.chance(p_ready), rng.chance(p_ready), rng.chance(p_ready));
-        d.set_words(p[7], &[rh as u32]);
-        d.set_words(p[9], &[ra as u32]);
-        d.set_words(p[11], &[rr as u32]);
-        d.eval();
-        let get = |d: &Dut, i: usize| d.get(d.ports()[i].rust_path);
-        let took = self.presenting && get(d, p[5]) == 1;
-        if rh && get(d, p[6]) == 1 {
-            self.hdrs.push(d.m_hdr_tdata().to_vec());
-        }
-        if ra && get(d, p[8]) == 1 {
-            self.cur_payload.extend(Self::bytes(&d.m_axis_tdata(), d.m_axis_tkeep()));
-            if d.m_axis_tlast() == 1 {
-                self.payloads.push((std::mem::take(&mut self.cur_payload), get(d, p[14]) == 1));
-            }
-        }
-        if rr && get(d, p[10]) == 1 {
-            self.cur_raw.extend(Self::bytes(&d.m_raw_tdata(), d.m_raw_tkeep()));
-            if d.m_raw_tlast() == 1 {
-                self.raws.push((std::mem::take(&mut self.cur_raw), get(d, p[15]) == 1));
-            }
-        }
-        if get(d, p[12]) == 1 {
-            self.codes.push(get(d, p[13]) as u8);
-        }
-        if took {
-            self.beats.pop_front();
-            self.presenting = false;
-            self.in_beats += 1;
-        }
-        self.sim.tick();
-        took
-    }
-
-    fn run_until(&mut self, rng: &mut Rng, frames: usize, p_valid: u64, p_ready: u64) {
-        let limit = self.sim.cycle() + 200 + 40 * (self.beats.len() as u64 + frames as u64);
-        while self.codes.len() < frames {
-            self.cycle(rng, p_valid, p_ready);
-            assert!(self.sim.cycle() < limit, "parser stopped: {} of {frames} frames decided", self.codes.len());
-        }
-        // nothing may come out after the last frame is decided
-        for _ in 0..50 {
-            self.cycle(rng, p_valid, 100);
-        }
-    }
-}
-
 /// Well-formed frames of every kind, the model's expectation for each.
 fn well_formed_frames(rng: &mut Rng) -> Vec<(Vec<u8>, bool)> {
     let mut v = vec![];
@@ -216,7 +93,7 @@ fn well_formed_frames(rng: &mut Rng) -> Vec<(Vec<u8>, bool)> {
     v
 }
 
-fn check_outputs(tb: &Bench, exp: &[Expect]) {
+fn check_outputs(tb: &RxBench, exp: &[Expect]) {
     let codes: Vec<u8> = exp.iter().map(|e| e.code).collect();
     for (i, (got, want)) in tb.codes.iter().zip(&codes).enumerate() {
         assert_eq!(got, want, "frame {i}: outcome");
@@ -248,7 +125,7 @@ fn well_formed_traffic_under_stalls() {
     let mut rng = Rng(42);
     let frames = well_formed_frames(&mut rng);
     let exp: Vec<Expect> = frames.iter().map(|(f, e)| expect(f, *e)).collect();
-    let mut tb = Bench::new();
+    let mut tb = RxBench::new();
     for (f, e) in &frames {
         tb.queue(f, *e);
     }
@@ -275,7 +152,7 @@ fn fuzz_100k_frames_against_the_model() {
     let n: usize = std::env::var("RX_FUZZ_FRAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
     let mut rng = Rng(0xf022);
     let base: Vec<Vec<u8>> = capture("rxe_rc_ud_perftest.pcap");
-    let mut tb = Bench::new();
+    let mut tb = RxBench::new();
     let mut codes = vec![];
     let mut kept = [0usize; 2];
     let mut done = 0;
@@ -375,7 +252,7 @@ fn line_rate_back_to_back() {
         }
     }
     for (name, frame) in shapes {
-        let mut tb = Bench::new();
+        let mut tb = RxBench::new();
         let count = 40;
         for _ in 0..count {
             tb.queue(&frame, false);

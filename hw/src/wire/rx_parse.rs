@@ -45,6 +45,8 @@ pub struct RxParse {
     /// (0 RoCE, 1 raw, 2 malformed, 3 ICRC, 4 IPv4 checksum, 5 MAC error).
     pub done_valid: Signal<Out, Bit>,
     pub done_code: Signal<Out, Bits<3>>,
+    /// The frame put a header on `m_hdr` (so a replay can pair them up).
+    pub done_hdr: Signal<Out, Bit>,
 
     icrc: IcrcCheck,
     decode: RxHeaderDecode,
@@ -157,6 +159,7 @@ impl Default for RxParse {
             cnt_mac_err: Default::default(),
             done_valid: Default::default(),
             done_code: Default::default(),
+            done_hdr: Default::default(),
             icrc: Default::default(),
             decode: Default::default(),
             r1_data: Default::default(),
@@ -380,7 +383,8 @@ impl Logic for RxParse {
         if self.emit.val() {
             self.left.next = self.rest.val();
         }
-        // tuser: [1:0] destination, [2] MAC error, [3] short or malformed, [4] IPv4 checksum, [5] ICRC applies
+        // tuser: [1:0] destination, [2] MAC error, [3] short or malformed, [4] IPv4 checksum, [5] ICRC applies,
+        // [6] header sent
         self.flags.next = bit_cast::<8, 2>(self.ctx_dest.q.val());
         if self.frame_err.val() {
             self.flags.next = self.flags.val() | 0x04;
@@ -393,6 +397,10 @@ impl Logic for RxParse {
         }
         if self.ctx_icrc.q.val() {
             self.flags.next = self.flags.val() | 0x20;
+        }
+        if self.ctx_dest.q.val() == 0 {
+            // RoCE frames that reach the payload stream had their header sent
+            self.flags.next = self.flags.val() | 0x40;
         }
         // payload bytes that lie in this beat alone (the last output of a frame)
         self.direct.next = self.r3_data.q.val() >> self.ctx_shift.q.val();
@@ -538,6 +546,7 @@ impl Logic for RxParse {
             & self.out_fifo.m_axis.tlast.val();
         self.done_valid.next = self.verdicts.m_axis.tready.val();
         self.done_code.next = self.head_code.val();
+        self.done_hdr.next = self.out_fifo.m_axis.tuser.val().get_bit(6);
         if self.verdicts.m_axis.tready.val() {
             if self.head_code.val() == 0 {
                 self.c_roce.d.next = self.c_roce.q.val() + 1;

@@ -1,0 +1,66 @@
+//! `make replay` on the rxe captures: what the RTL parser reports for every
+//! frame equals what tshark decoded (the `.fields.tsv` beside each pcap),
+//! and the ICRC fails on exactly the three corrupted frames.
+
+use rnic_tb::capture;
+use rnic_tb::replay::replay;
+
+fn tsv(name: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/rxe").join(name);
+    let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    let mut lines = text.lines();
+    let cols: Vec<&str> = lines.next().unwrap().split('\t').collect();
+    lines
+        .map(|l| cols.iter().zip(l.split('\t').chain(std::iter::repeat(""))).map(|(c, v)| (c.to_string(), v.to_string())).collect())
+        .collect()
+}
+
+fn num(s: &str) -> u128 {
+    match s.strip_prefix("0x") {
+        Some(h) => u128::from_str_radix(h, 16).unwrap(),
+        None => s.parse().unwrap(),
+    }
+}
+
+#[test]
+fn replay_matches_tshark() {
+    for name in ["rxe_rc_ud_perftest", "rxe_with_3_bad_icrc"] {
+        let frames = capture(&format!("{name}.pcap"));
+        let rows = tsv(&format!("{name}.fields.tsv"));
+        assert_eq!(rows.len(), frames.len());
+        let results = replay(&frames);
+        let mut compared = 0;
+        let mut bad = vec![];
+        for (r, row) in results.iter().zip(&rows) {
+            assert_eq!(r.frame.to_string(), row["frame.number"]);
+            if !r.icrc_ok() {
+                bad.push(r.frame);
+            }
+            let ours: std::collections::BTreeMap<String, u128> = r.tshark_fields().into_iter().collect();
+            let atomic = ours.contains_key("atomiceth.va");
+            for (col, val) in row {
+                let Some(field) = col.strip_prefix("infiniband.") else { continue };
+                if val.is_empty() || field == "invariant.crc" {
+                    continue;
+                }
+                // tshark shows the AtomicETH address and key in its RETH columns
+                let field = match (field, atomic) {
+                    ("reth.va", true) => "atomiceth.va",
+                    ("reth.r_key", true) => "atomiceth.r_key",
+                    (f, _) => f,
+                };
+                let got = ours.get(field).unwrap_or_else(|| panic!("{name} frame {}: no {field} from the RTL", r.frame));
+                assert_eq!(*got, num(val), "{name} frame {}: {field}", r.frame);
+                compared += 1;
+            }
+            assert_eq!(r.to_json().starts_with(&format!("{{\"frame\":{}", r.frame)), true);
+        }
+        eprintln!("{name}: {} frames, {compared} fields equal to tshark's, ICRC failures at {bad:?}", frames.len());
+        assert!(compared > 1000);
+        if name == "rxe_with_3_bad_icrc" {
+            assert_eq!(bad, [5, 50, 120]);
+        } else {
+            assert!(bad.is_empty());
+        }
+    }
+}
