@@ -382,8 +382,9 @@ impl<'a> Scope<'a> {
                     } else if xw > *m {
                         format!("{m}'({inner})")
                     } else {
-                        // zero-extend: bit_cast never sign-extends
-                        format!("{m}'({})", unsigned_of(&inner, self.is_signed(x)?))
+                        // zero-extend (bit_cast never sign-extends); a concatenation
+                        // keeps the operand self-determined, so no width context leaks in
+                        zero_extend(&inner, xw, *m)
                     }
                 }
             },
@@ -542,7 +543,7 @@ impl<'a> Scope<'a> {
                     if es && signed {
                         Ok(format!("{w}'({s})"))
                     } else {
-                        Ok(format!("{w}'({})", unsigned_of(&s, es)))
+                        Ok(zero_extend(&unsigned_of(&s, es), ew, w))
                     }
                 } else {
                     Err(self.err(format!("operand of width {ew} where {w} bits are expected")))
@@ -793,6 +794,10 @@ impl<'a> Scope<'a> {
 
 pub fn enum_param_name(raw: &str) -> String {
     raw.replace('$', "_")
+}
+
+fn zero_extend(s: &str, from: usize, to: usize) -> String {
+    format!("{{{}'d0, {s}}}", to - from)
 }
 
 fn unsigned_of(s: &str, signed: bool) -> String {

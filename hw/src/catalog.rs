@@ -47,6 +47,9 @@ catalog! {
     icrc_check => crate::wire::IcrcCheck, 30;
     rx_header_decode => crate::wire::RxHeaderDecode, 30;
     rx_parse => crate::wire::RxParse, 25;
+    opcode_info => crate::wire::OpcodeInfo, 100;
+    crc_retreat4 => crate::wire::CrcRetreat4, 50;
+    tx_build => crate::wire::TxBuild, 25;
 }
 
 /// Look an entry up by name.

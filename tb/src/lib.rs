@@ -170,3 +170,5 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
 
 pub mod replay;
 pub mod rx;
+
+pub mod tx;

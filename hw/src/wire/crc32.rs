@@ -100,6 +100,20 @@ pub fn advance_rows(n: usize) -> [u32; 32] {
     rows
 }
 
+/// Row masks of `A^-n` (the register before `n` zero bytes).
+pub fn retreat_rows(n: usize) -> [u32; 32] {
+    let mut rows = [0u32; 32];
+    for j in 0..32 {
+        let col = retreat(1 << j, n);
+        for (i, row) in rows.iter_mut().enumerate() {
+            if (col >> i) & 1 == 1 {
+                *row |= 1 << j;
+            }
+        }
+    }
+    rows
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -76,3 +76,28 @@ impl Logic for CrcAdvance {
         Verilog::Custom(v)
     }
 }
+
+/// `A^-4 s`: the register four zero bytes earlier. A frame sent with its
+/// ICRC bytes zeroed leaves `A^4 r` in the checker, where `!r` is the ICRC.
+#[derive(LogicBlock, Default)]
+pub struct CrcRetreat4 {
+    pub state: Signal<In, Bits<32>>,
+    pub out: Signal<Out, Bits<32>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for CrcRetreat4 {
+    fn update(&mut self) {
+        self.out.next = bits::<32>(crc32::retreat(self.state.val().to_u32(), 4) as u64);
+    }
+    fn connect(&mut self) {
+        self.out.connect();
+    }
+    fn hdl(&self) -> Verilog {
+        let mut v = String::new();
+        for (i, row) in crc32::retreat_rows(4).iter().enumerate() {
+            v.push_str(&format!("assign out[{i}] = ^(state & 32'h{row:08x});\n"));
+        }
+        Verilog::Custom(v)
+    }
+}

@@ -40,6 +40,10 @@ pub struct IcrcCheck {
     pub verdict_valid: Signal<Out, Bit>,
     pub verdict_icrc_ok: Signal<Out, Bit>,
     pub verdict_short: Signal<Out, Bit>,
+    /// The raw CRC register after the packet: the residue when the ICRC is
+    /// right; with the ICRC bytes zeroed, `A^4` of the register that gives it
+    /// (the transmit builder turns it into the ICRC).
+    pub verdict_state: Signal<Out, Bits<32>>,
 
     // stage 1: input
     d1: Reg<Bits<512>>,
@@ -126,6 +130,8 @@ pub struct IcrcCheck {
     out_valid: Reg<Bit>,
     out_ok: Reg<Bit>,
     out_short: Reg<Bit>,
+    fin_reg: Reg<Bits<32>>,
+    out_state: Reg<Bits<32>>,
     kind: TypeTag<Self>,
 }
 
@@ -139,6 +145,7 @@ impl Default for IcrcCheck {
             verdict_valid: Default::default(),
             verdict_icrc_ok: Default::default(),
             verdict_short: Default::default(),
+            verdict_state: Default::default(),
             d1: Default::default(),
             k1: Default::default(),
             v1: Default::default(),
@@ -218,6 +225,8 @@ impl Default for IcrcCheck {
             out_valid: Default::default(),
             out_ok: Default::default(),
             out_short: Default::default(),
+            fin_reg: Default::default(),
+            out_state: Default::default(),
             kind: Default::default(),
         }
     }
@@ -230,7 +239,7 @@ impl Logic for IcrcCheck {
             self, clock, d1, k1, v1, l1, first1, in_frame, d2, k2, v2, l2_last, beat, ctx_ip, ctx_vlan, ctx_end, ctx_hit,
             ctx_nib, m2b, n2b, sh2b, v2b, first2b, vlan2b, fin2b, last2b, short2b, x3, n3, v3, first3, vlan3, fin3, last3, short3, y4, n4, v4, first4, vlan4, fin4, last4, short4, crc, done,
             ok, was_short,
-            out_valid, out_ok, out_short
+            out_valid, out_ok, out_short, fin_reg, out_state
         );
         self.s_axis.tready.next = true;
 
@@ -398,15 +407,18 @@ impl Logic for IcrcCheck {
                 self.done.d.next = true;
                 self.ok.d.next = (self.fin_state.val() == self.residue.val()) & !self.short4.q.val();
                 self.was_short.d.next = self.short4.q.val();
+                self.fin_reg.d.next = self.fin_state.val();
             }
         }
         // verdict at the frame's last beat: decided now, or earlier in the frame
         self.out_valid.d.next = self.last4.q.val();
         self.out_ok.d.next = self.done.q.val() & self.ok.q.val();
         self.out_short.d.next = !self.done.q.val() | self.was_short.q.val();
+        self.out_state.d.next = self.fin_reg.q.val();
         if self.v4.q.val() & self.fin4.q.val() {
             self.out_ok.d.next = (self.fin_state.val() == self.residue.val()) & !self.short4.q.val();
             self.out_short.d.next = self.short4.q.val();
+            self.out_state.d.next = self.fin_state.val();
         }
         if self.last4.q.val() {
             // the next frame starts afresh
@@ -429,5 +441,6 @@ impl Logic for IcrcCheck {
         self.verdict_valid.next = self.out_valid.q.val();
         self.verdict_icrc_ok.next = self.out_ok.q.val();
         self.verdict_short.next = self.out_short.q.val();
+        self.verdict_state.next = self.out_state.q.val();
     }
 }

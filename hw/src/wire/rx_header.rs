@@ -19,6 +19,7 @@
 //! `hdr` packs the fields in the order of [`RX_HDR_FIELDS`] (first = most
 //! significant).
 
+use super::OpcodeInfo;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -128,7 +129,7 @@ pub struct RxHeaderDecode {
     bw: Signal<Local, Bits<1024>>,
     rev: Signal<Local, Bits<320>>,
     opcode: Signal<Local, Bits<8>>,
-    op: Signal<Local, Bits<5>>,
+    info: OpcodeInfo,
     known: Signal<Local, Bit>,
     carries_payload: Signal<Local, Bit>,
     has_reth: Signal<Local, Bit>,
@@ -188,7 +189,7 @@ impl Default for RxHeaderDecode {
             bw: Default::default(),
             rev: Default::default(),
             opcode: Default::default(),
-            op: Default::default(),
+            info: Default::default(),
             known: Default::default(),
             carries_payload: Default::default(),
             has_reth: Default::default(),
@@ -282,57 +283,18 @@ impl Logic for RxHeaderDecode {
             self.rev.next = (self.rev.val() << 8) | bit_cast::<320, 8>(self.rb.val());
         }
         self.opcode.next = self.rev.val().get_bits::<8>(312);
-        self.op.next = self.opcode.val().get_bits::<5>(0);
-        self.known.next = false;
-        self.carries_payload.next = false;
-        self.has_reth.next = false;
-        self.has_aeth.next = false;
-        self.has_atomic.next = false;
-        self.has_atomicack.next = false;
-        self.has_imm.next = false;
-        self.has_ieth.next = false;
-        self.has_deth.next = false;
-        self.has_cnp.next = false;
-        // RC (0x00..) and UC (0x20..): the same low five bits mean the same operation
-        if (self.opcode.val().get_bits::<3>(5) == 0) | (self.opcode.val().get_bits::<3>(5) == 1) {
-            self.known.next = (self.op.val() <= 0x0b)
-                | ((self.opcode.val().get_bits::<3>(5) == 0)
-                    & ((self.op.val() <= 0x14) | (self.op.val() == 0x16) | (self.op.val() == 0x17)));
-            self.has_reth.next = (self.op.val() == 0x06) | (self.op.val() == 0x0a) | (self.op.val() == 0x0b) | (self.op.val() == 0x0c);
-            self.has_imm.next = (self.op.val() == 0x03) | (self.op.val() == 0x05) | (self.op.val() == 0x09) | (self.op.val() == 0x0b);
-            self.has_aeth.next = (self.op.val() == 0x0d) | (self.op.val() == 0x0f) | (self.op.val() == 0x10) | (self.op.val() == 0x11) | (self.op.val() == 0x12);
-            self.has_atomicack.next = self.op.val() == 0x12;
-            self.has_atomic.next = (self.op.val() == 0x13) | (self.op.val() == 0x14);
-            self.has_ieth.next = (self.op.val() == 0x16) | (self.op.val() == 0x17);
-            self.carries_payload.next = (self.op.val() <= 0x0b) | (self.op.val() == 0x0d) | (self.op.val() == 0x0e)
-                | (self.op.val() == 0x0f) | (self.op.val() == 0x10) | (self.op.val() == 0x16) | (self.op.val() == 0x17);
-        }
-        if (self.opcode.val() == 0x64) | (self.opcode.val() == 0x65) {
-            self.known.next = true;
-            self.has_deth.next = true;
-            self.has_imm.next = self.opcode.val() == 0x65;
-            self.carries_payload.next = true;
-        }
-        if self.opcode.val() == 0x81 {
-            self.known.next = true;
-            self.has_cnp.next = true;
-        }
-        self.ext_len.next = 0.into();
-        if self.has_reth.val() | self.has_cnp.val() {
-            self.ext_len.next = 16.into();
-        }
-        if self.has_aeth.val() | self.has_ieth.val() {
-            self.ext_len.next = 4.into();
-        }
-        if self.has_atomicack.val() | self.has_deth.val() {
-            self.ext_len.next = self.ext_len.val() + 8;
-        }
-        if self.has_atomic.val() {
-            self.ext_len.next = 28.into();
-        }
-        if self.has_imm.val() {
-            self.ext_len.next = self.ext_len.val() + 4;
-        }
+        self.info.opcode.next = self.opcode.val();
+        self.known.next = self.info.known.val();
+        self.carries_payload.next = self.info.carries_payload.val();
+        self.has_reth.next = self.info.has_reth.val();
+        self.has_aeth.next = self.info.has_aeth.val();
+        self.has_atomic.next = self.info.has_atomic.val();
+        self.has_atomicack.next = self.info.has_atomicack.val();
+        self.has_imm.next = self.info.has_imm.val();
+        self.has_ieth.next = self.info.has_ieth.val();
+        self.has_deth.next = self.info.has_deth.val();
+        self.has_cnp.next = self.info.has_cnp.val();
+        self.ext_len.next = bit_cast::<17, 6>(self.info.ext_len.val());
         // BTH + extended headers + ICRC
         self.hdrs_len.next = self.ext_len.val() + 16;
         self.ppad.next = self.udp_payload.val() - self.hdrs_len.val();
