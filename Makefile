@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth test demo bench replay docs clean
+.PHONY: all deps verilog lint synth test demo bench replay txgen docs clean
 
 all: test
 
@@ -40,6 +40,11 @@ test: deps
 replay: deps
 	@test -n "$(PCAP)" || { echo "usage: make replay PCAP=capture.pcap"; exit 1; }
 	$(CARGO) run -q -p rnic-tb --bin replay -- "$(abspath $(PCAP))"
+
+## Packets described one per line (docs/examples/all_opcodes.txt) through the Verilated transmit builder into a pcap
+txgen: deps
+	@test -n "$(DESC)" -a -n "$(OUT)" || { echo "usage: make txgen DESC=packets.txt OUT=frames.pcap"; exit 1; }
+	$(CARGO) run -q -p rnic-tb --bin txgen -- "$(abspath $(DESC))" "$(abspath $(OUT))"
 
 ## Every benchmark; figures are recorded in docs/benchmarks.md
 bench: deps

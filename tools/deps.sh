@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the tools the build needs, pinned, without prompts:
-#   Verilator 5.006 and yosys 0.23 (Debian bookworm packages).
+#   Verilator 5.006 and yosys 0.23 (Debian bookworm packages), tshark (Debian),
+#   and scapy 2.6.1 in build/venv (the independent packet checkers).
 # A tool found at another version stops the build with a clear message
 # (set RNIC_ALLOW_OTHER_TOOLS=1 to go on anyway).
 set -euo pipefail
@@ -8,6 +9,18 @@ set -euo pipefail
 VERILATOR_WANT="5.006"
 YOSYS_WANT="0.23"
 missing=()
+SCAPY_WANT="2.6.1"
+here=$(cd "$(dirname "$0")/.." && pwd)
+
+python_deps() {
+    local venv="$here/build/venv"
+    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import scapy, sys; sys.exit(scapy.VERSION != '$SCAPY_WANT')" 2>/dev/null; then
+        return 0
+    fi
+    echo "deps: installing scapy $SCAPY_WANT into build/venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check "scapy==$SCAPY_WANT"
+}
 
 have_version() { # cmd pattern
     command -v "$1" >/dev/null 2>&1 && "$1" --version 2>/dev/null | grep -q "$2"
@@ -34,8 +47,10 @@ check() { # name cmd want
 
 check verilator verilator "Verilator $VERILATOR_WANT"
 check yosys yosys "Yosys $YOSYS_WANT"
+command -v tshark >/dev/null 2>&1 || missing+=(tshark)
 
 if [ ${#missing[@]} -eq 0 ]; then
+    python_deps
     exit 0
 fi
 
@@ -53,10 +68,14 @@ for m in "${missing[@]}"; do
     case $m in
         verilator) pkgs+=("verilator=5.006-3") ;;
         yosys) pkgs+=("yosys=0.23-6") ;;
+        tshark) pkgs+=("tshark") ;;
     esac
 done
+echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true
 $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends "${pkgs[@]}" g++ make >/dev/null
 check verilator verilator "Verilator $VERILATOR_WANT"
 check yosys yosys "Yosys $YOSYS_WANT"
-echo "deps: $(verilator --version | head -1); $(yosys -V)"
+command -v tshark >/dev/null || { echo "deps: error: tshark did not install" >&2; exit 1; }
+python_deps
+echo "deps: $(verilator --version | head -1); $(yosys -V); $(tshark --version | head -1)"

@@ -172,3 +172,5 @@ pub mod replay;
 pub mod rx;
 
 pub mod tx;
+pub mod pcap_out;
+pub mod txdesc;
