@@ -50,6 +50,10 @@ txgen: deps
 bench: deps
 	$(CARGO) run -q --release -p rnic-tb --bin bench
 
+## Regenerate docs/regmap.md from the contract crate (a test fails when it is stale)
+docs:
+	$(CARGO) run -q -p rnic-contract --bin regmap-doc -- docs/regmap.md
+
 clean:
 	rm -rf build
 	$(CARGO) clean

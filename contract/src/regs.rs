@@ -1,0 +1,575 @@
+//! The register map of BAR0.
+//!
+//! The register port is AXI4-Lite style with 32-bit registers at 4-byte
+//! aligned offsets. A 64-bit register spans two slots, low half first; how
+//! each one treats its halves is in its description. Reserved offsets read 0
+//! and ignore writes; reserved bits of a register read 0 and must be written
+//! as 0.
+//!
+//! Blocks, each with room to grow:
+//!
+//! | offsets | block |
+//! |---|---|
+//! | `0x0000..0x0040` | identification: magic, ABI version, features, build properties |
+//! | `0x0040..0x0080` | control, status, events, scratch |
+//! | `0x0080..0x0100` | interrupts |
+//! | `0x0100..0x0180` | context tables in host memory, context commands |
+//! | `0x0180..0x0200` | raw receive and transmit rings |
+//! | `0x0200..0x0300` | counters |
+//! | `0x1000..0x1008` | the doorbell, alone on its 4 KiB page so that page can be mapped by itself |
+
+use crate::codes::{DoorbellKind, RxOutcome};
+use crate::reg::{fields_mask, Field};
+use crate::Error;
+
+/// Bytes of BAR0 the register map occupies.
+pub const BAR0_BYTES: u32 = 0x2000;
+
+registers! {
+    /// Identifies the device. Reads 0x524E4943, the ASCII bytes "RNIC" from
+    /// the most significant down; a driver checks it before anything else.
+    id_magic @ 0x0000: u32, Ro, reset 0x524E_4943 {
+        /// "RNIC".
+        MAGIC = bit 0, width 32;
+    }
+
+    /// Version of this contract the device implements (`ABI_VERSION`). A
+    /// driver accepts a device with the same MAJOR and a MINOR at least its
+    /// own; while MAJOR is 0, MINOR must match exactly.
+    id_version @ 0x0004: u32, Ro, reset (crate::ABI_VERSION) {
+        /// Changes when something compatible is added.
+        MINOR = bit 0, width 16;
+        /// Changes when a field, register or layout moves or changes meaning.
+        MAJOR = bit 16, width 16;
+    }
+
+    /// What this build implements. A driver refuses work the device cannot do
+    /// (a UD QP without UD, atomics without ATOMICS) instead of failing later.
+    id_features @ 0x0008: u32, Ro, reset build {
+        /// Reliable connected QPs.
+        RC = bit 0, width 1;
+        /// Unreliable connected QPs.
+        UC = bit 1, width 1;
+        /// Unreliable datagram QPs and the address handle table.
+        UD = bit 2, width 1;
+        /// IPv6 addresses (without it only IPv4-mapped addresses work).
+        IPV6 = bit 3, width 1;
+        /// 802.1Q tags on sent frames.
+        VLAN = bit 4, width 1;
+        /// Atomic compare-and-swap and fetch-and-add, as requester and responder.
+        ATOMICS = bit 5, width 1;
+        /// Inline data in send WQEs.
+        INLINE = bit 6, width 1;
+        /// The raw receive and transmit rings.
+        RAW_RINGS = bit 7, width 1;
+    }
+
+    /// Width of the packet data path in bytes (64 for the 512-bit, 100 Gb/s
+    /// build); with `id_clock` it gives the core's raw bandwidth.
+    id_datapath @ 0x000C: u32, Ro, reset build {
+        /// Bytes per beat.
+        BYTES = bit 0, width 16;
+    }
+
+    /// Frequency of the core clock in MHz (250 for the 100 Gb/s build). Time
+    /// fields in the contract are in microseconds; the device converts.
+    id_clock @ 0x0010: u32, Ro, reset build {
+        /// Core clock in MHz.
+        MHZ = bit 0, width 16;
+    }
+
+    /// Largest tables and rings the build supports, as log2 of the entries.
+    /// The driver sizes the context tables within these limits.
+    id_limits @ 0x0014: u32, Ro, reset build {
+        /// log2 of the largest QP number plus one (at most 24).
+        LOG_MAX_QP = bit 0, width 8;
+        /// log2 of the number of CQs.
+        LOG_MAX_CQ = bit 8, width 8;
+        /// log2 of the number of memory regions (at most 24: the key's index).
+        LOG_MAX_MPT = bit 16, width 8;
+        /// log2 of the deepest work queue or CQ ring (at most 15: ring indices
+        /// are 16-bit and free-running).
+        LOG_MAX_RING = bit 24, width 8;
+    }
+
+    /// Global control. Context table and raw ring registers may only change
+    /// while ENABLE is 0.
+    ctrl @ 0x0040: u32, Rw, reset 0 {
+        /// Process doorbells and traffic. Clearing it stops fetching new work
+        /// at the next packet boundary.
+        ENABLE = bit 0, width 1;
+        /// Write 1 to return every queue, cached context, counter and register
+        /// but this one to its reset value; the device clears the bit when the
+        /// reset is done.
+        SOFT_RESET = bit 1, width 1;
+    }
+
+    /// Link state.
+    status @ 0x0044: u32, Ro, reset 0 {
+        /// The Ethernet link is up.
+        LINK_UP = bit 0, width 1;
+        /// Link speed in Gb/s while LINK_UP, otherwise 0.
+        LINK_GBPS = bit 16, width 16;
+    }
+
+    /// Events that need the driver. The device sets bits; the driver clears
+    /// them by writing 1. A set bit whose `events_enable` bit is set raises the
+    /// MSI-X vector in `irq_events`.
+    events @ 0x0048: u32, W1c, reset 0 {
+        /// `status.LINK_UP` changed.
+        LINK_CHANGE = bit 0, width 1;
+        /// A doorbell named a queue beyond its table, QP 0 or 1, a CQ or QP not
+        /// in a usable state, or a reserved KIND; it was dropped.
+        DOORBELL_ERROR = bit 1, width 1;
+        /// A DMA read or write failed (IOMMU fault, completion error).
+        DMA_ERROR = bit 2, width 1;
+        /// A CQ overran: the device had a completion and no free slot. The CQ's
+        /// OVERRUN flag is set and it takes no more completions.
+        CQ_OVERRUN = bit 3, width 1;
+        /// A QP moved to the error state on a local error.
+        QP_ERROR = bit 4, width 1;
+    }
+
+    /// Which `events` bits raise the events interrupt; same bit positions.
+    events_enable @ 0x004C: u32, Rw, reset 0 {
+        /// Enable for LINK_CHANGE.
+        LINK_CHANGE = bit 0, width 1;
+        /// Enable for DOORBELL_ERROR.
+        DOORBELL_ERROR = bit 1, width 1;
+        /// Enable for DMA_ERROR.
+        DMA_ERROR = bit 2, width 1;
+        /// Enable for CQ_OVERRUN.
+        CQ_OVERRUN = bit 3, width 1;
+        /// Enable for QP_ERROR.
+        QP_ERROR = bit 4, width 1;
+    }
+
+    /// The queue behind the latest DOORBELL_ERROR, CQ_OVERRUN or QP_ERROR, so
+    /// the driver need not scan every context. Several events between two
+    /// reads leave only the last one here.
+    events_queue @ 0x0050: u32, Ro, reset 0 {
+        /// QP or CQ number.
+        QUEUE = bit 0, width 24;
+    }
+
+    /// Read-write with no effect: the driver's first proof that writes reach
+    /// the device.
+    scratch @ 0x0054: u32, Rw, reset 0 {
+        /// Anything.
+        VALUE = bit 0, width 32;
+    }
+
+    /// MSI-X vectors the device implements. CQ contexts and the raw ring name
+    /// vectors below COUNT.
+    irq_vectors @ 0x0080: u32, Ro, reset build {
+        /// Number of vectors.
+        COUNT = bit 0, width 16;
+    }
+
+    /// Interrupt moderation for CQs whose context leaves MOD_COUNT or
+    /// MOD_TIME_US at 0. An armed CQ interrupts once COUNT completions have
+    /// arrived, or TIME_US after the first one, whichever is first. The reset
+    /// value interrupts on every completion.
+    irq_moderation @ 0x0084: u32, Rw, reset 0x0000_0001 {
+        /// Completions per interrupt (0 acts as 1).
+        COUNT = bit 0, width 16;
+        /// Microseconds from the first completion to the interrupt; 0: no timer.
+        TIME_US = bit 16, width 16;
+    }
+
+    /// The MSI-X vector of the `events` interrupt.
+    irq_events @ 0x0088: u32, Rw, reset 0 {
+        /// Vector number.
+        VECTOR = bit 0, width 16;
+    }
+
+    /// QP context table (`qpc` entries, indexed by QPN), low half of its IOVA.
+    qpc_base_lo @ 0x0100: u32, Rw, reset 0 {
+        /// Bits 31:0 of the table's IOVA; 4 KiB aligned, so bits 11:0 are 0.
+        ADDR = bit 0, width 32;
+    }
+
+    /// QP context table, high half of its IOVA.
+    qpc_base_hi @ 0x0104: u32, Rw, reset 0 {
+        /// Bits 63:32 of the table's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
+    /// QP context table size.
+    qpc_log_entries @ 0x0108: u32, Rw, reset 0 {
+        /// log2 of the entries, at most `id_limits.LOG_MAX_QP`.
+        LOG2 = bit 0, width 5;
+    }
+
+    /// CQ context table (`cqc` entries, indexed by CQN), low half of its IOVA.
+    cqc_base_lo @ 0x0110: u32, Rw, reset 0 {
+        /// Bits 31:0 of the table's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// CQ context table, high half of its IOVA.
+    cqc_base_hi @ 0x0114: u32, Rw, reset 0 {
+        /// Bits 63:32 of the table's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
+    /// CQ context table size.
+    cqc_log_entries @ 0x0118: u32, Rw, reset 0 {
+        /// log2 of the entries, at most `id_limits.LOG_MAX_CQ`.
+        LOG2 = bit 0, width 5;
+    }
+
+    /// Memory protection table (`mpt` entries, indexed by key >> 8), low half
+    /// of its IOVA.
+    mpt_base_lo @ 0x0120: u32, Rw, reset 0 {
+        /// Bits 31:0 of the table's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Memory protection table, high half of its IOVA.
+    mpt_base_hi @ 0x0124: u32, Rw, reset 0 {
+        /// Bits 63:32 of the table's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Memory protection table size.
+    mpt_log_entries @ 0x0128: u32, Rw, reset 0 {
+        /// log2 of the entries, at most `id_limits.LOG_MAX_MPT`.
+        LOG2 = bit 0, width 5;
+    }
+
+    /// Memory translation table (`mtt` entries: page IOVAs, which memory
+    /// regions index from their MTT_BASE), low half of its IOVA.
+    mtt_base_lo @ 0x0130: u32, Rw, reset 0 {
+        /// Bits 31:0 of the table's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Memory translation table, high half of its IOVA.
+    mtt_base_hi @ 0x0134: u32, Rw, reset 0 {
+        /// Bits 63:32 of the table's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Memory translation table size.
+    mtt_log_entries @ 0x0138: u32, Rw, reset 0 {
+        /// log2 of the entries.
+        LOG2 = bit 0, width 5;
+    }
+
+    /// Address handle table (`ah` entries, named by UD send WQEs), low half of
+    /// its IOVA.
+    ah_base_lo @ 0x0140: u32, Rw, reset 0 {
+        /// Bits 31:0 of the table's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Address handle table, high half of its IOVA.
+    ah_base_hi @ 0x0144: u32, Rw, reset 0 {
+        /// Bits 63:32 of the table's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Address handle table size.
+    ah_log_entries @ 0x0148: u32, Rw, reset 0 {
+        /// log2 of the entries.
+        LOG2 = bit 0, width 5;
+    }
+
+    /// A context command: the device may cache entries of every table, so the
+    /// driver tells it when an entry changed in host memory and asks for its
+    /// state back. Writing starts the command; wait for `ctx_status.BUSY` to
+    /// be 0 before the next one.
+    ctx_cmd @ 0x0160: u32, Wo, reset 0 {
+        /// Entry index in the table.
+        INDEX = bit 0, width 24;
+        /// Which table (`ContextTable`).
+        TABLE = bit 24, width 4;
+        /// What to do (`ContextOp`); 0 does nothing.
+        OP = bit 28, width 4;
+    }
+
+    /// Progress of the last context command.
+    ctx_status @ 0x0164: u32, Ro, reset 0 {
+        /// The command is running.
+        BUSY = bit 0, width 1;
+        /// It failed: index beyond the table, unknown table or op, or a DMA
+        /// error. Cleared by the next command.
+        ERROR = bit 1, width 1;
+    }
+
+    /// Raw receive ring, low half of its IOVA: 2^LOG_SLOTS slots of
+    /// 2^LOG_SLOT_BYTES bytes, each a `raw_header` and a frame. The device
+    /// writes here every frame the parser classifies as raw: non-RoCE frames
+    /// (ARP, other IP) and RoCEv2 to QP1 (rdma_cm MADs), whole, without FCS.
+    raw_rx_base_lo @ 0x0180: u32, Rw, reset 0 {
+        /// Bits 31:0 of the ring's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Raw receive ring, high half of its IOVA.
+    raw_rx_base_hi @ 0x0184: u32, Rw, reset 0 {
+        /// Bits 63:32 of the ring's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Raw receive ring geometry. Frames that arrive while it is disabled or
+    /// full, or that are longer than a slot holds, are dropped and counted in
+    /// `cnt_raw_drop`.
+    raw_rx_cfg @ 0x0188: u32, Rw, reset 0 {
+        /// log2 of the slots (at most 15).
+        LOG_SLOTS = bit 0, width 4;
+        /// log2 of the bytes per slot, header included (e.g. 11 for 1500-byte
+        /// frames, 14 for jumbo frames).
+        LOG_SLOT_BYTES = bit 8, width 5;
+        /// Deliver frames to the ring. Setting it puts `raw_rx_prod` and
+        /// `raw_rx_cons` at 0, so the driver zeroes the ring first.
+        ENABLE = bit 31, width 1;
+    }
+
+    /// Raw receive ring producer index, advanced by the device after a frame
+    /// and its slot header are in memory.
+    raw_rx_prod @ 0x018C: u32, Ro, reset 0 {
+        /// Free-running 16-bit index.
+        INDEX = bit 0, width 16;
+    }
+
+    /// Raw receive ring consumer index, advanced by the driver to free slots.
+    raw_rx_cons @ 0x0190: u32, Rw, reset 0 {
+        /// Free-running 16-bit index.
+        INDEX = bit 0, width 16;
+    }
+
+    /// Raw receive interrupt: one-shot, like CQ arming.
+    raw_rx_irq @ 0x0194: u32, Rw, reset 0 {
+        /// MSI-X vector.
+        VECTOR = bit 0, width 16;
+        /// Write 1 to request an interrupt when the ring is not empty; the
+        /// device clears it when it raises the interrupt.
+        ARMED = bit 31, width 1;
+    }
+
+    /// Raw transmit ring, low half of its IOVA: slots as in the receive ring. The
+    /// driver places whole frames without FCS (ARP replies, rdma_cm MADs with
+    /// their ICRC), the device sends them as they are.
+    raw_tx_base_lo @ 0x01A0: u32, Rw, reset 0 {
+        /// Bits 31:0 of the ring's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Raw transmit ring, high half of its IOVA.
+    raw_tx_base_hi @ 0x01A4: u32, Rw, reset 0 {
+        /// Bits 63:32 of the ring's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Raw transmit ring geometry.
+    raw_tx_cfg @ 0x01A8: u32, Rw, reset 0 {
+        /// log2 of the slots (at most 15).
+        LOG_SLOTS = bit 0, width 4;
+        /// log2 of the bytes per slot, header included.
+        LOG_SLOT_BYTES = bit 8, width 5;
+        /// Send what the ring holds. Setting it puts `raw_tx_prod` and
+        /// `raw_tx_cons` at 0.
+        ENABLE = bit 31, width 1;
+    }
+
+    /// Raw transmit ring producer index: the driver writes it after filling
+    /// slots, which is this ring's doorbell.
+    raw_tx_prod @ 0x01AC: u32, Rw, reset 0 {
+        /// Free-running 16-bit index.
+        INDEX = bit 0, width 16;
+    }
+
+    /// Raw transmit ring consumer index, advanced by the device once a frame
+    /// has been read and its slot may be reused.
+    raw_tx_cons @ 0x01B0: u32, Ro, reset 0 {
+        /// Free-running 16-bit index.
+        INDEX = bit 0, width 16;
+    }
+
+    /// Received frames handed to the transport as RoCEv2 (`RxOutcome::Roce`).
+    /// Like every counter: wraps, and only a reset clears it.
+    cnt_roce @ 0x0200: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Received frames classified raw (`RxOutcome::Raw`), whether or not the
+    /// raw ring took them.
+    cnt_raw @ 0x0204: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Received frames dropped by a header check (`RxOutcome::Malformed`).
+    cnt_malformed @ 0x0208: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Received frames dropped for a bad ICRC (`RxOutcome::Icrc`).
+    cnt_icrc @ 0x020C: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Received frames dropped for a bad IPv4 header checksum
+    /// (`RxOutcome::IpChecksum`).
+    cnt_ip_csum @ 0x0210: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Received frames the MAC flagged as bad (`RxOutcome::MacError`).
+    cnt_mac_err @ 0x0214: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Raw frames the raw receive ring did not take: disabled, full, or the
+    /// frame longer than a slot.
+    cnt_raw_drop @ 0x0218: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Frames sent, of every kind.
+    cnt_tx_frames @ 0x0240: u32, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 32;
+    }
+
+    /// Bytes sent (Ethernet header to ICRC, no FCS). 64-bit so it does not
+    /// wrap in practice; reading the low half latches the high half, so read
+    /// low then high for a consistent value.
+    cnt_tx_bytes @ 0x0248: u64, Ro, reset 0 {
+        /// Bytes.
+        BYTES = bit 0, width 64;
+    }
+
+    /// The doorbell: one register for every queue, so the map does not grow
+    /// with the number of queues. Write it as one 64-bit store (the PCIe
+    /// bridge delivers the low then the high half back to back); the device
+    /// latches the low half and acts on the write of the high half. Software
+    /// that can only store 32 bits writes low then high under a lock shared by
+    /// everyone ringing this device. Bad doorbells are dropped and reported as
+    /// `events.DOORBELL_ERROR`.
+    doorbell @ 0x1000: u64, Wo, reset 0 {
+        /// New producer index (SqProducer, RqProducer) or consumer index
+        /// (CqConsumer, CqArm): free-running, 16 bits.
+        INDEX = bit 0, width 16;
+        /// CqArm only: interrupt only for a solicited or an error completion.
+        SOLICITED = bit 16, width 1;
+        /// QP number (SqProducer, RqProducer) or CQ number (CqConsumer, CqArm).
+        QUEUE = bit 32, width 24;
+        /// What is announced (`DoorbellKind`).
+        KIND = bit 56, width 4;
+    }
+}
+
+/// The counter register for each receive outcome. The offsets are
+/// consecutive words in `RxOutcome` order, so the RTL can place the parser's
+/// counters by `done_code` alone.
+impl RxOutcome {
+    /// Offset of the counter register for this outcome.
+    pub const fn counter_offset(self) -> u32 {
+        match self {
+            RxOutcome::Roce => cnt_roce::OFFSET,
+            RxOutcome::Raw => cnt_raw::OFFSET,
+            RxOutcome::Malformed => cnt_malformed::OFFSET,
+            RxOutcome::Icrc => cnt_icrc::OFFSET,
+            RxOutcome::IpChecksum => cnt_ip_csum::OFFSET,
+            RxOutcome::MacError => cnt_mac_err::OFFSET,
+        }
+    }
+}
+
+const _: () = {
+    let mut i = 0;
+    while i < RxOutcome::ALL.len() {
+        let outcome = RxOutcome::ALL[i];
+        assert!(
+            outcome.counter_offset() == cnt_roce::OFFSET + 4 * outcome.raw() as u32,
+            "receive counters are not consecutive words in RxOutcome order"
+        );
+        i += 1;
+    }
+};
+
+/// A decoded doorbell write.
+///
+/// ```
+/// use rnic_contract::{codes::DoorbellKind, regs::Doorbell};
+///
+/// let ring = Doorbell { kind: DoorbellKind::SqProducer, queue: 0x12, index: 7, solicited: false };
+/// let word = ring.encode().unwrap();
+/// assert_eq!(word, 0x0000_0012_0000_0007);
+/// assert_eq!(Doorbell::decode(word), Ok(ring));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Doorbell {
+    /// What is announced.
+    pub kind: DoorbellKind,
+    /// QP or CQ number, below 2^24.
+    pub queue: u32,
+    /// New producer or consumer index.
+    pub index: u16,
+    /// CqArm only: interrupt only for a solicited or an error completion.
+    pub solicited: bool,
+}
+
+/// Bits of the doorbell word outside every field.
+const DOORBELL_RESERVED: u64 = !fields_mask(doorbell::FIELDS);
+
+impl Doorbell {
+    /// The 64-bit word to write to the doorbell register.
+    pub const fn encode(self) -> Result<u64, Error> {
+        let field = doorbell::QUEUE;
+        if self.queue as u64 > crate::reg::low_mask(field.width) {
+            return Err(Error::ValueTooWide { field: field.name, value: self.queue as u64, width: field.width });
+        }
+        if self.solicited && !matches!(self.kind, DoorbellKind::CqArm) {
+            return Err(Error::ReservedBits { field: doorbell::SOLICITED.name, bits: doorbell::SOLICITED.mask() });
+        }
+        Ok(put(doorbell::INDEX, self.index as u64)
+            | put(doorbell::SOLICITED, self.solicited as u64)
+            | put(doorbell::QUEUE, self.queue as u64)
+            | put(doorbell::KIND, self.kind as u64))
+    }
+
+    /// The word as (low, high) halves, for 32-bit stores: low first.
+    pub const fn encode_halves(self) -> Result<(u32, u32), Error> {
+        match self.encode() {
+            Ok(word) => Ok((word as u32, (word >> 32) as u32)),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// What the device makes of a doorbell word: unknown kinds, reserved bits
+    /// and SOLICITED on anything but CqArm are errors.
+    pub const fn decode(word: u64) -> Result<Doorbell, Error> {
+        if word & DOORBELL_RESERVED != 0 {
+            return Err(Error::ReservedBits { field: "doorbell", bits: word & DOORBELL_RESERVED });
+        }
+        let kind = match DoorbellKind::from_raw(doorbell::KIND.get(word)) {
+            Some(kind) => kind,
+            None => return Err(Error::UnknownCode { field: doorbell::KIND.name, value: doorbell::KIND.get(word) }),
+        };
+        let solicited = doorbell::SOLICITED.get(word) != 0;
+        if solicited && !matches!(kind, DoorbellKind::CqArm) {
+            return Err(Error::ReservedBits { field: doorbell::SOLICITED.name, bits: doorbell::SOLICITED.mask() });
+        }
+        Ok(Doorbell {
+            kind,
+            queue: doorbell::QUEUE.get(word) as u32,
+            index: doorbell::INDEX.get(word) as u16,
+            solicited,
+        })
+    }
+}
+
+/// `value` placed in `field`; callers have checked that it fits.
+const fn put(field: Field<u64>, value: u64) -> u64 {
+    (value << field.lsb) & field.mask()
+}
