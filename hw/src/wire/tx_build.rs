@@ -118,6 +118,10 @@ pub struct TxBuild {
     ip_total: Signal<Local, Bits<16>>,
     sport: Signal<Local, Bits<16>>,
     csum_acc: Signal<Local, Bits<20>>,
+    csum_a: Signal<Local, Bits<20>>,
+    csum_b: Signal<Local, Bits<20>>,
+    csum_c: Signal<Local, Bits<20>>,
+    csum_d: Signal<Local, Bits<20>>,
     csum_fold: Signal<Local, Bits<17>>,
     csum: Signal<Local, Bits<16>>,
     acc: Signal<Local, Bits<1024>>,
@@ -215,6 +219,10 @@ impl Default for TxBuild {
             ip_total: Default::default(),
             sport: Default::default(),
             csum_acc: Default::default(),
+            csum_a: Default::default(),
+            csum_b: Default::default(),
+            csum_c: Default::default(),
+            csum_d: Default::default(),
             csum_fold: Default::default(),
             csum: Default::default(),
             acc: Default::default(),
@@ -318,15 +326,12 @@ impl Logic for TxBuild {
         // source port from the QP: rxe's range 0xC000.., folded QP number
         self.sport.next = bit_cast::<16, 14>((self.src_qp.val() ^ (self.src_qp.val() >> 14)).get_bits::<14>(0)) | 0xc000;
         // IPv4 header checksum over the header as sent (checksum field 0)
-        self.csum_acc.next = bit_cast::<20, 16>((bit_cast::<16, 8>(self.tos.val())) | 0x4500)
-            + bit_cast::<20, 16>(self.ip_total.val())
-            + bit_cast::<20, 16>(self.ip_id.val())
-            + 0x4000
-            + bit_cast::<20, 16>((bit_cast::<16, 8>(self.ttl.val()) << 8) | 17)
-            + bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(16))
-            + bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(0))
-            + bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(16))
-            + bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(0));
+        // (as a tree of additions, not a chain)
+        self.csum_a.next = bit_cast::<20, 16>((bit_cast::<16, 8>(self.tos.val())) | 0x4500) + bit_cast::<20, 16>(self.ip_total.val());
+        self.csum_b.next = bit_cast::<20, 16>(self.ip_id.val()) + bit_cast::<20, 16>((bit_cast::<16, 8>(self.ttl.val()) << 8) | 17);
+        self.csum_c.next = bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(16)) + bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(0));
+        self.csum_d.next = bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(16)) + bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(0));
+        self.csum_acc.next = (self.csum_a.val() + self.csum_b.val()) + (self.csum_c.val() + self.csum_d.val()) + 0x4000;
         self.csum_fold.next = bit_cast::<17, 16>(self.csum_acc.val().get_bits::<16>(0)) + bit_cast::<17, 4>(self.csum_acc.val().get_bits::<4>(16));
         self.csum.next = !(self.csum_fold.val().get_bits::<16>(0) + bit_cast::<16, 1>(self.csum_fold.val().get_bits::<1>(16)));
 
