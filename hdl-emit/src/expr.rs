@@ -433,10 +433,6 @@ impl<'a> Scope<'a> {
         })
     }
 
-    fn is_signed(&self, e: &E) -> Result<bool, EmitError> {
-        Ok(matches!(self.ty(e)?, Ty::Fixed { signed: true, .. }))
-    }
-
     /// An index or offset: a constant folds to a decimal number, a signal
     /// stays as is (Verilog sizes indices by themselves).
     fn index_expr(&self, i: &E) -> Result<String, EmitError> {
