@@ -126,11 +126,9 @@ pub enum MapError {
 impl fmt::Display for MapError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
-            MapError::Overlap { iova, len, existing } => write!(
-                f,
-                "IOVA range {iova:#x}+{len:#x} overlaps the mapping {:#x}+{:#x}",
-                existing.iova, existing.len
-            ),
+            MapError::Overlap { iova, len, existing } => {
+                write!(f, "IOVA range {iova:#x}+{len:#x} overlaps the mapping {:#x}+{:#x}", existing.iova, existing.len)
+            }
             MapError::Empty { iova } => write!(f, "zero-length mapping at IOVA {iova:#x}"),
             MapError::Wraps { iova, len } => write!(f, "mapping {iova:#x}+{len:#x} wraps the address space"),
             MapError::NotMapped { iova } => write!(f, "no mapping starts at IOVA {iova:#x}"),

@@ -12,6 +12,23 @@
 //!   optional reordering across tags;
 //! * [`msix::MsixTable`]: MSI-X vectors with masking and pending bits;
 //! * [`mmio::MmioPort`]: BAR0 register reads and writes with their latency.
+//!
+//! ```
+//! use rnic_host::{Completion, HostSpace, PcieConfig, PcieModel, Perms};
+//!
+//! // The driver maps a buffer; the device reads 64 bytes of it.
+//! let mut host = HostSpace::new();
+//! host.iommu.map(0x1_0000, 0x1000, 0x80_0000, Perms::R).unwrap();
+//! host.memory.write(0x80_0000, b"RNIC");
+//! let mut link = PcieModel::new(PcieConfig::gen3_x16()).unwrap();
+//! link.submit_read(0, 0x1_0000, 64, 0).unwrap();
+//! let mut done = Vec::new();
+//! for cycle in 0..=225 {
+//!     done.extend(link.tick(cycle, &mut host));
+//! }
+//! // 900 ns later, at 4 ns a cycle.
+//! assert!(matches!(&done[..], [Completion::Read(c)] if c.cycle == 225 && c.data[..4] == *b"RNIC"));
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -12,7 +12,9 @@ fn pattern(len: usize, seed: u8) -> Vec<u8> {
 #[test]
 fn odd_alignment_round_trips_across_page_boundaries() {
     let mut mem = HostMemory::new();
-    for (addr, len) in [(0xfffu64, 2usize), (0x1_0000_0ffd, 7), (0x2003, 3 * PAGE_SIZE + 5), (0xffff_ffff_ffff_f000 - 3, 3)] {
+    for (addr, len) in
+        [(0xfffu64, 2usize), (0x1_0000_0ffd, 7), (0x2003, 3 * PAGE_SIZE + 5), (0xffff_ffff_ffff_f000 - 3, 3)]
+    {
         let data = pattern(len, addr as u8);
         mem.write(addr, &data);
         assert_eq!(mem.read_vec(addr, len), data, "at {addr:#x}");

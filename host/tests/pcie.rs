@@ -27,7 +27,10 @@ fn reads(done: Vec<Completion>) -> Vec<ReadChunk> {
 #[test]
 fn gen3_x16_defaults() {
     let c = PcieConfig::gen3_x16();
-    assert_eq!((c.read_round_trip, c.write_latency, c.read_bytes_per_cycle, c.write_bytes_per_cycle), (225, 50, 52, 52));
+    assert_eq!(
+        (c.read_round_trip, c.write_latency, c.read_bytes_per_cycle, c.write_bytes_per_cycle),
+        (225, 50, 52, 52)
+    );
     assert_eq!(PcieConfig::default(), c);
     let bad = PcieConfig { read_bytes_per_cycle: 0, ..c };
     assert!(matches!(PcieModel::new(bad), Err(PcieError::BadConfig(_))));
