@@ -8,17 +8,7 @@ use rnic_sim::axis::Rng;
 use rnic_sim::frames::{drive_beat, frame_beats, idle};
 use rnic_sim::models::icrc_check::Dut;
 use rnic_sim::Clocked;
-
-fn vectors() -> std::path::PathBuf {
-    let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/rxe");
-    assert!(d.is_dir(), "test vectors missing: {} (the repo expects ../shared beside it)", d.display());
-    d
-}
-
-fn capture(name: &str) -> Vec<Vec<u8>> {
-    let bytes = std::fs::read(vectors().join(name)).unwrap();
-    rnic_proto::pcap::read_capture(&bytes).unwrap().into_iter().map(|p| p.data).collect()
-}
+use rnic_tb::capture;
 
 /// Run frames back to back; returns (icrc_ok, short) per frame and the cycle count.
 fn run(frames: &[Vec<u8>]) -> (Vec<(bool, bool)>, u64) {
