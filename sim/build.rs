@@ -192,7 +192,7 @@ fn rhdl_driver(name: &str, rust_type: &str, ports: &[hdl_emit::Port]) -> String 
     s.push_str(&format!("    pub type Block = {ty};\n"));
     s.push_str("    pub fn set_input(b: &mut Block, idx: usize, w: &[u32]) {\n        match idx {\n");
     for (i, p) in ports.iter().enumerate().filter(|(_, p)| p.dir == hdl_emit::Dir::In) {
-        s.push_str(&format!("            {i} => b.{}.next = FromWords::from_words(w),\n", p.rust_path));
+        s.push_str(&format!("            {i} => b.{}.next = FromWords::from_words(w),\n", field_expr(&p.rust_path)));
     }
     s.push_str("            _ => panic!(\"port {idx} is not an input\"),\n        }\n    }\n}\n");
     s
@@ -208,4 +208,21 @@ fn catalog_table(names: &[&str]) -> String {
     }
     s.push_str("    };\n}\n");
     s
+}
+
+/// `s_rd.0.addr` (a port path, array indices as segments) as a Rust field
+/// expression: `s_rd[0].addr`.
+fn field_expr(path: &str) -> String {
+    let mut e = String::new();
+    for (i, seg) in path.split('.').enumerate() {
+        if seg.chars().all(|c| c.is_ascii_digit()) {
+            e.push_str(&format!("[{seg}]"));
+        } else {
+            if i > 0 {
+                e.push('.');
+            }
+            e.push_str(seg);
+        }
+    }
+    e
 }

@@ -428,7 +428,10 @@ impl<'a> Scope<'a> {
                 let base = self.expr(x, None)?;
                 let idx = self.index_expr(i)?;
                 let val = self.expr(v, Some((1, false)))?;
-                format!("{w}'(({base} & {w}'(~({w}'(1) << {idx}))) | ({w}'({val}) << {idx}))")
+                // the new bit is self-determined (1 bit) before it is widened:
+                // `w'(~b)` would invert the extension bits too
+                let bit = if w == 1 { format!("1'({val})") } else { format!("{{{}'d0, 1'({val})}}", w - 1) };
+                format!("{w}'(({base} & {w}'(~({w}'(1) << {idx}))) | ({bit} << {idx}))")
             }
         })
     }

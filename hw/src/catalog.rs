@@ -50,6 +50,7 @@ catalog! {
     opcode_info => crate::wire::OpcodeInfo, 100;
     crc_retreat4 => crate::wire::CrcRetreat4, 50;
     tx_build => crate::wire::TxBuild, 25;
+    dma_engine => crate::host::DmaEngine, 60;
 }
 
 /// Look an entry up by name.

@@ -7,6 +7,7 @@
 pub mod axis;
 pub mod catalog;
 pub mod core;
+pub mod host;
 pub mod prim;
 pub mod sem;
 pub mod wire;

@@ -44,6 +44,9 @@ pub struct SemPatterns {
     pub var_slice: Signal<Out, Bits<4>>,
     pub var_shift: Signal<Out, Bits<8>>,
     pub bit_ops: Signal<Out, Bits<8>>,
+    /// `replace_bit` with a computed bit: the bit must not be widened before
+    /// it is inverted.
+    pub replace_not: Signal<Out, Bits<8>>,
     pub reductions: Signal<Out, Bits<3>>,
     pub count: Signal<Out, Bits<8>>,
     pub state_out: Signal<Out, Bits<2>>,
@@ -80,6 +83,7 @@ impl Default for SemPatterns {
             var_slice: Default::default(),
             var_shift: Default::default(),
             bit_ops: Default::default(),
+            replace_not: Default::default(),
             reductions: Default::default(),
             count: Default::default(),
             state_out: Default::default(),
@@ -113,6 +117,7 @@ impl Logic for SemPatterns {
         self.var_slice.next = self.a.val().get_bits::<4>(self.b.val().get_bits::<3>(0).index());
         self.var_shift.next = self.a.val() << self.b.val().get_bits::<4>(0);
         self.bit_ops.next = self.a.val().replace_bit(3, self.b.val().get_bit(7));
+        self.replace_not.next = self.a.val().replace_bit(5, !(self.b.val().get_bit(0) | self.c.val().get_bit(0)));
         if self.c.val().get_bit(0) {
             self.bit_ops.next = (self.a.val() + self.b.val()) & !self.c.val();
         }

@@ -23,7 +23,7 @@ pub fn rhdl_outputs(b: &dyn Block) -> BTreeMap<String, String> {
         }
         fn visit_start_namespace(&mut self, n: &str, _b: &dyn Block) {
             if self.depth == 1 {
-                self.ns.push(n.to_string());
+                self.ns.push(n.replace('$', "."));
             }
         }
         fn visit_atom(&mut self, n: &str, a: &dyn Atom) {

@@ -7,6 +7,7 @@
 
 pub mod axis;
 pub mod diff;
+pub mod dma_port;
 pub mod frames;
 pub mod model;
 pub mod words;

@@ -168,6 +168,7 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
     fields
 }
 
+pub mod dma;
 pub mod replay;
 pub mod rx;
 

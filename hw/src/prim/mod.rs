@@ -1,6 +1,8 @@
 //! Primitives with hand-written Verilog and a Rust model each.
+mod block_ram;
 mod lut_ram;
 mod reg;
+pub use block_ram::BlockRam;
 pub use lut_ram::LutRam;
 pub use reg::Reg;
 
