@@ -42,7 +42,7 @@ fn main() {
     let mut names = vec![];
     for e in rnic_hw::catalog::catalog() {
         let block = (e.make)();
-        let design = hdl_emit::emit(&*block, e.name).unwrap_or_else(|err| panic!("emitting {}: {err}", e.name));
+        let design = rnic_hw::catalog::emit(&e).unwrap_or_else(|err| panic!("emitting {}: {err}", e.name));
         let text = design.to_sv();
         let sv = vdir.join(format!("{}.sv", e.name));
         std::fs::write(&sv, &text).unwrap();

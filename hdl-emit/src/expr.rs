@@ -62,6 +62,9 @@ pub struct BodyOut {
 pub struct Scope<'a> {
     pub syms: &'a BTreeMap<String, Sym>,
     pub module: &'a str,
+    /// Named constants the Rust code uses by name (`const` items), which
+    /// rust-hdl hands over as bare identifiers.
+    pub consts: &'a BTreeMap<String, u64>,
     loops: Vec<(String, i64)>,
     /// Assignments per target, from a first pass over the body.
     /// Signals written and read by the statement being emitted.
@@ -180,8 +183,8 @@ fn mask(w: usize) -> BigUint {
 }
 
 impl<'a> Scope<'a> {
-    pub fn new(syms: &'a BTreeMap<String, Sym>, module: &'a str) -> Self {
-        Scope { syms, module, loops: vec![], writes: vec![], reads: Default::default() }
+    pub fn new(syms: &'a BTreeMap<String, Sym>, module: &'a str, consts: &'a BTreeMap<String, u64>) -> Self {
+        Scope { syms, module, consts, loops: vec![], writes: vec![], reads: Default::default() }
     }
 
     fn err(&self, msg: impl Into<String>) -> EmitError {
@@ -273,7 +276,10 @@ impl<'a> Scope<'a> {
         }
         match self.syms.get(&name) {
             Some(s) => Ok((name, Some(s), None)),
-            None => Err(self.err(format!("unknown signal `{name}` (from `{raw}`)"))),
+            None => match self.consts.get(raw.trim()) {
+                Some(v) => Ok((name, None, Some(BigUint::from(*v)))),
+                None => Err(self.err(format!("unknown signal `{name}` (from `{raw}`)"))),
+            },
         }
     }
 

@@ -79,9 +79,17 @@ impl Design {
 
 /// Emit `top` (and everything below it) with the top module named `top_name`.
 pub fn emit(top: &dyn Block, top_name: &str) -> Result<Design, EmitError> {
+    emit_with_consts(top, top_name, &[])
+}
+
+/// [`emit`], with the values of named constants the blocks use in their
+/// `update` (rust-hdl passes a `const` item through as a bare identifier;
+/// each one the code uses must be listed here, or emission fails naming it).
+pub fn emit_with_consts(top: &dyn Block, top_name: &str, consts: &[(&str, u64)]) -> Result<Design, EmitError> {
     rust_hdl_core::check_error::check_all(top).map_err(|e| EmitError::Check(format!("{e:?}")))?;
     let root = collect::collect(top)?;
     let mut reg = module::Registry::default();
+    reg.consts = consts.iter().map(|(n, v)| (n.to_string(), *v)).collect();
     let top_ref = module::build(&root, "top", &mut reg, true)?;
     let module::ModRef::Module(top_id) = top_ref else {
         return Err(EmitError::Unsupported { module: top_name.into(), detail: "the top cannot be a black box".into() });

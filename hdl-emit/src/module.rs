@@ -26,6 +26,8 @@ pub struct Registry {
     pub modules: Vec<Pending>,
     index: HashMap<String, usize>,
     pub cores: Vec<String>,
+    /// Named constants (see [`crate::emit_with_consts`]).
+    pub consts: BTreeMap<String, u64>,
 }
 
 impl Registry {
@@ -189,7 +191,7 @@ pub fn build(node: &Node, parent_base: &str, reg: &mut Registry, is_top: bool) -
     // ---- body
     match &node.code {
         Verilog::Combinatorial(block) => {
-            let mut scope = Scope::new(&syms, &module_label);
+            let mut scope = Scope::new(&syms, &module_label, &reg.consts);
             let body = scope.body(block)?;
             for a in body.links.iter().chain(&body.clock_assigns) {
                 t.push_str(&format!("    assign {} = {};\n", a.dst, a.src));

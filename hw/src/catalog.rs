@@ -51,9 +51,21 @@ catalog! {
     crc_retreat4 => crate::wire::CrcRetreat4, 50;
     tx_build => crate::wire::TxBuild, 25;
     dma_engine => crate::host::DmaEngine, 60;
+    reg_file => crate::host::RegFile, 100;
+    desc_fetch => crate::host::DescFetch, 100;
+    cq_engine => crate::host::CqEngine, 100;
+    ctx_engine => crate::host::CtxEngine, 100;
+    host_if => crate::host::HostIf, 40;
 }
 
 /// Look an entry up by name.
 pub fn find(name: &str) -> Option<CatalogEntry> {
     catalog().into_iter().find(|e| e.name == name)
+}
+
+/// Emit a catalog block as SystemVerilog, with the contract's named
+/// constants ([`crate::consts::NAMED`]) resolved.
+pub fn emit(e: &CatalogEntry) -> Result<hdl_emit::Design, hdl_emit::EmitError> {
+    let block = (e.make)();
+    hdl_emit::emit_with_consts(&*block, e.name, crate::consts::NAMED)
 }

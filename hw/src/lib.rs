@@ -6,6 +6,7 @@
 
 pub mod axis;
 pub mod catalog;
+pub mod consts;
 pub mod core;
 pub mod host;
 pub mod prim;

@@ -29,8 +29,7 @@ fn main() -> ExitCode {
     }
     std::fs::create_dir_all(&out).expect("cannot create output directory");
     for e in entries {
-        let block = (e.make)();
-        match hdl_emit::emit(&*block, e.name) {
+        match rnic_hw::catalog::emit(&e) {
             Ok(d) => {
                 let path = out.join(format!("{}.sv", e.name));
                 let text = d.to_sv();

@@ -8,7 +8,7 @@ use std::time::Instant;
 fn main() {
     let entry = rnic_hw::catalog::find("rnic_core").expect("rnic_core is in the catalog");
     let block = (entry.make)();
-    let design = hdl_emit::emit(&*block, entry.name).expect("the core emits");
+    let design = rnic_hw::catalog::emit(&entry).expect("the core emits");
     let path = std::path::Path::new("build/verilog/rnic_core.sv");
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     let text = design.to_sv();

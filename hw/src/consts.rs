@@ -1,0 +1,132 @@
+//! Numbers the RTL takes from the HW/SW contract (`rnic-contract`), by name.
+//!
+//! rust-hdl passes a `const` item used in `update` through to the emitter as
+//! a bare identifier; [`NAMED`] gives the emitter their values, so the
+//! Verilog carries exactly what the contract says. Everything here is
+//! computed from the contract crate: when a register or field moves there,
+//! the RTL follows on the next build.
+
+use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
+use rnic_contract::layouts::{cqc, cqe, qpc};
+use rnic_contract::regs;
+
+macro_rules! rtl_consts {
+    ($($(#[$m:meta])* $name:ident: $ty:ident = $value:expr;)*) => {
+        $($(#[$m])* pub const $name: $ty = $value as $ty;)*
+        /// Every constant above, by name, for the emitter.
+        pub const NAMED: &[(&str, u64)] = &[$((stringify!($name), $name as u64)),*];
+    };
+}
+
+rtl_consts! {
+    // ---- register offsets (BAR0)
+    REG_ID_MAGIC: u64 = regs::id_magic::OFFSET;
+    REG_ID_VERSION: u64 = regs::id_version::OFFSET;
+    REG_ID_FEATURES: u64 = regs::id_features::OFFSET;
+    REG_ID_DATAPATH: u64 = regs::id_datapath::OFFSET;
+    REG_ID_CLOCK: u64 = regs::id_clock::OFFSET;
+    REG_ID_LIMITS: u64 = regs::id_limits::OFFSET;
+    REG_CTRL: u64 = regs::ctrl::OFFSET;
+    REG_EVENTS: u64 = regs::events::OFFSET;
+    REG_EVENTS_ENABLE: u64 = regs::events_enable::OFFSET;
+    REG_EVENTS_QUEUE: u64 = regs::events_queue::OFFSET;
+    REG_SCRATCH: u64 = regs::scratch::OFFSET;
+    REG_IRQ_VECTORS: u64 = regs::irq_vectors::OFFSET;
+    REG_IRQ_MODERATION: u64 = regs::irq_moderation::OFFSET;
+    REG_IRQ_EVENTS: u64 = regs::irq_events::OFFSET;
+    REG_QPC_BASE_LO: u64 = regs::qpc_base_lo::OFFSET;
+    REG_QPC_BASE_HI: u64 = regs::qpc_base_hi::OFFSET;
+    REG_QPC_LOG: u64 = regs::qpc_log_entries::OFFSET;
+    REG_CQC_BASE_LO: u64 = regs::cqc_base_lo::OFFSET;
+    REG_CQC_BASE_HI: u64 = regs::cqc_base_hi::OFFSET;
+    REG_CQC_LOG: u64 = regs::cqc_log_entries::OFFSET;
+    REG_CTX_CMD: u64 = regs::ctx_cmd::OFFSET;
+    REG_CTX_STATUS: u64 = regs::ctx_status::OFFSET;
+    REG_DOORBELL_LO: u64 = regs::doorbell::OFFSET;
+    REG_DOORBELL_HI: u64 = regs::doorbell::OFFSET + 4;
+    MAGIC: u64 = regs::id_magic::RESET;
+    ABI_VERSION: u64 = rnic_contract::ABI_VERSION;
+    // ---- register fields
+    CTRL_ENABLE: usize = regs::ctrl::ENABLE.lsb;
+    CTRL_SOFT_RESET: usize = regs::ctrl::SOFT_RESET.lsb;
+    EV_DOORBELL_ERROR: u64 = regs::events::DOORBELL_ERROR.lsb;
+    EV_DMA_ERROR: u64 = regs::events::DMA_ERROR.lsb;
+    EV_CQ_OVERRUN: u64 = regs::events::CQ_OVERRUN.lsb;
+    IRQ_MOD_TIME: usize = regs::irq_moderation::TIME_US.lsb;
+    CTX_TABLE: usize = regs::ctx_cmd::TABLE.lsb;
+    CTX_OP: usize = regs::ctx_cmd::OP.lsb;
+    // the doorbell's high word (bits 63:32 of the register)
+    DB_INDEX: usize = regs::doorbell::INDEX.lsb;
+    DB_SOLICITED: usize = regs::doorbell::SOLICITED.lsb;
+    DB_QUEUE_HI: usize = regs::doorbell::QUEUE.lsb - 32;
+    DB_KIND_HI: usize = regs::doorbell::KIND.lsb - 32;
+    // ---- codes
+    KIND_SQ: u64 = DoorbellKind::SqProducer as u8;
+    KIND_RQ: u64 = DoorbellKind::RqProducer as u8;
+    KIND_CQ_CONSUMER: u64 = DoorbellKind::CqConsumer as u8;
+    KIND_CQ_ARM: u64 = DoorbellKind::CqArm as u8;
+    TABLE_QP: u64 = ContextTable::Qp as u8;
+    TABLE_CQ: u64 = ContextTable::Cq as u8;
+    OP_LOAD: u64 = ContextOp::Load as u8;
+    OP_STORE: u64 = ContextOp::Store as u8;
+    OP_INVALIDATE: u64 = ContextOp::Invalidate as u8;
+    // ---- layouts: bit positions in an entry
+    QPC_BYTES: u64 = qpc::SIZE;
+    QPC_SQ_LOG: usize = qpc::SQ_LOG_SIZE.pos();
+    QPC_RQ_LOG: usize = qpc::RQ_LOG_SIZE.pos();
+    QPC_SQ_BASE: usize = qpc::SQ_BASE.pos();
+    QPC_RQ_BASE: usize = qpc::RQ_BASE.pos();
+    QPC_SQ_PROD: usize = qpc::SQ_PROD.pos();
+    QPC_SQ_CONS: usize = qpc::SQ_CONS.pos();
+    QPC_RQ_PROD: usize = qpc::RQ_PROD.pos();
+    QPC_RQ_CONS: usize = qpc::RQ_CONS.pos();
+    /// Byte offset of the indices the device writes back on Store.
+    QPC_INDICES_BYTE: u64 = qpc::SQ_PROD.byte;
+    QPC_INDICES_BIT: u64 = 8 * qpc::SQ_PROD.byte;
+    CQC_BYTES: u64 = cqc::SIZE;
+    CQC_RING_BASE: usize = cqc::RING_BASE.pos();
+    CQC_PROD: usize = cqc::PROD.pos();
+    CQC_CONS: usize = cqc::CONS.pos();
+    CQC_LOG: usize = cqc::LOG_SIZE.pos();
+    CQC_ARMED: usize = cqc::ARMED.pos();
+    CQC_SOLICITED: usize = cqc::SOLICITED.pos();
+    CQC_OVERRUN: usize = cqc::OVERRUN.pos();
+    CQC_VECTOR: usize = cqc::MSIX_VECTOR.pos();
+    CQC_MOD_COUNT: usize = cqc::MOD_COUNT.pos();
+    CQC_MOD_TIME: usize = cqc::MOD_TIME_US.pos();
+    /// Byte offset of the state the device writes back on Store (PROD up to
+    /// the flags byte).
+    CQC_STATE_BYTE: u64 = cqc::PROD.byte;
+    CQC_STATE_BIT: u64 = 8 * cqc::PROD.byte;
+    CQE_BYTES: u64 = cqe::SIZE;
+    CQE_OWNER: u64 = cqe::OWNER.pos();
+    CQE_STATUS: usize = cqe::STATUS.pos();
+    /// Flag positions in the state a CQ query returns (CQC bytes 8..14).
+    CQS_ARMED: u64 = cqc::ARMED.pos() - 8 * cqc::PROD.byte;
+    CQS_SOLICITED: u64 = cqc::SOLICITED.pos() - 8 * cqc::PROD.byte;
+    CQS_OVERRUN: u64 = cqc::OVERRUN.pos() - 8 * cqc::PROD.byte;
+    // ---- build properties (`id_*` registers)
+    /// log2 of the QPs and CQs this build holds state for.
+    LOG_QPS: usize = 10;
+    LOG_CQS: usize = 10;
+    /// Core clock in MHz; the CQ moderation timer counts microseconds in it.
+    CLOCK_MHZ: u64 = 250;
+    /// MSI-X vectors the interrupt interface can name.
+    IRQ_VECTORS: u64 = 2048;
+    DATAPATH_BYTES: u64 = 64;
+    /// WQEs the descriptor fetcher reads with one DMA read at most.
+    FETCH_BATCH: u64 = 8;
+    /// `id_limits`: deepest ring 2^15, CQs, QPs.
+    LIMITS_WORD: u64 = (15 << 24) | (LOG_CQS << 8) | LOG_QPS;
+}
+
+// What the RTL assumes about the layouts beyond positions.
+const _: () = {
+    assert!(qpc::SQ_PROD.byte + 2 == qpc::SQ_CONS.byte);
+    assert!(qpc::SQ_CONS.byte + 2 == qpc::RQ_PROD.byte);
+    assert!(qpc::RQ_PROD.byte + 2 == qpc::RQ_CONS.byte);
+    assert!(cqc::PROD.byte + 2 == cqc::CONS.byte && cqc::CONS.byte + 2 == cqc::LOG_SIZE.byte);
+    assert!(cqc::LOG_SIZE.byte + 1 == cqc::ARMED.byte && cqc::ARMED.byte == cqc::OVERRUN.byte);
+    assert!(qpc::SIZE == 128 && cqc::SIZE == 64 && cqe::SIZE == 32);
+    assert!(rnic_contract::layouts::send_wqe::SIZE == 128 && rnic_contract::layouts::recv_wqe::SIZE == 64);
+};

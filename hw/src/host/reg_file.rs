@@ -1,0 +1,349 @@
+//! `RegFile`: BAR0 behind an AXI4-Lite port, laid out as the contract says
+//! (docs/regmap.md; offsets and fields come from `rnic-contract` through
+//! `crate::consts`).
+//!
+//! One write and one read in flight; a write is answered the cycle after it
+//! is taken, a read the cycle after its address. Doorbells and context
+//! commands leave as streams: the write that makes one is not taken while
+//! the previous one still waits, so the register port exerts backpressure
+//! instead of dropping a doorbell. The doorbell's low half is latched and
+//! its high half fires it, as the contract's 64-bit doorbell demands.
+//!
+//! Registers of blocks not in this core yet (raw rings, counters, MPT/MTT/AH
+//! tables) read 0 and ignore writes, like reserved offsets.
+
+use super::{AxilIn, IrqOut};
+use crate::consts::*;
+use crate::prim::Reg;
+use hdl_emit::TypeTag;
+use rust_hdl::prelude::*;
+
+/// A doorbell, decoded: `kind` is a `DoorbellKind`.
+#[derive(LogicInterface, Default)]
+#[join = "DoorbellIn"]
+pub struct DoorbellOut {
+    pub kind: Signal<Out, Bits<4>>,
+    pub queue: Signal<Out, Bits<24>>,
+    pub index: Signal<Out, Bits<16>>,
+    pub solicited: Signal<Out, Bit>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "DoorbellOut"]
+pub struct DoorbellIn {
+    pub kind: Signal<In, Bits<4>>,
+    pub queue: Signal<In, Bits<24>>,
+    pub index: Signal<In, Bits<16>>,
+    pub solicited: Signal<In, Bit>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
+/// A context command (`ctx_cmd`): `op` a `ContextOp`, `table` a `ContextTable`.
+#[derive(LogicInterface, Default)]
+#[join = "CtxCmdIn"]
+pub struct CtxCmdOut {
+    pub op: Signal<Out, Bits<4>>,
+    pub table: Signal<Out, Bits<4>>,
+    pub index: Signal<Out, Bits<24>>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "CtxCmdOut"]
+pub struct CtxCmdIn {
+    pub op: Signal<In, Bits<4>>,
+    pub table: Signal<In, Bits<4>>,
+    pub index: Signal<In, Bits<24>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct RegFile {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axil: AxilIn,
+    /// `ctrl.ENABLE`.
+    pub enable: Signal<Out, Bit>,
+    /// One-cycle pulse when software sets `ctrl.SOFT_RESET`.
+    pub soft_reset: Signal<Out, Bit>,
+    pub qpc_base: Signal<Out, Bits<64>>,
+    pub qpc_log: Signal<Out, Bits<5>>,
+    pub cqc_base: Signal<Out, Bits<64>>,
+    pub cqc_log: Signal<Out, Bits<5>>,
+    pub irq_mod_count: Signal<Out, Bits<16>>,
+    pub irq_mod_time: Signal<Out, Bits<16>>,
+    pub m_db: DoorbellOut,
+    pub m_ctx: CtxCmdOut,
+    /// The context command engine is working / its last command failed.
+    pub ctx_busy: Signal<In, Bit>,
+    pub ctx_error: Signal<In, Bit>,
+    /// Event bits to set (`events` positions), with the queue behind them.
+    pub ev_set: Signal<In, Bits<5>>,
+    pub ev_queue: Signal<In, Bits<24>>,
+    /// The events interrupt (`irq_events`).
+    pub m_irq: IrqOut,
+
+    r_ctrl: Reg<Bit>,
+    r_events: Reg<Bits<5>>,
+    r_events_enable: Reg<Bits<5>>,
+    r_events_queue: Reg<Bits<24>>,
+    r_scratch: Reg<Bits<32>>,
+    r_irq_mod: Reg<Bits<32>>,
+    r_irq_events: Reg<Bits<16>>,
+    r_qpc_lo: Reg<Bits<32>>,
+    r_qpc_hi: Reg<Bits<32>>,
+    r_qpc_log: Reg<Bits<5>>,
+    r_cqc_lo: Reg<Bits<32>>,
+    r_cqc_hi: Reg<Bits<32>>,
+    r_cqc_log: Reg<Bits<5>>,
+    r_db_lo: Reg<Bits<32>>,
+    db_valid: Reg<Bit>,
+    db_word: Reg<Bits<32>>,
+    db_lo_q: Reg<Bits<32>>,
+    ctx_valid: Reg<Bit>,
+    ctx_word: Reg<Bits<32>>,
+    bvalid: Reg<Bit>,
+    rvalid: Reg<Bit>,
+    rdata: Reg<Bits<32>>,
+    irq_pending: Reg<Bit>,
+    soft: Reg<Bit>,
+    w_fire: Signal<Local, Bit>,
+    w_ok: Signal<Local, Bit>,
+    waddr: Signal<Local, Bits<16>>,
+    wdata: Signal<Local, Bits<32>>,
+    raddr: Signal<Local, Bits<16>>,
+    rword: Signal<Local, Bits<32>>,
+    new_events: Signal<Local, Bits<5>>,
+    ev_after_write: Signal<Local, Bits<5>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for RegFile {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, r_ctrl, r_events, r_events_enable, r_events_queue, r_scratch, r_irq_mod, r_irq_events,
+            r_qpc_lo, r_qpc_hi, r_qpc_log, r_cqc_lo, r_cqc_hi, r_cqc_log, r_db_lo, db_valid, db_word, db_lo_q,
+            ctx_valid, ctx_word, bvalid, rvalid, rdata, irq_pending, soft
+        );
+        // ---- writes: address and data together, one at a time
+        self.waddr.next = self.s_axil.awaddr.val() & 0xFFFC;
+        self.wdata.next = self.s_axil.wdata.val();
+        self.w_ok.next = !self.bvalid.q.val();
+        if (self.waddr.val() == REG_DOORBELL_HI) & self.db_valid.q.val() {
+            self.w_ok.next = false;
+        }
+        if (self.waddr.val() == REG_CTX_CMD) & self.ctx_valid.q.val() {
+            self.w_ok.next = false;
+        }
+        self.w_fire.next = self.s_axil.awvalid.val() & self.s_axil.wvalid.val() & self.w_ok.val();
+        self.s_axil.awready.next = self.s_axil.wvalid.val() & self.w_ok.val();
+        self.s_axil.wready.next = self.s_axil.awvalid.val() & self.w_ok.val();
+        if self.s_axil.bready.val() {
+            self.bvalid.d.next = false;
+        }
+        self.soft.d.next = false;
+        if self.m_db.ready.val() {
+            self.db_valid.d.next = false;
+        }
+        if self.m_ctx.ready.val() {
+            self.ctx_valid.d.next = false;
+        }
+        self.ev_after_write.next = self.r_events.q.val();
+        if self.w_fire.val() {
+            self.bvalid.d.next = true;
+            // registers take whole words; byte strobes are honoured only as "all or nothing"
+            if self.s_axil.wstrb.val().all() {
+                if self.waddr.val() == REG_CTRL {
+                    self.r_ctrl.d.next = self.wdata.val().get_bit(CTRL_ENABLE);
+                    self.soft.d.next = self.wdata.val().get_bit(CTRL_SOFT_RESET);
+                }
+                if self.waddr.val() == REG_EVENTS {
+                    self.ev_after_write.next = self.r_events.q.val() & !bit_cast::<5, 32>(self.wdata.val());
+                }
+                if self.waddr.val() == REG_EVENTS_ENABLE {
+                    self.r_events_enable.d.next = bit_cast::<5, 32>(self.wdata.val());
+                }
+                if self.waddr.val() == REG_SCRATCH {
+                    self.r_scratch.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_IRQ_MODERATION {
+                    self.r_irq_mod.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_IRQ_EVENTS {
+                    self.r_irq_events.d.next = bit_cast::<16, 32>(self.wdata.val());
+                }
+                if self.waddr.val() == REG_QPC_BASE_LO {
+                    self.r_qpc_lo.d.next = self.wdata.val() & 0xFFFF_F000u64;
+                }
+                if self.waddr.val() == REG_QPC_BASE_HI {
+                    self.r_qpc_hi.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_QPC_LOG {
+                    self.r_qpc_log.d.next = bit_cast::<5, 32>(self.wdata.val());
+                }
+                if self.waddr.val() == REG_CQC_BASE_LO {
+                    self.r_cqc_lo.d.next = self.wdata.val() & 0xFFFF_F000u64;
+                }
+                if self.waddr.val() == REG_CQC_BASE_HI {
+                    self.r_cqc_hi.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_CQC_LOG {
+                    self.r_cqc_log.d.next = bit_cast::<5, 32>(self.wdata.val());
+                }
+                if self.waddr.val() == REG_DOORBELL_LO {
+                    self.r_db_lo.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_DOORBELL_HI {
+                    self.db_valid.d.next = true;
+                    self.db_word.d.next = self.wdata.val();
+                    self.db_lo_q.d.next = self.r_db_lo.q.val();
+                }
+                if self.waddr.val() == REG_CTX_CMD {
+                    self.ctx_valid.d.next = true;
+                    self.ctx_word.d.next = self.wdata.val();
+                }
+            }
+        }
+        self.s_axil.bvalid.next = self.bvalid.q.val();
+        self.s_axil.bresp.next = 0.into();
+
+        // ---- reads
+        self.raddr.next = self.s_axil.araddr.val() & 0xFFFC;
+        self.s_axil.arready.next = !self.rvalid.q.val();
+        self.rword.next = 0.into();
+        if self.raddr.val() == REG_ID_MAGIC {
+            self.rword.next = bits::<32>(MAGIC);
+        }
+        if self.raddr.val() == REG_ID_VERSION {
+            self.rword.next = bits::<32>(ABI_VERSION);
+        }
+        if self.raddr.val() == REG_ID_DATAPATH {
+            self.rword.next = bits::<32>(DATAPATH_BYTES);
+        }
+        if self.raddr.val() == REG_ID_CLOCK {
+            self.rword.next = bits::<32>(CLOCK_MHZ);
+        }
+        if self.raddr.val() == REG_ID_LIMITS {
+            self.rword.next = bits::<32>(LIMITS_WORD);
+        }
+        if self.raddr.val() == REG_CTRL {
+            self.rword.next = bit_cast::<32, 1>(self.r_ctrl.q.val().into());
+        }
+        if self.raddr.val() == REG_EVENTS {
+            self.rword.next = bit_cast::<32, 5>(self.r_events.q.val());
+        }
+        if self.raddr.val() == REG_EVENTS_ENABLE {
+            self.rword.next = bit_cast::<32, 5>(self.r_events_enable.q.val());
+        }
+        if self.raddr.val() == REG_EVENTS_QUEUE {
+            self.rword.next = bit_cast::<32, 24>(self.r_events_queue.q.val());
+        }
+        if self.raddr.val() == REG_SCRATCH {
+            self.rword.next = self.r_scratch.q.val();
+        }
+        if self.raddr.val() == REG_IRQ_VECTORS {
+            self.rword.next = bits::<32>(IRQ_VECTORS);
+        }
+        if self.raddr.val() == REG_IRQ_MODERATION {
+            self.rword.next = self.r_irq_mod.q.val();
+        }
+        if self.raddr.val() == REG_IRQ_EVENTS {
+            self.rword.next = bit_cast::<32, 16>(self.r_irq_events.q.val());
+        }
+        if self.raddr.val() == REG_QPC_BASE_LO {
+            self.rword.next = self.r_qpc_lo.q.val();
+        }
+        if self.raddr.val() == REG_QPC_BASE_HI {
+            self.rword.next = self.r_qpc_hi.q.val();
+        }
+        if self.raddr.val() == REG_QPC_LOG {
+            self.rword.next = bit_cast::<32, 5>(self.r_qpc_log.q.val());
+        }
+        if self.raddr.val() == REG_CQC_BASE_LO {
+            self.rword.next = self.r_cqc_lo.q.val();
+        }
+        if self.raddr.val() == REG_CQC_BASE_HI {
+            self.rword.next = self.r_cqc_hi.q.val();
+        }
+        if self.raddr.val() == REG_CQC_LOG {
+            self.rword.next = bit_cast::<32, 5>(self.r_cqc_log.q.val());
+        }
+        if self.raddr.val() == REG_CTX_STATUS {
+            self.rword.next = (bit_cast::<32, 1>(self.ctx_error.val().into()) << 1)
+                | bit_cast::<32, 1>((self.ctx_busy.val() | self.ctx_valid.q.val()).into());
+        }
+        if self.s_axil.arvalid.val() & !self.rvalid.q.val() {
+            self.rvalid.d.next = true;
+            self.rdata.d.next = self.rword.val();
+        } else if self.s_axil.rready.val() {
+            self.rvalid.d.next = false;
+        }
+        self.s_axil.rvalid.next = self.rvalid.q.val();
+        self.s_axil.rdata.next = self.rdata.q.val();
+        self.s_axil.rresp.next = 0.into();
+
+        // ---- events and their interrupt
+        self.new_events.next = self.ev_set.val() & !self.r_events.q.val();
+        self.r_events.d.next = self.ev_after_write.val() | self.ev_set.val();
+        if self.ev_set.val().any() {
+            self.r_events_queue.d.next = self.ev_queue.val();
+        }
+        if (self.new_events.val() & self.r_events_enable.q.val()).any() {
+            self.irq_pending.d.next = true;
+        }
+        if self.irq_pending.q.val() & self.m_irq.ready.val() {
+            self.irq_pending.d.next = false;
+        }
+        self.m_irq.valid.next = self.irq_pending.q.val();
+        self.m_irq.vector.next = bit_cast::<11, 16>(self.r_irq_events.q.val());
+
+        // ---- outputs
+        self.enable.next = self.r_ctrl.q.val();
+        self.soft_reset.next = self.soft.q.val();
+        self.qpc_base.next = (bit_cast::<64, 32>(self.r_qpc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_qpc_lo.q.val());
+        self.qpc_log.next = self.r_qpc_log.q.val();
+        self.cqc_base.next = (bit_cast::<64, 32>(self.r_cqc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_cqc_lo.q.val());
+        self.cqc_log.next = self.r_cqc_log.q.val();
+        self.irq_mod_count.next = self.r_irq_mod.q.val().get_bits::<16>(0);
+        self.irq_mod_time.next = self.r_irq_mod.q.val().get_bits::<16>(IRQ_MOD_TIME);
+        self.m_db.valid.next = self.db_valid.q.val();
+        self.m_db.index.next = self.db_lo_q.q.val().get_bits::<16>(DB_INDEX);
+        self.m_db.solicited.next = self.db_lo_q.q.val().get_bit(DB_SOLICITED);
+        self.m_db.queue.next = self.db_word.q.val().get_bits::<24>(DB_QUEUE_HI);
+        self.m_db.kind.next = self.db_word.q.val().get_bits::<4>(DB_KIND_HI);
+        self.m_ctx.valid.next = self.ctx_valid.q.val();
+        self.m_ctx.index.next = self.ctx_word.q.val().get_bits::<24>(0);
+        self.m_ctx.table.next = self.ctx_word.q.val().get_bits::<4>(CTX_TABLE);
+        self.m_ctx.op.next = self.ctx_word.q.val().get_bits::<4>(CTX_OP);
+
+        if self.reset.val() | self.soft.q.val() {
+            self.r_ctrl.d.next = false;
+            self.r_events.d.next = 0.into();
+            self.r_events_enable.d.next = 0.into();
+            self.r_events_queue.d.next = 0.into();
+            self.r_scratch.d.next = 0.into();
+            self.r_irq_mod.d.next = 1.into();
+            self.r_irq_events.d.next = 0.into();
+            self.r_qpc_lo.d.next = 0.into();
+            self.r_qpc_hi.d.next = 0.into();
+            self.r_qpc_log.d.next = 0.into();
+            self.r_cqc_lo.d.next = 0.into();
+            self.r_cqc_hi.d.next = 0.into();
+            self.r_cqc_log.d.next = 0.into();
+            self.db_valid.d.next = false;
+            self.ctx_valid.d.next = false;
+            self.irq_pending.d.next = false;
+        }
+        if self.reset.val() {
+            self.bvalid.d.next = false;
+            self.rvalid.d.next = false;
+            self.soft.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! Bench for the whole host side (`HostIf`): a driver in Rust talks to the
+//! generated Verilog through the AXI4-Lite register port, lays out contexts
+//! and rings in host memory with `rnic-contract`'s accessors, and the host
+//! model answers DMA and takes MSI-X interrupts. The transport's side is
+//! played by the bench: it takes WQEs (under random backpressure) and posts
+//! CQEs.
+
+use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
+use rnic_contract::layouts::{cqc, cqe, qpc};
+use rnic_contract::regs::{self, Doorbell};
+use rnic_host::{HostSpace, MsixDelivery, MsixTable, PcieConfig, Perms};
+use rnic_sim::axis::Rng;
+use rnic_sim::dma_port::DmaPort;
+use rnic_sim::models::host_if::Dut;
+use rnic_sim::{Clocked, Model};
+use std::collections::VecDeque;
+
+/// IOVA layout the bench's driver uses; all of it mapped read-write.
+pub const QPC_TABLE: u64 = 0x10_0000_0000;
+pub const CQC_TABLE: u64 = 0x11_0000_0000;
+pub const RINGS: u64 = 0x12_0000_0000;
+const MAP_BYTES: u64 = 64 << 20;
+
+/// A WQE as the transport receives it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Wqe {
+    pub qpn: u32,
+    pub rq: bool,
+    pub index: u16,
+    pub bytes: Vec<u8>,
+    pub err: bool,
+}
+
+/// A register access in progress on the AXI4-Lite port.
+enum Axil {
+    Idle,
+    Write { addr: u32, data: u32, aw: bool, w: bool },
+    WriteResp,
+    Read { addr: u32, ar: bool },
+}
+
+pub struct HostBench {
+    pub sim: Clocked<Dut>,
+    pub port: DmaPort,
+    pub msix: MsixTable,
+    rng: Rng,
+    axil: Axil,
+    read_result: Option<u32>,
+    /// Percent of cycles the transport takes a WQE beat.
+    pub wqe_ready_pct: u64,
+    pub wqes: Vec<Wqe>,
+    cur: Vec<u8>,
+    cqes: VecDeque<(u32, [u8; 32], bool)>,
+    cqe_presenting: bool,
+    /// Interrupts delivered, with the cycle.
+    pub irqs: Vec<MsixDelivery>,
+    /// Cycle of each interrupt request the core made, by vector.
+    pub irq_requests: Vec<(u16, u64)>,
+    /// Called at each MSI-X delivery, to check what the driver would see then.
+    pub on_irq: Option<Box<dyn FnMut(&HostSpace, &MsixDelivery)>>,
+}
+
+fn bit(d: &Dut, name: &str) -> bool {
+    d.get(name) & 1 == 1
+}
+
+impl HostBench {
+    pub fn new(pcie: PcieConfig, seed: u64) -> Self {
+        let dut = Dut::new();
+        let mut host = HostSpace::new();
+        for (i, base) in [QPC_TABLE, CQC_TABLE, RINGS].into_iter().enumerate() {
+            host.iommu.map(base, MAP_BYTES, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
+        }
+        let port = DmaPort::new(&dut, host, pcie, seed);
+        let mut msix = MsixTable::new(2048, 25);
+        for v in 0..2048 {
+            msix.program(v, 0xFEE0_0000, v.into()).unwrap();
+            msix.unmask(v, 0).unwrap();
+        }
+        let mut sim = Clocked::new(dut);
+        sim.dut.set("cfg_max_read", 2);
+        sim.dut.set("cfg_max_payload", 1);
+        sim.reset(2);
+        HostBench {
+            sim,
+            port,
+            msix,
+            rng: Rng(seed | 1),
+            axil: Axil::Idle,
+            read_result: None,
+            wqe_ready_pct: 100,
+            wqes: vec![],
+            cur: vec![],
+            cqes: VecDeque::new(),
+            cqe_presenting: false,
+            irqs: vec![],
+            irq_requests: vec![],
+            on_irq: None,
+        }
+    }
+
+    pub fn now(&self) -> u64 {
+        self.sim.cycle()
+    }
+
+    /// One clock cycle of everything.
+    pub fn step(&mut self) {
+        let now = self.sim.cycle();
+        let d = &mut self.sim.dut;
+        // register port
+        let (mut aw, mut w, mut ar) = (false, false, false);
+        match &self.axil {
+            Axil::Write { addr, data, aw: a, w: ww } => {
+                d.set("s_axil.awaddr", *addr as u64);
+                d.set("s_axil.wdata", *data as u64);
+                d.set("s_axil.wstrb", 0xF);
+                aw = !*a;
+                w = !*ww;
+            }
+            Axil::Read { addr, ar: a } => {
+                d.set("s_axil.araddr", *addr as u64);
+                ar = !*a;
+            }
+            _ => {}
+        }
+        d.set("s_axil.awvalid", aw as u64);
+        d.set("s_axil.wvalid", w as u64);
+        d.set("s_axil.arvalid", ar as u64);
+        d.set("s_axil.bready", 1);
+        d.set("s_axil.rready", 1);
+        // transport side
+        d.set("m_wqe.tready", self.rng.chance(self.wqe_ready_pct) as u64);
+        if !self.cqe_presenting {
+            if let Some((cqn, bytes, sol)) = self.cqes.front() {
+                let mut words = [0u32; 8];
+                for (i, x) in words.iter_mut().enumerate() {
+                    *x = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+                }
+                let i = d.port("s_cqe.data");
+                d.set_words(i, &words);
+                d.set("s_cqe.cqn", *cqn as u64);
+                d.set("s_cqe.solicited", *sol as u64);
+                self.cqe_presenting = true;
+            }
+        }
+        d.set("s_cqe.valid", self.cqe_presenting as u64);
+        d.set("s_pay_rd.valid", 0);
+        d.set("m_pay_rd.tready", 1);
+        d.set("s_pay_wr.tvalid", 0);
+        d.set("m_irq.ready", 1);
+        self.port.drive(d);
+        d.eval();
+
+        // what moved
+        match &mut self.axil {
+            Axil::Write { aw: a, w: ww, .. } => {
+                if aw && bit(d, "s_axil.awready") {
+                    *a = true;
+                }
+                if w && bit(d, "s_axil.wready") {
+                    *ww = true;
+                }
+                if *a && *ww {
+                    self.axil = Axil::WriteResp;
+                }
+            }
+            Axil::WriteResp => {
+                if bit(d, "s_axil.bvalid") {
+                    assert_eq!(d.get("s_axil.bresp"), 0, "write response OKAY");
+                    self.axil = Axil::Idle;
+                }
+            }
+            Axil::Read { ar: a, .. } => {
+                if ar && bit(d, "s_axil.arready") {
+                    *a = true;
+                } else if *a && bit(d, "s_axil.rvalid") {
+                    self.read_result = Some(d.get("s_axil.rdata") as u32);
+                    self.axil = Axil::Idle;
+                }
+            }
+            Axil::Idle => {}
+        }
+        if bit(d, "m_wqe.tvalid") && bit(d, "m_wqe.tready") {
+            let i = d.port("m_wqe.tdata");
+            let mut words = [0u32; 16];
+            d.get_words(i, &mut words);
+            for x in words {
+                self.cur.extend_from_slice(&x.to_le_bytes());
+            }
+            if bit(d, "m_wqe.tlast") {
+                let user = d.get("m_wqe.tuser");
+                self.wqes.push(Wqe {
+                    qpn: (user >> 16 & 0xFF_FFFF) as u32,
+                    rq: user >> 40 & 1 == 1,
+                    index: user as u16,
+                    bytes: std::mem::take(&mut self.cur),
+                    err: user >> 41 & 1 == 1,
+                });
+            }
+        }
+        if self.cqe_presenting && bit(d, "s_cqe.ready") {
+            self.cqe_presenting = false;
+            self.cqes.pop_front();
+        }
+        if bit(d, "m_irq.valid") {
+            let v = d.get("m_irq.vector") as u16;
+            self.irq_requests.push((v, now));
+            self.msix.raise(v, now).expect("vector in the table");
+        }
+        self.port.sample(&self.sim.dut, now);
+        for delivery in self.msix.poll(now) {
+            if let Some(f) = self.on_irq.as_mut() {
+                f(&self.port.host, &delivery);
+            }
+            self.irqs.push(delivery);
+        }
+        self.sim.tick();
+    }
+
+    pub fn steps(&mut self, n: u64) {
+        for _ in 0..n {
+            self.step();
+        }
+    }
+
+    /// Steps until `done` holds; panics after `limit` cycles.
+    pub fn until(&mut self, limit: u64, what: &str, mut done: impl FnMut(&Self) -> bool) {
+        let start = self.now();
+        while !done(self) {
+            assert!(self.now() - start < limit, "{what}: not done after {limit} cycles");
+            self.step();
+        }
+    }
+
+    /// A 32-bit register write; returns once the write response came.
+    pub fn write32(&mut self, addr: u32, data: u32) {
+        self.axil = Axil::Write { addr, data, aw: false, w: false };
+        self.until(1000, "register write", |b| matches!(b.axil, Axil::Idle));
+    }
+
+    pub fn read32(&mut self, addr: u32) -> u32 {
+        self.read_result = None;
+        self.axil = Axil::Read { addr, ar: false };
+        self.until(1000, "register read", |b| b.read_result.is_some());
+        self.read_result.unwrap()
+    }
+
+    pub fn doorbell(&mut self, kind: DoorbellKind, queue: u32, index: u16, solicited: bool) {
+        let (lo, hi) = Doorbell { kind, queue, index, solicited }.encode_halves().unwrap();
+        self.write32(regs::doorbell::OFFSET, lo);
+        self.write32(regs::doorbell::OFFSET + 4, hi);
+    }
+
+    /// Runs a context command to its end; returns `ctx_status.ERROR`.
+    pub fn ctx_cmd(&mut self, op: ContextOp, table: ContextTable, index: u32) -> bool {
+        let word = regs::ctx_cmd::OP.encode(op as u32).unwrap()
+            | regs::ctx_cmd::TABLE.encode(table as u32).unwrap()
+            | regs::ctx_cmd::INDEX.encode(index).unwrap();
+        self.write32(regs::ctx_cmd::OFFSET, word);
+        loop {
+            let s = self.read32(regs::ctx_status::OFFSET);
+            if regs::ctx_status::BUSY.get(s) == 0 {
+                return regs::ctx_status::ERROR.get(s) == 1;
+            }
+        }
+    }
+
+    /// Bring-up as the contract describes: identify, tables, enable.
+    pub fn bring_up(&mut self) {
+        assert_eq!(self.read32(regs::id_magic::OFFSET), regs::id_magic::RESET);
+        assert!(rnic_contract::abi_compatible(self.read32(regs::id_version::OFFSET)));
+        self.write32(regs::qpc_base_lo::OFFSET, QPC_TABLE as u32);
+        self.write32(regs::qpc_base_hi::OFFSET, (QPC_TABLE >> 32) as u32);
+        self.write32(regs::qpc_log_entries::OFFSET, 10);
+        self.write32(regs::cqc_base_lo::OFFSET, CQC_TABLE as u32);
+        self.write32(regs::cqc_base_hi::OFFSET, (CQC_TABLE >> 32) as u32);
+        self.write32(regs::cqc_log_entries::OFFSET, 10);
+        self.write32(regs::ctrl::OFFSET, regs::ctrl::ENABLE.encode(1).unwrap());
+    }
+
+    pub fn mem(&mut self) -> &mut rnic_host::HostMemory {
+        &mut self.port.host.memory
+    }
+
+    fn phys(iova: u64) -> u64 {
+        let region = (iova - QPC_TABLE) >> 32;
+        0x1_0000_0000 * (region + 1) + (iova & 0xFFFF_FFFF)
+    }
+
+    pub fn write_host(&mut self, iova: u64, bytes: &[u8]) {
+        self.port.host.memory.write(Self::phys(iova), bytes);
+    }
+
+    pub fn read_host(&self, iova: u64, len: usize) -> Vec<u8> {
+        self.port.host.memory.read_vec(Self::phys(iova), len)
+    }
+
+    /// Creates QP `qpn` with its rings at `sq`/`rq` (2^log entries each) and loads it.
+    pub fn create_qp(&mut self, qpn: u32, sq: u64, sq_log: u8, rq: u64, rq_log: u8) {
+        let mut e = [0u8; 128];
+        qpc::SQ_BASE.set(&mut e, sq).unwrap();
+        qpc::RQ_BASE.set(&mut e, rq).unwrap();
+        qpc::SQ_LOG_SIZE.set(&mut e, sq_log).unwrap();
+        qpc::RQ_LOG_SIZE.set(&mut e, rq_log).unwrap();
+        self.write_host(QPC_TABLE + 128 * qpn as u64, &e);
+        assert!(!self.ctx_cmd(ContextOp::Load, ContextTable::Qp, qpn), "Load QP {qpn}");
+    }
+
+    /// Creates CQ `cqn` with 2^log entries at `ring` and loads it.
+    pub fn create_cq(&mut self, cqn: u32, ring: u64, log: u8, vector: u16, mod_count: u16, mod_time_us: u16) {
+        let mut e = [0u8; 64];
+        cqc::RING_BASE.set(&mut e, ring).unwrap();
+        cqc::LOG_SIZE.set(&mut e, log).unwrap();
+        cqc::MSIX_VECTOR.set(&mut e, vector).unwrap();
+        cqc::MOD_COUNT.set(&mut e, mod_count).unwrap();
+        cqc::MOD_TIME_US.set(&mut e, mod_time_us).unwrap();
+        self.write_host(CQC_TABLE + 64 * cqn as u64, &e);
+        self.write_host(ring, &vec![0; 32 << log]);
+        assert!(!self.ctx_cmd(ContextOp::Load, ContextTable::Cq, cqn), "Load CQ {cqn}");
+    }
+
+    /// The transport posts a completion.
+    pub fn post_cqe(&mut self, cqn: u32, entry: [u8; 32], solicited: bool) {
+        self.cqes.push_back((cqn, entry, solicited));
+    }
+
+    pub fn cqes_pending(&self) -> usize {
+        self.cqes.len() + self.cqe_presenting as usize
+    }
+
+    /// A CQE with recognisable contents (owner bit clear).
+    pub fn make_cqe(wr_id: u64, qpn: u32, wqe_index: u16) -> [u8; 32] {
+        let mut e = [0u8; 32];
+        cqe::WR_ID.set(&mut e, wr_id).unwrap();
+        cqe::QPN.set(&mut e, qpn).unwrap();
+        cqe::WQE_INDEX.set(&mut e, wqe_index).unwrap();
+        cqe::BYTE_LEN.set(&mut e, wr_id as u32).unwrap();
+        e
+    }
+}
