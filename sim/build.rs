@@ -41,7 +41,6 @@ fn main() {
     let mut shims = vec![];
     let mut names = vec![];
     for e in rnic_hw::catalog::catalog() {
-        let block = (e.make)();
         let design = rnic_hw::catalog::emit(&e).unwrap_or_else(|err| panic!("emitting {}: {err}", e.name));
         let text = design.to_sv();
         let sv = vdir.join(format!("{}.sv", e.name));

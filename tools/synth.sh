@@ -15,7 +15,7 @@ fi
 one() { # synthesise one design; writes $dir/$top.row and exits non-zero on failure
     local dir=$1 top=$2 log="$1/$2.synth.log" t0 t1
     t0=$(date +%s)
-    if ! yosys -q -l "$log" -p "read_verilog -sv $dir/$top.sv; synth_xilinx -family xcup -top $top -flatten; tee -o $dir/$top.stat.txt stat; delete t:FD* t:IBUF t:OBUF t:BUFG* t:DSP48E2 t:RAMB*; tee -o $dir/$top.ltp.txt ltp -noff" >/dev/null 2>&1; then
+    if ! yosys -q -l "$log" -p "read_verilog -sv $dir/$top.sv; synth_xilinx -family xcup -top $top -flatten; tee -o $dir/$top.stat.txt stat; delete t:FD* t:IBUF t:OBUF t:BUFG* t:DSP48E2 t:RAM*; tee -o $dir/$top.ltp.txt ltp -noff" >/dev/null 2>&1; then
         { echo "synth FAIL $top (see $log)"; tail -20 "$log" | sed 's/^/    /'; } > "$dir/$top.row"
         return 1
     fi

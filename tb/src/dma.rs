@@ -70,7 +70,12 @@ pub struct Stalls {
 }
 
 impl Stalls {
-    pub const NONE: Stalls = Stalls { cmd_valid: 100, data_ready: 100, wr_valid: 100, link_ready: 100 };
+    pub const NONE: Stalls = Stalls {
+        cmd_valid: 100,
+        data_ready: 100,
+        wr_valid: 100,
+        link_ready: 100,
+    };
 }
 
 pub struct DmaBench {
@@ -118,7 +123,9 @@ impl DmaBench {
     /// (the read region filled with random bytes) and `pcie` timing.
     pub fn new(pcie: PcieConfig, iommu: Iommu, seed: u64) -> Self {
         let dut = Dut::new();
-        let pi = |f: &str| -> [usize; CLIENTS] { std::array::from_fn(|i| dut.port(&f.replace('#', &i.to_string()))) };
+        let pi = |f: &str| -> [usize; CLIENTS] {
+            std::array::from_fn(|i| dut.port(&f.replace('#', &i.to_string())))
+        };
         let p = Ports {
             rd_addr: pi("s_rd.#.addr"),
             rd_len: pi("s_rd.#.len"),
@@ -140,9 +147,16 @@ impl DmaBench {
             wr_done: dut.port("wr_done"),
             wr_done_err: dut.port("wr_done_err"),
         };
-        let mut host = HostSpace { iommu, ..HostSpace::default() };
-        host.iommu.map(READ_BASE, REGION, 0x1000_0000, Perms::R).unwrap();
-        host.iommu.map(WRITE_BASE, REGION, 0x2000_0000, Perms::W).unwrap();
+        let mut host = HostSpace {
+            iommu,
+            ..HostSpace::default()
+        };
+        host.iommu
+            .map(READ_BASE, REGION, 0x1000_0000, Perms::R)
+            .unwrap();
+        host.iommu
+            .map(WRITE_BASE, REGION, 0x2000_0000, Perms::W)
+            .unwrap();
         let mut rng = Rng(seed | 1);
         let mut fill = vec![0u8; REGION as usize];
         for c in fill.chunks_mut(8) {
@@ -191,12 +205,18 @@ impl DmaBench {
 
     /// The bytes a read of the read region returns.
     pub fn host_bytes(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.port.host.memory.read_vec(addr - READ_BASE + 0x1000_0000, len)
+        self.port
+            .host
+            .memory
+            .read_vec(addr - READ_BASE + 0x1000_0000, len)
     }
 
     /// What the write region holds.
     pub fn written(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.port.host.memory.read_vec(addr - WRITE_BASE + 0x2000_0000, len)
+        self.port
+            .host
+            .memory
+            .read_vec(addr - WRITE_BASE + 0x2000_0000, len)
     }
 
     pub fn idle(&self) -> bool {
@@ -217,7 +237,8 @@ impl DmaBench {
         let p = &self.p;
         for c in 0..CLIENTS {
             // read command: once offered, held until taken
-            if !self.rd_presenting[c] && !self.rd_todo[c].is_empty() && self.rng.chance(s.cmd_valid) {
+            if !self.rd_presenting[c] && !self.rd_todo[c].is_empty() && self.rng.chance(s.cmd_valid)
+            {
                 let cmd = self.rd_todo[c].front().unwrap();
                 set(d, p.rd_addr[c], cmd.addr);
                 set(d, p.rd_len[c], cmd.len.into());
@@ -226,7 +247,8 @@ impl DmaBench {
             set(d, p.rd_valid[c], self.rd_presenting[c] as u64);
             set(d, p.d_ready[c], self.rng.chance(s.data_ready) as u64);
             // write beat
-            if !self.wr_presenting[c] && !self.wr_todo[c].is_empty() && self.rng.chance(s.wr_valid) {
+            if !self.wr_presenting[c] && !self.wr_todo[c].is_empty() && self.rng.chance(s.wr_valid)
+            {
                 let job = self.wr_todo[c].front().unwrap();
                 let k = self.wr_beat[c];
                 let keep = aligned_keep(job.addr, job.data.len(), k);
@@ -245,7 +267,11 @@ impl DmaBench {
                 }
                 d.set_words(p.w_data[c], &words);
                 set(d, p.w_keep[c], keep);
-                set(d, p.w_last[c], (k + 1 == aligned_beats(job.addr, job.data.len())) as u64);
+                set(
+                    d,
+                    p.w_last[c],
+                    (k + 1 == aligned_beats(job.addr, job.data.len())) as u64,
+                );
                 set(d, p.w_addr[c], job.addr);
                 set(d, p.w_len[c], job.data.len() as u64);
                 self.wr_presenting[c] = true;
@@ -266,26 +292,48 @@ impl DmaBench {
             if bit(d, p.d_valid[c]) && bit(d, p.d_ready[c]) {
                 let cmd = self.rd_wait[c]
                     .front()
-                    .unwrap_or_else(|| panic!("cycle {now}: client {c} got read data with no command outstanding"))
+                    .unwrap_or_else(|| {
+                        panic!("cycle {now}: client {c} got read data with no command outstanding")
+                    })
                     .clone();
                 let k = self.rd_beat[c];
                 let n = aligned_beats(cmd.addr, cmd.len as usize);
                 let keep = val(d, p.d_keep[c]);
                 let want_keep = aligned_keep(cmd.addr, cmd.len as usize, k);
-                assert_eq!(keep, want_keep, "cycle {now}: client {c} read {cmd:x?} beat {k}: tkeep");
-                assert_eq!(bit(d, p.d_last[c]), k + 1 == n, "cycle {now}: client {c} read {cmd:x?} beat {k} of {n}: tlast");
-                assert_eq!(bit(d, p.d_user[c]), cmd.expect_err, "cycle {now}: client {c} read {cmd:x?} beat {k}: error flag");
+                assert_eq!(
+                    keep, want_keep,
+                    "cycle {now}: client {c} read {cmd:x?} beat {k}: tkeep"
+                );
+                assert_eq!(
+                    bit(d, p.d_last[c]),
+                    k + 1 == n,
+                    "cycle {now}: client {c} read {cmd:x?} beat {k} of {n}: tlast"
+                );
+                assert_eq!(
+                    bit(d, p.d_user[c]),
+                    cmd.expect_err,
+                    "cycle {now}: client {c} read {cmd:x?} beat {k}: error flag"
+                );
                 if !cmd.expect_err {
                     let mut words = [0u32; 16];
                     d.get_words(p.d_data[c], &mut words);
                     let base = cmd.addr - cmd.addr % 64 + 64 * k as u64;
                     let lo = cmd.addr.max(base);
                     let hi = (cmd.addr + u64::from(cmd.len)).min(base + 64);
-                    let want = self.port.host.memory.read_vec(lo - READ_BASE + 0x1000_0000, (hi - lo) as usize);
+                    let want = self
+                        .port
+                        .host
+                        .memory
+                        .read_vec(lo - READ_BASE + 0x1000_0000, (hi - lo) as usize);
                     for (i, w) in want.iter().enumerate() {
                         let lane = (lo - base) as usize + i;
                         let got = (words[lane / 4] >> (8 * (lane % 4))) as u8;
-                        assert_eq!(got, *w, "cycle {now}: client {c} read {cmd:x?}: byte at IOVA {:#x}", lo + i as u64);
+                        assert_eq!(
+                            got,
+                            *w,
+                            "cycle {now}: client {c} read {cmd:x?}: byte at IOVA {:#x}",
+                            lo + i as u64
+                        );
                     }
                 }
                 self.rd_bytes[c] += keep.count_ones() as u64;
@@ -312,10 +360,16 @@ impl DmaBench {
         let done_err = val(d, p.wr_done_err);
         for c in 0..CLIENTS {
             if done >> c & 1 == 1 {
-                let job = self.wr_wait[c]
-                    .pop_front()
-                    .unwrap_or_else(|| panic!("cycle {now}: client {c} got wr_done with no write outstanding"));
-                assert_eq!(done_err >> c & 1 == 1, job.expect_err, "cycle {now}: client {c} write at {:#x}+{}: error flag", job.addr, job.data.len());
+                let job = self.wr_wait[c].pop_front().unwrap_or_else(|| {
+                    panic!("cycle {now}: client {c} got wr_done with no write outstanding")
+                });
+                assert_eq!(
+                    done_err >> c & 1 == 1,
+                    job.expect_err,
+                    "cycle {now}: client {c} write at {:#x}+{}: error flag",
+                    job.addr,
+                    job.data.len()
+                );
                 if !job.expect_err {
                     let got = self.written(job.addr, job.data.len());
                     if let Some(i) = (0..got.len()).find(|&i| got[i] != job.data[i]) {
@@ -333,7 +387,10 @@ impl DmaBench {
     pub fn run(&mut self, limit: u64) -> u64 {
         let start = self.sim.cycle();
         while !self.idle() {
-            assert!(self.sim.cycle() - start < limit, "DMA bench still busy after {limit} cycles");
+            assert!(
+                self.sim.cycle() - start < limit,
+                "DMA bench still busy after {limit} cycles"
+            );
             self.step();
         }
         // let the last write completions and counters settle
@@ -346,4 +403,78 @@ impl DmaBench {
     pub fn counter(&self, name: &str) -> u64 {
         self.sim.dut.get(name)
     }
+}
+
+/// What a bandwidth run measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Bandwidth {
+    pub bytes: u64,
+    pub cycles: u64,
+    /// Bytes per cycle over the link model's bytes per cycle.
+    pub fraction: f64,
+}
+
+/// Back-to-back transfers of `size` bytes, `total` bytes in all, on one
+/// client with no stalls: reads on the payload-read client, writes on the
+/// payload-write client, from the first command to the last byte delivered
+/// (reads) or the last write completion (writes).
+pub fn bandwidth(read: bool, size: u64, total: u64) -> Bandwidth {
+    let mut b = DmaBench::new(PcieConfig::gen3_x16(), Iommu::strict(), 600);
+    let n = (total / size).max(1);
+    for k in 0..n {
+        if read {
+            b.read(
+                1,
+                ReadCmd {
+                    addr: READ_BASE + k * size,
+                    len: size as u32,
+                    expect_err: false,
+                },
+            );
+        } else {
+            b.write(
+                0,
+                WriteJob {
+                    addr: WRITE_BASE + k * size,
+                    data: vec![k as u8; size as usize],
+                    expect_err: false,
+                },
+            );
+        }
+    }
+    let start = b.sim.cycle();
+    b.run(10_000_000);
+    let end = if read {
+        *b.rd_done[1].last().unwrap()
+    } else {
+        *b.wr_done[0].last().unwrap()
+    };
+    let link = if read {
+        PcieConfig::gen3_x16().read_bytes_per_cycle
+    } else {
+        PcieConfig::gen3_x16().write_bytes_per_cycle
+    };
+    let cycles = end + 1 - start;
+    Bandwidth {
+        bytes: n * size,
+        cycles,
+        fraction: (n * size) as f64 / cycles as f64 / link as f64,
+    }
+}
+
+/// Cycles from a read command being offered to its last byte delivered,
+/// on an idle engine and link.
+pub fn read_latency(len: u32) -> u64 {
+    let mut b = DmaBench::new(PcieConfig::gen3_x16(), Iommu::strict(), 601);
+    b.read(
+        1,
+        ReadCmd {
+            addr: READ_BASE,
+            len,
+            expect_err: false,
+        },
+    );
+    let start = b.sim.cycle();
+    b.run(100_000);
+    b.rd_done[1][0] + 1 - start
 }
