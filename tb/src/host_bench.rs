@@ -8,7 +8,7 @@
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
 use rnic_contract::layouts::{cqc, cqe, qpc};
 use rnic_contract::regs::{self, Doorbell};
-use rnic_host::{HostSpace, MsixDelivery, MsixTable, PcieConfig, Perms};
+use rnic_host::{HostSpace, MmioConfig, MsixDelivery, MsixTable, PcieConfig, Perms};
 use rnic_sim::axis::Rng;
 use rnic_sim::dma_port::DmaPort;
 use rnic_sim::models::host_if::Dut;
@@ -31,6 +31,14 @@ pub struct Wqe {
     pub err: bool,
 }
 
+/// A register access on its way to the device: it may start on the
+/// AXI4-Lite port at `arrive` (accesses stay in order).
+struct Pending {
+    arrive: u64,
+    write: Option<u32>,
+    addr: u32,
+}
+
 /// A register access in progress on the AXI4-Lite port.
 enum Axil {
     Idle,
@@ -45,6 +53,9 @@ pub struct HostBench {
     pub msix: MsixTable,
     rng: Rng,
     axil: Axil,
+    /// Register latencies as the CPU sees them (posted writes, read round trips).
+    pub mmio: MmioConfig,
+    mmio_queue: VecDeque<Pending>,
     read_result: Option<u32>,
     /// Percent of cycles the transport takes a WQE beat.
     pub wqe_ready_pct: u64,
@@ -87,6 +98,8 @@ impl HostBench {
             msix,
             rng: Rng(seed | 1),
             axil: Axil::Idle,
+            mmio: MmioConfig::typical(),
+            mmio_queue: VecDeque::new(),
             read_result: None,
             wqe_ready_pct: 100,
             wqes: vec![],
@@ -106,6 +119,13 @@ impl HostBench {
     /// One clock cycle of everything.
     pub fn step(&mut self) {
         let now = self.sim.cycle();
+        if matches!(self.axil, Axil::Idle) && self.mmio_queue.front().is_some_and(|p| p.arrive <= now) {
+            let p = self.mmio_queue.pop_front().unwrap();
+            self.axil = match p.write {
+                Some(data) => Axil::Write { addr: p.addr, data, aw: false, w: false },
+                None => Axil::Read { addr: p.addr, ar: false },
+            };
+        }
         let d = &mut self.sim.dut;
         // register port
         let (mut aw, mut w, mut ar) = (false, false, false);
@@ -232,17 +252,36 @@ impl HostBench {
         }
     }
 
-    /// A 32-bit register write; returns once the write response came.
-    pub fn write32(&mut self, addr: u32, data: u32) {
-        self.axil = Axil::Write { addr, data, aw: false, w: false };
-        self.until(1000, "register write", |b| matches!(b.axil, Axil::Idle));
+    fn post(&mut self, addr: u32, write: Option<u32>, latency: u64) {
+        let after = self.mmio_queue.back().map_or(0, |p| p.arrive);
+        self.mmio_queue.push_back(Pending { arrive: (self.now() + latency).max(after), write, addr });
     }
 
+    /// A posted 32-bit register write: returns at once, as a CPU store does;
+    /// the device sees it `mmio.write_latency` cycles later, after every
+    /// earlier access.
+    pub fn write32(&mut self, addr: u32, data: u32) {
+        self.post(addr, Some(data), self.mmio.write_latency);
+    }
+
+    /// A 32-bit register read: the device sees it half a round trip after
+    /// it is issued (and after every earlier access), the value is back
+    /// half a round trip later.
     pub fn read32(&mut self, addr: u32) -> u32 {
         self.read_result = None;
-        self.axil = Axil::Read { addr, ar: false };
-        self.until(1000, "register read", |b| b.read_result.is_some());
+        let issued = self.now();
+        self.post(addr, None, self.mmio.read_round_trip / 2);
+        self.until(100_000, "register read", |b| b.read_result.is_some());
+        let back = issued + self.mmio.read_round_trip;
+        while self.now() < back {
+            self.step();
+        }
         self.read_result.unwrap()
+    }
+
+    /// Steps until every register access issued so far has reached the device.
+    pub fn flush_mmio(&mut self) {
+        self.until(100_000, "register writes", |b| b.mmio_queue.is_empty() && matches!(b.axil, Axil::Idle));
     }
 
     pub fn doorbell(&mut self, kind: DoorbellKind, queue: u32, index: u16, solicited: bool) {
@@ -257,12 +296,13 @@ impl HostBench {
             | regs::ctx_cmd::TABLE.encode(table as u32).unwrap()
             | regs::ctx_cmd::INDEX.encode(index).unwrap();
         self.write32(regs::ctx_cmd::OFFSET, word);
-        loop {
+        for _ in 0..100 {
             let s = self.read32(regs::ctx_status::OFFSET);
             if regs::ctx_status::BUSY.get(s) == 0 {
                 return regs::ctx_status::ERROR.get(s) == 1;
             }
         }
+        panic!("context command {op:?} {table:?} {index} still busy after 100 polls");
     }
 
     /// Bring-up as the contract describes: identify, tables, enable.

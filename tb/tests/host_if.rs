@@ -190,6 +190,9 @@ fn cqes_land_with_owner_bits_through_wraps() {
             cons += 1;
         }
         b.doorbell(DoorbellKind::CqConsumer, 3, cons, false);
+        // the transport's next completions come after the device saw the slots freed
+        b.flush_mmio();
+        assert!(b.now() < 200_000, "40 completions polled in time");
     }
     assert_eq!(b.read32(regs::events::OFFSET), 0);
     // Store writes PROD and CONS back into the context
@@ -245,10 +248,12 @@ fn interrupts_follow_arming_and_moderation() {
     assert_eq!(count(&b), 0);
     // armed with unpolled completions: at once
     b.doorbell(DoorbellKind::CqArm, 9, 0, false);
+    b.flush_mmio();
     b.steps(200);
     assert_eq!(count(&b), 1);
     // polled up to 2, armed: 3 completions stay below MOD_COUNT 4 ...
     b.doorbell(DoorbellKind::CqArm, 9, 2, false);
+    b.flush_mmio();
     post(&mut b, &mut posted, 3, false);
     b.steps(1000);
     assert_eq!(count(&b), 1);
@@ -261,6 +266,7 @@ fn interrupts_follow_arming_and_moderation() {
     assert_eq!(count(&b), 2, "one interrupt per arming");
     // solicited-only arming ignores unsolicited completions
     b.doorbell(DoorbellKind::CqArm, 9, posted, true);
+    b.flush_mmio();
     post(&mut b, &mut posted, 5, false);
     b.steps(1000);
     assert_eq!(count(&b), 2);
@@ -272,6 +278,7 @@ fn interrupts_follow_arming_and_moderation() {
     // after its first completion
     b.create_cq(10, RINGS + 0x50_0000, 6, 43, 100, 20);
     b.doorbell(DoorbellKind::CqArm, 10, 0, false);
+    b.flush_mmio();
     b.post_cqe(10, HostBench::make_cqe(1, 10, 0), false);
     let t0 = b.now();
     b.until(20_000, "timed interrupt", |b| b.irqs.iter().any(|d| d.vector == 43));
@@ -309,6 +316,7 @@ fn interrupt_never_precedes_its_cqe() {
     for i in 0..20u16 {
         want.set(i);
         b.doorbell(DoorbellKind::CqArm, 2, i, false);
+        b.flush_mmio();
         b.post_cqe(2, HostBench::make_cqe(i as u64, 2, i), false);
         let before = b.irqs.len();
         b.until(5000, "interrupt", |b| b.irqs.len() > before);

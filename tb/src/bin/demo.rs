@@ -130,6 +130,7 @@ fn host_side() {
         b.port.stats.read_requests - reads0
     );
     b.doorbell(DoorbellKind::CqArm, 1, 0, false);
+    b.flush_mmio();
     let t1 = b.now();
     for i in 0..8u64 {
         b.post_cqe(1, HostBench::make_cqe(i, 2, i as u16), false);
