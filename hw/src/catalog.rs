@@ -50,6 +50,7 @@ catalog! {
     opcode_info => crate::wire::OpcodeInfo, 100;
     crc_retreat4 => crate::wire::CrcRetreat4, 50;
     tx_build => crate::wire::TxBuild, 25;
+    rr_arb4 => crate::host::RrArb4, 300;
     dma_engine => crate::host::DmaEngine, 60;
     reg_file => crate::host::RegFile, 100;
     desc_fetch => crate::host::DescFetch, 100;

@@ -210,32 +210,20 @@ impl DmaPort {
         }
     }
 
-    fn bit<M: Model>(d: &M, i: usize) -> bool {
-        let mut w = [0u32; 1];
-        d.get_words(i, &mut w);
-        w[0] & 1 == 1
-    }
-
-    fn u64_of<M: Model>(d: &M, i: usize) -> u64 {
-        let mut w = [0u32; 2];
-        d.get_words(i, &mut w);
-        w[0] as u64 | ((w[1] as u64) << 32)
-    }
-
     /// After `eval` with everyone's inputs driven, before the clock edge:
     /// take what moved at cycle `now` and advance the link.
     pub fn sample<M: Model>(&mut self, d: &M, now: u64) {
         let p = &self.p;
         // read data taken?
-        if self.presenting && Self::bit(d, p.rd_ready) {
+        if self.presenting && d.bit_at(p.rd_ready) {
             self.rd_beats.pop_front();
             self.stats.last_read_beat = now;
         }
         // read request
-        if Self::bit(d, p.rq_valid) && Self::bit(d, p.rq_ready) {
-            let addr = Self::u64_of(d, p.rq_addr);
-            let len = Self::u64_of(d, p.rq_len);
-            let tag = Self::u64_of(d, p.rq_tag) as u8;
+        if d.bit_at(p.rq_valid) && d.bit_at(p.rq_ready) {
+            let addr = d.get_at(p.rq_addr);
+            let len = d.get_at(p.rq_len);
+            let tag = d.get_at(p.rq_tag) as u8;
             assert!((1..=4096).contains(&len), "cycle {now}: DMA read tag {tag} at {addr:#x}: length {len}");
             assert_eq!(addr / 4096, (addr + len - 1) / 4096, "cycle {now}: DMA read tag {tag} at {addr:#x}+{len} crosses 4 KiB");
             assert!(self.reads.insert(tag, addr).is_none(), "cycle {now}: DMA read tag {tag} reused while in flight");
@@ -245,10 +233,10 @@ impl DmaPort {
             self.stats.first_read.get_or_insert(now);
         }
         // write beat
-        if Self::bit(d, p.wr_valid) && Self::bit(d, p.wr_ready) {
-            let addr = Self::u64_of(d, p.wr_addr);
-            let len = Self::u64_of(d, p.wr_len) as usize;
-            let tag = Self::u64_of(d, p.wr_tag) as u8;
+        if d.bit_at(p.wr_valid) && d.bit_at(p.wr_ready) {
+            let addr = d.get_at(p.wr_addr);
+            let len = d.get_at(p.wr_len) as usize;
+            let tag = d.get_at(p.wr_tag) as u8;
             let w = self.wr.get_or_insert_with(|| {
                 assert!((1..=4096).contains(&len), "cycle {now}: DMA write tag {tag} at {addr:#x}: length {len}");
                 assert_eq!(addr / 4096, (addr + len as u64 - 1) / 4096, "cycle {now}: DMA write tag {tag} at {addr:#x}+{len} crosses 4 KiB");
@@ -257,7 +245,7 @@ impl DmaPort {
             assert_eq!((addr, len, tag), (w.addr, w.len, w.tag), "cycle {now}: DMA write header changed within a write");
             let mut data = [0u32; 16];
             d.get_words(p.wr_data, &mut data);
-            let keep = Self::u64_of(d, p.wr_keep);
+            let keep = d.get_at(p.wr_keep);
             let want = aligned_keep(w.addr, w.len, w.beat);
             assert_eq!(keep, want, "cycle {now}: DMA write tag {tag} at {addr:#x}+{len}, beat {}: tkeep {keep:#018x}, expected {want:#018x}", w.beat);
             let bytes = words_to_bytes(&data);
@@ -268,7 +256,7 @@ impl DmaPort {
             }
             w.beat += 1;
             let last = w.beat == aligned_beats(w.addr, w.len);
-            assert_eq!(Self::bit(d, p.wr_last), last, "cycle {now}: DMA write tag {tag} at {addr:#x}+{len}: tlast on beat {} of {}", w.beat - 1, aligned_beats(w.addr, w.len));
+            assert_eq!(d.bit_at(p.wr_last), last, "cycle {now}: DMA write tag {tag} at {addr:#x}+{len}: tlast on beat {} of {}", w.beat - 1, aligned_beats(w.addr, w.len));
             if last {
                 let w = self.wr.take().unwrap();
                 let mps = u64::from(self.pcie.config().max_payload_bytes);

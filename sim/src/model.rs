@@ -43,14 +43,34 @@ pub trait Model {
     /// Set a port of up to 64 bits by name.
     fn set(&mut self, name: &str, v: u64) {
         let i = self.port(name);
-        self.set_words(i, &[v as u32, (v >> 32) as u32]);
+        self.set_at(i, v);
     }
     /// Read a port of up to 64 bits by name.
     fn get(&self, name: &str) -> u64 {
-        let i = self.port(name);
-        let mut w = vec![0u32; self.ports()[i].words().max(2)];
-        self.get_words(i, &mut w);
-        w[0] as u64 | ((w[1] as u64) << 32)
+        self.get_at(self.port(name))
+    }
+    /// Set a port of up to 64 bits by index (from [`Model::port`]), for
+    /// benches that look names up once.
+    fn set_at(&mut self, i: usize, v: u64) {
+        self.set_words(i, &[v as u32, (v >> 32) as u32]);
+    }
+    /// Read a port of up to 64 bits by index.
+    fn get_at(&self, i: usize) -> u64 {
+        let n = self.ports()[i].words();
+        if n <= 2 {
+            let mut w = [0u32; 2];
+            self.get_words(i, &mut w[..n]);
+            w[0] as u64 | ((w[1] as u64) << 32)
+        } else {
+            // the shim writes the whole port: give it room, keep the low 64 bits
+            let mut w = vec![0u32; n];
+            self.get_words(i, &mut w);
+            w[0] as u64 | ((w[1] as u64) << 32)
+        }
+    }
+    /// Read a one-bit port by index.
+    fn bit_at(&self, i: usize) -> bool {
+        self.get_at(i) & 1 == 1
     }
 }
 

@@ -102,22 +102,6 @@ pub struct DmaBench {
     pub rd_accepted: [Vec<u64>; CLIENTS],
 }
 
-fn bit(d: &Dut, i: usize) -> bool {
-    let mut w = [0u32; 1];
-    d.get_words(i, &mut w);
-    w[0] & 1 == 1
-}
-
-fn val(d: &Dut, i: usize) -> u64 {
-    let mut w = [0u32; 2];
-    d.get_words(i, &mut w);
-    w[0] as u64 | ((w[1] as u64) << 32)
-}
-
-fn set(d: &mut Dut, i: usize, v: u64) {
-    d.set_words(i, &[v as u32, (v >> 32) as u32]);
-}
-
 impl DmaBench {
     /// A fresh engine after reset, behind a host with both regions mapped
     /// (the read region filled with random bytes) and `pcie` timing.
@@ -240,12 +224,12 @@ impl DmaBench {
             if !self.rd_presenting[c] && !self.rd_todo[c].is_empty() && self.rng.chance(s.cmd_valid)
             {
                 let cmd = self.rd_todo[c].front().unwrap();
-                set(d, p.rd_addr[c], cmd.addr);
-                set(d, p.rd_len[c], cmd.len.into());
+                d.set_at(p.rd_addr[c], cmd.addr);
+                d.set_at(p.rd_len[c], cmd.len.into());
                 self.rd_presenting[c] = true;
             }
-            set(d, p.rd_valid[c], self.rd_presenting[c] as u64);
-            set(d, p.d_ready[c], self.rng.chance(s.data_ready) as u64);
+            d.set_at(p.rd_valid[c], self.rd_presenting[c] as u64);
+            d.set_at(p.d_ready[c], self.rng.chance(s.data_ready) as u64);
             // write beat
             if !self.wr_presenting[c] && !self.wr_todo[c].is_empty() && self.rng.chance(s.wr_valid)
             {
@@ -266,30 +250,26 @@ impl DmaBench {
                     *w = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
                 }
                 d.set_words(p.w_data[c], &words);
-                set(d, p.w_keep[c], keep);
-                set(
-                    d,
-                    p.w_last[c],
-                    (k + 1 == aligned_beats(job.addr, job.data.len())) as u64,
-                );
-                set(d, p.w_addr[c], job.addr);
-                set(d, p.w_len[c], job.data.len() as u64);
+                d.set_at(p.w_keep[c], keep);
+                d.set_at(p.w_last[c], (k + 1 == aligned_beats(job.addr, job.data.len())) as u64);
+                d.set_at(p.w_addr[c], job.addr);
+                d.set_at(p.w_len[c], job.data.len() as u64);
                 self.wr_presenting[c] = true;
             }
-            set(d, p.w_valid[c], self.wr_presenting[c] as u64);
+            d.set_at(p.w_valid[c], self.wr_presenting[c] as u64);
         }
         self.port.ready_pct = s.link_ready;
         self.port.drive(d);
         d.eval();
 
         for c in 0..CLIENTS {
-            if self.rd_presenting[c] && bit(d, p.rd_ready[c]) {
+            if self.rd_presenting[c] && d.bit_at(p.rd_ready[c]) {
                 self.rd_presenting[c] = false;
                 let cmd = self.rd_todo[c].pop_front().unwrap();
                 self.rd_wait[c].push_back(cmd);
                 self.rd_accepted[c].push(now);
             }
-            if bit(d, p.d_valid[c]) && bit(d, p.d_ready[c]) {
+            if d.bit_at(p.d_valid[c]) && d.bit_at(p.d_ready[c]) {
                 let cmd = self.rd_wait[c]
                     .front()
                     .unwrap_or_else(|| {
@@ -298,19 +278,19 @@ impl DmaBench {
                     .clone();
                 let k = self.rd_beat[c];
                 let n = aligned_beats(cmd.addr, cmd.len as usize);
-                let keep = val(d, p.d_keep[c]);
+                let keep = d.get_at(p.d_keep[c]);
                 let want_keep = aligned_keep(cmd.addr, cmd.len as usize, k);
                 assert_eq!(
                     keep, want_keep,
                     "cycle {now}: client {c} read {cmd:x?} beat {k}: tkeep"
                 );
                 assert_eq!(
-                    bit(d, p.d_last[c]),
+                    d.bit_at(p.d_last[c]),
                     k + 1 == n,
                     "cycle {now}: client {c} read {cmd:x?} beat {k} of {n}: tlast"
                 );
                 assert_eq!(
-                    bit(d, p.d_user[c]),
+                    d.bit_at(p.d_user[c]),
                     cmd.expect_err,
                     "cycle {now}: client {c} read {cmd:x?} beat {k}: error flag"
                 );
@@ -345,7 +325,7 @@ impl DmaBench {
                     self.rd_beat[c] = k + 1;
                 }
             }
-            if self.wr_presenting[c] && bit(d, p.w_ready[c]) {
+            if self.wr_presenting[c] && d.bit_at(p.w_ready[c]) {
                 self.wr_presenting[c] = false;
                 let job = self.wr_todo[c].front().unwrap();
                 self.wr_beat[c] += 1;
@@ -356,8 +336,8 @@ impl DmaBench {
                 }
             }
         }
-        let done = val(d, p.wr_done);
-        let done_err = val(d, p.wr_done_err);
+        let done = d.get_at(p.wr_done);
+        let done_err = d.get_at(p.wr_done_err);
         for c in 0..CLIENTS {
             if done >> c & 1 == 1 {
                 let job = self.wr_wait[c].pop_front().unwrap_or_else(|| {

@@ -71,10 +71,6 @@ pub struct HostBench {
     pub on_irq: Option<Box<dyn FnMut(&HostSpace, &MsixDelivery)>>,
 }
 
-fn bit(d: &Dut, name: &str) -> bool {
-    d.get(name) & 1 == 1
-}
-
 impl HostBench {
     pub fn new(pcie: PcieConfig, seed: u64) -> Self {
         let dut = Dut::new();
@@ -174,10 +170,10 @@ impl HostBench {
         // what moved
         match &mut self.axil {
             Axil::Write { aw: a, w: ww, .. } => {
-                if aw && bit(d, "s_axil.awready") {
+                if aw && d.get("s_axil.awready") == 1 {
                     *a = true;
                 }
-                if w && bit(d, "s_axil.wready") {
+                if w && d.get("s_axil.wready") == 1 {
                     *ww = true;
                 }
                 if *a && *ww {
@@ -185,29 +181,29 @@ impl HostBench {
                 }
             }
             Axil::WriteResp => {
-                if bit(d, "s_axil.bvalid") {
+                if d.get("s_axil.bvalid") == 1 {
                     assert_eq!(d.get("s_axil.bresp"), 0, "write response OKAY");
                     self.axil = Axil::Idle;
                 }
             }
             Axil::Read { ar: a, .. } => {
-                if ar && bit(d, "s_axil.arready") {
+                if ar && d.get("s_axil.arready") == 1 {
                     *a = true;
-                } else if *a && bit(d, "s_axil.rvalid") {
+                } else if *a && d.get("s_axil.rvalid") == 1 {
                     self.read_result = Some(d.get("s_axil.rdata") as u32);
                     self.axil = Axil::Idle;
                 }
             }
             Axil::Idle => {}
         }
-        if bit(d, "m_wqe.tvalid") && bit(d, "m_wqe.tready") {
+        if d.get("m_wqe.tvalid") == 1 && d.get("m_wqe.tready") == 1 {
             let i = d.port("m_wqe.tdata");
             let mut words = [0u32; 16];
             d.get_words(i, &mut words);
             for x in words {
                 self.cur.extend_from_slice(&x.to_le_bytes());
             }
-            if bit(d, "m_wqe.tlast") {
+            if d.get("m_wqe.tlast") == 1 {
                 let user = d.get("m_wqe.tuser");
                 self.wqes.push(Wqe {
                     qpn: (user >> 16 & 0xFF_FFFF) as u32,
@@ -218,11 +214,11 @@ impl HostBench {
                 });
             }
         }
-        if self.cqe_presenting && bit(d, "s_cqe.ready") {
+        if self.cqe_presenting && d.get("s_cqe.ready") == 1 {
             self.cqe_presenting = false;
             self.cqes.pop_front();
         }
-        if bit(d, "m_irq.valid") {
+        if d.get("m_irq.valid") == 1 {
             let v = d.get("m_irq.vector") as u16;
             self.irq_requests.push((v, now));
             self.msix.raise(v, now).expect("vector in the table");

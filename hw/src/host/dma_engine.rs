@@ -25,6 +25,7 @@
 //!
 //! Clients are one-hot in `wr_done`; index 0 is the first array element.
 
+use super::rr_arb::RrArb4;
 use super::{DmaRdDataIn, DmaRdReqOut, DmaWrCplIn, DmaWrOut, RdCmdIn, WrStreamIn};
 use crate::axis::{AxisFifo, AxisOut, AxisSkidBuffer};
 use crate::prim::{BlockRam, LutRam, Reg};
@@ -80,7 +81,7 @@ pub struct DmaEngine {
     c_busy: Reg<Bits<4>>,
     c_addr: [Reg<Bits<64>>; 4],
     c_rem: [Reg<Bits<32>>; 4],
-    rd_rr: Reg<Bits<4>>,
+    rd_arb: RrArb4,
     req_valid: Reg<Bit>,
     req_addr: Reg<Bits<64>>,
     req_len: Reg<Bits<13>>,
@@ -105,8 +106,6 @@ pub struct DmaEngine {
     rd_err_count: Reg<Bits<32>>,
     // read locals
     rd_req: Signal<Local, Bits<4>>,
-    rd_masked: Signal<Local, Bits<4>>,
-    rd_pick: Signal<Local, Bits<4>>,
     rd_gnt: Signal<Local, Bits<4>>,
     rd_issue: Signal<Local, Bit>,
     rd_sel_addr: Signal<Local, Bits<64>>,
@@ -144,7 +143,7 @@ pub struct DmaEngine {
     wc_err: Reg<Bits<4>>,
     wc_addr: [Reg<Bits<64>>; 4],
     wc_rem: [Reg<Bits<32>>; 4],
-    wr_rr: Reg<Bits<4>>,
+    wr_arb: RrArb4,
     wr_alloc: Reg<Bits<5>>,
     wr_expect: Reg<Bits<5>>,
     wr_used: Reg<Bits<6>>,
@@ -156,8 +155,6 @@ pub struct DmaEngine {
     wr_err_count: Reg<Bits<32>>,
     proto_err_count: Reg<Bits<32>>,
     wr_req: Signal<Local, Bits<4>>,
-    wr_masked: Signal<Local, Bits<4>>,
-    wr_pick: Signal<Local, Bits<4>>,
     wr_gnt: Signal<Local, Bits<4>>,
     wr_start: Signal<Local, Bit>,
     wr_sel_addr: Signal<Local, Bits<64>>,
@@ -185,9 +182,9 @@ impl Logic for DmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c_busy, rd_rr, req_valid, req_addr, req_len, req_tag, rd_alloc, rd_used, rd_done, rd_errs,
+            self, clock, c_busy, req_valid, req_addr, req_len, req_tag, rd_alloc, rd_used, rd_done, rd_errs,
             rd_head, rd_dbeat, rd_credits, p_valid, p_keep, p_last, p_user, rd_err_count, w_in, w_own, w_beats,
-            w_lastpiece, w_addr, w_len, w_tag, wc_busy, wc_err, wr_rr, wr_alloc, wr_expect, wr_used, done_q,
+            w_lastpiece, w_addr, w_len, w_tag, wc_busy, wc_err, wr_alloc, wr_expect, wr_used, done_q,
             done_err_q, wr_err_count, proto_err_count
         );
         clock!(self, clock, rd_info, rd_beat, rd_buf, wr_info);
@@ -195,6 +192,10 @@ impl Logic for DmaEngine {
         self.rd_out.reset.next = self.reset.val();
         self.wr_out.clock.next = self.clock.val();
         self.wr_out.reset.next = self.reset.val();
+        self.rd_arb.clock.next = self.clock.val();
+        self.rd_arb.reset.next = self.reset.val();
+        self.wr_arb.clock.next = self.clock.val();
+        self.wr_arb.reset.next = self.reset.val();
         for i in 0..4 {
             self.c_addr[i].clock.next = self.clock.val();
             self.c_addr[i].d.next = self.c_addr[i].q.val();
@@ -214,13 +215,8 @@ impl Logic for DmaEngine {
 
         // ================= read: split and issue, one request per cycle =================
         self.rd_req.next = self.c_busy.q.val();
-        self.rd_masked.next = self.rd_req.val() & self.rd_rr.q.val();
-        self.rd_pick.next = self.rd_req.val();
-        if self.rd_masked.val().any() {
-            self.rd_pick.next = self.rd_masked.val();
-        }
-        // lowest set bit
-        self.rd_gnt.next = self.rd_pick.val() & (!self.rd_pick.val() + 1);
+        self.rd_arb.req.next = self.rd_req.val();
+        self.rd_gnt.next = self.rd_arb.grant.val();
         self.rd_issue.next = self.rd_req.val().any()
             & !self.rd_used.q.val().get_bit(5)
             & (!self.req_valid.q.val() | self.m_dma_rd_req.ready.val());
@@ -255,6 +251,7 @@ impl Logic for DmaEngine {
             | (bit_cast::<20, 6>(bit_cast::<6, 13>(self.rd_span.val())) << 3)
             | bit_cast::<20, 3>(bit_cast::<3, 13>(self.rd_span.val() >> 6));
         self.rd_info.write_enable.next = self.rd_issue.val();
+        self.rd_arb.advance.next = self.rd_issue.val();
         if self.m_dma_rd_req.ready.val() {
             self.req_valid.d.next = false;
         }
@@ -264,7 +261,6 @@ impl Logic for DmaEngine {
             self.req_len.d.next = self.rd_clen.val();
             self.req_tag.d.next = self.rd_alloc.q.val();
             self.rd_alloc.d.next = self.rd_alloc.q.val() + 1;
-            self.rd_rr.d.next = !((self.rd_gnt.val() << 1) - 1);
             for i in 0..4 {
                 if self.rd_gnt.val().get_bit(i) {
                     self.c_addr[i].d.next = self.c_addr[i].q.val() + bit_cast::<64, 13>(self.rd_clen.val());
@@ -378,12 +374,8 @@ impl Logic for DmaEngine {
         for i in 0..4 {
             self.wr_req.next = self.wr_req.val().replace_bit(i, self.s_wr[i].tvalid.val());
         }
-        self.wr_masked.next = self.wr_req.val() & self.wr_rr.q.val();
-        self.wr_pick.next = self.wr_req.val();
-        if self.wr_masked.val().any() {
-            self.wr_pick.next = self.wr_masked.val();
-        }
-        self.wr_gnt.next = self.wr_pick.val() & (!self.wr_pick.val() + 1);
+        self.wr_arb.req.next = self.wr_req.val();
+        self.wr_gnt.next = self.wr_arb.grant.val();
         self.wr_start.next = !self.w_in.q.val() & self.wr_req.val().any() & !self.wr_used.q.val().get_bit(5);
         self.wr_sel_addr.next = 0.into();
         self.wr_sel_rem.next = 0.into();
@@ -413,6 +405,7 @@ impl Logic for DmaEngine {
         self.wr_info.write_data.next = (bit_cast::<5, 4>(self.wr_gnt.val()) << 1)
             | bit_cast::<5, 1>((self.wr_sel_rem.val() <= bit_cast::<32, 13>(self.wr_room.val())).into());
         self.wr_info.write_enable.next = self.wr_start.val();
+        self.wr_arb.advance.next = self.wr_start.val();
         if self.wr_start.val() {
             self.w_in.d.next = true;
             self.w_own.d.next = self.wr_gnt.val();
@@ -422,7 +415,6 @@ impl Logic for DmaEngine {
             self.w_len.d.next = self.wr_clen.val();
             self.w_tag.d.next = self.wr_alloc.q.val();
             self.wr_alloc.d.next = self.wr_alloc.q.val() + 1;
-            self.wr_rr.d.next = !((self.wr_gnt.val() << 1) - 1);
             for i in 0..4 {
                 if self.wr_gnt.val().get_bit(i) {
                     self.wc_addr[i].d.next = self.wr_sel_addr.val() + bit_cast::<64, 13>(self.wr_clen.val());
@@ -525,7 +517,6 @@ impl Logic for DmaEngine {
 
         if self.reset.val() {
             self.c_busy.d.next = 0.into();
-            self.rd_rr.d.next = 0.into();
             self.req_valid.d.next = false;
             self.rd_alloc.d.next = 0.into();
             self.rd_used.d.next = 0.into();
@@ -539,7 +530,6 @@ impl Logic for DmaEngine {
             self.w_in.d.next = false;
             self.wc_busy.d.next = 0.into();
             self.wc_err.d.next = 0.into();
-            self.wr_rr.d.next = 0.into();
             self.wr_alloc.d.next = 0.into();
             self.wr_expect.d.next = 0.into();
             self.wr_used.d.next = 0.into();
