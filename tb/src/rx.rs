@@ -29,6 +29,12 @@ pub struct RxBench {
     /// Per decided frame: did it send a header?
     pub sent_hdr: Vec<bool>,
     pub in_beats: u64,
+    /// Cycle in which each frame's first beat was accepted.
+    pub first_in_cycles: Vec<u64>,
+    /// Cycle in which each header was taken from `m_hdr`.
+    pub hdr_cycles: Vec<u64>,
+    /// The next beat taken starts a frame.
+    at_frame_start: bool,
     p: [usize; 16],
 }
 
@@ -36,9 +42,22 @@ impl RxBench {
     pub fn new() -> Self {
         let dut = Dut::new();
         let names = [
-            "s_axis.tdata", "s_axis.tkeep", "s_axis.tlast", "s_axis.tuser", "s_axis.tvalid", "s_axis.tready",
-            "m_hdr.tvalid", "m_hdr.tready", "m_axis.tvalid", "m_axis.tready", "m_raw.tvalid", "m_raw.tready",
-            "done_valid", "done_code", "m_axis.tuser", "m_raw.tuser",
+            "s_axis.tdata",
+            "s_axis.tkeep",
+            "s_axis.tlast",
+            "s_axis.tuser",
+            "s_axis.tvalid",
+            "s_axis.tready",
+            "m_hdr.tvalid",
+            "m_hdr.tready",
+            "m_axis.tvalid",
+            "m_axis.tready",
+            "m_raw.tvalid",
+            "m_raw.tready",
+            "done_valid",
+            "done_code",
+            "m_axis.tuser",
+            "m_raw.tuser",
         ];
         let mut p = [0; 16];
         for (i, n) in names.iter().enumerate() {
@@ -58,6 +77,9 @@ impl RxBench {
             codes: vec![],
             sent_hdr: vec![],
             in_beats: 0,
+            first_in_cycles: vec![],
+            hdr_cycles: vec![],
+            at_frame_start: true,
             p,
         }
     }
@@ -70,12 +92,16 @@ impl RxBench {
     }
 
     pub fn bytes(words: &[u32], keep: u64) -> Vec<u8> {
-        (0..64).filter(|i| keep >> i & 1 == 1).map(|i| (words[i / 4] >> (8 * (i % 4))) as u8).collect()
+        (0..64)
+            .filter(|i| keep >> i & 1 == 1)
+            .map(|i| (words[i / 4] >> (8 * (i % 4))) as u8)
+            .collect()
     }
 
     /// One cycle; returns whether the input took a beat.
     pub fn cycle(&mut self, rng: &mut Rng, p_valid: u64, p_ready: u64) -> bool {
         let p = self.p;
+        let now = self.sim.cycle();
         let d = &mut self.sim.dut;
         if !self.presenting && !self.beats.is_empty() && rng.chance(p_valid) {
             let (b, err) = &self.beats[0];
@@ -86,7 +112,11 @@ impl RxBench {
             self.presenting = true;
         }
         d.set_words(p[4], &[self.presenting as u32]);
-        let (rh, ra, rr) = (rng.chance(p_ready), rng.chance(p_ready), rng.chance(p_ready));
+        let (rh, ra, rr) = (
+            rng.chance(p_ready),
+            rng.chance(p_ready),
+            rng.chance(p_ready),
+        );
         d.set_words(p[7], &[rh as u32]);
         d.set_words(p[9], &[ra as u32]);
         d.set_words(p[11], &[rr as u32]);
@@ -95,17 +125,22 @@ impl RxBench {
         let took = self.presenting && get(d, p[5]) == 1;
         if rh && get(d, p[6]) == 1 {
             self.hdrs.push(d.m_hdr_tdata().to_vec());
+            self.hdr_cycles.push(now);
         }
         if ra && get(d, p[8]) == 1 {
-            self.cur_payload.extend(Self::bytes(&d.m_axis_tdata(), d.m_axis_tkeep()));
+            self.cur_payload
+                .extend(Self::bytes(&d.m_axis_tdata(), d.m_axis_tkeep()));
             if d.m_axis_tlast() == 1 {
-                self.payloads.push((std::mem::take(&mut self.cur_payload), get(d, p[14]) == 1));
+                self.payloads
+                    .push((std::mem::take(&mut self.cur_payload), get(d, p[14]) == 1));
             }
         }
         if rr && get(d, p[10]) == 1 {
-            self.cur_raw.extend(Self::bytes(&d.m_raw_tdata(), d.m_raw_tkeep()));
+            self.cur_raw
+                .extend(Self::bytes(&d.m_raw_tdata(), d.m_raw_tkeep()));
             if d.m_raw_tlast() == 1 {
-                self.raws.push((std::mem::take(&mut self.cur_raw), get(d, p[15]) == 1));
+                self.raws
+                    .push((std::mem::take(&mut self.cur_raw), get(d, p[15]) == 1));
             }
         }
         if get(d, p[12]) == 1 {
@@ -113,6 +148,10 @@ impl RxBench {
             self.sent_hdr.push(d.done_hdr() == 1);
         }
         if took {
+            if self.at_frame_start {
+                self.first_in_cycles.push(now);
+            }
+            self.at_frame_start = self.beats[0].0.last;
             self.beats.pop_front();
             self.presenting = false;
             self.in_beats += 1;
@@ -125,7 +164,11 @@ impl RxBench {
         let limit = self.sim.cycle() + 200 + 40 * (self.beats.len() as u64 + frames as u64);
         while self.codes.len() < frames {
             self.cycle(rng, p_valid, p_ready);
-            assert!(self.sim.cycle() < limit, "parser stopped: {} of {frames} frames decided", self.codes.len());
+            assert!(
+                self.sim.cycle() < limit,
+                "parser stopped: {} of {frames} frames decided",
+                self.codes.len()
+            );
         }
         // nothing may come out after the last frame is decided
         for _ in 0..50 {
@@ -133,4 +176,3 @@ impl RxBench {
         }
     }
 }
-

@@ -31,9 +31,25 @@ pub fn tx_header(p: &mut RocePacket, src_qp: u32, ip_id: u16) -> Vec<u32> {
             h.reserved_flag = false;
             h.fragment_offset = 0;
             h.identification = ip_id;
-            (0u128, h.dscp, h.ecn.bits(), h.ttl, 0u32, u32::from(h.src) as u128, u32::from(h.dst) as u128)
+            (
+                0u128,
+                h.dscp,
+                h.ecn.bits(),
+                h.ttl,
+                0u32,
+                u32::from(h.src) as u128,
+                u32::from(h.dst) as u128,
+            )
         }
-        IpHeader::V6(h) => (1, h.dscp, h.ecn.bits(), h.hop_limit, h.flow_label, u128::from(h.src), u128::from(h.dst)),
+        IpHeader::V6(h) => (
+            1,
+            h.dscp,
+            h.ecn.bits(),
+            h.hop_limit,
+            h.flow_label,
+            u128::from(h.src),
+            u128::from(h.dst),
+        ),
     };
     if let ExtHeaders::Deth(d) | ExtHeaders::DethImmDt(d, _) = &mut p.ext {
         d.reserved = 0;
@@ -43,28 +59,78 @@ pub fn tx_header(p: &mut RocePacket, src_qp: u32, ip_id: u16) -> Vec<u32> {
     }
     let mac = |m: &MacAddr| m.0.iter().fold(0u128, |a, b| (a << 8) | *b as u128);
     let b = &p.bth;
-    let (mut reth, mut aeth, mut atomic, mut ack, mut imm, mut ieth, mut deth) = ((0, 0, 0), (0, 0), (0, 0, 0, 0), 0, 0, 0, (0, 0));
+    let (mut reth, mut aeth, mut atomic, mut ack, mut imm, mut ieth, mut deth) =
+        ((0, 0, 0), (0, 0), (0, 0, 0, 0), 0, 0, 0, (0, 0));
     match &p.ext {
-        ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => reth = (r.va as u128, r.rkey as u128, r.dma_len as u128),
-        ExtHeaders::Aeth(a) | ExtHeaders::AethAtomicAckEth(a, _) => aeth = (a.syndrome as u128, a.msn as u128),
-        ExtHeaders::AtomicEth(a) => atomic = (a.va as u128, a.rkey as u128, a.swap_add as u128, a.compare as u128),
+        ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => {
+            reth = (r.va as u128, r.rkey as u128, r.dma_len as u128)
+        }
+        ExtHeaders::Aeth(a) | ExtHeaders::AethAtomicAckEth(a, _) => {
+            aeth = (a.syndrome as u128, a.msn as u128)
+        }
+        ExtHeaders::AtomicEth(a) => {
+            atomic = (
+                a.va as u128,
+                a.rkey as u128,
+                a.swap_add as u128,
+                a.compare as u128,
+            )
+        }
         ExtHeaders::Ieth(i) => ieth = i.rkey as u128,
-        ExtHeaders::Deth(d) | ExtHeaders::DethImmDt(d, _) => deth = (d.qkey as u128, d.src_qp as u128),
+        ExtHeaders::Deth(d) | ExtHeaders::DethImmDt(d, _) => {
+            deth = (d.qkey as u128, d.src_qp as u128)
+        }
         _ => {}
     }
     if let ExtHeaders::AethAtomicAckEth(_, a) = &p.ext {
         ack = a.orig_remote_data as u128;
     }
-    if let ExtHeaders::ImmDt(i) | ExtHeaders::RethImmDt(_, i) | ExtHeaders::DethImmDt(_, i) = &p.ext {
+    if let ExtHeaders::ImmDt(i) | ExtHeaders::RethImmDt(_, i) | ExtHeaders::DethImmDt(_, i) = &p.ext
+    {
         imm = i.value as u128;
     }
-    let vlan = p.eth.vlan.map(|t| ((t.pcp as u128) << 13) | ((t.dei as u128) << 12) | t.vid as u128);
+    let vlan = p
+        .eth
+        .vlan
+        .map(|t| ((t.pcp as u128) << 13) | ((t.dei as u128) << 12) | t.vid as u128);
     let values: Vec<u128> = vec![
-        mac(&p.eth.dst), mac(&p.eth.src), vlan.is_some() as u128, vlan.unwrap_or(0), v6, dscp as u128, ecn as u128,
-        ttl as u128, flow as u128, ip_id as u128, src, dst, b.opcode.value() as u128, b.solicited_event as u128,
-        b.mig_req as u128, b.pkey as u128, b.fecn as u128, b.becn as u128, b.dest_qp as u128, b.ack_req as u128,
-        b.psn.value() as u128, src_qp as u128, reth.0, reth.1, reth.2, aeth.0, aeth.1, atomic.0, atomic.1, atomic.2,
-        atomic.3, ack, imm, ieth, deth.0, deth.1, p.payload.len() as u128,
+        mac(&p.eth.dst),
+        mac(&p.eth.src),
+        vlan.is_some() as u128,
+        vlan.unwrap_or(0),
+        v6,
+        dscp as u128,
+        ecn as u128,
+        ttl as u128,
+        flow as u128,
+        ip_id as u128,
+        src,
+        dst,
+        b.opcode.value() as u128,
+        b.solicited_event as u128,
+        b.mig_req as u128,
+        b.pkey as u128,
+        b.fecn as u128,
+        b.becn as u128,
+        b.dest_qp as u128,
+        b.ack_req as u128,
+        b.psn.value() as u128,
+        src_qp as u128,
+        reth.0,
+        reth.1,
+        reth.2,
+        aeth.0,
+        aeth.1,
+        atomic.0,
+        atomic.1,
+        atomic.2,
+        atomic.3,
+        ack,
+        imm,
+        ieth,
+        deth.0,
+        deth.1,
+        p.payload.len() as u128,
     ];
     assert_eq!(values.len(), TX_HDR_FIELDS.len());
     let mut words = vec![0u32; TX_HDR_BITS / 32];
@@ -90,6 +156,10 @@ pub struct TxBench {
     cur: Vec<u8>,
     /// Cycle of every output beat.
     pub out_cycles: Vec<u64>,
+    /// Cycle in which each header was accepted on `s_hdr`.
+    pub hdr_in_cycles: Vec<u64>,
+    /// Cycle in which each frame's first beat left on `m_axis`.
+    pub first_out_cycles: Vec<u64>,
     hdr_on: bool,
     pay_on: bool,
 }
@@ -98,7 +168,18 @@ impl TxBench {
     pub fn new() -> Self {
         let mut sim = Clocked::new(Dut::new());
         sim.reset(2);
-        TxBench { sim, hdrs: VecDeque::new(), payload: VecDeque::new(), frames: vec![], cur: vec![], out_cycles: vec![], hdr_on: false, pay_on: false }
+        TxBench {
+            sim,
+            hdrs: VecDeque::new(),
+            payload: VecDeque::new(),
+            frames: vec![],
+            cur: vec![],
+            out_cycles: vec![],
+            hdr_in_cycles: vec![],
+            first_out_cycles: vec![],
+            hdr_on: false,
+            pay_on: false,
+        }
     }
 
     pub fn queue(&mut self, header: Vec<u32>, payload: &[u8]) {
@@ -109,6 +190,7 @@ impl TxBench {
     }
 
     pub fn cycle(&mut self, rng: &mut Rng, p_valid: u64, p_ready: u64) {
+        let now = self.sim.cycle();
         let d = &mut self.sim.dut;
         if !self.hdr_on && !self.hdrs.is_empty() && rng.chance(p_valid) {
             let h: [u32; 36] = self.hdrs[0].clone().try_into().unwrap();
@@ -128,6 +210,7 @@ impl TxBench {
         d.set_m_axis_tready(ready as u64);
         d.eval();
         if self.hdr_on && d.s_hdr_tready() == 1 {
+            self.hdr_in_cycles.push(now);
             self.hdrs.pop_front();
             self.hdr_on = false;
         }
@@ -136,23 +219,42 @@ impl TxBench {
             self.pay_on = false;
         }
         if ready && d.m_axis_tvalid() == 1 {
+            if self.cur.is_empty() {
+                self.first_out_cycles.push(now);
+            }
             let keep = d.m_axis_tkeep();
             let data = d.m_axis_tdata();
-            self.cur.extend((0..64).filter(|i| keep >> i & 1 == 1).map(|i| (data[i / 4] >> (8 * (i % 4))) as u8));
+            self.cur.extend(
+                (0..64)
+                    .filter(|i| keep >> i & 1 == 1)
+                    .map(|i| (data[i / 4] >> (8 * (i % 4))) as u8),
+            );
             if d.m_axis_tlast() == 1 {
                 self.frames.push(std::mem::take(&mut self.cur));
             }
-            self.out_cycles.push(self.sim.cycle());
+            self.out_cycles.push(now);
         }
         self.sim.tick();
     }
 
     /// Run until `n` frames came out (panics if the builder stops).
+    pub fn idle(&self) -> bool {
+        self.hdrs.is_empty()
+            && self.payload.is_empty()
+            && !self.hdr_on
+            && !self.pay_on
+            && self.cur.is_empty()
+    }
+
     pub fn run(&mut self, rng: &mut Rng, n: usize, p_valid: u64, p_ready: u64) {
         let limit = self.sim.cycle() + 1000 + 400 * n as u64;
         while self.frames.len() < n {
             self.cycle(rng, p_valid, p_ready);
-            assert!(self.sim.cycle() < limit, "builder stopped after {} of {n} frames", self.frames.len());
+            assert!(
+                self.sim.cycle() < limit,
+                "builder stopped after {} of {n} frames",
+                self.frames.len()
+            );
         }
     }
 }

@@ -36,14 +36,48 @@ fn frames_equal_the_model_encoder() {
     }
     tb.run(&mut rng, pkts.len(), 70, 70);
     for (i, (got, want)) in tb.frames.iter().zip(&expected).enumerate() {
-        assert_eq!(got.len(), want.len(), "frame {i} ({:?}): length", pkts[i].bth.opcode);
+        assert_eq!(
+            got.len(),
+            want.len(),
+            "frame {i} ({:?}): length",
+            pkts[i].bth.opcode
+        );
         assert_eq!(got, want, "frame {i} ({:?})", pkts[i].bth.opcode);
         let d = decode_frame(got).unwrap();
         assert!(d.icrc_ok && d.ip_checksum_ok(), "frame {i}");
     }
-    eprintln!("{} frames byte-identical to the model's, every opcode, ICRC and checksums verified", tb.frames.len());
+    eprintln!(
+        "{} frames byte-identical to the model's, every opcode, ICRC and checksums verified",
+        tb.frames.len()
+    );
 }
 
+/// The builder's documented latency (docs/wire.md): a frame's first beat is
+/// valid on `m_axis` exactly this many cycles after the cycle in which its
+/// header was accepted on `s_hdr`, on an idle builder.
+const FIRST_BEAT_LATENCY: u64 = 13;
+
+/// An IPv4 or IPv6 header with fixed addresses.
+fn ip(v6: bool) -> IpHeader {
+    if v6 {
+        IpHeader::V6(Ipv6Header {
+            dscp: 26,
+            ecn: Ecn::Ect0,
+            flow_label: 0x1234,
+            payload_length: 0,
+            next_header: 17,
+            hop_limit: 64,
+            src: "fd00::1".parse().unwrap(),
+            dst: "fd00::2".parse().unwrap(),
+        })
+    } else {
+        IpHeader::V4(Ipv4Header::new([10, 0, 0, 1].into(), [10, 0, 0, 2].into()))
+    }
+}
+
+/// Back to back, frames of one shape leave in consecutive cycles, IPv4 and
+/// IPv6 alternating; the first leaves [`FIRST_BEAT_LATENCY`] cycles after
+/// its header went in.
 #[test]
 fn line_rate_back_to_back() {
     let mut rng = Rng(12);
@@ -61,9 +95,7 @@ fn line_rate_back_to_back() {
         for i in 0..n {
             let mut p = random_packet(&mut rng, op);
             p.payload = (0..len).map(|k| k as u8).collect();
-            if let IpHeader::V4(h) = &mut p.ip {
-                h.options.clear();
-            }
+            p.ip = ip(i % 2 == 1);
             let h = tx_header(&mut p, i, i as u16);
             beats += encode_frame(&p).unwrap().len().div_ceil(64);
             tb.queue(h, &p.payload);
@@ -72,11 +104,63 @@ fn line_rate_back_to_back() {
         let c = &tb.out_cycles;
         assert_eq!(c.len(), beats);
         let span = c[c.len() - 1] - c[0] + 1;
-        let gaps: Vec<(usize, u64)> = c.windows(2).enumerate().filter(|(_, w)| w[1] != w[0] + 1).map(|(i, w)| (i, w[1] - w[0])).collect();
-        if !gaps.is_empty() {
-            eprintln!("{name}: gaps after output beat (index, distance): {gaps:?}; frame lengths {:?}", tb.frames.iter().map(|f| f.len()).collect::<Vec<_>>());
-        }
-        assert_eq!(span, beats as u64, "{name}: {beats} beats must leave in {beats} consecutive cycles");
-        eprintln!("{name:<20}: {beats} beats in {span} cycles; first beat out {} cycles after reset", c[0]);
+        let gaps: Vec<(usize, u64)> = c
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| w[1] != w[0] + 1)
+            .map(|(i, w)| (i, w[1] - w[0]))
+            .collect();
+        assert!(
+            gaps.is_empty(),
+            "{name}: gaps after output beat (index, distance): {gaps:?}"
+        );
+        assert_eq!(
+            span, beats as u64,
+            "{name}: {beats} beats must leave in {beats} consecutive cycles"
+        );
+        let first = tb.first_out_cycles[0] - tb.hdr_in_cycles[0];
+        assert_eq!(
+            first, FIRST_BEAT_LATENCY,
+            "{name}: first beat out {first} cycles after the header"
+        );
+        eprintln!("{name:<20}: {beats} beats in {span} cycles; first beat out {first} cycles after its header");
     }
+}
+
+/// On an idle builder, every opcode, IPv4/IPv6, VLAN or not: the first beat
+/// leaves exactly [`FIRST_BEAT_LATENCY`] cycles after the header went in.
+#[test]
+fn first_beat_latency_is_fixed() {
+    let mut rng = Rng(13);
+    let mut tb = TxBench::new();
+    let mut n = 0;
+    for (i, op) in Opcode::ALL.iter().enumerate() {
+        for v6 in [false, true] {
+            let mut p = random_packet(&mut rng, *op);
+            p.ip = ip(v6);
+            p.eth.vlan = (i % 2 == 0).then_some(VlanTag {
+                pcp: 1,
+                dei: false,
+                vid: 5,
+            });
+            let h = tx_header(&mut p, i as u32, i as u16);
+            let want = encode_frame(&p).unwrap();
+            tb.queue(h, &p.payload);
+            n += 1;
+            tb.run(&mut rng, n, 100, 100);
+            while !tb.idle() {
+                tb.cycle(&mut rng, 100, 100);
+            }
+            for _ in 0..20 {
+                tb.cycle(&mut rng, 100, 100);
+            }
+            assert_eq!(tb.frames.last().unwrap(), &want, "{op:?}");
+            let lat = tb.first_out_cycles[n - 1] - tb.hdr_in_cycles[n - 1];
+            assert_eq!(
+                lat, FIRST_BEAT_LATENCY,
+                "{op:?} v6={v6}: first beat {lat} cycles after the header"
+            );
+        }
+    }
+    assert_eq!(n, 2 * Opcode::ALL.len());
 }
