@@ -6,8 +6,13 @@
 //! op=RC_ACKNOWLEDGE qp=17 psn=100 syndrome=0x1f msn=1 v6=1 vlan=100
 //! ```
 //!
-//! Keys: `op qp psn len src_qp v6 vlan pkey se ackreq dscp ecn ttl va rkey
-//! dmalen syndrome msn swap cmp orig imm qkey srcqp`.
+//! Keys: `op qp psn len src_qp v6 vlan pkey se ackreq fecn becn dscp ecn ttl
+//! va rkey dmalen syndrome msn swap cmp orig imm qkey srcqp`.
+//!
+//! A CNP (`op=CNP`, opcode 0x81) is what RoCEv2 (IBTA Annex A17.9.3) defines
+//! and ConnectX sends: BECN = 1, FECN = 0, A = 0, PSN 0, SE 0, no payload,
+//! 16 reserved zero bytes; `qp` is the QP to throttle. Those are its
+//! defaults, and a line that sets any of them otherwise is refused.
 
 use rnic_proto::*;
 
@@ -60,22 +65,31 @@ pub fn parse(text: &str) -> Result<Vec<(RocePacket, u32)>, DescError> {
         };
         let len = get("len", 0)? as usize;
         let src_qp = get("src_qp", 0x11)? as u32;
+        let cnp = op == Opcode::Cnp;
         let mut bth = Bth::new(op, get("qp", 0x12)? as u32, Psn::new(get("psn", 0)? as u32));
         bth.pkey = get("pkey", 0xffff)? as u16;
         bth.solicited_event = get("se", 0)? != 0;
         bth.ack_req = get("ackreq", 0)? != 0;
+        bth.fecn = get("fecn", 0)? != 0;
+        bth.becn = get("becn", cnp as u64)? != 0;
+        if cnp && (bth.psn.value() != 0 || bth.ack_req || !bth.becn || bth.fecn || bth.solicited_event || len != 0) {
+            return Err(err("a CNP has PSN 0, BECN 1, FECN 0, A 0, SE 0 and no payload".into()));
+        }
         let (va, rkey) = (get("va", 0)?, get("rkey", 0)? as u32);
         let imm = ImmDt { value: get("imm", 0)? as u32 };
         let reth = Reth { va, rkey, dma_len: get("dmalen", len as u64)? as u32 };
         let aeth = Aeth { syndrome: get("syndrome", 0x1f)? as u8, msn: get("msn", 0)? as u32 };
-        let deth = Deth { qkey: get("qkey", 0x1111_1111)? as u32, reserved: 0, src_qp: get("srcqp", src_qp as u64)? as u32 };
+        let deth =
+            Deth { qkey: get("qkey", 0x1111_1111)? as u32, reserved: 0, src_qp: get("srcqp", src_qp as u64)? as u32 };
         let ext = match op.layout() {
             HeaderLayout::Bare => ExtHeaders::Bare,
             HeaderLayout::ImmDt => ExtHeaders::ImmDt(imm),
             HeaderLayout::Reth => ExtHeaders::Reth(reth),
             HeaderLayout::RethImmDt => ExtHeaders::RethImmDt(reth, imm),
             HeaderLayout::Aeth => ExtHeaders::Aeth(aeth),
-            HeaderLayout::AethAtomicAckEth => ExtHeaders::AethAtomicAckEth(aeth, AtomicAckEth { orig_remote_data: get("orig", 0)? }),
+            HeaderLayout::AethAtomicAckEth => {
+                ExtHeaders::AethAtomicAckEth(aeth, AtomicAckEth { orig_remote_data: get("orig", 0)? })
+            }
             HeaderLayout::AtomicEth => {
                 ExtHeaders::AtomicEth(AtomicEth { va, rkey, swap_add: get("swap", 0)?, compare: get("cmp", 0)? })
             }
