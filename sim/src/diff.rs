@@ -2,52 +2,138 @@
 //! own simulation of the same Rust code, cycle by cycle, on the same inputs.
 //! The first output that differs is a bug in the emitter (or in a hand-written
 //! primitive's Verilog).
+//!
+//! [`Pair`] holds both simulations behind the ordinary [`Model`] interface:
+//! a write to an input port goes to both, `eval` settles both and compares
+//! every output, a read returns rust-hdl's value. Any driver written against
+//! [`Model`] (the bus-functional models in [`crate::axis`], the host behind
+//! [`crate::dma_port`], the protocol drivers of the differential test) drives
+//! both sides at once, and reacts to what the rust-hdl side asked for.
 
-use crate::model::{Model, PortDir};
+use crate::model::{Model, PortDir, PortInfo};
 use crate::words::{literal_to_words, mask_words};
 use rust_hdl::core::atom::{Atom, AtomKind};
 use rust_hdl::prelude::*;
 use std::collections::BTreeMap;
 use std::fmt;
 
-/// Output values of a rust-hdl block, by Rust field path (`m_axis.tdata`).
-pub fn rhdl_outputs(b: &dyn Block) -> BTreeMap<String, String> {
-    struct P {
-        depth: usize,
-        ns: Vec<String>,
-        out: BTreeMap<String, String>,
-    }
-    impl Probe for P {
-        fn visit_start_scope(&mut self, _n: &str, _b: &dyn Block) {
-            self.depth += 1;
-        }
-        fn visit_start_namespace(&mut self, n: &str, _b: &dyn Block) {
-            if self.depth == 1 {
-                self.ns.push(n.replace('$', "."));
-            }
-        }
-        fn visit_atom(&mut self, n: &str, a: &dyn Atom) {
-            if self.depth == 1 && a.kind() == AtomKind::OutputParameter {
-                let mut path: Vec<&str> = self.ns.iter().filter(|s| !s.starts_with("__")).map(|s| s.as_str()).collect();
-                path.push(n);
-                self.out.insert(path.join("."), a.verilog().to_string());
-            }
-        }
-        fn visit_end_namespace(&mut self, _n: &str, _b: &dyn Block) {
-            if self.depth == 1 {
-                self.ns.pop();
-            }
-        }
-        fn visit_end_scope(&mut self, _n: &str, _b: &dyn Block) {
-            self.depth -= 1;
-        }
-    }
-    let mut p = P { depth: 0, ns: vec![], out: BTreeMap::new() };
-    b.accept("top", &mut p);
-    p.out
+/// A top-level port of a rust-hdl block, as its probe sees it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RhdlPort {
+    /// Rust field path (`m_axis.tdata`, `s_rd.0.addr`).
+    pub path: String,
+    pub input: bool,
+    pub width: usize,
 }
 
-#[derive(Debug)]
+/// Walks the top level of a block (not its children): every port, in visit
+/// order, and the value of each output as a Verilog literal.
+struct TopProbe {
+    depth: usize,
+    ns: Vec<String>,
+    ports: Vec<RhdlPort>,
+    /// Output literals in visit order (only when `values` is set).
+    values: Option<Vec<String>>,
+}
+
+impl TopProbe {
+    fn new(values: bool) -> Self {
+        TopProbe { depth: 0, ns: vec![], ports: vec![], values: values.then(Vec::new) }
+    }
+}
+
+impl Probe for TopProbe {
+    fn visit_start_scope(&mut self, _n: &str, _b: &dyn Block) {
+        self.depth += 1;
+    }
+    fn visit_start_namespace(&mut self, n: &str, _b: &dyn Block) {
+        if self.depth == 1 {
+            self.ns.push(n.replace('$', "."));
+        }
+    }
+    fn visit_atom(&mut self, n: &str, a: &dyn Atom) {
+        if self.depth != 1 {
+            return;
+        }
+        let input = match a.kind() {
+            AtomKind::InputParameter => true,
+            AtomKind::OutputParameter | AtomKind::OutputPassthrough => false,
+            AtomKind::InOutParameter => panic!("rust-hdl port `{n}` is inout: the harness has no inout ports"),
+            _ => return,
+        };
+        match &mut self.values {
+            Some(v) if !input => v.push(a.verilog().to_string()),
+            Some(_) => {}
+            None => {
+                let mut path: Vec<String> = self.ns.iter().filter(|s| !s.starts_with("__")).cloned().collect();
+                path.push(n.replace('$', "."));
+                self.ports.push(RhdlPort { path: path.join("."), input, width: a.bits() });
+            }
+        }
+    }
+    fn visit_end_namespace(&mut self, _n: &str, _b: &dyn Block) {
+        if self.depth == 1 {
+            self.ns.pop();
+        }
+    }
+    fn visit_end_scope(&mut self, _n: &str, _b: &dyn Block) {
+        self.depth -= 1;
+    }
+}
+
+/// Every top-level port of a rust-hdl block, in the probe's visit order.
+pub fn rhdl_ports(b: &dyn Block) -> Vec<RhdlPort> {
+    let mut p = TopProbe::new(false);
+    b.accept("top", &mut p);
+    p.ports
+}
+
+/// Output values of a rust-hdl block, by Rust field path (`m_axis.tdata`).
+pub fn rhdl_outputs(b: &dyn Block) -> BTreeMap<String, String> {
+    let names = rhdl_ports(b).into_iter().filter(|p| !p.input).map(|p| p.path);
+    let mut p = TopProbe::new(true);
+    b.accept("top", &mut p);
+    names.zip(p.values.unwrap()).collect()
+}
+
+/// The two sides' port lists must be the same set: same paths, directions
+/// and widths. `Err` names every port only one side has (or has differently).
+pub fn check_port_sets(model: &[PortInfo], rhdl: &[RhdlPort]) -> Result<(), String> {
+    let m: BTreeMap<&str, (bool, usize)> =
+        model.iter().map(|p| (p.rust_path, (p.dir == PortDir::In, p.width))).collect();
+    let r: BTreeMap<&str, (bool, usize)> = rhdl.iter().map(|p| (p.path.as_str(), (p.input, p.width))).collect();
+    let dir = |input: bool| if input { "input" } else { "output" };
+    let mut diffs = vec![];
+    if m.len() != model.len() {
+        diffs.push("the Verilog model lists a port twice".to_string());
+    }
+    if r.len() != rhdl.len() {
+        diffs.push("rust-hdl lists a port twice".to_string());
+    }
+    for (name, &(i, w)) in &m {
+        match r.get(name) {
+            None => diffs.push(format!("{} `{name}` ({w} bits) is in the Verilog but not in rust-hdl", dir(i))),
+            Some(&(ri, rw)) if (ri, rw) != (i, w) => diffs.push(format!(
+                "`{name}` is a {w}-bit {} in the Verilog but a {rw}-bit {} in rust-hdl",
+                dir(i),
+                dir(ri)
+            )),
+            _ => {}
+        }
+    }
+    for (name, &(i, w)) in &r {
+        if !m.contains_key(name) {
+            diffs.push(format!("{} `{name}` ({w} bits) is in rust-hdl but not in the Verilog", dir(i)));
+        }
+    }
+    if diffs.is_empty() {
+        Ok(())
+    } else {
+        Err(diffs.join("; "))
+    }
+}
+
+#[derive(Debug, Clone)]
 pub struct Mismatch {
     pub cycle: usize,
     pub port: &'static str,
@@ -69,65 +155,184 @@ impl fmt::Display for Mismatch {
     }
 }
 
+/// A block simulated twice, as Verilog (Verilator) and in rust-hdl, behind
+/// one [`Model`]. Inputs go to both sides; [`Model::eval`] settles both and
+/// compares every output; reads return the rust-hdl side's values. The
+/// first difference is kept and returned by [`Pair::tick`].
+pub struct Pair<M: Model, B: Block> {
+    pub dut: M,
+    pub blk: Box<B>,
+    set: fn(&mut B, usize, &[u32]),
+    ports: &'static [PortInfo],
+    clock: Option<usize>,
+    /// For each output (model index), its position among rust-hdl's outputs in visit order.
+    outputs: Vec<(usize, usize)>,
+    /// Per port: the input last driven, or the output rust-hdl showed at the last eval.
+    values: Vec<Vec<u32>>,
+    dirty: bool,
+    cycle: usize,
+    compared_at: Option<usize>,
+    compared: usize,
+    mismatch: Option<Mismatch>,
+}
+
+impl<M: Model, B: Block> Pair<M, B> {
+    /// Both sides with every input at 0 and the clock low. `Err` if the port
+    /// sets differ (see [`check_port_sets`]).
+    pub fn new(dut: M, blk: B, set: fn(&mut B, usize, &[u32])) -> Result<Self, String> {
+        let ports = dut.ports();
+        let rh = rhdl_ports(&blk);
+        check_port_sets(ports, &rh)?;
+        let rh_outs: Vec<&str> = rh.iter().filter(|p| !p.input).map(|p| p.path.as_str()).collect();
+        let outputs = ports
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.dir == PortDir::Out)
+            .map(|(i, p)| (i, rh_outs.iter().position(|n| *n == p.rust_path).unwrap()))
+            .collect();
+        let mut pair = Pair {
+            dut,
+            blk: Box::new(blk),
+            set,
+            ports,
+            clock: ports.iter().position(|p| p.is_clock),
+            outputs,
+            values: ports.iter().map(|p| vec![0; p.words()]).collect(),
+            dirty: true,
+            cycle: 0,
+            compared_at: None,
+            compared: 0,
+            mismatch: None,
+        };
+        for (i, p) in ports.iter().enumerate().filter(|(_, p)| p.dir == PortDir::In) {
+            let z = vec![0; p.words()];
+            pair.dut.set_words(i, &z);
+            (pair.set)(&mut pair.blk, i, &z);
+        }
+        Ok(pair)
+    }
+
+    /// Cycles whose outputs were compared.
+    pub fn compared(&self) -> usize {
+        self.compared
+    }
+
+    /// Clock cycles run so far.
+    pub fn cycle(&self) -> usize {
+        self.cycle
+    }
+
+    /// The first difference seen so far.
+    pub fn mismatch(&self) -> Option<&Mismatch> {
+        self.mismatch.as_ref()
+    }
+
+    fn settle(&mut self) {
+        self.dut.eval();
+        assert!(simulate(&mut *self.blk, 10_000), "rust-hdl simulation did not settle");
+    }
+
+    /// Compare the outputs now (after `eval`) if not done since the inputs
+    /// changed, then one clock cycle on both sides (rising and falling
+    /// edge). `Err` with the first difference seen, at any cycle so far.
+    pub fn tick(&mut self) -> Result<(), Mismatch> {
+        if self.dirty || self.compared_at != Some(self.cycle) {
+            self.eval();
+        }
+        if let Some(m) = &self.mismatch {
+            return Err(m.clone());
+        }
+        if let Some(c) = self.clock {
+            for level in [1, 0] {
+                self.dut.set_words(c, &[level]);
+                (self.set)(&mut self.blk, c, &[level]);
+                self.settle();
+            }
+        }
+        self.cycle += 1;
+        self.dirty = true;
+        Ok(())
+    }
+}
+
+impl<M: Model, B: Block> Model for Pair<M, B> {
+    fn ports(&self) -> &'static [PortInfo] {
+        self.ports
+    }
+
+    /// Settle both sides and compare every output.
+    fn eval(&mut self) {
+        self.settle();
+        let mut probe = TopProbe::new(true);
+        self.blk.accept("top", &mut probe);
+        let lits = probe.values.unwrap();
+        for &(i, k) in &self.outputs {
+            let p = &self.ports[i];
+            let mut v = vec![0u32; p.words()];
+            self.dut.get_words(i, &mut v);
+            let r = literal_to_words(&lits[k], p.words());
+            if r != v && self.mismatch.is_none() {
+                self.mismatch = Some(Mismatch { cycle: self.cycle, port: p.name, rust_hdl: r.clone(), verilog: v });
+            }
+            self.values[i] = r;
+        }
+        if self.compared_at != Some(self.cycle) {
+            self.compared += 1;
+            self.compared_at = Some(self.cycle);
+        }
+        self.dirty = false;
+    }
+
+    fn set_words(&mut self, idx: usize, w: &[u32]) {
+        let p = &self.ports[idx];
+        assert!(p.dir == PortDir::In, "`{}` is an output", p.rust_path);
+        assert!(!p.is_clock, "the clock is the pair's own: use tick()");
+        let mut v = w.to_vec();
+        v.resize(p.words(), 0);
+        mask_words(&mut v, p.width);
+        if v != self.values[idx] {
+            self.dut.set_words(idx, &v);
+            (self.set)(&mut self.blk, idx, &v);
+            self.values[idx] = v;
+            self.dirty = true;
+        }
+    }
+
+    fn get_words(&self, idx: usize, w: &mut [u32]) {
+        let v = &self.values[idx];
+        w[..v.len()].copy_from_slice(v);
+    }
+}
+
 /// Inputs for one cycle: one word vector per input port (clock excluded), in
 /// port order. Values are masked to the port width; `reset` is forced high
 /// in the first two cycles and otherwise high only when its random word's low
 /// four bits are zero, so designs spend most of the run out of reset.
 pub type CycleInputs = Vec<Vec<u32>>;
 
-/// Run `stimulus` through both simulators; `Ok(cycles)` or the first mismatch.
+/// Run `stimulus` through both simulators; `Ok(cycles compared)` or the
+/// first mismatch. Panics if the two sides' port sets differ.
 pub fn run<M: Model, B: Block>(
-    dut: &mut M,
-    blk: &mut B,
+    dut: M,
+    blk: B,
     set: fn(&mut B, usize, &[u32]),
     stimulus: &[CycleInputs],
 ) -> Result<usize, Mismatch> {
-    let ports = dut.ports();
-    let clock = ports.iter().position(|p| p.is_clock);
-    let inputs: Vec<usize> = ports
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| p.dir == PortDir::In && !p.is_clock)
-        .map(|(i, _)| i)
-        .collect();
-    let outputs: Vec<usize> =
-        ports.iter().enumerate().filter(|(_, p)| p.dir == PortDir::Out).map(|(i, _)| i).collect();
-    let edge = |dut: &mut M, blk: &mut B, level: u32| {
-        if let Some(c) = clock {
-            dut.set_words(c, &[level]);
-            dut.eval();
-            set(blk, c, &[level]);
-            assert!(simulate(blk, 10_000), "rust-hdl simulation did not settle");
-        }
-    };
-    edge(dut, blk, 0);
+    let mut pair = Pair::new(dut, blk, set).unwrap_or_else(|e| panic!("port sets differ: {e}"));
+    let ports = pair.ports();
+    let inputs: Vec<usize> =
+        ports.iter().enumerate().filter(|(_, p)| p.dir == PortDir::In && !p.is_clock).map(|(i, _)| i).collect();
     for (cycle, vals) in stimulus.iter().enumerate() {
         for (k, &i) in inputs.iter().enumerate() {
-            let p = &ports[i];
             let mut w = vals.get(k).cloned().unwrap_or_default();
-            w.resize(p.words(), 0);
-            if p.rust_path == "reset" {
+            w.resize(ports[i].words(), 0);
+            if ports[i].rust_path == "reset" {
                 w[0] = u32::from(cycle < 2 || w[0] & 0xf == 0);
             }
-            mask_words(&mut w, p.width);
-            dut.set_words(i, &w);
-            set(blk, i, &w);
+            pair.set_words(i, &w);
         }
-        dut.eval();
-        assert!(simulate(blk, 10_000), "rust-hdl simulation did not settle");
-        let rh = rhdl_outputs(blk);
-        for &i in &outputs {
-            let p = &ports[i];
-            let mut v = vec![0u32; p.words()];
-            dut.get_words(i, &mut v);
-            let lit = rh.get(p.rust_path).unwrap_or_else(|| panic!("rust-hdl has no output {}", p.rust_path));
-            let r = literal_to_words(lit, p.words());
-            if r != v {
-                return Err(Mismatch { cycle, port: p.name, rust_hdl: r, verilog: v });
-            }
-        }
-        edge(dut, blk, 1);
-        edge(dut, blk, 0);
+        pair.eval();
+        pair.tick()?;
     }
-    Ok(stimulus.len())
+    Ok(pair.compared())
 }

@@ -1,0 +1,1297 @@
+//! Protocol-aware stimulus for the differential test: drivers that take a
+//! block through whole frames and transfers, written against [`Model`] so one
+//! driver feeds both simulations of a [`Pair`] (every input goes to both,
+//! every output is compared at each cycle). Reactive stimulus (DMA
+//! completions, register responses) is computed from the rust-hdl side's
+//! outputs, which the pair returns on reads.
+//!
+//! Each driver returns what it reached ([`Reached`]); the test fails when a
+//! count is below its minimum, so stimulus that degrades into nothing is
+//! caught.
+
+use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
+use rnic_contract::layouts::{cqc, cqe, qpc};
+use rnic_contract::{regs, regs::Doorbell};
+use rnic_host::{HostSpace, Iommu, PcieConfig, Perms};
+use rnic_proto::*;
+use rnic_sim::axis::Rng;
+use rnic_sim::diff::{Mismatch, Pair};
+use rnic_sim::dma_port::{aligned_beats, aligned_keep, DmaPort};
+use rnic_sim::frames::{frame_beats, Beat512};
+use rnic_sim::Model;
+use rnic_tb::{capture, random_packet};
+use rust_hdl::prelude::Block;
+use std::collections::VecDeque;
+
+/// A simulation the drivers can clock: a [`Pair`] (or, to debug a driver, a
+/// Verilator model alone).
+pub trait Sim: Model {
+    /// Compare this cycle's outputs, then one clock cycle.
+    fn step(&mut self) -> Result<(), Mismatch>;
+    /// Cycles run.
+    fn now(&self) -> u64;
+}
+
+impl<M: Model, B: Block> Sim for Pair<M, B> {
+    fn step(&mut self) -> Result<(), Mismatch> {
+        self.tick()
+    }
+    fn now(&self) -> u64 {
+        self.cycle() as u64
+    }
+}
+
+/// A state the stimulus must reach: `got` of `what`, at least `min`.
+#[derive(Debug)]
+pub struct Reached {
+    pub what: &'static str,
+    pub got: u64,
+    pub min: u64,
+}
+
+fn reached(what: &'static str, got: u64, min: u64) -> Reached {
+    Reached { what, got, min }
+}
+
+type Outcome = Result<Vec<Reached>, Mismatch>;
+
+/// The protocol driver for catalog block `name`, if it has one.
+pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
+    Some(match name {
+        "rx_parse" => rx_parse(s),
+        "icrc_check" => icrc_check(s),
+        "rx_header_decode" => rx_header_decode(s),
+        "tx_build" => tx_build(s),
+        "dma_engine" => dma_engine(s),
+        "host_if" => host_if(s),
+        "reg_file" => reg_file(s),
+        "desc_fetch" => desc_fetch(s),
+        "cq_engine" => cq_engine(s),
+        "ctx_engine" => ctx_engine(s),
+        _ => return None,
+    })
+}
+
+// ---------------------------------------------------------------- helpers
+
+fn set_wide<M: Model>(m: &mut M, name: &str, w: &[u32]) {
+    let i = m.port(name);
+    m.set_words(i, w);
+}
+
+fn get_wide<M: Model>(m: &M, name: &str) -> Vec<u32> {
+    let i = m.port(name);
+    let mut w = vec![0u32; m.ports()[i].words()];
+    m.get_words(i, &mut w);
+    w
+}
+
+fn bit<M: Model>(m: &M, name: &str) -> bool {
+    m.get(name) & 1 == 1
+}
+
+fn random_words(rng: &mut Rng, n: usize) -> Vec<u32> {
+    (0..n).map(|_| rng.next() as u32).collect()
+}
+
+fn bytes_of(words: &[u32], keep: u64) -> Vec<u8> {
+    (0..64).filter(|i| keep >> i & 1 == 1).map(|i| (words[i / 4] >> (8 * (i % 4))) as u8).collect()
+}
+
+fn words_of(bytes: &[u8; 64]) -> [u32; 16] {
+    std::array::from_fn(|i| u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap()))
+}
+
+/// Synchronous reset for two cycles, every other input at 0.
+fn reset<S: Sim>(s: &mut S) -> Result<(), Mismatch> {
+    if s.ports().iter().any(|p| p.rust_path == "reset") {
+        s.set("reset", 1);
+        s.step()?;
+        s.step()?;
+        s.set("reset", 0);
+    }
+    Ok(())
+}
+
+/// An AXI stream source on `prefix` (`tdata`, `tkeep`, `tlast`, `tuser`,
+/// `tvalid`, `tready`, whichever the port has): a beat once offered stays
+/// until taken; while idle the data lines carry noise.
+struct Source {
+    prefix: &'static str,
+    beats: VecDeque<(Beat512, u32)>,
+    on: bool,
+    has_keep: bool,
+    has_user: bool,
+    pub taken: u64,
+}
+
+impl Source {
+    fn new<M: Model>(m: &M, prefix: &'static str) -> Self {
+        let has = |f: &str| m.ports().iter().any(|p| p.rust_path == format!("{prefix}.{f}"));
+        Source { prefix, beats: VecDeque::new(), on: false, has_keep: has("tkeep"), has_user: has("tuser"), taken: 0 }
+    }
+    fn frame(&mut self, bytes: &[u8], user: u32) {
+        let beats = frame_beats(bytes);
+        let n = beats.len();
+        for (k, b) in beats.into_iter().enumerate() {
+            self.beats.push_back((b, if k + 1 == n { user } else { 0 }));
+        }
+    }
+    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, p_valid: u64) {
+        let p = self.prefix;
+        if !self.on && !self.beats.is_empty() && rng.chance(p_valid) {
+            let (b, user) = &self.beats[0];
+            set_wide(m, &format!("{p}.tdata"), &b.data);
+            if self.has_keep {
+                m.set(&format!("{p}.tkeep"), b.keep);
+            }
+            m.set(&format!("{p}.tlast"), b.last as u64);
+            if self.has_user {
+                m.set(&format!("{p}.tuser"), *user as u64);
+            }
+            self.on = true;
+        } else if !self.on {
+            set_wide(m, &format!("{p}.tdata"), &random_words(rng, 16));
+            m.set(&format!("{p}.tlast"), rng.next() & 1);
+        }
+        m.set(&format!("{p}.tvalid"), self.on as u64);
+    }
+    /// After `eval`: did the beat go?
+    fn sample<M: Model>(&mut self, m: &M) -> bool {
+        if self.on && bit(m, &format!("{}.tready", self.prefix)) {
+            self.on = false;
+            self.beats.pop_front();
+            self.taken += 1;
+            return true;
+        }
+        false
+    }
+}
+
+/// An AXI stream sink on `prefix` with random `tready`, collecting packets
+/// (bytes by `tkeep`, whole beats without it) and each last beat's `tuser`.
+struct Sink {
+    prefix: &'static str,
+    ready: bool,
+    has_keep: bool,
+    has_user: bool,
+    has_last: bool,
+    cur: Vec<u8>,
+    pub packets: Vec<(Vec<u8>, u64)>,
+    pub beats: u64,
+}
+
+impl Sink {
+    fn new<M: Model>(m: &M, prefix: &'static str) -> Self {
+        let has = |f: &str| m.ports().iter().any(|p| p.rust_path == format!("{prefix}.{f}"));
+        Sink {
+            prefix,
+            ready: false,
+            has_keep: has("tkeep"),
+            has_user: has("tuser"),
+            has_last: has("tlast"),
+            cur: vec![],
+            packets: vec![],
+            beats: 0,
+        }
+    }
+    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, p_ready: u64) {
+        self.ready = rng.chance(p_ready);
+        m.set(&format!("{}.tready", self.prefix), self.ready as u64);
+    }
+    fn sample<M: Model>(&mut self, m: &M) -> bool {
+        let p = self.prefix;
+        if !(self.ready && bit(m, &format!("{p}.tvalid"))) {
+            return false;
+        }
+        let data = get_wide(m, &format!("{p}.tdata"));
+        let keep = if self.has_keep { m.get(&format!("{p}.tkeep")) } else { u64::MAX };
+        let mut d = [0u32; 16];
+        d[..data.len().min(16)].copy_from_slice(&data[..data.len().min(16)]);
+        self.cur.extend(bytes_of(&d, keep));
+        self.beats += 1;
+        if !self.has_last || bit(m, &format!("{p}.tlast")) {
+            let user = if self.has_user { m.get(&format!("{p}.tuser")) } else { 0 };
+            self.packets.push((std::mem::take(&mut self.cur), user));
+        }
+        true
+    }
+}
+
+// ---------------------------------------------------------------- wire side
+
+/// Received frames: rxe captures (including frames with a corrupted ICRC),
+/// the model encoder's packets of every opcode, a few with a flipped ICRC
+/// byte, the MAC error flag, or a non-RoCE ethertype. `(frame, tuser)`.
+fn rx_frames(rng: &mut Rng) -> Vec<(Vec<u8>, u32)> {
+    let mut v: Vec<(Vec<u8>, u32)> = vec![];
+    // the bad-ICRC capture's corrupted frames are its frames 5 and 50 (1-based)
+    v.extend(capture("rxe_with_3_bad_icrc.pcap").into_iter().skip(2).take(50).step_by(2).map(|f| (f, 0)));
+    v.extend(capture("rxe_rc_ud_perftest.pcap").into_iter().step_by(23).map(|f| (f, 0)));
+    for i in 0..Opcode::ALL.len() + 20 {
+        let op = Opcode::ALL[i % Opcode::ALL.len()];
+        let mut p = random_packet(rng, op);
+        p.payload.truncate(200);
+        let mut f = encode_frame(&p).unwrap();
+        let mut user = 0;
+        match i % 9 {
+            4 => {
+                let n = f.len();
+                f[n - 2] ^= 0x10; // ICRC
+            }
+            6 => user = 1,                                 // MAC error
+            8 => f[12..14].copy_from_slice(&[0x08, 0x06]), // not IP: raw
+            _ => {}
+        }
+        v.push((f, user));
+    }
+    // interleave captures and generated frames
+    let mut out = vec![];
+    let (a, b) = v.split_at(v.len() / 2);
+    for k in 0..a.len().max(b.len()) {
+        out.extend(a.get(k).cloned());
+        out.extend(b.get(k).cloned());
+    }
+    out
+}
+
+fn rx_parse<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0001);
+    let frames = rx_frames(&mut rng);
+    reset(s)?;
+    let mut src = Source::new(s, "s_axis");
+    for (f, u) in &frames {
+        src.frame(f, *u);
+    }
+    let mut hdr = Sink::new(s, "m_hdr");
+    let mut pay = Sink::new(s, "m_axis");
+    let mut raw = Sink::new(s, "m_raw");
+    let mut codes = [0u64; 8];
+    let limit = s.now() + 60 * src.beats.len() as u64;
+    let mut decided = 0;
+    while decided < frames.len() {
+        assert!(s.now() < limit, "rx_parse: {decided} of {} frames decided", frames.len());
+        src.drive(s, &mut rng, 80);
+        hdr.drive(s, &mut rng, 85);
+        pay.drive(s, &mut rng, 85);
+        raw.drive(s, &mut rng, 85);
+        s.eval();
+        src.sample(s);
+        hdr.sample(s);
+        pay.sample(s);
+        raw.sample(s);
+        if bit(s, "done_valid") {
+            codes[s.get("done_code") as usize & 7] += 1;
+            decided += 1;
+        }
+        s.step()?;
+    }
+    let good_payloads = pay.packets.iter().filter(|p| p.1 == 0).count() as u64;
+    Ok(vec![
+        reached("frames decided", decided as u64, frames.len() as u64),
+        reached("RoCE frames passed with a good ICRC (done_code 0)", codes[0], 40),
+        reached("frames dropped for a bad ICRC (done_code 3)", codes[3], 3),
+        reached("raw frames (done_code 1)", codes[1], 2),
+        reached("MAC-error frames (done_code 5)", codes[5], 2),
+        reached("headers out on m_hdr", hdr.beats, 40),
+        reached("payloads whose last beat left with a good verdict", good_payloads, 40),
+        reached("raw frames out on m_raw", raw.packets.len() as u64, 2),
+    ])
+}
+
+fn icrc_check<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0002);
+    let frames = rx_frames(&mut rng);
+    reset(s)?;
+    let mut src = Source::new(s, "s_axis");
+    for (f, u) in &frames {
+        src.frame(f, *u);
+    }
+    let (mut ok, mut bad, mut verdicts) = (0, 0, 0);
+    let limit = s.now() + 40 * src.beats.len() as u64;
+    while verdicts < frames.len() {
+        assert!(s.now() < limit, "icrc_check: {verdicts} of {} verdicts", frames.len());
+        src.drive(s, &mut rng, 75);
+        s.eval();
+        src.sample(s);
+        if bit(s, "verdict_valid") {
+            verdicts += 1;
+            if bit(s, "verdict_icrc_ok") {
+                ok += 1;
+            } else {
+                bad += 1;
+            }
+        }
+        s.step()?;
+    }
+    Ok(vec![
+        reached("verdicts", verdicts as u64, frames.len() as u64),
+        reached("frames with a good ICRC", ok, 50),
+        reached("frames with a bad ICRC (corrupted or not IP)", bad, 4),
+    ])
+}
+
+fn rx_header_decode<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0003);
+    let mut frames: Vec<Vec<u8>> = rx_frames(&mut rng).into_iter().map(|f| f.0).collect();
+    frames.extend(capture("rxe_rc_ud_perftest.pcap").into_iter().skip(5).step_by(7));
+    let (mut roce, mut raw, mut csum) = (0, 0, 0);
+    for f in &frames {
+        let mut w = [0u32; 32];
+        for (i, b) in f.iter().take(128).enumerate() {
+            w[i / 4] |= (*b as u32) << (8 * (i % 4));
+        }
+        set_wide(s, "window", &w);
+        s.eval();
+        roce += s.get("is_roce") & 1;
+        raw += s.get("is_raw") & 1;
+        csum += s.get("ip_csum_ok") & 1;
+        s.step()?;
+    }
+    Ok(vec![
+        reached("windows decoded as RoCE", roce, 100),
+        reached("windows decoded as raw", raw, 2),
+        reached("IPv4 checksums found good", csum, 50),
+    ])
+}
+
+fn tx_build<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0004);
+    reset(s)?;
+    let mut pay = Source::new(s, "s_axis");
+    let mut out = Sink::new(s, "m_axis");
+    let mut expected = vec![];
+    let hdr_words = s.ports()[s.port("s_hdr.tdata")].words();
+    let n = Opcode::ALL.len() + 8;
+    let mut hdrs: VecDeque<Vec<u32>> = VecDeque::new();
+    for i in 0..n {
+        let mut p = random_packet(&mut rng, Opcode::ALL[i % Opcode::ALL.len()]);
+        p.payload.truncate(if i % 5 == 0 { 300 } else { 150 });
+        let h = rnic_tb::tx::tx_header(&mut p, (rng.next() & 0xff_ffff) as u32, i as u16);
+        assert_eq!(h.len(), hdr_words);
+        expected.push(encode_frame(&p).unwrap());
+        hdrs.push_back(h);
+        if !p.payload.is_empty() {
+            pay.frame(&p.payload, 0);
+        }
+    }
+    let limit = s.now() + 2000 + 60 * n as u64;
+    let mut hdr_on = false;
+    while out.packets.len() < n {
+        assert!(s.now() < limit, "tx_build: {} of {n} frames", out.packets.len());
+        // the header source: whole 1152-bit headers, not frames
+        if !hdr_on && !hdrs.is_empty() && rng.chance(75) {
+            set_wide(s, "s_hdr.tdata", &hdrs[0]);
+            hdr_on = true;
+        } else if !hdr_on {
+            set_wide(s, "s_hdr.tdata", &random_words(&mut rng, hdr_words));
+        }
+        s.set("s_hdr.tvalid", hdr_on as u64);
+        pay.drive(s, &mut rng, 75);
+        out.drive(s, &mut rng, 80);
+        s.eval();
+        if hdr_on && bit(s, "s_hdr.tready") {
+            hdrs.pop_front();
+            hdr_on = false;
+        }
+        pay.sample(s);
+        out.sample(s);
+        s.step()?;
+    }
+    let same = out.packets.iter().zip(&expected).filter(|(a, b)| &a.0 == *b).count() as u64;
+    Ok(vec![
+        reached("frames out", out.packets.len() as u64, n as u64),
+        reached("frames byte-identical to the model's encoder", same, n as u64),
+    ])
+}
+
+// ---------------------------------------------------------------- DMA engine
+
+const READ_BASE: u64 = 0x1_0000_0000;
+const WRITE_BASE: u64 = 0x2_0000_0000;
+const UNMAPPED: u64 = 0x7_0000_0000;
+
+/// A fast link (short round trips, completions reordered across tags), so
+/// the differential run sees many transfers per cycle simulated.
+fn quick_link(seed: u64) -> PcieConfig {
+    PcieConfig { read_round_trip: 24, write_latency: 12, ..PcieConfig::gen3_x16() }.with_reorder(seed)
+}
+
+struct WriteJob {
+    addr: u64,
+    data: Vec<u8>,
+    beat: usize,
+}
+
+/// Beat `k` of an address-aligned write of `data` at `addr`: (words, keep, last).
+fn write_beat(rng: &mut Rng, addr: u64, data: &[u8], k: usize) -> ([u32; 16], u64, bool) {
+    let keep = aligned_keep(addr, data.len(), k);
+    let base = addr - addr % 64 + 64 * k as u64;
+    let mut bytes = [0u8; 64];
+    for (lane, b) in bytes.iter_mut().enumerate() {
+        *b = if keep >> lane & 1 == 1 { data[(base + lane as u64 - addr) as usize] } else { rng.next() as u8 };
+    }
+    (words_of(&bytes), keep, k + 1 == aligned_beats(addr, data.len()))
+}
+
+fn dma_engine<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0005);
+    let mut host = HostSpace { iommu: Iommu::counting(), ..HostSpace::default() };
+    host.iommu.map(READ_BASE, 1 << 20, 0x1000_0000, Perms::R).unwrap();
+    host.iommu.map(WRITE_BASE, 1 << 20, 0x2000_0000, Perms::W).unwrap();
+    let fill: Vec<u8> = (0..1 << 20).map(|_| rng.next() as u8).collect();
+    host.memory.write(0x1000_0000, &fill);
+    let mut port = DmaPort::new(s, host, quick_link(5), 0x77);
+    port.ready_pct = 80;
+    s.set("cfg_max_read", 1);
+    s.set("cfg_max_payload", 0);
+    reset(s)?;
+    let mut rd: [VecDeque<(u64, u64)>; 4] = Default::default();
+    let mut wr: [VecDeque<WriteJob>; 4] = Default::default();
+    for c in 0..4 {
+        for k in 0..6 {
+            let addr = if c == 3 && k == 2 { UNMAPPED } else { READ_BASE + (rng.next() % (1 << 19)) };
+            rd[c].push_back((addr, 1 + rng.next() % 700));
+            let addr = if c == 2 && k == 3 { UNMAPPED } else { WRITE_BASE + (rng.next() % (1 << 19)) };
+            let data = (0..1 + rng.next() % 400).map(|_| rng.next() as u8).collect();
+            wr[c].push_back(WriteJob { addr, data, beat: 0 });
+        }
+    }
+    let (mut rd_on, mut wr_on) = ([false; 4], [false; 4]);
+    let (mut rd_cmds_done, mut rd_err_beats, mut wr_done, mut wr_err) = (0u64, 0u64, 0u64, 0u64);
+    let want_wr: u64 = wr.iter().map(|q| q.len() as u64).sum();
+    let want_rd: u64 = rd.iter().map(|q| q.len() as u64).sum();
+    let limit = s.now() + 6000;
+    while rd_cmds_done < want_rd || wr_done < want_wr {
+        assert!(s.now() < limit, "dma_engine: {rd_cmds_done}/{want_rd} reads, {wr_done}/{want_wr} writes done");
+        let now = s.now();
+        let mut d_ready = [false; 4];
+        for c in 0..4 {
+            if !rd_on[c] && !rd[c].is_empty() && rng.chance(60) {
+                let (a, l) = rd[c][0];
+                s.set(&format!("s_rd.{c}.addr"), a);
+                s.set(&format!("s_rd.{c}.len"), l);
+                rd_on[c] = true;
+            }
+            s.set(&format!("s_rd.{c}.valid"), rd_on[c] as u64);
+            d_ready[c] = rng.chance(85);
+            s.set(&format!("m_rd.{c}.tready"), d_ready[c] as u64);
+            if !wr_on[c] && !wr[c].is_empty() && rng.chance(70) {
+                let j = &wr[c][0];
+                let (w, keep, last) = write_beat(&mut rng, j.addr, &j.data, j.beat);
+                set_wide(s, &format!("s_wr.{c}.tdata"), &w);
+                s.set(&format!("s_wr.{c}.tkeep"), keep);
+                s.set(&format!("s_wr.{c}.tlast"), last as u64);
+                s.set(&format!("s_wr.{c}.addr"), j.addr);
+                s.set(&format!("s_wr.{c}.len"), j.data.len() as u64);
+                wr_on[c] = true;
+            }
+            s.set(&format!("s_wr.{c}.tvalid"), wr_on[c] as u64);
+        }
+        port.drive(s);
+        s.eval();
+        for c in 0..4 {
+            if rd_on[c] && bit(s, &format!("s_rd.{c}.ready")) {
+                rd_on[c] = false;
+                rd[c].pop_front();
+            }
+            if d_ready[c] && bit(s, &format!("m_rd.{c}.tvalid")) {
+                rd_err_beats += s.get(&format!("m_rd.{c}.tuser")) & 1;
+                rd_cmds_done += s.get(&format!("m_rd.{c}.tlast")) & 1;
+            }
+            if wr_on[c] && bit(s, &format!("s_wr.{c}.tready")) {
+                wr_on[c] = false;
+                let j = wr[c].front_mut().unwrap();
+                j.beat += 1;
+                if j.beat == aligned_beats(j.addr, j.data.len()) {
+                    wr[c].pop_front();
+                }
+            }
+        }
+        wr_done += s.get("wr_done").count_ones() as u64;
+        wr_err += s.get("wr_done_err").count_ones() as u64;
+        port.sample(s, now);
+        s.step()?;
+    }
+    Ok(vec![
+        reached("read commands delivered to their client (tlast)", rd_cmds_done, want_rd),
+        reached("read beats flagged as failed (IOMMU fault)", rd_err_beats, 1),
+        reached("read requests answered by the host", port.stats.read_requests, 40),
+        reached("write completions to clients (wr_done)", wr_done, want_wr),
+        reached("writes completed with an error", wr_err, 1),
+        reached("bytes written to the host", port.stats.write_bytes, 2000),
+    ])
+}
+
+// ---------------------------------------------------------------- register port
+
+/// A register access script for an AXI4-Lite port `s_axil`.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    W(u32, u32),
+    R(u32),
+    /// Read `ctx_status` until BUSY is clear.
+    WaitCtx,
+    /// Let `n` cycles pass.
+    Idle(u64),
+}
+
+enum AxState {
+    Idle,
+    Write { aw: bool, w: bool },
+    Resp,
+    Read { ar: bool, poll: bool },
+}
+
+struct Axil {
+    ops: VecDeque<Op>,
+    st: AxState,
+    idle_until: u64,
+    drove: (bool, bool, bool, bool, bool),
+    pub writes: u64,
+    pub reads: Vec<(u32, u32)>,
+}
+
+impl Axil {
+    fn new(ops: impl IntoIterator<Item = Op>) -> Self {
+        Axil {
+            ops: ops.into_iter().collect(),
+            st: AxState::Idle,
+            idle_until: 0,
+            drove: Default::default(),
+            writes: 0,
+            reads: vec![],
+        }
+    }
+    fn done(&self) -> bool {
+        self.ops.is_empty() && matches!(self.st, AxState::Idle)
+    }
+    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, now: u64) {
+        if matches!(self.st, AxState::Idle) && now >= self.idle_until {
+            match self.ops.pop_front() {
+                Some(Op::W(a, d)) => {
+                    m.set("s_axil.awaddr", a as u64);
+                    m.set("s_axil.wdata", d as u64);
+                    m.set("s_axil.wstrb", 0xF);
+                    self.st = AxState::Write { aw: false, w: false };
+                }
+                Some(Op::R(a)) => {
+                    m.set("s_axil.araddr", a as u64);
+                    self.st = AxState::Read { ar: false, poll: false };
+                }
+                Some(Op::WaitCtx) => {
+                    m.set("s_axil.araddr", regs::ctx_status::OFFSET as u64);
+                    self.st = AxState::Read { ar: false, poll: true };
+                }
+                Some(Op::Idle(n)) => self.idle_until = now + n,
+                None => {}
+            }
+        }
+        let (mut aw, mut w, mut ar) = (false, false, false);
+        match self.st {
+            AxState::Write { aw: a, w: ww } => {
+                aw = !a && rng.chance(80);
+                w = !ww && rng.chance(80);
+            }
+            AxState::Read { ar: a, .. } => ar = !a && rng.chance(80),
+            _ => {}
+        }
+        let (b, r) = (rng.chance(75), rng.chance(75));
+        m.set("s_axil.awvalid", aw as u64);
+        m.set("s_axil.wvalid", w as u64);
+        m.set("s_axil.arvalid", ar as u64);
+        m.set("s_axil.bready", b as u64);
+        m.set("s_axil.rready", r as u64);
+        self.drove = (aw, w, ar, b, r);
+    }
+    fn sample<M: Model>(&mut self, m: &M) {
+        let (aw, w, ar, b, r) = self.drove;
+        match &mut self.st {
+            AxState::Write { aw: a, w: ww } => {
+                *a |= aw && bit(m, "s_axil.awready");
+                *ww |= w && bit(m, "s_axil.wready");
+                if *a && *ww {
+                    self.st = AxState::Resp;
+                }
+            }
+            AxState::Resp => {
+                if b && bit(m, "s_axil.bvalid") {
+                    self.writes += 1;
+                    self.st = AxState::Idle;
+                }
+            }
+            AxState::Read { ar: a, poll } => {
+                if ar && bit(m, "s_axil.arready") {
+                    *a = true;
+                } else if *a && r && bit(m, "s_axil.rvalid") {
+                    let data = m.get("s_axil.rdata") as u32;
+                    let addr = m.get("s_axil.araddr") as u32;
+                    if *poll && regs::ctx_status::BUSY.get(data) == 1 {
+                        self.ops.push_front(Op::WaitCtx);
+                    }
+                    self.reads.push((addr, data));
+                    self.st = AxState::Idle;
+                }
+            }
+            AxState::Idle => {}
+        }
+    }
+}
+
+fn doorbell(kind: DoorbellKind, queue: u32, index: u16) -> [Op; 2] {
+    let (lo, hi) = Doorbell { kind, queue, index, solicited: false }.encode_halves().unwrap();
+    [Op::W(regs::doorbell::OFFSET, lo), Op::W(regs::doorbell::OFFSET + 4, hi)]
+}
+
+fn ctx_cmd(op: ContextOp, table: ContextTable, index: u32) -> [Op; 2] {
+    let word = regs::ctx_cmd::OP.encode(op as u32).unwrap()
+        | regs::ctx_cmd::TABLE.encode(table as u32).unwrap()
+        | regs::ctx_cmd::INDEX.encode(index).unwrap();
+    [Op::W(regs::ctx_cmd::OFFSET, word), Op::WaitCtx]
+}
+
+fn bring_up(qpc: u64, cqc: u64) -> Vec<Op> {
+    vec![
+        Op::R(regs::id_magic::OFFSET),
+        Op::W(regs::scratch::OFFSET, 0xA5A5_0F0F),
+        Op::R(regs::scratch::OFFSET),
+        Op::W(regs::qpc_base_lo::OFFSET, qpc as u32),
+        Op::W(regs::qpc_base_hi::OFFSET, (qpc >> 32) as u32),
+        Op::W(regs::qpc_log_entries::OFFSET, 10),
+        Op::W(regs::cqc_base_lo::OFFSET, cqc as u32),
+        Op::W(regs::cqc_base_hi::OFFSET, (cqc >> 32) as u32),
+        Op::W(regs::cqc_log_entries::OFFSET, 10),
+        Op::W(regs::irq_events::OFFSET, 40),
+        Op::W(regs::events_enable::OFFSET, regs::events_enable::DOORBELL_ERROR.encode(1).unwrap()),
+        Op::W(regs::irq_moderation::OFFSET, 2),
+        Op::W(regs::ctrl::OFFSET, regs::ctrl::ENABLE.encode(1).unwrap()),
+    ]
+}
+
+fn reg_file<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0006);
+    reset(s)?;
+    let mut ops = bring_up(0x10_0000_0000, 0x11_0000_0000);
+    for q in 0..6u32 {
+        ops.extend(doorbell(
+            [DoorbellKind::SqProducer, DoorbellKind::RqProducer, DoorbellKind::CqArm][q as usize % 3],
+            q * 77,
+            q as u16 * 3,
+        ));
+        ops.extend(ctx_cmd(ContextOp::Load, [ContextTable::Qp, ContextTable::Cq][q as usize % 2], q));
+        ops.push(Op::R(regs::events::OFFSET));
+        ops.push(Op::W(regs::events::OFFSET, 0xFFFF_FFFF));
+    }
+    for off in (0..0x260).step_by(4) {
+        ops.push(Op::R(off));
+    }
+    let n_writes = ops.iter().filter(|o| matches!(o, Op::W(..))).count() as u64;
+    let mut axil = Axil::new(ops);
+    let (mut dbs, mut cmds, mut irqs) = (0u64, 0u64, 0u64);
+    let mut busy_until = 0u64;
+    let limit = s.now() + 4000;
+    while !axil.done() {
+        assert!(s.now() < limit, "reg_file: register script stuck, {} ops left", axil.ops.len());
+        let now = s.now();
+        axil.drive(s, &mut rng, now);
+        let (db_r, ctx_r, irq_r) = (rng.chance(70), rng.chance(70), rng.chance(70));
+        s.set("m_db.ready", db_r as u64);
+        s.set("m_ctx.ready", ctx_r as u64);
+        s.set("m_irq.ready", irq_r as u64);
+        s.set("ctx_busy", (now < busy_until) as u64);
+        s.set("ctx_error", (now < busy_until && rng.chance(30)) as u64);
+        // the doorbell errors the engines would report
+        let ev = if rng.chance(3) { 1u64 << (rng.next() % 5) } else { 0 };
+        s.set("ev_set", ev);
+        s.set("ev_queue", rng.next() & 0xff_ffff);
+        s.eval();
+        axil.sample(s);
+        if db_r && bit(s, "m_db.valid") {
+            dbs += 1;
+        }
+        if ctx_r && bit(s, "m_ctx.valid") {
+            cmds += 1;
+            busy_until = now + 8 + rng.next() % 20;
+        }
+        if irq_r && bit(s, "m_irq.valid") {
+            irqs += 1;
+        }
+        s.step()?;
+    }
+    let magic = axil.reads.iter().filter(|r| r.1 == regs::id_magic::RESET).count() as u64;
+    Ok(vec![
+        reached("register writes answered", axil.writes, n_writes),
+        reached("register reads answered", axil.reads.len() as u64, 150),
+        reached("reads of id_magic returning the magic", magic, 2),
+        reached("doorbells out", dbs, 6),
+        reached("context commands out", cmds, 6),
+        reached("interrupts requested", irqs, 1),
+    ])
+}
+
+// ---------------------------------------------------------------- host engines
+
+/// The DMA engine as an engine-level client sees it: read commands
+/// `m_rd {addr, len}` answered on `s_rd` with address-aligned beats from a
+/// host memory, writes on `m_wr` stored and acknowledged on `wr_done`.
+struct ClientMem {
+    mem: rnic_host::HostMemory,
+    rd_q: VecDeque<(u64, u64, u64)>, // (addr, len, ready at)
+    rd_beats: VecDeque<([u32; 16], u64, bool, bool)>,
+    served: u64,
+    rd_on: bool,
+    rd_ready: bool,
+    wr: Option<(u64, usize, Vec<u8>, usize)>,
+    wr_ready: bool,
+    wr_done_at: VecDeque<(u64, bool)>,
+    pub reads: u64,
+    pub writes: u64,
+    has_err: bool,
+    /// Every this many reads ends with an error beat, and every this many
+    /// writes completes with an error (0: never).
+    pub err_every: u64,
+}
+
+impl ClientMem {
+    fn new<M: Model>(m: &M) -> Self {
+        ClientMem {
+            mem: rnic_host::HostMemory::new(),
+            rd_q: VecDeque::new(),
+            rd_beats: VecDeque::new(),
+            rd_on: false,
+            rd_ready: false,
+            wr: None,
+            wr_ready: false,
+            wr_done_at: VecDeque::new(),
+            served: 0,
+            reads: 0,
+            writes: 0,
+            has_err: m.ports().iter().any(|p| p.rust_path == "wr_done_err"),
+            err_every: 0,
+        }
+    }
+    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, now: u64) {
+        let has_rd = m.ports().iter().any(|p| p.rust_path == "m_rd.valid");
+        let has_wr = m.ports().iter().any(|p| p.rust_path == "m_wr.tvalid");
+        if has_rd {
+            self.rd_ready = rng.chance(70);
+            m.set("m_rd.ready", self.rd_ready as u64);
+            if let Some(&(addr, len, at)) = self.rd_q.front() {
+                if at <= now && self.rd_beats.is_empty() {
+                    self.rd_q.pop_front();
+                    let bytes = self.mem.read_vec(addr, len as usize);
+                    self.served += 1;
+                    let err = self.err_every != 0 && self.served % self.err_every == 0;
+                    for k in 0..aligned_beats(addr, len as usize) {
+                        let keep = aligned_keep(addr, len as usize, k);
+                        let base = addr - addr % 64 + 64 * k as u64;
+                        let mut b = [0u8; 64];
+                        for (lane, x) in b.iter_mut().enumerate() {
+                            if keep >> lane & 1 == 1 {
+                                *x = bytes[(base + lane as u64 - addr) as usize];
+                            }
+                        }
+                        self.rd_beats.push_back((words_of(&b), keep, k + 1 == aligned_beats(addr, len as usize), err));
+                    }
+                }
+            }
+            if !self.rd_on && !self.rd_beats.is_empty() && rng.chance(80) {
+                let (w, keep, last, err) = self.rd_beats[0];
+                set_wide(m, "s_rd.tdata", &w);
+                m.set("s_rd.tkeep", keep);
+                m.set("s_rd.tlast", last as u64);
+                m.set("s_rd.tuser", err as u64);
+                self.rd_on = true;
+            }
+            m.set("s_rd.tvalid", self.rd_on as u64);
+        }
+        if has_wr {
+            self.wr_ready = rng.chance(75);
+            m.set("m_wr.tready", self.wr_ready as u64);
+            let (done, err) = match self.wr_done_at.front() {
+                Some(&(t, err)) if t <= now => {
+                    self.wr_done_at.pop_front();
+                    (true, err)
+                }
+                _ => (false, false),
+            };
+            m.set("wr_done", done as u64);
+            if self.has_err {
+                m.set("wr_done_err", err as u64);
+            }
+        }
+    }
+    fn sample<M: Model>(&mut self, m: &M, rng: &mut Rng, now: u64) {
+        let has_rd = m.ports().iter().any(|p| p.rust_path == "m_rd.valid");
+        let has_wr = m.ports().iter().any(|p| p.rust_path == "m_wr.tvalid");
+        if has_rd {
+            if self.rd_ready && bit(m, "m_rd.valid") {
+                self.rd_q.push_back((m.get("m_rd.addr"), m.get("m_rd.len"), now + 5 + rng.next() % 20));
+                self.reads += 1;
+            }
+            if self.rd_on && bit(m, "s_rd.tready") {
+                self.rd_on = false;
+                self.rd_beats.pop_front();
+            }
+        }
+        if has_wr && self.wr_ready && bit(m, "m_wr.tvalid") {
+            let addr = m.get("m_wr.addr");
+            let len = m.get("m_wr.len") as usize;
+            let w = self.wr.get_or_insert_with(|| (addr, len, vec![], 0));
+            let data = get_wide(m, "m_wr.tdata");
+            let keep = m.get("m_wr.tkeep");
+            w.2.extend(bytes_of(&data, keep));
+            w.3 += 1;
+            if bit(m, "m_wr.tlast") {
+                let (a, _, bytes, _) = self.wr.take().unwrap();
+                self.mem.write(a, &bytes);
+                self.writes += 1;
+                let err = self.has_err && self.err_every != 0 && self.writes % self.err_every == 0;
+                self.wr_done_at.push_back((now + 3 + rng.next() % 10, err));
+            }
+        }
+    }
+}
+
+fn desc_fetch<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0007);
+    let mut mem = ClientMem::new(s);
+    let qps = [(3u32, 0x10_0000u64, 4u64), (9, 0x20_0000, 3), (700, 0x30_0000, 5)];
+    for &(_, base, _) in &qps {
+        let ring: Vec<u8> = (0..0x8000).map(|_| rng.next() as u8).collect();
+        mem.mem.write(base, &ring);
+        mem.mem.write(base + 0x8_0000, &ring);
+    }
+    s.set("enable", 1);
+    reset(s)?;
+    let mut setups: VecDeque<(u32, u64, u64)> = qps.iter().copied().collect();
+    let mut dbs: VecDeque<(u64, u32, u16)> = VecDeque::new();
+    for round in 1..=4u16 {
+        for &(q, _, log) in &qps {
+            dbs.push_back((DoorbellKind::SqProducer as u64, q, round * (1 << log) / 4 + round));
+            dbs.push_back((DoorbellKind::RqProducer as u64, q, round * 3));
+        }
+    }
+    dbs.push_back((DoorbellKind::SqProducer as u64, 555, 1)); // never set up: an error
+    let want_dbs = dbs.len();
+    let mut wqe = Sink::new(s, "m_wqe");
+    let (mut setup_on, mut db_on, mut q_on) = (false, false, false);
+    let (mut db_done, mut errors, mut queries) = (0, 0u64, 0u64);
+    let limit = s.now() + 5000;
+    while !(db_done == want_dbs && s.now() > 3500) {
+        assert!(s.now() < limit, "desc_fetch: {db_done} of {want_dbs} doorbells taken");
+        let now = s.now();
+        mem.drive(s, &mut rng, now);
+        if !setup_on && !setups.is_empty() {
+            let (q, base, log) = setups[0];
+            s.set("s_setup.qpn", q as u64);
+            s.set("s_setup.sq_base", base);
+            s.set("s_setup.sq_log", log);
+            s.set("s_setup.sq_prod", 0);
+            s.set("s_setup.sq_cons", 0);
+            s.set("s_setup.rq_base", base + 0x8_0000);
+            s.set("s_setup.rq_log", log - 1);
+            s.set("s_setup.rq_prod", 0);
+            s.set("s_setup.rq_cons", 0);
+            s.set("s_setup.live", 1);
+            setup_on = true;
+        }
+        s.set("s_setup.valid", setup_on as u64);
+        if setups.is_empty() && !db_on && !dbs.is_empty() && rng.chance(10) {
+            let (k, q, i) = dbs[0];
+            s.set("s_db.kind", k);
+            s.set("s_db.queue", q as u64);
+            s.set("s_db.index", i as u64);
+            s.set("s_db.solicited", rng.next() & 1);
+            db_on = true;
+        }
+        s.set("s_db.valid", db_on as u64);
+        if !q_on && rng.chance(5) {
+            s.set("s_query.index", qps[(rng.next() % 3) as usize].0 as u64);
+            q_on = true;
+        }
+        s.set("s_query.valid", q_on as u64);
+        wqe.drive(s, &mut rng, 80);
+        s.eval();
+        mem.sample(s, &mut rng, now);
+        if setup_on && bit(s, "s_setup.ready") {
+            setup_on = false;
+            setups.pop_front();
+        }
+        if db_on && bit(s, "s_db.ready") {
+            db_on = false;
+            dbs.pop_front();
+            db_done += 1;
+        }
+        if q_on && bit(s, "s_query.ready") {
+            q_on = false;
+        }
+        queries += s.get("query_valid") & 1;
+        errors += s.get("db_error") & 1;
+        wqe.sample(s);
+        s.step()?;
+    }
+    Ok(vec![
+        reached("doorbells taken", db_done as u64, want_dbs as u64),
+        reached("descriptor reads answered", mem.reads, 10),
+        reached("WQEs out (tlast on m_wqe)", wqe.packets.len() as u64, 40),
+        reached("doorbell errors", errors, 1),
+        reached("ring queries answered", queries, 5),
+    ])
+}
+
+fn cq_engine<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0008);
+    let mut mem = ClientMem::new(s);
+    s.set("irq_mod_count", 2);
+    s.set("irq_mod_time", 3);
+    reset(s)?;
+    // (cqn, ring base, log size, vector, mod count, armed, solicited only)
+    let cqs = [
+        (1u32, 0x40_0000u64, 3u64, 5u64, 1u64, 1u64, 0u64),
+        (4, 0x50_0000, 4, 6, 0, 1, 1),
+        (9, 0x60_0000, 2, 7, 3, 0, 0),
+    ];
+    let mut setups: VecDeque<_> = cqs.iter().copied().collect();
+    let mut posts: VecDeque<(u32, bool)> = (0..60).map(|i| (cqs[i % 3].0, i % 4 == 0)).collect();
+    let mut dbs: VecDeque<(u64, u32, u16)> = VecDeque::new();
+    let mut m_irq = 0u64;
+    let (mut setup_on, mut cqe_on, mut db_on) = (false, false, false);
+    let (mut posted, mut overruns) = (0u64, 0u64);
+    let mut irq_ready = false;
+    let limit = s.now() + 4000;
+    while !(posts.is_empty() && dbs.is_empty() && s.now() > 2500) {
+        assert!(s.now() < limit, "cq_engine: {} CQEs, {} doorbells left", posts.len(), dbs.len());
+        let now = s.now();
+        mem.drive(s, &mut rng, now);
+        if !setup_on && !setups.is_empty() {
+            let (cqn, base, log, vector, modc, armed, sol) = setups[0];
+            s.set("s_setup.cqn", cqn as u64);
+            s.set("s_setup.base", base);
+            s.set("s_setup.log", log);
+            s.set("s_setup.prod", 0);
+            s.set("s_setup.cons", 0);
+            s.set("s_setup.armed", armed);
+            s.set("s_setup.solicited", sol);
+            s.set("s_setup.overrun", 0);
+            s.set("s_setup.vector", vector);
+            s.set("s_setup.mod_count", modc);
+            s.set("s_setup.mod_time", 0);
+            s.set("s_setup.live", 1);
+            setup_on = true;
+        }
+        s.set("s_setup.valid", setup_on as u64);
+        if setups.is_empty() && !cqe_on && !posts.is_empty() && rng.chance(30) {
+            let (cqn, sol) = posts[0];
+            let e = cqe_bytes(&mut rng, posted);
+            set_wide(s, "s_cqe.data", &e);
+            s.set("s_cqe.cqn", cqn as u64);
+            s.set("s_cqe.solicited", sol as u64);
+            cqe_on = true;
+        }
+        s.set("s_cqe.valid", cqe_on as u64);
+        if !db_on && !dbs.is_empty() && rng.chance(30) {
+            let (k, q, i) = dbs[0];
+            s.set("s_db.kind", k);
+            s.set("s_db.queue", q as u64);
+            s.set("s_db.index", i as u64);
+            s.set("s_db.solicited", 0);
+            db_on = true;
+        }
+        s.set("s_db.valid", db_on as u64);
+        s.set("s_query.index", cqs[(now % 3) as usize].0 as u64);
+        s.set("s_query.valid", (now % 50 == 7) as u64);
+        irq_ready = !irq_ready || rng.chance(50);
+        s.set("m_irq.ready", irq_ready as u64);
+        s.eval();
+        mem.sample(s, &mut rng, now);
+        if setup_on && bit(s, "s_setup.ready") {
+            setup_on = false;
+            setups.pop_front();
+        }
+        if cqe_on && bit(s, "s_cqe.ready") {
+            cqe_on = false;
+            let (cqn, _) = posts.pop_front().unwrap();
+            posted += 1;
+            // the driver consumes and re-arms now and then
+            if posted % 5 == 0 {
+                let kind = if posted % 10 == 0 { DoorbellKind::CqArm } else { DoorbellKind::CqConsumer };
+                dbs.push_back((kind as u64, cqn, (posted / 3) as u16));
+            }
+        }
+        if db_on && bit(s, "s_db.ready") {
+            db_on = false;
+            dbs.pop_front();
+        }
+        if irq_ready && bit(s, "m_irq.valid") {
+            m_irq += 1;
+        }
+        overruns += s.get("ev_overrun") & 1;
+        s.step()?;
+    }
+    Ok(vec![
+        reached("CQEs taken", posted, 60),
+        reached("CQE writes done (wr_done)", mem.writes, 30),
+        reached("interrupts requested", m_irq, 2),
+        reached("overrun events", overruns, 1),
+    ])
+}
+
+fn cqe_bytes(rng: &mut Rng, n: u64) -> [u32; 8] {
+    let mut e = [0u8; 32];
+    cqe::WR_ID.set(&mut e, 1000 + n).unwrap();
+    cqe::QPN.set(&mut e, (rng.next() & 0xff_ffff) as u32).unwrap();
+    cqe::WQE_INDEX.set(&mut e, n as u16).unwrap();
+    cqe::BYTE_LEN.set(&mut e, rng.next() as u32).unwrap();
+    std::array::from_fn(|i| u32::from_le_bytes(e[4 * i..4 * i + 4].try_into().unwrap()))
+}
+
+fn qp_context(sq: u64, rq: u64, log: u8) -> [u8; 128] {
+    let mut e = [0u8; 128];
+    qpc::SQ_BASE.set(&mut e, sq).unwrap();
+    qpc::RQ_BASE.set(&mut e, rq).unwrap();
+    qpc::SQ_LOG_SIZE.set(&mut e, log).unwrap();
+    qpc::RQ_LOG_SIZE.set(&mut e, log).unwrap();
+    e
+}
+
+fn cq_context(ring: u64, log: u8, vector: u16, mod_count: u16) -> [u8; 64] {
+    let mut e = [0u8; 64];
+    cqc::RING_BASE.set(&mut e, ring).unwrap();
+    cqc::LOG_SIZE.set(&mut e, log).unwrap();
+    cqc::MSIX_VECTOR.set(&mut e, vector).unwrap();
+    cqc::MOD_COUNT.set(&mut e, mod_count).unwrap();
+    e
+}
+
+fn ctx_engine<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0009);
+    let mut mem = ClientMem::new(s);
+    let (qpc_base, cqc_base) = (0x10_0000u64, 0x20_0000u64);
+    for q in 0..16u64 {
+        mem.mem.write(qpc_base + 128 * q, &qp_context(0x100_0000 * q, 0x100_0000 * q + 0x8000, 4 + q as u8 % 4));
+        mem.mem.write(cqc_base + 64 * q, &cq_context(0x200_0000 * q, 3 + q as u8 % 3, q as u16, 1));
+    }
+    s.set("qpc_base", qpc_base);
+    s.set("qpc_log", 4);
+    s.set("cqc_base", cqc_base);
+    s.set("cqc_log", 4);
+    reset(s)?;
+    let mut cmds: VecDeque<(u64, u64, u64)> = VecDeque::new();
+    for i in 0..64u64 {
+        let op = [ContextOp::Load, ContextOp::Load, ContextOp::Store, ContextOp::Invalidate][i as usize % 4];
+        let table = match i % 11 {
+            10 => ContextTable::Mpt, // not cached by this build: an error
+            k if k % 3 == 2 => ContextTable::Cq,
+            _ => ContextTable::Qp,
+        };
+        cmds.push_back((op as u64, table as u64, (i * 5) % 19)); // 16..18 are beyond the table
+    }
+    let want = cmds.len();
+    let (mut cmd_on, mut done, mut rings, mut cqs, mut errors) = (false, 0, 0u64, 0u64, 0u64);
+    let mut dma_errors = 0u64;
+    mem.err_every = 9;
+    let (mut qq, mut cq) = (None::<u64>, None::<u64>);
+    let limit = s.now() + 8000;
+    let mut tail = 0;
+    while tail < 20 {
+        tail = if done == want && !bit(s, "busy") { tail + 1 } else { 0 };
+        assert!(s.now() < limit, "ctx_engine: {done} of {want} commands");
+        let now = s.now();
+        mem.drive(s, &mut rng, now);
+        if !cmd_on && !cmds.is_empty() && !bit(s, "busy") && rng.chance(40) {
+            let (op, t, i) = cmds[0];
+            s.set("s_cmd.op", op);
+            s.set("s_cmd.table", t);
+            s.set("s_cmd.index", i);
+            cmd_on = true;
+        }
+        s.set("s_cmd.valid", cmd_on as u64);
+        let (rr, cr) = (rng.chance(70), rng.chance(70));
+        s.set("m_ring.ready", rr as u64);
+        s.set("m_cq.ready", cr as u64);
+        s.set("m_qp_query.ready", 1);
+        s.set("m_cq_query.ready", 1);
+        // query answers one cycle after the question
+        s.set("qp_query_valid", qq.is_some() as u64);
+        s.set("qp_query_data", qq.map_or(0, |i| 0x0003_0002_0001_0000 ^ i));
+        s.set("cq_query_valid", cq.is_some() as u64);
+        s.set("cq_query_data", cq.map_or(0, |i| 0x0002_0001_0000 ^ i));
+        s.eval();
+        mem.sample(s, &mut rng, now);
+        qq = bit(s, "m_qp_query.valid").then(|| s.get("m_qp_query.index"));
+        cq = bit(s, "m_cq_query.valid").then(|| s.get("m_cq_query.index"));
+        if cmd_on && bit(s, "s_cmd.ready") {
+            cmd_on = false;
+            cmds.pop_front();
+            done += 1;
+        }
+        rings += (rr && bit(s, "m_ring.valid")) as u64;
+        cqs += (cr && bit(s, "m_cq.valid")) as u64;
+        errors += s.get("error") & 1;
+        dma_errors += s.get("dma_error") & 1;
+        s.step()?;
+    }
+    Ok(vec![
+        reached("context commands taken", done as u64, want as u64),
+        reached("DMA errors reported", dma_errors, 1),
+        reached("context reads answered", mem.reads, 15),
+        reached("context write-backs (Store)", mem.writes, 8),
+        reached("ring setups out (QP Load)", rings, 8),
+        reached("CQ setups out (CQ Load)", cqs, 3),
+        reached("cycles showing a command error", errors, 1),
+    ])
+}
+
+// ---------------------------------------------------------------- whole host side
+
+fn host_if<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_000a);
+    const QPC: u64 = 0x10_0000_0000;
+    const CQC: u64 = 0x11_0000_0000;
+    const RINGS: u64 = 0x12_0000_0000;
+    let mut host = HostSpace::new();
+    for (i, base) in [QPC, CQC, RINGS].into_iter().enumerate() {
+        host.iommu.map(base, 16 << 20, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
+    }
+    let phys = |iova: u64| 0x1_0000_0000 * (((iova - QPC) >> 32) + 1) + (iova & 0xFFFF_FFFF);
+    let qps = [2u32, 17, 300];
+    for (i, &q) in qps.iter().enumerate() {
+        let sq = RINGS + 0x10_0000 * i as u64;
+        host.memory.write(phys(QPC + 128 * q as u64), &qp_context(sq, sq + 0x8_0000, 4));
+        let wqes: Vec<u8> = (0..16 * 128).map(|_| rng.next() as u8).collect();
+        host.memory.write(phys(sq), &wqes);
+        host.memory.write(phys(sq + 0x8_0000), &wqes);
+    }
+    let cq_ring = RINGS + 0x80_0000;
+    host.memory.write(phys(CQC + 64 * 3), &cq_context(cq_ring, 3, 9, 2));
+    host.memory.write(phys(cq_ring), &[0u8; 32 * 8]);
+    let mut port = DmaPort::new(s, host, quick_link(7), 0x99);
+    port.ready_pct = 85;
+    s.set("cfg_max_read", 2);
+    s.set("cfg_max_payload", 1);
+    reset(s)?;
+    let mut ops = bring_up(QPC, CQC);
+    for &q in &qps {
+        ops.extend(ctx_cmd(ContextOp::Load, ContextTable::Qp, q));
+    }
+    ops.extend(ctx_cmd(ContextOp::Load, ContextTable::Cq, 3));
+    ops.extend(doorbell(DoorbellKind::CqArm, 3, 0));
+    for round in 1..=3u16 {
+        for &q in &qps {
+            ops.extend(doorbell(DoorbellKind::SqProducer, q, 4 * round));
+            ops.extend(doorbell(DoorbellKind::RqProducer, q, 3 * round));
+        }
+        ops.push(Op::Idle(150));
+        ops.extend(doorbell(DoorbellKind::CqConsumer, 3, 4 * round));
+        ops.extend(doorbell(DoorbellKind::CqArm, 3, 4 * round));
+    }
+    ops.extend(doorbell(DoorbellKind::SqProducer, 999, 1)); // never loaded: an event
+    ops.extend(ctx_cmd(ContextOp::Store, ContextTable::Cq, 3));
+    ops.extend(ctx_cmd(ContextOp::Store, ContextTable::Qp, 17));
+    ops.push(Op::R(regs::events::OFFSET));
+    ops.push(Op::R(regs::ctx_status::OFFSET));
+    let mut axil = Axil::new(ops);
+    let mut wqe = Sink::new(s, "m_wqe");
+    let mut pay_rd = Sink::new(s, "m_pay_rd");
+    let mut cqe_on = false;
+    let (mut cqes, mut irqs, mut pay_wr_done) = (0u64, 0u64, 0u64);
+    let mut pay_rds: VecDeque<(u64, u64)> = (0..6).map(|k| (RINGS + 0x1000 * k + 7 * k, 100 + 97 * k)).collect();
+    let mut pay_wrs: VecDeque<WriteJob> = (0..6)
+        .map(|k| WriteJob {
+            addr: RINGS + 0x40_0000 + 0x1000 * k + 5 * k,
+            data: (0..60 + 70 * k).map(|x| x as u8).collect(),
+            beat: 0,
+        })
+        .collect();
+    let (mut prd_on, mut pwr_on) = (false, false);
+    let limit = s.now() + 9000;
+    while !(axil.done() && cqes >= 12 && pay_wrs.is_empty() && pay_rd.packets.len() == 6 && port.idle()) {
+        assert!(
+            s.now() < limit,
+            "host_if: stuck with {} register ops left, {cqes} CQEs, {} payload reads",
+            axil.ops.len(),
+            pay_rd.packets.len()
+        );
+        let now = s.now();
+        axil.drive(s, &mut rng, now);
+        wqe.drive(s, &mut rng, 80);
+        pay_rd.drive(s, &mut rng, 85);
+        // the transport posts CQEs once the CQ is loaded
+        if !cqe_on && cqes < 12 && axil.ops.len() < 40 && rng.chance(20) {
+            set_wide(s, "s_cqe.data", &cqe_bytes(&mut rng, cqes));
+            s.set("s_cqe.cqn", 3);
+            s.set("s_cqe.solicited", rng.next() & 1);
+            cqe_on = true;
+        }
+        s.set("s_cqe.valid", cqe_on as u64);
+        if !prd_on && !pay_rds.is_empty() && rng.chance(30) {
+            s.set("s_pay_rd.addr", pay_rds[0].0);
+            s.set("s_pay_rd.len", pay_rds[0].1);
+            prd_on = true;
+        }
+        s.set("s_pay_rd.valid", prd_on as u64);
+        if !pwr_on && !pay_wrs.is_empty() && rng.chance(60) {
+            let j = &pay_wrs[0];
+            let (w, keep, last) = write_beat(&mut rng, j.addr, &j.data, j.beat);
+            set_wide(s, "s_pay_wr.tdata", &w);
+            s.set("s_pay_wr.tkeep", keep);
+            s.set("s_pay_wr.tlast", last as u64);
+            s.set("s_pay_wr.addr", j.addr);
+            s.set("s_pay_wr.len", j.data.len() as u64);
+            pwr_on = true;
+        }
+        s.set("s_pay_wr.tvalid", pwr_on as u64);
+        let irq_ready = rng.chance(70);
+        s.set("m_irq.ready", irq_ready as u64);
+        port.drive(s);
+        s.eval();
+        axil.sample(s);
+        wqe.sample(s);
+        pay_rd.sample(s);
+        if cqe_on && bit(s, "s_cqe.ready") {
+            cqe_on = false;
+            cqes += 1;
+        }
+        if prd_on && bit(s, "s_pay_rd.ready") {
+            prd_on = false;
+            pay_rds.pop_front();
+        }
+        if pwr_on && bit(s, "s_pay_wr.tready") {
+            pwr_on = false;
+            let j = pay_wrs.front_mut().unwrap();
+            j.beat += 1;
+            if j.beat == aligned_beats(j.addr, j.data.len()) {
+                pay_wrs.pop_front();
+            }
+        }
+        pay_wr_done += s.get("pay_wr_done") & 1;
+        irqs += (irq_ready && bit(s, "m_irq.valid")) as u64;
+        port.sample(s, now);
+        s.step()?;
+    }
+    // let the last completions land
+    for _ in 0..60 {
+        let now = s.now();
+        axil.drive(s, &mut rng, now);
+        port.drive(s);
+        s.eval();
+        pay_wr_done += s.get("pay_wr_done") & 1;
+        port.sample(s, now);
+        s.step()?;
+    }
+    let cq_slots = (0..8u64)
+        .filter(|k| cqe::WR_ID.get(&port.host.memory.read_vec(phys(cq_ring + 32 * k), 32)).unwrap() != 0)
+        .count() as u64;
+    Ok(vec![
+        reached("register accesses answered", axil.writes + axil.reads.len() as u64, 60),
+        reached("WQEs out (tlast on m_wqe)", wqe.packets.len() as u64, 30),
+        reached("CQEs taken from the transport", cqes, 12),
+        reached("CQ ring slots written in host memory", cq_slots, 8),
+        reached("interrupts requested", irqs, 1),
+        reached("payload reads delivered", pay_rd.packets.len() as u64, 6),
+        reached("payload writes done", pay_wr_done, 6),
+        reached("DMA read requests at the boundary", port.stats.read_requests, 20),
+        reached("DMA writes at the boundary", port.stats.write_requests, 20),
+    ])
+}
