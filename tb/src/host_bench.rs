@@ -31,6 +31,15 @@ pub struct Wqe {
     pub err: bool,
 }
 
+/// A DMA write the device issued: its address, its bytes, and the cycle its
+/// last beat was taken.
+#[derive(Clone, Debug)]
+pub struct IssuedWrite {
+    pub addr: u64,
+    pub bytes: Vec<u8>,
+    pub cycle: u64,
+}
+
 /// A register access on its way to the device: it may start on the
 /// AXI4-Lite port at `arrive` (accesses stay in order).
 struct Pending {
@@ -69,6 +78,18 @@ pub struct HostBench {
     pub irq_requests: Vec<(u16, u64)>,
     /// Called at each MSI-X delivery, to check what the driver would see then.
     pub on_irq: Option<Box<dyn FnMut(&HostSpace, &MsixDelivery)>>,
+    /// Every DMA write the device issued, in issue order.
+    pub writes: Vec<IssuedWrite>,
+    wr_cur: Vec<u8>,
+    /// Write completions (`s_dma_wr_cpl`) the device received.
+    pub write_completions: u64,
+    /// The most DMA writes issued and not yet completed at any cycle.
+    pub max_writes_in_flight: u64,
+    /// Called at each interrupt request (`m_irq` valid and ready), with the
+    /// vector and the cycle, before anything that cycle lands in memory.
+    pub on_irq_request: Option<Box<dyn FnMut(&HostSpace, u16, u64)>>,
+    /// Cycle in which each CQE was taken on `s_cqe`, in order.
+    pub cqe_taken: Vec<u64>,
 }
 
 impl HostBench {
@@ -105,6 +126,12 @@ impl HostBench {
             irqs: vec![],
             irq_requests: vec![],
             on_irq: None,
+            writes: vec![],
+            wr_cur: vec![],
+            write_completions: 0,
+            max_writes_in_flight: 0,
+            on_irq_request: None,
+            cqe_taken: vec![],
         }
     }
 
@@ -215,14 +242,40 @@ impl HostBench {
             }
         }
         if self.cqe_presenting && d.get("s_cqe.ready") == 1 {
+            self.cqe_taken.push(now);
             self.cqe_presenting = false;
             self.cqes.pop_front();
+        }
+        if d.get("s_dma_wr_cpl.valid") == 1 {
+            self.write_completions += 1;
         }
         if d.get("m_irq.valid") == 1 {
             let v = d.get("m_irq.vector") as u16;
             self.irq_requests.push((v, now));
             self.msix.raise(v, now).expect("vector in the table");
+            if let Some(f) = self.on_irq_request.as_mut() {
+                f(&self.port.host, v, now);
+            }
         }
+        // a write issued this cycle is after any interrupt requested in it
+        let d = &self.sim.dut;
+        if d.get("m_dma_wr.tvalid") == 1 && d.get("m_dma_wr.tready") == 1 {
+            let i = d.port("m_dma_wr.tdata");
+            let mut words = [0u32; 16];
+            d.get_words(i, &mut words);
+            let keep = d.get("m_dma_wr.tkeep");
+            for (lane, byte) in words.iter().flat_map(|w| w.to_le_bytes()).enumerate() {
+                if keep >> lane & 1 == 1 {
+                    self.wr_cur.push(byte);
+                }
+            }
+            if d.get("m_dma_wr.tlast") == 1 {
+                let addr = d.get("m_dma_wr.addr");
+                self.writes.push(IssuedWrite { addr, bytes: std::mem::take(&mut self.wr_cur), cycle: now });
+            }
+        }
+        let in_flight = self.writes.len() as u64 - self.write_completions;
+        self.max_writes_in_flight = self.max_writes_in_flight.max(in_flight);
         self.port.sample(&self.sim.dut, now);
         for delivery in self.msix.poll(now) {
             if let Some(f) = self.on_irq.as_mut() {
@@ -318,7 +371,8 @@ impl HostBench {
         &mut self.port.host.memory
     }
 
-    fn phys(iova: u64) -> u64 {
+    /// The host-physical address behind an IOVA of the bench's layout.
+    pub fn phys(iova: u64) -> u64 {
         let region = (iova - QPC_TABLE) >> 32;
         0x1_0000_0000 * (region + 1) + (iova & 0xFFFF_FFFF)
     }
