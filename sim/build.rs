@@ -3,7 +3,10 @@
 //! and a typed Rust wrapper per model, plus the code that drives the same
 //! block in rust-hdl's simulator for the differential tests.
 //!
-//! A model is re-verilated only when its Verilog (or the flags) changed.
+//! A model is re-verilated only when its Verilog, the flags or the Verilator
+//! version (`verilator --version`, part of every model's stamp) changed; the
+//! script re-runs when the `verilator` found on PATH or its runtime headers
+//! change, so installing another Verilator rebuilds every model.
 //! Environment: `VERILATOR` (binary), `RNIC_TRACE` (build models with VCD
 //! tracing; at run time, the directory traces go to).
 
@@ -32,6 +35,11 @@ fn main() {
     let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
     let trace = std::env::var("RNIC_TRACE").is_ok_and(|v| !v.is_empty());
     let root = verilator_root(&verilator);
+    let version = verilator_version(&verilator);
+    if let Some(bin) = on_path(&verilator) {
+        println!("cargo:rerun-if-changed={}", bin.display());
+    }
+    println!("cargo:rerun-if-changed={root}/include/verilated.h");
 
     let vdir = out.join("verilog");
     std::fs::create_dir_all(&vdir).unwrap();
@@ -46,8 +54,14 @@ fn main() {
         let sv = vdir.join(format!("{}.sv", e.name));
         std::fs::write(&sv, &text).unwrap();
         let mut h = DefaultHasher::new();
-        (&text, VFLAGS, trace).hash(&mut h);
-        jobs.push(Job { name: e.name.into(), top: e.name.into(), sv, mdir: out.join("obj").join(e.name), stamp: format!("{:016x}", h.finish()) });
+        (&text, VFLAGS, trace, &version).hash(&mut h);
+        jobs.push(Job {
+            name: e.name.into(),
+            top: e.name.into(),
+            sv,
+            mdir: out.join("obj").join(e.name),
+            stamp: format!("{:016x}", h.finish()),
+        });
 
         let shim = out.join(format!("shim_{}.cpp", e.name));
         std::fs::write(&shim, hdl_emit::shim::cpp(e.name, &design.ports, trace)).unwrap();
@@ -68,7 +82,7 @@ fn main() {
         let sv = vdir.join("stock_sem_patterns.v");
         std::fs::write(&sv, &text).unwrap();
         let mut h = DefaultHasher::new();
-        (&text, VFLAGS, trace).hash(&mut h);
+        (&text, VFLAGS, trace, &version).hash(&mut h);
         jobs.push(Job {
             name: "stock_sem_patterns".into(),
             top: "top".into(),
@@ -124,6 +138,26 @@ fn verilator_root(verilator: &str) -> String {
         .output()
         .unwrap_or_else(|e| panic!("cannot run `{verilator}` ({e}); run `make deps` (or `make test`) to install it"));
     String::from_utf8(o.stdout).unwrap().trim().to_string()
+}
+
+/// `verilator --version` (e.g. `Verilator 5.006 2023-01-22 rev (Debian 5.006-3)`).
+fn verilator_version(verilator: &str) -> String {
+    let o = Command::new(verilator)
+        .arg("--version")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `{verilator}` ({e}); run `make deps` (or `make test`) to install it"));
+    assert!(o.status.success(), "`{verilator} --version` failed");
+    let v = String::from_utf8(o.stdout).unwrap().trim().to_string();
+    assert!(v.starts_with("Verilator "), "`{verilator} --version` printed {v:?}");
+    v
+}
+
+/// The file `cmd` runs (as given when it has a slash, else the first match on PATH).
+fn on_path(cmd: &str) -> Option<PathBuf> {
+    if cmd.contains('/') {
+        return Some(PathBuf::from(cmd));
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(cmd)).find(|p| p.is_file())
 }
 
 fn verilate_all(verilator: &str, jobs: &[Job], trace: bool) {

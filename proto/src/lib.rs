@@ -52,6 +52,7 @@ pub mod opcode;
 pub mod pcap;
 pub mod psn;
 pub mod udp;
+pub mod vectors;
 
 mod bytes;
 
@@ -65,9 +66,6 @@ pub use icrc::{icrc_compute, icrc_of_ip_packet, icrc_verify};
 pub use ip::{Ecn, IpHeader, IpVersion};
 pub use ipv4::Ipv4Header;
 pub use ipv6::Ipv6Header;
-pub use opcode::{
-    validate_payload_len, HeaderLayout, Opcode, PayloadLenError, PayloadRule, Pmtu, Position,
-    Transport,
-};
+pub use opcode::{validate_payload_len, HeaderLayout, Opcode, PayloadLenError, PayloadRule, Pmtu, Position, Transport};
 pub use psn::Psn;
 pub use udp::{UdpHeader, ROCE_V2_UDP_PORT};

@@ -1,5 +1,5 @@
 //! Golden test: every frame of the Linux rxe captures in
-//! `shared/vectors/rxe` must decode, agree with tshark's field dump beside
+//! `vectors/rxe` must decode, agree with tshark's field dump beside
 //! each capture, re-encode byte for byte, and pass the ICRC check, except
 //! the three frames the capture README says were corrupted.
 
@@ -9,25 +9,11 @@ use std::path::{Path, PathBuf};
 
 use rnic_proto::pcap::{read_capture, CapturedPacket, LINKTYPE_ETHERNET};
 use rnic_proto::{
-    decode_frame, encode_frame, encode_frame_verbatim, icrc_verify, validate_payload_len, IpHeader,
-    Pmtu, RocePacket,
+    decode_frame, encode_frame, encode_frame_verbatim, icrc_verify, validate_payload_len, IpHeader, Pmtu, RocePacket,
 };
-
-/// The vectors live in `shared/` beside the repository checkout.
-const VECTOR_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/vectors/rxe");
 
 /// rxe on a 1500-byte MTU link uses a 1024-byte path MTU (capture README).
 const CAPTURE_PMTU: Pmtu = Pmtu::Mtu1024;
-
-fn vector_dir() -> PathBuf {
-    let dir = Path::new(VECTOR_DIR);
-    assert!(
-        dir.is_dir(),
-        "golden vectors not found at {VECTOR_DIR}: the repository must sit beside shared/ \
-         (e.g. /work/main and /work/shared); this test does not skip"
-    );
-    dir.to_path_buf()
-}
 
 /// A value a column takes, as the model sees it.
 #[derive(Debug, PartialEq)]
@@ -86,10 +72,7 @@ fn model_columns(captured: &CapturedPacket, packet: &RocePacket) -> BTreeMap<&'s
         ("infiniband.deth.srcqp", ext.deth().map(|d| Value::Number(d.src_qp.into()))),
         ("infiniband.atomiceth.swapdt", ext.atomic_eth().map(|a| Value::Number(a.swap_add))),
         ("infiniband.atomiceth.cmpdt", ext.atomic_eth().map(|a| Value::Number(a.compare))),
-        (
-            "infiniband.atomicacketh.origremdt",
-            ext.atomic_ack_eth().map(|a| Value::Number(a.orig_remote_data)),
-        ),
+        ("infiniband.atomicacketh.origremdt", ext.atomic_ack_eth().map(|a| Value::Number(a.orig_remote_data))),
         // tshark shows the trailer bytes read big-endian; the ICRC value is
         // their little-endian reading.
         ("infiniband.invariant.crc", num(packet.icrc.swap_bytes().into())),
@@ -167,15 +150,14 @@ fn check_capture(pcap_path: &Path) -> CaptureReport {
 
 #[test]
 fn every_capture_matches_tshark_and_verifies_its_icrc() {
-    let dir = vector_dir();
+    let dir = rnic_proto::vectors::rxe_dir();
     let mut captures: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.unwrap().path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "pcap"))
         .collect();
     captures.sort();
-    let names: Vec<String> =
-        captures.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    let names: Vec<String> = captures.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect();
     for expected in ["rxe_rc_ud_perftest.pcap", "rxe_with_3_bad_icrc.pcap"] {
         assert!(names.iter().any(|n| n == expected), "{expected} missing from {}", dir.display());
     }
@@ -204,18 +186,14 @@ fn every_capture_matches_tshark_and_verifies_its_icrc() {
 /// immediate opcodes were captured.)
 #[test]
 fn clean_capture_covers_the_expected_opcodes() {
-    let path = vector_dir().join("rxe_rc_ud_perftest.pcap");
+    let path = rnic_proto::vectors::rxe_file("rxe_rc_ud_perftest.pcap");
     let file = fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut seen: Vec<u8> = read_capture(&file)
-        .unwrap()
-        .iter()
-        .map(|p| decode_frame(&p.data).unwrap().opcode().value())
-        .collect();
+    let mut seen: Vec<u8> =
+        read_capture(&file).unwrap().iter().map(|p| decode_frame(&p.data).unwrap().opcode().value()).collect();
     seen.sort_unstable();
     seen.dedup();
     let expected: Vec<u8> = vec![
-        0x00, 0x01, 0x02, 0x04, 0x06, 0x07, 0x08, 0x0A, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12,
-        0x13, 0x14, 0x64,
+        0x00, 0x01, 0x02, 0x04, 0x06, 0x07, 0x08, 0x0A, 0x0C, 0x0D, 0x0E, 0x0F, 0x10, 0x11, 0x12, 0x13, 0x14, 0x64,
     ];
     assert_eq!(seen, expected);
 }

@@ -6,11 +6,10 @@ use rnic_proto::*;
 use rnic_sim::axis::Rng;
 use std::collections::BTreeMap;
 
-/// The frames of a capture in `../shared/vectors/rxe` (fails loudly if the vectors are missing).
+/// The frames of a capture in the repository's `vectors/rxe` (fails loudly if it is missing).
 pub fn capture(name: &str) -> Vec<Vec<u8>> {
-    let d = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/vectors/rxe");
-    assert!(d.is_dir(), "test vectors missing: {}", d.display());
-    let bytes = std::fs::read(d.join(name)).unwrap();
+    let path = rnic_proto::vectors::rxe_file(name);
+    let bytes = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     pcap::read_capture(&bytes).unwrap().into_iter().map(|p| p.data).collect()
 }
 
@@ -173,6 +172,7 @@ pub mod host_bench;
 pub mod replay;
 pub mod rx;
 
-pub mod tx;
 pub mod pcap_out;
+pub mod tools;
+pub mod tx;
 pub mod txdesc;

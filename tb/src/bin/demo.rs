@@ -23,10 +23,7 @@ fn main() {
     for (name, _) in &design.modules {
         println!("     module {name}");
     }
-    println!(
-        "2. Verilator model `rnic_core` ({} ports), built by cargo from the same Verilog",
-        rnic_core::PORTS.len()
-    );
+    println!("2. Verilator model `rnic_core` ({} ports), built by cargo from the same Verilog", rnic_core::PORTS.len());
 
     let mut rng = Rng(2026);
     let frames = 200;
@@ -46,7 +43,10 @@ fn main() {
         full.cycle(&mut rng, 100, 100);
     }
     let dt = t.elapsed();
-    println!("3. smoke simulation: {n} beats ({} frames of up to 64 x 64 B) through rx FIFO -> tx pipeline", frames_sent.max(1));
+    println!(
+        "3. smoke simulation: {n} beats ({} frames of up to 64 x 64 B) through rx FIFO -> tx pipeline",
+        frames_sent.max(1)
+    );
     println!("     random stalls (80% valid, 80% ready): {stalled} cycles, every byte checked");
     println!("     no stalls: {} cycles for {n} beats = {:.3} beats/cycle (one 512-bit beat per cycle = 128 Gb/s at 250 MHz)",
         full.sim.cycle(), n as f64 / full.sim.cycle() as f64);
@@ -57,24 +57,14 @@ fn main() {
 
     // the wire side: real Linux rxe traffic through the RTL receive parser
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let cap = root.join("../shared/vectors/rxe/rxe_with_3_bad_icrc.pcap");
+    let cap = rnic_proto::vectors::rxe_file("rxe_with_3_bad_icrc.pcap");
     match std::fs::read(&cap) {
         Ok(bytes) => {
-            let frames: Vec<Vec<u8>> = rnic_proto::pcap::read_capture(&bytes)
-                .expect("capture")
-                .into_iter()
-                .map(|p| p.data)
-                .collect();
+            let frames: Vec<Vec<u8>> =
+                rnic_proto::pcap::read_capture(&bytes).expect("capture").into_iter().map(|p| p.data).collect();
             let results = rnic_tb::replay::replay(&frames);
-            let bad: Vec<usize> = results
-                .iter()
-                .filter(|r| !r.icrc_ok())
-                .map(|r| r.frame)
-                .collect();
-            let roce = results
-                .iter()
-                .filter(|r| r.code == rnic_tb::rx::ROCE)
-                .count();
+            let bad: Vec<usize> = results.iter().filter(|r| !r.icrc_ok()).map(|r| r.frame).collect();
+            let roce = results.iter().filter(|r| r.code == rnic_tb::rx::ROCE).count();
             println!("4. RTL receive parser on a Linux rxe capture ({} frames): {roce} RoCEv2 accepted, ICRC failures at frames {bad:?}", frames.len());
             if let Some(r) = results.first() {
                 println!("     first frame: {}", r.to_json());
@@ -83,16 +73,12 @@ fn main() {
         Err(e) => println!("4. (skipped the rxe capture: {}: {e})", cap.display()),
     }
     // every opcode through the RTL transmit builder, checked by the protocol model
-    let desc = std::fs::read_to_string(root.join("docs/examples/all_opcodes.txt"))
-        .expect("docs/examples/all_opcodes.txt");
+    let desc =
+        std::fs::read_to_string(root.join("docs/examples/all_opcodes.txt")).expect("docs/examples/all_opcodes.txt");
     let frames = rnic_tb::txdesc::build(&desc).expect("description");
     let ok = frames
         .iter()
-        .filter(|f| {
-            rnic_proto::decode_frame(f)
-                .map(|p| p.icrc_ok && p.ip_checksum_ok())
-                .unwrap_or(false)
-        })
+        .filter(|f| rnic_proto::decode_frame(f).map(|p| p.icrc_ok && p.ip_checksum_ok()).unwrap_or(false))
         .count();
     println!("5. RTL transmit builder: {} frames (every opcode, IPv4/IPv6, VLAN); the protocol model verifies {ok} ICRCs and checksums", frames.len());
     assert_eq!(ok, frames.len(), "every built frame must verify");
@@ -118,11 +104,7 @@ fn host_side() {
     let t0 = b.now();
     b.doorbell(DoorbellKind::SqProducer, 2, 32, false);
     b.until(50_000, "32 WQEs", |b| b.wqes.len() == 32);
-    let ok = b
-        .wqes
-        .iter()
-        .enumerate()
-        .all(|(i, w)| w.index as usize == i && w.bytes == vec![i as u8; 128]);
+    let ok = b.wqes.iter().enumerate().all(|(i, w)| w.index as usize == i && w.bytes == vec![i as u8; 128]);
     assert!(ok, "WQEs as written");
     println!(
         "6. host side (HostIf under the PCIe/IOMMU host model): one SqProducer doorbell -> 32 send WQEs in {} cycles, {} DMA reads",

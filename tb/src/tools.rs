@@ -1,0 +1,80 @@
+//! The external tools whose output tests assert, at the versions the project
+//! pins in `tools/versions.env` (the file `tools/deps.sh` installs from).
+//!
+//! A test that checks what tshark prints gets its `Command` from
+//! [`tshark`], which fails the test, with the pinned and the found version,
+//! when the installed tshark is another version: another version decodes and
+//! names fields differently, and a test must not pass or fail because of that.
+
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// `tools/versions.env`, compiled in.
+const VERSIONS: &str = include_str!("../../tools/versions.env");
+
+/// The value of `key` in `tools/versions.env`; panics when it is absent.
+pub fn pinned(key: &str) -> &'static str {
+    VERSIONS
+        .lines()
+        .filter_map(|l| l.split_once('='))
+        .find(|(k, _)| k.trim() == key)
+        .map(|(_, v)| v.trim())
+        .unwrap_or_else(|| panic!("tools/versions.env has no {key}"))
+}
+
+/// The first line of `tshark --version` must name the pinned version
+/// (`TShark (Wireshark) 4.0.17 (...)`); `Err` says what was found instead.
+pub fn check_tshark_version(first_line: &str) -> Result<(), String> {
+    let want = pinned("TSHARK_VERSION");
+    if first_line.starts_with(&format!("TShark (Wireshark) {want} ")) {
+        Ok(())
+    } else {
+        Err(format!(
+            "tshark is `{first_line}` but the tests assert tshark {want}'s output \
+             (tools/versions.env); install it with `make deps`"
+        ))
+    }
+}
+
+/// A `tshark` command, after checking (once per process) that the installed
+/// tshark is the pinned version; panics with a clear message otherwise.
+pub fn tshark() -> Command {
+    static CHECKED: OnceLock<Result<(), String>> = OnceLock::new();
+    let verdict = CHECKED.get_or_init(|| {
+        let out = Command::new("tshark")
+            .arg("--version")
+            .output()
+            .map_err(|e| format!("cannot run tshark ({e}): run `make deps`"))?;
+        let text = String::from_utf8_lossy(&out.stdout);
+        check_tshark_version(text.lines().next().unwrap_or(""))
+    });
+    if let Err(e) = verdict {
+        panic!("{e}");
+    }
+    Command::new("tshark")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pinned_tshark_version_is_accepted_and_others_are_refused() {
+        let want = pinned("TSHARK_VERSION");
+        assert!(check_tshark_version(&format!("TShark (Wireshark) {want} (Git v{want} packaged as {want}-0+deb12u3)"))
+            .is_ok());
+        let err =
+            check_tshark_version("TShark (Wireshark) 4.2.2 (Git v4.2.2 packaged as 4.2.2-1.1build3)").unwrap_err();
+        assert!(err.contains("4.2.2") && err.contains(want), "{err}");
+        // a longer version that only starts with the pinned one is another version
+        assert!(check_tshark_version(&format!("TShark (Wireshark) {want}1 (Git)")).is_err());
+        assert!(check_tshark_version("").is_err());
+    }
+
+    #[test]
+    fn every_pinned_version_is_present() {
+        for key in ["VERILATOR_VERSION", "YOSYS_VERSION", "TSHARK_VERSION", "SCAPY_VERSION"] {
+            assert!(!pinned(key).is_empty(), "{key}");
+        }
+    }
+}
