@@ -4,13 +4,29 @@
 Prints one line per disagreement and a summary; exits 1 if any frame's ICRC
 differs from scapy's or a frame is not RoCEv2.
 """
+import pathlib
 import sys
 
+import scapy
 from scapy.all import rdpcap, UDP  # noqa: E402
 from scapy.contrib.roce import BTH  # noqa: E402
 
 
+def pinned_scapy():
+    """SCAPY_VERSION from tools/versions.env (where tools/deps.sh takes it)."""
+    env = pathlib.Path(__file__).with_name("versions.env").read_text()
+    for line in env.splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() == "SCAPY_VERSION":
+            return value.strip()
+    raise SystemExit("tools/versions.env has no SCAPY_VERSION")
+
+
 def main(path):
+    want = pinned_scapy()
+    if scapy.VERSION != want:
+        print(f"scapy is {scapy.VERSION} but the tests assert scapy {want}'s ICRC (tools/versions.env); run `make deps`")
+        return 2
     frames = rdpcap(path)
     bad = 0
     for n, pkt in enumerate(frames, 1):
