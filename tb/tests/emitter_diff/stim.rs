@@ -220,42 +220,57 @@ impl Sink {
 
 // ---------------------------------------------------------------- wire side
 
-/// Received frames: rxe captures (including frames with a corrupted ICRC),
-/// the model encoder's packets of every opcode, a few with a flipped ICRC
-/// byte, the MAC error flag, or a non-RoCE ethertype. `(frame, tuser)`.
+/// Received frames: rxe captures (including the 3 frames with a corrupted
+/// ICRC), the model encoder's packets of every opcode (IPv4/IPv6, VLAN or
+/// not, payloads up to 1 KiB), and corruptions of both: a flipped ICRC or
+/// IPv4 header checksum byte, the MAC error flag, a non-IP ethertype or QP1
+/// (raw), Ethernet padding, truncation. `(frame, tuser)`, captures and
+/// generated frames interleaved.
 fn rx_frames(rng: &mut Rng) -> Vec<(Vec<u8>, u32)> {
-    let mut v: Vec<(Vec<u8>, u32)> = vec![];
-    // the bad-ICRC capture's corrupted frames are its frames 5 and 50 (1-based)
-    v.extend(capture("rxe_with_3_bad_icrc.pcap").into_iter().skip(2).take(50).step_by(2).map(|f| (f, 0)));
-    v.extend(capture("rxe_rc_ud_perftest.pcap").into_iter().step_by(23).map(|f| (f, 0)));
-    for i in 0..Opcode::ALL.len() + 20 {
+    let mut caps: Vec<(Vec<u8>, u32)> = vec![];
+    // the bad-ICRC capture's corrupted frames are its frames 5, 50 and 120 (1-based)
+    caps.extend(capture("rxe_with_3_bad_icrc.pcap").into_iter().take(130).step_by(5).map(|f| (f, 0)));
+    caps.extend(capture("rxe_with_3_bad_icrc.pcap").into_iter().skip(4).step_by(45).map(|f| (f, 0)));
+    caps.extend(capture("rxe_rc_ud_perftest.pcap").into_iter().step_by(5).map(|f| (f, 0)));
+    let mut gen: Vec<(Vec<u8>, u32)> = vec![];
+    for i in 0..3 * Opcode::ALL.len() {
         let op = Opcode::ALL[i % Opcode::ALL.len()];
         let mut p = random_packet(rng, op);
-        p.payload.truncate(200);
+        if p.bth.opcode.carries_payload() && i % 4 == 1 {
+            p.payload = (0..1 + rng.next() % 1024).map(|k| k as u8).collect();
+        }
         let mut f = encode_frame(&p).unwrap();
         let mut user = 0;
-        match i % 9 {
+        match i % 13 {
             4 => {
                 let n = f.len();
                 f[n - 2] ^= 0x10; // ICRC
             }
+            5 if f[12] == 0x08 => f[24] ^= 0x01,           // IPv4 header checksum
             6 => user = 1,                                 // MAC error
             8 => f[12..14].copy_from_slice(&[0x08, 0x06]), // not IP: raw
+            9 => f.extend(std::iter::repeat(0).take(1 + (rng.next() % 40) as usize)), // Ethernet padding
+            11 => f.truncate(20 + (rng.next() % 40) as usize), // truncated: malformed
             _ => {}
         }
-        v.push((f, user));
+        gen.push((f, user));
     }
-    // interleave captures and generated frames
     let mut out = vec![];
-    let (a, b) = v.split_at(v.len() / 2);
-    for k in 0..a.len().max(b.len()) {
-        out.extend(a.get(k).cloned());
-        out.extend(b.get(k).cloned());
+    for k in 0..caps.len().max(gen.len()) {
+        out.extend(caps.get(k).cloned());
+        out.extend(gen.get(k).cloned());
     }
     out
 }
 
+/// Stall rates (valid %, ready %) by phase of 150 cycles: line rate, light
+/// and heavy backpressure, bursty sources.
+fn rates(now: u64) -> (u64, u64) {
+    [(100, 100), (80, 85), (60, 30), (100, 70), (40, 100)][(now / 150 % 5) as usize]
+}
+
 fn rx_parse<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_tb::rx::{ICRC, IP_CSUM, MAC_ERR, MALFORMED, RAW, ROCE};
     let mut rng = Rng(0x5eed_0001);
     let frames = rx_frames(&mut rng);
     reset(s)?;
@@ -267,14 +282,15 @@ fn rx_parse<S: Sim>(s: &mut S) -> Outcome {
     let mut pay = Sink::new(s, "m_axis");
     let mut raw = Sink::new(s, "m_raw");
     let mut codes = [0u64; 8];
-    let limit = s.now() + 60 * src.beats.len() as u64;
+    let limit = s.now() + 200 + 10 * src.beats.len() as u64;
     let mut decided = 0;
     while decided < frames.len() {
         assert!(s.now() < limit, "rx_parse: {decided} of {} frames decided", frames.len());
-        src.drive(s, &mut rng, 80);
-        hdr.drive(s, &mut rng, 85);
-        pay.drive(s, &mut rng, 85);
-        raw.drive(s, &mut rng, 85);
+        let (pv, pr) = rates(s.now());
+        src.drive(s, &mut rng, pv);
+        hdr.drive(s, &mut rng, pr);
+        pay.drive(s, &mut rng, pr);
+        raw.drive(s, &mut rng, pr);
         s.eval();
         src.sample(s);
         hdr.sample(s);
@@ -289,13 +305,15 @@ fn rx_parse<S: Sim>(s: &mut S) -> Outcome {
     let good_payloads = pay.packets.iter().filter(|p| p.1 == 0).count() as u64;
     Ok(vec![
         reached("frames decided", decided as u64, frames.len() as u64),
-        reached("RoCE frames passed with a good ICRC (done_code 0)", codes[0], 40),
-        reached("frames dropped for a bad ICRC (done_code 3)", codes[3], 3),
-        reached("raw frames (done_code 1)", codes[1], 2),
-        reached("MAC-error frames (done_code 5)", codes[5], 2),
-        reached("headers out on m_hdr", hdr.beats, 40),
-        reached("payloads whose last beat left with a good verdict", good_payloads, 40),
-        reached("raw frames out on m_raw", raw.packets.len() as u64, 2),
+        reached("RoCE frames passed with a good ICRC", codes[ROCE as usize], 200),
+        reached("frames dropped for a bad ICRC", codes[ICRC as usize], 6),
+        reached("frames dropped for a bad IPv4 checksum", codes[IP_CSUM as usize], 2),
+        reached("malformed frames", codes[MALFORMED as usize], 3),
+        reached("raw frames", codes[RAW as usize], 3),
+        reached("MAC-error frames", codes[MAC_ERR as usize], 3),
+        reached("headers out on m_hdr", hdr.beats, 200),
+        reached("payloads whose last beat left with a good verdict", good_payloads, 150),
+        reached("raw frames out on m_raw", raw.packets.len() as u64, 3),
     ])
 }
 
@@ -311,7 +329,7 @@ fn icrc_check<S: Sim>(s: &mut S) -> Outcome {
     let limit = s.now() + 40 * src.beats.len() as u64;
     while verdicts < frames.len() {
         assert!(s.now() < limit, "icrc_check: {verdicts} of {} verdicts", frames.len());
-        src.drive(s, &mut rng, 75);
+        src.drive(s, &mut rng, rates(s.now()).0);
         s.eval();
         src.sample(s);
         if bit(s, "verdict_valid") {
@@ -326,8 +344,8 @@ fn icrc_check<S: Sim>(s: &mut S) -> Outcome {
     }
     Ok(vec![
         reached("verdicts", verdicts as u64, frames.len() as u64),
-        reached("frames with a good ICRC", ok, 50),
-        reached("frames with a bad ICRC (corrupted or not IP)", bad, 4),
+        reached("frames with a good ICRC", ok, 200),
+        reached("frames with a bad ICRC (corrupted, not IP or truncated)", bad, 10),
     ])
 }
 
@@ -362,11 +380,18 @@ fn tx_build<S: Sim>(s: &mut S) -> Outcome {
     let mut out = Sink::new(s, "m_axis");
     let mut expected = vec![];
     let hdr_words = s.ports()[s.port("s_hdr.tdata")].words();
-    let n = Opcode::ALL.len() + 8;
+    let n = 4 * Opcode::ALL.len();
     let mut hdrs: VecDeque<Vec<u32>> = VecDeque::new();
     for i in 0..n {
         let mut p = random_packet(&mut rng, Opcode::ALL[i % Opcode::ALL.len()]);
-        p.payload.truncate(if i % 5 == 0 { 300 } else { 150 });
+        if p.bth.opcode.carries_payload() {
+            let len = match i % 7 {
+                0 => 4096,
+                1 | 2 => 1 + rng.next() % 1024,
+                _ => rng.next() % 200,
+            };
+            p.payload = (0..len).map(|k| (k * 7 + i as u64) as u8).collect();
+        }
         let h = rnic_tb::tx::tx_header(&mut p, (rng.next() & 0xff_ffff) as u32, i as u16);
         assert_eq!(h.len(), hdr_words);
         expected.push(encode_frame(&p).unwrap());
@@ -375,20 +400,21 @@ fn tx_build<S: Sim>(s: &mut S) -> Outcome {
             pay.frame(&p.payload, 0);
         }
     }
-    let limit = s.now() + 2000 + 60 * n as u64;
+    let limit = s.now() + 2000 + 10 * (n + pay.beats.len()) as u64;
     let mut hdr_on = false;
     while out.packets.len() < n {
         assert!(s.now() < limit, "tx_build: {} of {n} frames", out.packets.len());
+        let (pv, pr) = rates(s.now());
         // the header source: whole 1152-bit headers, not frames
-        if !hdr_on && !hdrs.is_empty() && rng.chance(75) {
+        if !hdr_on && !hdrs.is_empty() && rng.chance(pv) {
             set_wide(s, "s_hdr.tdata", &hdrs[0]);
             hdr_on = true;
         } else if !hdr_on {
             set_wide(s, "s_hdr.tdata", &random_words(&mut rng, hdr_words));
         }
         s.set("s_hdr.tvalid", hdr_on as u64);
-        pay.drive(s, &mut rng, 75);
-        out.drive(s, &mut rng, 80);
+        pay.drive(s, &mut rng, pv);
+        out.drive(s, &mut rng, pr);
         s.eval();
         if hdr_on && bit(s, "s_hdr.tready") {
             hdrs.pop_front();
@@ -442,84 +468,91 @@ fn dma_engine<S: Sim>(s: &mut S) -> Outcome {
     let fill: Vec<u8> = (0..1 << 20).map(|_| rng.next() as u8).collect();
     host.memory.write(0x1000_0000, &fill);
     let mut port = DmaPort::new(s, host, quick_link(5), 0x77);
-    port.ready_pct = 80;
-    s.set("cfg_max_read", 1);
-    s.set("cfg_max_payload", 0);
     reset(s)?;
-    let mut rd: [VecDeque<(u64, u64)>; 4] = Default::default();
-    let mut wr: [VecDeque<WriteJob>; 4] = Default::default();
-    for c in 0..4 {
-        for k in 0..6 {
-            let addr = if c == 3 && k == 2 { UNMAPPED } else { READ_BASE + (rng.next() % (1 << 19)) };
-            rd[c].push_back((addr, 1 + rng.next() % 700));
-            let addr = if c == 2 && k == 3 { UNMAPPED } else { WRITE_BASE + (rng.next() % (1 << 19)) };
-            let data = (0..1 + rng.next() % 400).map(|_| rng.next() as u8).collect();
-            wr[c].push_back(WriteJob { addr, data, beat: 0 });
-        }
-    }
-    let (mut rd_on, mut wr_on) = ([false; 4], [false; 4]);
     let (mut rd_cmds_done, mut rd_err_beats, mut wr_done, mut wr_err) = (0u64, 0u64, 0u64, 0u64);
-    let want_wr: u64 = wr.iter().map(|q| q.len() as u64).sum();
-    let want_rd: u64 = rd.iter().map(|q| q.len() as u64).sum();
-    let limit = s.now() + 6000;
-    while rd_cmds_done < want_rd || wr_done < want_wr {
-        assert!(s.now() < limit, "dma_engine: {rd_cmds_done}/{want_rd} reads, {wr_done}/{want_wr} writes done");
-        let now = s.now();
-        let mut d_ready = [false; 4];
+    let (mut want_rd, mut want_wr) = (0, 0);
+    // (max read request, max payload) in PCIe encoding, changed while idle
+    for (phase, (max_read, max_payload)) in [(1u64, 0u64), (2, 1), (5, 3)].into_iter().enumerate() {
+        s.set("cfg_max_read", max_read);
+        s.set("cfg_max_payload", max_payload);
+        port.ready_pct = [80, 100, 50][phase];
+        let mut rd: [VecDeque<(u64, u64)>; 4] = Default::default();
+        let mut wr: [VecDeque<WriteJob>; 4] = Default::default();
         for c in 0..4 {
-            if !rd_on[c] && !rd[c].is_empty() && rng.chance(60) {
-                let (a, l) = rd[c][0];
-                s.set(&format!("s_rd.{c}.addr"), a);
-                s.set(&format!("s_rd.{c}.len"), l);
-                rd_on[c] = true;
+            for k in 0..5 {
+                let addr = if c == 3 && k == 2 { UNMAPPED } else { READ_BASE + (rng.next() % (1 << 19)) };
+                let len = if k == 4 { 1 + rng.next() % 5000 } else { 1 + rng.next() % 700 };
+                rd[c].push_back((addr, len));
+                let addr = if c == 2 && k == 3 { UNMAPPED } else { WRITE_BASE + (rng.next() % (1 << 19)) };
+                let len = if k == 1 { 1 + rng.next() % 2000 } else { 1 + rng.next() % 300 };
+                let data = (0..len).map(|_| rng.next() as u8).collect();
+                wr[c].push_back(WriteJob { addr, data, beat: 0 });
             }
-            s.set(&format!("s_rd.{c}.valid"), rd_on[c] as u64);
-            d_ready[c] = rng.chance(85);
-            s.set(&format!("m_rd.{c}.tready"), d_ready[c] as u64);
-            if !wr_on[c] && !wr[c].is_empty() && rng.chance(70) {
-                let j = &wr[c][0];
-                let (w, keep, last) = write_beat(&mut rng, j.addr, &j.data, j.beat);
-                set_wide(s, &format!("s_wr.{c}.tdata"), &w);
-                s.set(&format!("s_wr.{c}.tkeep"), keep);
-                s.set(&format!("s_wr.{c}.tlast"), last as u64);
-                s.set(&format!("s_wr.{c}.addr"), j.addr);
-                s.set(&format!("s_wr.{c}.len"), j.data.len() as u64);
-                wr_on[c] = true;
-            }
-            s.set(&format!("s_wr.{c}.tvalid"), wr_on[c] as u64);
         }
-        port.drive(s);
-        s.eval();
-        for c in 0..4 {
-            if rd_on[c] && bit(s, &format!("s_rd.{c}.ready")) {
-                rd_on[c] = false;
-                rd[c].pop_front();
+        want_wr += wr.iter().map(|q| q.len() as u64).sum::<u64>();
+        want_rd += rd.iter().map(|q| q.len() as u64).sum::<u64>();
+        let (mut rd_on, mut wr_on) = ([false; 4], [false; 4]);
+        let limit = s.now() + 8000;
+        while rd_cmds_done < want_rd || wr_done < want_wr {
+            assert!(s.now() < limit, "dma_engine: {rd_cmds_done}/{want_rd} reads, {wr_done}/{want_wr} writes done");
+            let now = s.now();
+            let (pv, pr) = rates(now);
+            let mut d_ready = [false; 4];
+            for c in 0..4 {
+                if !rd_on[c] && !rd[c].is_empty() && rng.chance(pv) {
+                    let (a, l) = rd[c][0];
+                    s.set(&format!("s_rd.{c}.addr"), a);
+                    s.set(&format!("s_rd.{c}.len"), l);
+                    rd_on[c] = true;
+                }
+                s.set(&format!("s_rd.{c}.valid"), rd_on[c] as u64);
+                d_ready[c] = rng.chance(pr);
+                s.set(&format!("m_rd.{c}.tready"), d_ready[c] as u64);
+                if !wr_on[c] && !wr[c].is_empty() && rng.chance(pv) {
+                    let j = &wr[c][0];
+                    let (w, keep, last) = write_beat(&mut rng, j.addr, &j.data, j.beat);
+                    set_wide(s, &format!("s_wr.{c}.tdata"), &w);
+                    s.set(&format!("s_wr.{c}.tkeep"), keep);
+                    s.set(&format!("s_wr.{c}.tlast"), last as u64);
+                    s.set(&format!("s_wr.{c}.addr"), j.addr);
+                    s.set(&format!("s_wr.{c}.len"), j.data.len() as u64);
+                    wr_on[c] = true;
+                }
+                s.set(&format!("s_wr.{c}.tvalid"), wr_on[c] as u64);
             }
-            if d_ready[c] && bit(s, &format!("m_rd.{c}.tvalid")) {
-                rd_err_beats += s.get(&format!("m_rd.{c}.tuser")) & 1;
-                rd_cmds_done += s.get(&format!("m_rd.{c}.tlast")) & 1;
-            }
-            if wr_on[c] && bit(s, &format!("s_wr.{c}.tready")) {
-                wr_on[c] = false;
-                let j = wr[c].front_mut().unwrap();
-                j.beat += 1;
-                if j.beat == aligned_beats(j.addr, j.data.len()) {
-                    wr[c].pop_front();
+            port.drive(s);
+            s.eval();
+            for c in 0..4 {
+                if rd_on[c] && bit(s, &format!("s_rd.{c}.ready")) {
+                    rd_on[c] = false;
+                    rd[c].pop_front();
+                }
+                if d_ready[c] && bit(s, &format!("m_rd.{c}.tvalid")) {
+                    rd_err_beats += s.get(&format!("m_rd.{c}.tuser")) & 1;
+                    rd_cmds_done += s.get(&format!("m_rd.{c}.tlast")) & 1;
+                }
+                if wr_on[c] && bit(s, &format!("s_wr.{c}.tready")) {
+                    wr_on[c] = false;
+                    let j = wr[c].front_mut().unwrap();
+                    j.beat += 1;
+                    if j.beat == aligned_beats(j.addr, j.data.len()) {
+                        wr[c].pop_front();
+                    }
                 }
             }
+            wr_done += s.get("wr_done").count_ones() as u64;
+            wr_err += s.get("wr_done_err").count_ones() as u64;
+            port.sample(s, now);
+            s.step()?;
         }
-        wr_done += s.get("wr_done").count_ones() as u64;
-        wr_err += s.get("wr_done_err").count_ones() as u64;
-        port.sample(s, now);
-        s.step()?;
     }
     Ok(vec![
         reached("read commands delivered to their client (tlast)", rd_cmds_done, want_rd),
-        reached("read beats flagged as failed (IOMMU fault)", rd_err_beats, 1),
-        reached("read requests answered by the host", port.stats.read_requests, 40),
+        reached("read beats flagged as failed (IOMMU fault)", rd_err_beats, 3),
+        reached("read requests answered by the host", port.stats.read_requests, 150),
         reached("write completions to clients (wr_done)", wr_done, want_wr),
-        reached("writes completed with an error", wr_err, 1),
-        reached("bytes written to the host", port.stats.write_bytes, 2000),
+        reached("writes completed with an error", wr_err, 3),
+        reached("bytes written to the host", port.stats.write_bytes, 10_000),
     ])
 }
 
@@ -534,6 +567,8 @@ enum Op {
     WaitCtx,
     /// Let `n` cycles pass.
     Idle(u64),
+    /// Everything before it is done: set [`Axil::mark`].
+    Mark(u32),
 }
 
 enum AxState {
@@ -550,6 +585,8 @@ struct Axil {
     drove: (bool, bool, bool, bool, bool),
     pub writes: u64,
     pub reads: Vec<(u32, u32)>,
+    /// The latest [`Op::Mark`] passed.
+    pub mark: u32,
 }
 
 impl Axil {
@@ -557,6 +594,7 @@ impl Axil {
         Axil {
             ops: ops.into_iter().collect(),
             st: AxState::Idle,
+            mark: 0,
             idle_until: 0,
             drove: Default::default(),
             writes: 0,
@@ -584,6 +622,7 @@ impl Axil {
                     self.st = AxState::Read { ar: false, poll: true };
                 }
                 Some(Op::Idle(n)) => self.idle_until = now + n,
+                Some(Op::Mark(k)) => self.mark = k,
                 None => {}
             }
         }
@@ -1150,6 +1189,8 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
     const QPC: u64 = 0x10_0000_0000;
     const CQC: u64 = 0x11_0000_0000;
     const RINGS: u64 = 0x12_0000_0000;
+    const N_CQES: u64 = 28;
+    const N_PAY: usize = 12;
     let mut host = HostSpace::new();
     for (i, base) in [QPC, CQC, RINGS].into_iter().enumerate() {
         host.iommu.map(base, 16 << 20, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
@@ -1164,8 +1205,8 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
         host.memory.write(phys(sq + 0x8_0000), &wqes);
     }
     let cq_ring = RINGS + 0x80_0000;
-    host.memory.write(phys(CQC + 64 * 3), &cq_context(cq_ring, 3, 9, 2));
-    host.memory.write(phys(cq_ring), &[0u8; 32 * 8]);
+    host.memory.write(phys(CQC + 64 * 3), &cq_context(cq_ring, 5, 9, 2));
+    host.memory.write(phys(cq_ring), &[0u8; 32 * 32]);
     let mut port = DmaPort::new(s, host, quick_link(7), 0x99);
     port.ready_pct = 85;
     s.set("cfg_max_read", 2);
@@ -1176,13 +1217,14 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
         ops.extend(ctx_cmd(ContextOp::Load, ContextTable::Qp, q));
     }
     ops.extend(ctx_cmd(ContextOp::Load, ContextTable::Cq, 3));
+    ops.push(Op::Mark(1));
     ops.extend(doorbell(DoorbellKind::CqArm, 3, 0));
-    for round in 1..=3u16 {
+    for round in 1..=8u16 {
         for &q in &qps {
-            ops.extend(doorbell(DoorbellKind::SqProducer, q, 4 * round));
-            ops.extend(doorbell(DoorbellKind::RqProducer, q, 3 * round));
+            ops.extend(doorbell(DoorbellKind::SqProducer, q, 5 * round));
+            ops.extend(doorbell(DoorbellKind::RqProducer, q, 4 * round));
         }
-        ops.push(Op::Idle(150));
+        ops.push(Op::Idle(100));
         ops.extend(doorbell(DoorbellKind::CqConsumer, 3, 4 * round));
         ops.extend(doorbell(DoorbellKind::CqArm, 3, 4 * round));
     }
@@ -1196,8 +1238,9 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
     let mut pay_rd = Sink::new(s, "m_pay_rd");
     let mut cqe_on = false;
     let (mut cqes, mut irqs, mut pay_wr_done) = (0u64, 0u64, 0u64);
-    let mut pay_rds: VecDeque<(u64, u64)> = (0..6).map(|k| (RINGS + 0x1000 * k + 7 * k, 100 + 97 * k)).collect();
-    let mut pay_wrs: VecDeque<WriteJob> = (0..6)
+    let mut pay_rds: VecDeque<(u64, u64)> =
+        (0..N_PAY as u64).map(|k| (RINGS + 0x1000 * k + 7 * k, 100 + 97 * k)).collect();
+    let mut pay_wrs: VecDeque<WriteJob> = (0..N_PAY as u64)
         .map(|k| WriteJob {
             addr: RINGS + 0x40_0000 + 0x1000 * k + 5 * k,
             data: (0..60 + 70 * k).map(|x| x as u8).collect(),
@@ -1206,19 +1249,26 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
         .collect();
     let (mut prd_on, mut pwr_on) = (false, false);
     let limit = s.now() + 9000;
-    while !(axil.done() && cqes >= 12 && pay_wrs.is_empty() && pay_rd.packets.len() == 6 && port.idle()) {
+    while !(axil.done()
+        && cqes >= N_CQES
+        && pay_wr_done == N_PAY as u64
+        && pay_rd.packets.len() == N_PAY
+        && port.idle())
+    {
         assert!(
             s.now() < limit,
-            "host_if: stuck with {} register ops left, {cqes} CQEs, {} payload reads",
+            "host_if: stuck with {} register ops left, {cqes} CQEs, {} payload reads, {pay_wr_done} payload writes done, {} left, port {:?}",
             axil.ops.len(),
-            pay_rd.packets.len()
+            pay_rd.packets.len(),
+            pay_wrs.len(),
+            port.stats
         );
         let now = s.now();
         axil.drive(s, &mut rng, now);
         wqe.drive(s, &mut rng, 80);
         pay_rd.drive(s, &mut rng, 85);
         // the transport posts CQEs once the CQ is loaded
-        if !cqe_on && cqes < 12 && axil.ops.len() < 40 && rng.chance(20) {
+        if !cqe_on && cqes < N_CQES && axil.mark == 1 && rng.chance(20) {
             set_wide(s, "s_cqe.data", &cqe_bytes(&mut rng, cqes));
             s.set("s_cqe.cqn", 3);
             s.set("s_cqe.solicited", rng.next() & 1);
@@ -1280,18 +1330,18 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
         port.sample(s, now);
         s.step()?;
     }
-    let cq_slots = (0..8u64)
+    let cq_slots = (0..32u64)
         .filter(|k| cqe::WR_ID.get(&port.host.memory.read_vec(phys(cq_ring + 32 * k), 32)).unwrap() != 0)
         .count() as u64;
     Ok(vec![
-        reached("register accesses answered", axil.writes + axil.reads.len() as u64, 60),
-        reached("WQEs out (tlast on m_wqe)", wqe.packets.len() as u64, 30),
-        reached("CQEs taken from the transport", cqes, 12),
-        reached("CQ ring slots written in host memory", cq_slots, 8),
-        reached("interrupts requested", irqs, 1),
-        reached("payload reads delivered", pay_rd.packets.len() as u64, 6),
-        reached("payload writes done", pay_wr_done, 6),
-        reached("DMA read requests at the boundary", port.stats.read_requests, 20),
-        reached("DMA writes at the boundary", port.stats.write_requests, 20),
+        reached("register accesses answered", axil.writes + axil.reads.len() as u64, 150),
+        reached("WQEs out (tlast on m_wqe)", wqe.packets.len() as u64, 150),
+        reached("CQEs taken from the transport", cqes, N_CQES),
+        reached("CQ ring slots written in host memory", cq_slots, N_CQES),
+        reached("interrupts requested", irqs, 3),
+        reached("payload reads delivered", pay_rd.packets.len() as u64, N_PAY as u64),
+        reached("payload writes done", pay_wr_done, N_PAY as u64),
+        reached("DMA read requests at the boundary", port.stats.read_requests, 60),
+        reached("DMA writes at the boundary", port.stats.write_requests, 50),
     ])
 }
