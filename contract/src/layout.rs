@@ -127,7 +127,7 @@ impl<T: FieldType> LayoutField<T> {
         assert!(width > 0, "layout field of zero width");
         match T::KIND {
             FieldKind::Bytes => {
-                assert!(bit == 0 && width % 8 == 0, "byte-string field not made of whole bytes")
+                assert!(bit == 0 && width.is_multiple_of(8), "byte-string field not made of whole bytes")
             }
             _ => {
                 assert!(width <= T::BITS && width <= 64, "layout field wider than its type");

@@ -175,7 +175,7 @@ pub const fn fields_mask(fields: &[RegFieldInfo]) -> u64 {
 /// aligned to its size; fields non-empty, in ascending order, inside the word
 /// and not overlapping; a reset value with no bits outside the fields.
 pub const fn register_is_sound(reg: &RegInfo) -> bool {
-    if !(reg.bits == 32 || reg.bits == 64) || reg.offset % reg.bytes() != 0 {
+    if !(reg.bits == 32 || reg.bits == 64) || !reg.offset.is_multiple_of(reg.bytes()) {
         return false;
     }
     let mut next_free = 0;

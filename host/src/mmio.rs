@@ -127,10 +127,10 @@ impl MmioPort {
     }
 
     fn check(offset: u32, align: u32, bytes: u32) -> Result<(), MmioError> {
-        if offset % align != 0 {
+        if !offset.is_multiple_of(align) {
             return Err(MmioError::Misaligned { offset });
         }
-        if offset.checked_add(bytes).map_or(true, |end| end > BAR0_BYTES) {
+        if offset.checked_add(bytes).is_none_or(|end| end > BAR0_BYTES) {
             return Err(MmioError::OutOfRange { offset });
         }
         Ok(())

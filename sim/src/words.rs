@@ -62,7 +62,7 @@ pub fn mask_words(w: &mut [u32], width: usize) {
     for x in w.iter_mut().skip(n) {
         *x = 0;
     }
-    if width % 32 != 0 {
+    if !width.is_multiple_of(32) {
         w[n - 1] &= (1u32 << (width % 32)) - 1;
     }
 }

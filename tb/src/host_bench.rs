@@ -56,6 +56,11 @@ enum Axil {
     Read { addr: u32, ar: bool },
 }
 
+/// Called at each MSI-X delivery (see [`HostBench::on_irq`]).
+pub type IrqHook = Box<dyn FnMut(&HostSpace, &MsixDelivery)>;
+/// Called at each interrupt request (see [`HostBench::on_irq_request`]).
+pub type IrqRequestHook = Box<dyn FnMut(&HostSpace, u16, u64)>;
+
 pub struct HostBench {
     pub sim: Clocked<Dut>,
     pub port: DmaPort,
@@ -77,7 +82,7 @@ pub struct HostBench {
     /// Cycle of each interrupt request the core made, by vector.
     pub irq_requests: Vec<(u16, u64)>,
     /// Called at each MSI-X delivery, to check what the driver would see then.
-    pub on_irq: Option<Box<dyn FnMut(&HostSpace, &MsixDelivery)>>,
+    pub on_irq: Option<IrqHook>,
     /// Every DMA write the device issued, in issue order.
     pub writes: Vec<IssuedWrite>,
     wr_cur: Vec<u8>,
@@ -87,7 +92,7 @@ pub struct HostBench {
     pub max_writes_in_flight: u64,
     /// Called at each interrupt request (`m_irq` valid and ready), with the
     /// vector and the cycle, before anything that cycle lands in memory.
-    pub on_irq_request: Option<Box<dyn FnMut(&HostSpace, u16, u64)>>,
+    pub on_irq_request: Option<IrqRequestHook>,
     /// Cycle in which each CQE was taken on `s_cqe`, in order.
     pub cqe_taken: Vec<u64>,
 }

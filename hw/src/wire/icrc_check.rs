@@ -342,10 +342,8 @@ impl Logic for IcrcCheck {
                     self.lane.next = 0.into();
                 }
             }
-            if self.beat.q.val() == 1 {
-                if self.ctx_hit.q.val().get_bit(p + 64) {
-                    self.lane.next = 0xff.into();
-                }
+            if self.beat.q.val() == 1 && self.ctx_hit.q.val().get_bit(p + 64) {
+                self.lane.next = 0xff.into();
             }
             self.masked.next = (self.masked.val() >> 8) | (bit_cast::<512, 8>(self.lane.val()) << 504);
         }

@@ -84,7 +84,7 @@ pub mod reason {
     pub const PAD: u64 = 9;
 }
 
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct RxHeaderDecode {
     /// First 128 bytes of the frame (byte `i` at bits `8i..8i+8`), zero past its end.
     pub window: Signal<In, Bits<1024>>,
@@ -155,73 +155,6 @@ pub struct RxHeaderDecode {
     src: Signal<Local, Bits<128>>,
     dst: Signal<Local, Bits<128>>,
     kind: TypeTag<Self>,
-}
-
-impl Default for RxHeaderDecode {
-    fn default() -> Self {
-        Self {
-            window: Default::default(),
-            hdr: Default::default(),
-            is_roce: Default::default(),
-            is_raw: Default::default(),
-            qp1: Default::default(),
-            bad_reason: Default::default(),
-            need_len: Default::default(),
-            ip_csum_ok: Default::default(),
-            payload_off: Default::default(),
-            payload_len: Default::default(),
-            vlan: Default::default(),
-            et: Default::default(),
-            ipw: Default::default(),
-            rb: Default::default(),
-            ip_rev: Default::default(),
-            v4: Default::default(),
-            v6: Default::default(),
-            ver: Default::default(),
-            ihl: Default::default(),
-            iph_len: Default::default(),
-            ip_total: Default::default(),
-            l2: Default::default(),
-            proto: Default::default(),
-            frag: Default::default(),
-            word: Default::default(),
-            csum_acc: Default::default(),
-            sums: Default::default(),
-            sum_l1: Default::default(),
-            sum_l2: Default::default(),
-            sum_l3: Default::default(),
-            sum_l4: Default::default(),
-            csum_fold: Default::default(),
-            csum: Default::default(),
-            uw: Default::default(),
-            udp_rev: Default::default(),
-            udp_payload: Default::default(),
-            bw: Default::default(),
-            rev: Default::default(),
-            opcode: Default::default(),
-            info: Default::default(),
-            known: Default::default(),
-            carries_payload: Default::default(),
-            has_reth: Default::default(),
-            has_aeth: Default::default(),
-            has_atomic: Default::default(),
-            has_atomicack: Default::default(),
-            has_imm: Default::default(),
-            has_ieth: Default::default(),
-            has_deth: Default::default(),
-            has_cnp: Default::default(),
-            ext_len: Default::default(),
-            hdrs_len: Default::default(),
-            ppad: Default::default(),
-            pad: Default::default(),
-            imm: Default::default(),
-            packed: Default::default(),
-            tc: Default::default(),
-            src: Default::default(),
-            dst: Default::default(),
-            kind: Default::default(),
-        }
-    }
 }
 
 impl Logic for RxHeaderDecode {
