@@ -70,12 +70,7 @@ pub struct Stalls {
 }
 
 impl Stalls {
-    pub const NONE: Stalls = Stalls {
-        cmd_valid: 100,
-        data_ready: 100,
-        wr_valid: 100,
-        link_ready: 100,
-    };
+    pub const NONE: Stalls = Stalls { cmd_valid: 100, data_ready: 100, wr_valid: 100, link_ready: 100 };
 }
 
 pub struct DmaBench {
@@ -100,6 +95,16 @@ pub struct DmaBench {
     pub wr_done: [Vec<u64>; CLIENTS],
     /// Cycle each read command was accepted, per client.
     pub rd_accepted: [Vec<u64>; CLIENTS],
+    /// The PCIe encodings set by [`DmaBench::configure`].
+    cfg: (u64, u64),
+    /// The tag the next read request must carry (tags go out in order).
+    next_tag: u64,
+    /// Read requests issued whose last data beat has not come back.
+    pub tags_in_flight: u64,
+    /// The most read tags ever in flight at once.
+    pub max_tags_in_flight: u64,
+    /// A write is in progress on `m_dma_wr` (its first beat was taken).
+    link_wr_open: bool,
 }
 
 impl DmaBench {
@@ -107,9 +112,7 @@ impl DmaBench {
     /// (the read region filled with random bytes) and `pcie` timing.
     pub fn new(pcie: PcieConfig, iommu: Iommu, seed: u64) -> Self {
         let dut = Dut::new();
-        let pi = |f: &str| -> [usize; CLIENTS] {
-            std::array::from_fn(|i| dut.port(&f.replace('#', &i.to_string())))
-        };
+        let pi = |f: &str| -> [usize; CLIENTS] { std::array::from_fn(|i| dut.port(&f.replace('#', &i.to_string()))) };
         let p = Ports {
             rd_addr: pi("s_rd.#.addr"),
             rd_len: pi("s_rd.#.len"),
@@ -131,16 +134,9 @@ impl DmaBench {
             wr_done: dut.port("wr_done"),
             wr_done_err: dut.port("wr_done_err"),
         };
-        let mut host = HostSpace {
-            iommu,
-            ..HostSpace::default()
-        };
-        host.iommu
-            .map(READ_BASE, REGION, 0x1000_0000, Perms::R)
-            .unwrap();
-        host.iommu
-            .map(WRITE_BASE, REGION, 0x2000_0000, Perms::W)
-            .unwrap();
+        let mut host = HostSpace { iommu, ..HostSpace::default() };
+        host.iommu.map(READ_BASE, REGION, 0x1000_0000, Perms::R).unwrap();
+        host.iommu.map(WRITE_BASE, REGION, 0x2000_0000, Perms::W).unwrap();
         let mut rng = Rng(seed | 1);
         let mut fill = vec![0u8; REGION as usize];
         for c in fill.chunks_mut(8) {
@@ -170,11 +166,17 @@ impl DmaBench {
             rd_bytes: [0; CLIENTS],
             wr_done: Default::default(),
             rd_accepted: Default::default(),
+            cfg: (2, 1),
+            next_tag: 0,
+            tags_in_flight: 0,
+            max_tags_in_flight: 0,
+            link_wr_open: false,
         }
     }
 
     /// Maximum read request and payload size, PCIe encoding (0: 128 B .. 5: 4 KiB).
     pub fn configure(&mut self, max_read: u64, max_payload: u64) {
+        self.cfg = (max_read, max_payload);
         self.sim.dut.set("cfg_max_read", max_read);
         self.sim.dut.set("cfg_max_payload", max_payload);
     }
@@ -189,18 +191,12 @@ impl DmaBench {
 
     /// The bytes a read of the read region returns.
     pub fn host_bytes(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.port
-            .host
-            .memory
-            .read_vec(addr - READ_BASE + 0x1000_0000, len)
+        self.port.host.memory.read_vec(addr - READ_BASE + 0x1000_0000, len)
     }
 
     /// What the write region holds.
     pub fn written(&self, addr: u64, len: usize) -> Vec<u8> {
-        self.port
-            .host
-            .memory
-            .read_vec(addr - WRITE_BASE + 0x2000_0000, len)
+        self.port.host.memory.read_vec(addr - WRITE_BASE + 0x2000_0000, len)
     }
 
     pub fn idle(&self) -> bool {
@@ -221,8 +217,7 @@ impl DmaBench {
         let p = &self.p;
         for c in 0..CLIENTS {
             // read command: once offered, held until taken
-            if !self.rd_presenting[c] && !self.rd_todo[c].is_empty() && self.rng.chance(s.cmd_valid)
-            {
+            if !self.rd_presenting[c] && !self.rd_todo[c].is_empty() && self.rng.chance(s.cmd_valid) {
                 let cmd = self.rd_todo[c].front().unwrap();
                 d.set_at(p.rd_addr[c], cmd.addr);
                 d.set_at(p.rd_len[c], cmd.len.into());
@@ -231,8 +226,7 @@ impl DmaBench {
             d.set_at(p.rd_valid[c], self.rd_presenting[c] as u64);
             d.set_at(p.d_ready[c], self.rng.chance(s.data_ready) as u64);
             // write beat
-            if !self.wr_presenting[c] && !self.wr_todo[c].is_empty() && self.rng.chance(s.wr_valid)
-            {
+            if !self.wr_presenting[c] && !self.wr_todo[c].is_empty() && self.rng.chance(s.wr_valid) {
                 let job = self.wr_todo[c].front().unwrap();
                 let k = self.wr_beat[c];
                 let keep = aligned_keep(job.addr, job.data.len(), k);
@@ -261,6 +255,9 @@ impl DmaBench {
         self.port.ready_pct = s.link_ready;
         self.port.drive(d);
         d.eval();
+        self.check_link(now);
+        let d = &mut self.sim.dut;
+        let p = &self.p;
 
         for c in 0..CLIENTS {
             if self.rd_presenting[c] && d.bit_at(p.rd_ready[c]) {
@@ -272,18 +269,13 @@ impl DmaBench {
             if d.bit_at(p.d_valid[c]) && d.bit_at(p.d_ready[c]) {
                 let cmd = self.rd_wait[c]
                     .front()
-                    .unwrap_or_else(|| {
-                        panic!("cycle {now}: client {c} got read data with no command outstanding")
-                    })
+                    .unwrap_or_else(|| panic!("cycle {now}: client {c} got read data with no command outstanding"))
                     .clone();
                 let k = self.rd_beat[c];
                 let n = aligned_beats(cmd.addr, cmd.len as usize);
                 let keep = d.get_at(p.d_keep[c]);
                 let want_keep = aligned_keep(cmd.addr, cmd.len as usize, k);
-                assert_eq!(
-                    keep, want_keep,
-                    "cycle {now}: client {c} read {cmd:x?} beat {k}: tkeep"
-                );
+                assert_eq!(keep, want_keep, "cycle {now}: client {c} read {cmd:x?} beat {k}: tkeep");
                 assert_eq!(
                     d.bit_at(p.d_last[c]),
                     k + 1 == n,
@@ -300,20 +292,11 @@ impl DmaBench {
                     let base = cmd.addr - cmd.addr % 64 + 64 * k as u64;
                     let lo = cmd.addr.max(base);
                     let hi = (cmd.addr + u64::from(cmd.len)).min(base + 64);
-                    let want = self
-                        .port
-                        .host
-                        .memory
-                        .read_vec(lo - READ_BASE + 0x1000_0000, (hi - lo) as usize);
+                    let want = self.port.host.memory.read_vec(lo - READ_BASE + 0x1000_0000, (hi - lo) as usize);
                     for (i, w) in want.iter().enumerate() {
                         let lane = (lo - base) as usize + i;
                         let got = (words[lane / 4] >> (8 * (lane % 4))) as u8;
-                        assert_eq!(
-                            got,
-                            *w,
-                            "cycle {now}: client {c} read {cmd:x?}: byte at IOVA {:#x}",
-                            lo + i as u64
-                        );
+                        assert_eq!(got, *w, "cycle {now}: client {c} read {cmd:x?}: byte at IOVA {:#x}", lo + i as u64);
                     }
                 }
                 self.rd_bytes[c] += keep.count_ones() as u64;
@@ -340,9 +323,9 @@ impl DmaBench {
         let done_err = d.get_at(p.wr_done_err);
         for c in 0..CLIENTS {
             if done >> c & 1 == 1 {
-                let job = self.wr_wait[c].pop_front().unwrap_or_else(|| {
-                    panic!("cycle {now}: client {c} got wr_done with no write outstanding")
-                });
+                let job = self.wr_wait[c]
+                    .pop_front()
+                    .unwrap_or_else(|| panic!("cycle {now}: client {c} got wr_done with no write outstanding"));
                 assert_eq!(
                     done_err >> c & 1 == 1,
                     job.expect_err,
@@ -353,7 +336,14 @@ impl DmaBench {
                 if !job.expect_err {
                     let got = self.written(job.addr, job.data.len());
                     if let Some(i) = (0..got.len()).find(|&i| got[i] != job.data[i]) {
-                        panic!("cycle {now}: client {c} write at {:#x}+{}: byte at IOVA {:#x} is {:#04x}, wrote {:#04x}", job.addr, job.data.len(), job.addr + i as u64, got[i], job.data[i]);
+                        panic!(
+                            "cycle {now}: client {c} write at {:#x}+{}: byte at IOVA {:#x} is {:#04x}, wrote {:#04x}",
+                            job.addr,
+                            job.data.len(),
+                            job.addr + i as u64,
+                            got[i],
+                            job.data[i]
+                        );
                     }
                 }
                 self.wr_done[c].push(now);
@@ -363,14 +353,48 @@ impl DmaBench {
         self.sim.tick();
     }
 
+    /// The engine's side of the boundary (docs/host.md), beyond what the
+    /// host model checks: `s_dma_rd_data.tready` always 1; read tags issued
+    /// in order, at most 32 in flight; reads within the maximum read request
+    /// size (at most 512 B) and never across a multiple of it; writes within
+    /// the maximum payload size and never across a multiple of it.
+    fn check_link(&mut self, now: u64) {
+        let d = &self.sim.dut;
+        assert_eq!(d.get("s_dma_rd_data.tready"), 1, "cycle {now}: s_dma_rd_data.tready is always 1");
+        if d.get("m_dma_rd_req.valid") == 1 && d.get("m_dma_rd_req.ready") == 1 {
+            let (addr, len, tag) = (d.get("m_dma_rd_req.addr"), d.get("m_dma_rd_req.len"), d.get("m_dma_rd_req.tag"));
+            assert_eq!(tag, self.next_tag, "cycle {now}: read tags are issued in order");
+            self.next_tag = (tag + 1) % 32;
+            let mrrs = (128u64 << self.cfg.0).min(512);
+            assert!(
+                len <= mrrs && addr / mrrs == (addr + len - 1) / mrrs,
+                "cycle {now}: read {addr:#x}+{len} crosses a multiple of the {mrrs}-byte read request size"
+            );
+            self.tags_in_flight += 1;
+            assert!(self.tags_in_flight <= 32, "cycle {now}: more than 32 read tags in flight");
+            self.max_tags_in_flight = self.max_tags_in_flight.max(self.tags_in_flight);
+        }
+        if d.get("s_dma_rd_data.tvalid") == 1 && d.get("s_dma_rd_data.tlast") == 1 {
+            self.tags_in_flight -= 1;
+        }
+        if d.get("m_dma_wr.tvalid") == 1 && d.get("m_dma_wr.tready") == 1 {
+            if !self.link_wr_open {
+                let (addr, len) = (d.get("m_dma_wr.addr"), d.get("m_dma_wr.len"));
+                let mps = 128u64 << self.cfg.1;
+                assert!(
+                    len <= mps && addr / mps == (addr + len - 1) / mps,
+                    "cycle {now}: write {addr:#x}+{len} crosses a multiple of the {mps}-byte maximum payload size"
+                );
+            }
+            self.link_wr_open = d.get("m_dma_wr.tlast") == 0;
+        }
+    }
+
     /// Steps until everything queued is done; panics after `limit` cycles.
     pub fn run(&mut self, limit: u64) -> u64 {
         let start = self.sim.cycle();
         while !self.idle() {
-            assert!(
-                self.sim.cycle() - start < limit,
-                "DMA bench still busy after {limit} cycles"
-            );
+            assert!(self.sim.cycle() - start < limit, "DMA bench still busy after {limit} cycles");
             self.step();
         }
         // let the last write completions and counters settle
@@ -392,6 +416,8 @@ pub struct Bandwidth {
     pub cycles: u64,
     /// Bytes per cycle over the link model's bytes per cycle.
     pub fraction: f64,
+    /// The most read tags in flight at once.
+    pub max_tags: u64,
 }
 
 /// Back-to-back transfers of `size` bytes, `total` bytes in all, on one
@@ -403,42 +429,22 @@ pub fn bandwidth(read: bool, size: u64, total: u64) -> Bandwidth {
     let n = (total / size).max(1);
     for k in 0..n {
         if read {
-            b.read(
-                1,
-                ReadCmd {
-                    addr: READ_BASE + k * size,
-                    len: size as u32,
-                    expect_err: false,
-                },
-            );
+            b.read(1, ReadCmd { addr: READ_BASE + k * size, len: size as u32, expect_err: false });
         } else {
-            b.write(
-                0,
-                WriteJob {
-                    addr: WRITE_BASE + k * size,
-                    data: vec![k as u8; size as usize],
-                    expect_err: false,
-                },
-            );
+            b.write(0, WriteJob { addr: WRITE_BASE + k * size, data: vec![k as u8; size as usize], expect_err: false });
         }
     }
     let start = b.sim.cycle();
     b.run(10_000_000);
-    let end = if read {
-        *b.rd_done[1].last().unwrap()
-    } else {
-        *b.wr_done[0].last().unwrap()
-    };
-    let link = if read {
-        PcieConfig::gen3_x16().read_bytes_per_cycle
-    } else {
-        PcieConfig::gen3_x16().write_bytes_per_cycle
-    };
+    let end = if read { *b.rd_done[1].last().unwrap() } else { *b.wr_done[0].last().unwrap() };
+    let link =
+        if read { PcieConfig::gen3_x16().read_bytes_per_cycle } else { PcieConfig::gen3_x16().write_bytes_per_cycle };
     let cycles = end + 1 - start;
     Bandwidth {
         bytes: n * size,
         cycles,
         fraction: (n * size) as f64 / cycles as f64 / link as f64,
+        max_tags: b.max_tags_in_flight,
     }
 }
 
@@ -446,14 +452,7 @@ pub fn bandwidth(read: bool, size: u64, total: u64) -> Bandwidth {
 /// on an idle engine and link.
 pub fn read_latency(len: u32) -> u64 {
     let mut b = DmaBench::new(PcieConfig::gen3_x16(), Iommu::strict(), 601);
-    b.read(
-        1,
-        ReadCmd {
-            addr: READ_BASE,
-            len,
-            expect_err: false,
-        },
-    );
+    b.read(1, ReadCmd { addr: READ_BASE, len, expect_err: false });
     let start = b.sim.cycle();
     b.run(100_000);
     b.rd_done[1][0] + 1 - start

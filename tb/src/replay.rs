@@ -24,10 +24,11 @@ impl FrameResult {
     /// tshark-named fields present in the packet (extended headers by opcode).
     pub fn tshark_fields(&self) -> Vec<(String, u128)> {
         let Some(f) = &self.fields else { return vec![] };
-        let mut v: Vec<(String, u128)> = ["bth.opcode", "bth.se", "bth.m", "bth.padcnt", "bth.p_key", "bth.destqp", "bth.a", "bth.psn"]
-            .iter()
-            .map(|k| (k.to_string(), f[k]))
-            .collect();
+        let mut v: Vec<(String, u128)> =
+            ["bth.opcode", "bth.se", "bth.m", "bth.padcnt", "bth.p_key", "bth.destqp", "bth.a", "bth.psn"]
+                .iter()
+                .map(|k| (k.to_string(), f[k]))
+                .collect();
         let groups: [(&str, &[&str]); 7] = [
             ("has.reth", &["reth.va", "reth.r_key", "reth.dmalen"]),
             ("has.aeth", &["aeth.syndrome", "aeth.msn"]),
@@ -102,7 +103,11 @@ pub fn replay(frames: &[Vec<u8>]) -> Vec<FrameResult> {
         .map(|(i, (&code, &sent))| FrameResult {
             frame: i + 1,
             code,
-            fields: if sent { Some(unpack_header(hdrs.next().expect("a header per frame that sent one"))) } else { None },
+            fields: if sent {
+                Some(unpack_header(hdrs.next().expect("a header per frame that sent one")))
+            } else {
+                None
+            },
         })
         .collect()
 }

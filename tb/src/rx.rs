@@ -92,10 +92,7 @@ impl RxBench {
     }
 
     pub fn bytes(words: &[u32], keep: u64) -> Vec<u8> {
-        (0..64)
-            .filter(|i| keep >> i & 1 == 1)
-            .map(|i| (words[i / 4] >> (8 * (i % 4))) as u8)
-            .collect()
+        (0..64).filter(|i| keep >> i & 1 == 1).map(|i| (words[i / 4] >> (8 * (i % 4))) as u8).collect()
     }
 
     /// One cycle; returns whether the input took a beat.
@@ -112,11 +109,7 @@ impl RxBench {
             self.presenting = true;
         }
         d.set_words(p[4], &[self.presenting as u32]);
-        let (rh, ra, rr) = (
-            rng.chance(p_ready),
-            rng.chance(p_ready),
-            rng.chance(p_ready),
-        );
+        let (rh, ra, rr) = (rng.chance(p_ready), rng.chance(p_ready), rng.chance(p_ready));
         d.set_words(p[7], &[rh as u32]);
         d.set_words(p[9], &[ra as u32]);
         d.set_words(p[11], &[rr as u32]);
@@ -128,19 +121,15 @@ impl RxBench {
             self.hdr_cycles.push(now);
         }
         if ra && get(d, p[8]) == 1 {
-            self.cur_payload
-                .extend(Self::bytes(&d.m_axis_tdata(), d.m_axis_tkeep()));
+            self.cur_payload.extend(Self::bytes(&d.m_axis_tdata(), d.m_axis_tkeep()));
             if d.m_axis_tlast() == 1 {
-                self.payloads
-                    .push((std::mem::take(&mut self.cur_payload), get(d, p[14]) == 1));
+                self.payloads.push((std::mem::take(&mut self.cur_payload), get(d, p[14]) == 1));
             }
         }
         if rr && get(d, p[10]) == 1 {
-            self.cur_raw
-                .extend(Self::bytes(&d.m_raw_tdata(), d.m_raw_tkeep()));
+            self.cur_raw.extend(Self::bytes(&d.m_raw_tdata(), d.m_raw_tkeep()));
             if d.m_raw_tlast() == 1 {
-                self.raws
-                    .push((std::mem::take(&mut self.cur_raw), get(d, p[15]) == 1));
+                self.raws.push((std::mem::take(&mut self.cur_raw), get(d, p[15]) == 1));
             }
         }
         if get(d, p[12]) == 1 {
@@ -164,11 +153,7 @@ impl RxBench {
         let limit = self.sim.cycle() + 200 + 40 * (self.beats.len() as u64 + frames as u64);
         while self.codes.len() < frames {
             self.cycle(rng, p_valid, p_ready);
-            assert!(
-                self.sim.cycle() < limit,
-                "parser stopped: {} of {frames} frames decided",
-                self.codes.len()
-            );
+            assert!(self.sim.cycle() < limit, "parser stopped: {} of {frames} frames decided", self.codes.len());
         }
         // nothing may come out after the last frame is decided
         for _ in 0..50 {

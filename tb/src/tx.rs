@@ -31,25 +31,9 @@ pub fn tx_header(p: &mut RocePacket, src_qp: u32, ip_id: u16) -> Vec<u32> {
             h.reserved_flag = false;
             h.fragment_offset = 0;
             h.identification = ip_id;
-            (
-                0u128,
-                h.dscp,
-                h.ecn.bits(),
-                h.ttl,
-                0u32,
-                u32::from(h.src) as u128,
-                u32::from(h.dst) as u128,
-            )
+            (0u128, h.dscp, h.ecn.bits(), h.ttl, 0u32, u32::from(h.src) as u128, u32::from(h.dst) as u128)
         }
-        IpHeader::V6(h) => (
-            1,
-            h.dscp,
-            h.ecn.bits(),
-            h.hop_limit,
-            h.flow_label,
-            u128::from(h.src),
-            u128::from(h.dst),
-        ),
+        IpHeader::V6(h) => (1, h.dscp, h.ecn.bits(), h.hop_limit, h.flow_label, u128::from(h.src), u128::from(h.dst)),
     };
     if let ExtHeaders::Deth(d) | ExtHeaders::DethImmDt(d, _) = &mut p.ext {
         d.reserved = 0;
@@ -62,37 +46,20 @@ pub fn tx_header(p: &mut RocePacket, src_qp: u32, ip_id: u16) -> Vec<u32> {
     let (mut reth, mut aeth, mut atomic, mut ack, mut imm, mut ieth, mut deth) =
         ((0, 0, 0), (0, 0), (0, 0, 0, 0), 0, 0, 0, (0, 0));
     match &p.ext {
-        ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => {
-            reth = (r.va as u128, r.rkey as u128, r.dma_len as u128)
-        }
-        ExtHeaders::Aeth(a) | ExtHeaders::AethAtomicAckEth(a, _) => {
-            aeth = (a.syndrome as u128, a.msn as u128)
-        }
-        ExtHeaders::AtomicEth(a) => {
-            atomic = (
-                a.va as u128,
-                a.rkey as u128,
-                a.swap_add as u128,
-                a.compare as u128,
-            )
-        }
+        ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => reth = (r.va as u128, r.rkey as u128, r.dma_len as u128),
+        ExtHeaders::Aeth(a) | ExtHeaders::AethAtomicAckEth(a, _) => aeth = (a.syndrome as u128, a.msn as u128),
+        ExtHeaders::AtomicEth(a) => atomic = (a.va as u128, a.rkey as u128, a.swap_add as u128, a.compare as u128),
         ExtHeaders::Ieth(i) => ieth = i.rkey as u128,
-        ExtHeaders::Deth(d) | ExtHeaders::DethImmDt(d, _) => {
-            deth = (d.qkey as u128, d.src_qp as u128)
-        }
+        ExtHeaders::Deth(d) | ExtHeaders::DethImmDt(d, _) => deth = (d.qkey as u128, d.src_qp as u128),
         _ => {}
     }
     if let ExtHeaders::AethAtomicAckEth(_, a) = &p.ext {
         ack = a.orig_remote_data as u128;
     }
-    if let ExtHeaders::ImmDt(i) | ExtHeaders::RethImmDt(_, i) | ExtHeaders::DethImmDt(_, i) = &p.ext
-    {
+    if let ExtHeaders::ImmDt(i) | ExtHeaders::RethImmDt(_, i) | ExtHeaders::DethImmDt(_, i) = &p.ext {
         imm = i.value as u128;
     }
-    let vlan = p
-        .eth
-        .vlan
-        .map(|t| ((t.pcp as u128) << 13) | ((t.dei as u128) << 12) | t.vid as u128);
+    let vlan = p.eth.vlan.map(|t| ((t.pcp as u128) << 13) | ((t.dei as u128) << 12) | t.vid as u128);
     let values: Vec<u128> = vec![
         mac(&p.eth.dst),
         mac(&p.eth.src),
@@ -224,11 +191,7 @@ impl TxBench {
             }
             let keep = d.m_axis_tkeep();
             let data = d.m_axis_tdata();
-            self.cur.extend(
-                (0..64)
-                    .filter(|i| keep >> i & 1 == 1)
-                    .map(|i| (data[i / 4] >> (8 * (i % 4))) as u8),
-            );
+            self.cur.extend((0..64).filter(|i| keep >> i & 1 == 1).map(|i| (data[i / 4] >> (8 * (i % 4))) as u8));
             if d.m_axis_tlast() == 1 {
                 self.frames.push(std::mem::take(&mut self.cur));
             }
@@ -239,22 +202,14 @@ impl TxBench {
 
     /// Run until `n` frames came out (panics if the builder stops).
     pub fn idle(&self) -> bool {
-        self.hdrs.is_empty()
-            && self.payload.is_empty()
-            && !self.hdr_on
-            && !self.pay_on
-            && self.cur.is_empty()
+        self.hdrs.is_empty() && self.payload.is_empty() && !self.hdr_on && !self.pay_on && self.cur.is_empty()
     }
 
     pub fn run(&mut self, rng: &mut Rng, n: usize, p_valid: u64, p_ready: u64) {
         let limit = self.sim.cycle() + 1000 + 400 * n as u64;
         while self.frames.len() < n {
             self.cycle(rng, p_valid, p_ready);
-            assert!(
-                self.sim.cycle() < limit,
-                "builder stopped after {} of {n} frames",
-                self.frames.len()
-            );
+            assert!(self.sim.cycle() < limit, "builder stopped after {} of {n} frames", self.frames.len());
         }
     }
 }

@@ -8,10 +8,7 @@ use rnic_sim::axis::Rng;
 use rnic_tb::dma::*;
 
 fn reordering() -> PcieConfig {
-    PcieConfig {
-        reorder_seed: Some(7),
-        ..PcieConfig::gen3_x16()
-    }
+    PcieConfig { reorder_seed: Some(7), ..PcieConfig::gen3_x16() }
 }
 
 fn random_reads(bench: &mut DmaBench, rng: &mut Rng, per_client: usize, max_len: u64) -> u64 {
@@ -20,14 +17,7 @@ fn random_reads(bench: &mut DmaBench, rng: &mut Rng, per_client: usize, max_len:
         for _ in 0..per_client {
             let len = 1 + rng.next() % max_len;
             let addr = READ_BASE + rng.next() % (REGION - len);
-            bench.read(
-                c,
-                ReadCmd {
-                    addr,
-                    len: len as u32,
-                    expect_err: false,
-                },
-            );
+            bench.read(c, ReadCmd { addr, len: len as u32, expect_err: false });
             bytes += len;
         }
     }
@@ -41,34 +31,21 @@ fn reads_any_alignment_reordered_under_backpressure() {
     for (i, mrrs) in [0u64, 1, 2, 5].into_iter().enumerate() {
         let mut b = DmaBench::new(reordering(), Iommu::strict(), 100 + i as u64);
         b.configure(mrrs, 1);
-        b.stalls = Stalls {
-            cmd_valid: 40,
-            data_ready: 60,
-            wr_valid: 100,
-            link_ready: 70,
-        };
+        b.stalls = Stalls { cmd_valid: 40, data_ready: 60, wr_valid: 100, link_ready: 70 };
         let bytes = random_reads(&mut b, &mut rng, 12, 6000);
         // a few tiny and boundary cases on every client
         for c in 0..CLIENTS {
             for (off, len) in [(63u64, 1u32), (64, 64), (4095, 2), (4032, 4160), (1, 127)] {
-                b.read(
-                    c,
-                    ReadCmd {
-                        addr: READ_BASE + 0x10000 * (c as u64 + 1) + off,
-                        len,
-                        expect_err: false,
-                    },
-                );
+                b.read(c, ReadCmd { addr: READ_BASE + 0x10000 * (c as u64 + 1) + off, len, expect_err: false });
             }
         }
         b.run(400_000);
         let delivered: u64 = b.rd_bytes.iter().sum();
-        assert!(
-            delivered >= bytes,
-            "delivered {delivered} of at least {bytes} bytes"
-        );
+        assert!(delivered >= bytes, "delivered {delivered} of at least {bytes} bytes");
         assert_eq!(b.counter("cnt_rd_err"), 0);
         assert_eq!(b.counter("rd_tags_used"), 0, "every tag retired");
+        assert_eq!(b.tags_in_flight, 0);
+        assert_eq!(b.tags_in_flight, 0);
         for c in 0..CLIENTS {
             assert_eq!(b.rd_done[c].len(), 17, "client {c}: every command answered");
         }
@@ -81,12 +58,7 @@ fn writes_any_alignment_under_backpressure() {
     for (i, mps) in [0u64, 1, 5].into_iter().enumerate() {
         let mut b = DmaBench::new(PcieConfig::gen3_x16(), Iommu::strict(), 200 + i as u64);
         b.configure(2, mps);
-        b.stalls = Stalls {
-            cmd_valid: 100,
-            data_ready: 100,
-            wr_valid: 60,
-            link_ready: 70,
-        };
+        b.stalls = Stalls { cmd_valid: 100, data_ready: 100, wr_valid: 60, link_ready: 70 };
         // disjoint ranges so the final memory is determined
         let mut next = WRITE_BASE + 5;
         let mut jobs = 0;
@@ -94,14 +66,7 @@ fn writes_any_alignment_under_backpressure() {
             for c in 0..CLIENTS {
                 let len = 1 + (rng.next() % 5000) as usize;
                 let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-                b.write(
-                    c,
-                    WriteJob {
-                        addr: next,
-                        data,
-                        expect_err: false,
-                    },
-                );
+                b.write(c, WriteJob { addr: next, data, expect_err: false });
                 next += len as u64 + rng.next() % 200;
                 jobs += 1;
             }
@@ -111,11 +76,7 @@ fn writes_any_alignment_under_backpressure() {
                 let data: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
                 b.write(
                     c,
-                    WriteJob {
-                        addr: WRITE_BASE + 0x40_0000 + 0x10000 * c as u64 + off,
-                        data,
-                        expect_err: false,
-                    },
+                    WriteJob { addr: WRITE_BASE + 0x40_0000 + 0x10000 * c as u64 + off, data, expect_err: false },
                 );
                 jobs += 1;
             }
@@ -132,25 +93,13 @@ fn writes_any_alignment_under_backpressure() {
 fn reads_and_writes_together() {
     let mut rng = Rng(31);
     let mut b = DmaBench::new(reordering(), Iommu::strict(), 300);
-    b.stalls = Stalls {
-        cmd_valid: 50,
-        data_ready: 50,
-        wr_valid: 50,
-        link_ready: 50,
-    };
+    b.stalls = Stalls { cmd_valid: 50, data_ready: 50, wr_valid: 50, link_ready: 50 };
     random_reads(&mut b, &mut rng, 10, 3000);
     let mut next = WRITE_BASE;
     for _ in 0..8 {
         for c in 0..CLIENTS {
             let len = 1 + (rng.next() % 3000) as usize;
-            b.write(
-                c,
-                WriteJob {
-                    addr: next,
-                    data: (0..len).map(|_| rng.next() as u8).collect(),
-                    expect_err: false,
-                },
-            );
+            b.write(c, WriteJob { addr: next, data: (0..len).map(|_| rng.next() as u8).collect(), expect_err: false });
             next += len as u64;
         }
     }
@@ -162,82 +111,24 @@ fn reads_and_writes_together() {
 #[test]
 fn faults_are_reported_and_nothing_hangs() {
     let mut b = DmaBench::new(reordering(), Iommu::counting(), 400);
-    b.stalls = Stalls {
-        cmd_valid: 70,
-        data_ready: 70,
-        wr_valid: 70,
-        link_ready: 70,
-    };
+    b.stalls = Stalls { cmd_valid: 70, data_ready: 70, wr_valid: 70, link_ready: 70 };
     // an unmapped read between good ones, on two clients
     for c in 0..2 {
-        b.read(
-            c,
-            ReadCmd {
-                addr: READ_BASE + 100,
-                len: 2000,
-                expect_err: false,
-            },
-        );
-        b.read(
-            c,
-            ReadCmd {
-                addr: UNMAPPED + 64,
-                len: 300,
-                expect_err: true,
-            },
-        );
-        b.read(
-            c,
-            ReadCmd {
-                addr: READ_BASE + 5000,
-                len: 700,
-                expect_err: false,
-            },
-        );
+        b.read(c, ReadCmd { addr: READ_BASE + 100, len: 2000, expect_err: false });
+        b.read(c, ReadCmd { addr: UNMAPPED + 64, len: 300, expect_err: true });
+        b.read(c, ReadCmd { addr: READ_BASE + 5000, len: 700, expect_err: false });
     }
     // reading the write-only region is refused too
-    b.read(
-        2,
-        ReadCmd {
-            addr: WRITE_BASE,
-            len: 64,
-            expect_err: true,
-        },
-    );
+    b.read(2, ReadCmd { addr: WRITE_BASE, len: 64, expect_err: true });
     // an unmapped write between good ones
-    b.write(
-        3,
-        WriteJob {
-            addr: WRITE_BASE + 64,
-            data: vec![0xAB; 100],
-            expect_err: false,
-        },
-    );
-    b.write(
-        3,
-        WriteJob {
-            addr: UNMAPPED,
-            data: vec![0xCD; 100],
-            expect_err: true,
-        },
-    );
-    b.write(
-        3,
-        WriteJob {
-            addr: WRITE_BASE + 4096,
-            data: vec![0xEF; 100],
-            expect_err: false,
-        },
-    );
+    b.write(3, WriteJob { addr: WRITE_BASE + 64, data: vec![0xAB; 100], expect_err: false });
+    b.write(3, WriteJob { addr: UNMAPPED, data: vec![0xCD; 100], expect_err: true });
+    b.write(3, WriteJob { addr: WRITE_BASE + 4096, data: vec![0xEF; 100], expect_err: false });
     b.run(100_000);
     // 300 bytes at +64 is one 512-byte-aligned request; the write-only read one more
     assert_eq!(b.counter("cnt_rd_err"), 3);
     assert_eq!(b.counter("cnt_wr_err"), 1);
-    assert_eq!(
-        b.port.host.iommu.fault_count(),
-        4,
-        "the IOMMU saw each bad access once"
-    );
+    assert_eq!(b.port.host.iommu.fault_count(), 4, "the IOMMU saw each bad access once");
     assert_eq!(b.rd_done[0].len(), 3);
     assert_eq!(b.rd_done[1].len(), 3);
     assert_eq!(b.wr_done[3].len(), 3);
@@ -248,50 +139,27 @@ fn faults_are_reported_and_nothing_hangs() {
 #[test]
 fn small_reads_are_not_starved_by_a_large_one() {
     let mut b = DmaBench::new(PcieConfig::gen3_x16(), Iommu::strict(), 500);
-    b.read(
-        1,
-        ReadCmd {
-            addr: READ_BASE,
-            len: 256 << 10,
-            expect_err: false,
-        },
-    );
+    b.read(1, ReadCmd { addr: READ_BASE, len: 256 << 10, expect_err: false });
     for k in 0..20 {
-        b.read(
-            0,
-            ReadCmd {
-                addr: READ_BASE + 0x50_0000 + 4096 * k,
-                len: 128,
-                expect_err: false,
-            },
-        );
+        b.read(0, ReadCmd { addr: READ_BASE + 0x50_0000 + 4096 * k, len: 128, expect_err: false });
     }
     b.run(100_000);
     let big_done = b.rd_done[1][0];
     for (k, (&acc, &done)) in b.rd_accepted[0].iter().zip(&b.rd_done[0]).enumerate() {
         // a small read waits at most for the 32 tags ahead of it (16 KiB
         // at 52 B/cycle = 315 cycles) plus one round trip
-        assert!(
-            done - acc < 700,
-            "descriptor read {k} took {} cycles",
-            done - acc
-        );
-        assert!(
-            done < big_done,
-            "descriptor read {k} finished after the large read"
-        );
+        assert!(done - acc < 700, "descriptor read {k} took {} cycles", done - acc);
+        assert!(done < big_done, "descriptor read {k} finished after the large read");
     }
 }
 
 #[test]
 fn read_bandwidth_reaches_the_link_from_4k() {
     for size in [4096, 65536] {
-        let f = bandwidth(true, size, 512 << 10).fraction;
-        assert!(
-            f >= 0.95,
-            "{size}-byte reads: {:.1}% of the link",
-            f * 100.0
-        );
+        let bw = bandwidth(true, size, 512 << 10);
+        assert_eq!(bw.max_tags, 32, "{size}-byte reads keep all 32 tags in flight");
+        let f = bw.fraction;
+        assert!(f >= 0.95, "{size}-byte reads: {:.1}% of the link", f * 100.0);
     }
 }
 
@@ -299,10 +167,46 @@ fn read_bandwidth_reaches_the_link_from_4k() {
 fn write_bandwidth_reaches_the_link_from_4k() {
     for size in [4096, 65536] {
         let f = bandwidth(false, size, 512 << 10).fraction;
-        assert!(
-            f >= 0.95,
-            "{size}-byte writes: {:.1}% of the link",
-            f * 100.0
-        );
+        assert!(f >= 0.95, "{size}-byte writes: {:.1}% of the link", f * 100.0);
     }
+}
+
+/// The cycle-count figures `make bench` writes into docs/benchmarks.md
+/// (bandwidth per transfer size, idle read latency) are deterministic: the
+/// document must say what the generated Verilog does, row for row.
+#[test]
+fn benchmarks_doc_states_the_measured_cycle_counts() {
+    let doc = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/benchmarks.md"))
+        .unwrap();
+    let section = doc
+        .split("<!-- bench:dma-bandwidth -->")
+        .nth(1)
+        .and_then(|s| s.split("<!-- /bench:dma-bandwidth -->").next())
+        .expect("docs/benchmarks.md has the dma-bandwidth section");
+    let mut rows = 0;
+    for line in section.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| transfer")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let size: u64 = match cells[0].split_once(' ') {
+            Some((n, "B")) => n.parse().unwrap(),
+            Some((n, "KiB")) => n.parse::<u64>().unwrap() * 1024,
+            _ => panic!("row {line}"),
+        };
+        let total = (1u64 << 20).max(size * 16);
+        let r = bandwidth(true, size, total);
+        let w = bandwidth(false, size, total);
+        let got = [
+            format!("{:.1}", r.bytes as f64 / r.cycles as f64),
+            format!("{:.1} %", r.fraction * 100.0),
+            format!("{:.1}", w.bytes as f64 / w.cycles as f64),
+            format!("{:.1} %", w.fraction * 100.0),
+        ];
+        assert_eq!(cells[1..], got, "docs/benchmarks.md, {} row", cells[0]);
+        rows += 1;
+    }
+    assert_eq!(rows, 8, "eight transfer sizes, 256 B to 64 KiB");
+    let lat = |len: u32| format!("{} cycles", read_latency(len));
+    let (l64, l4k) = (lat(64), lat(4096));
+    assert!(section.contains(&format!("64 B {l64}, 4 KiB {l4k}")), "idle read latency is 64 B {l64}, 4 KiB {l4k}");
+    let rt = PcieConfig::gen3_x16().read_round_trip;
+    assert!(section.contains(&format!("{rt}-cycle read round trip")), "round trip {rt}");
 }

@@ -35,18 +35,11 @@ fn run_gaps(frames: &[Vec<u8>], mut gap: impl FnMut(usize) -> u64) -> Run {
     let mut sim = Clocked::new(Dut::new());
     sim.reset(2);
     let tready = sim.dut.port("s_axis.tready");
-    let mut r = Run {
-        verdicts: vec![],
-        verdict_cycles: vec![],
-        last_in: vec![],
-        offered: 0,
-        refused: 0,
-    };
+    let mut r = Run { verdicts: vec![], verdict_cycles: vec![], last_in: vec![], offered: 0, refused: 0 };
     let sample = |sim: &mut Clocked<Dut>, r: &mut Run| {
         sim.settle();
         if sim.dut.verdict_valid() == 1 {
-            r.verdicts
-                .push((sim.dut.verdict_icrc_ok() == 1, sim.dut.verdict_short() == 1));
+            r.verdicts.push((sim.dut.verdict_icrc_ok() == 1, sim.dut.verdict_short() == 1));
             r.verdict_cycles.push(sim.cycle());
         }
     };
@@ -94,18 +87,9 @@ fn run(frames: &[Vec<u8>]) -> Vec<(bool, bool)> {
 fn check_timing(r: &Run, frames: usize) {
     assert_eq!(r.refused, 0, "s_axis.tready is always 1");
     assert_eq!(r.last_in.len(), frames);
-    assert_eq!(
-        r.verdicts.len(),
-        frames,
-        "one verdict per frame, none extra"
-    );
+    assert_eq!(r.verdicts.len(), frames, "one verdict per frame, none extra");
     for (i, (v, l)) in r.verdict_cycles.iter().zip(&r.last_in).enumerate() {
-        assert_eq!(
-            v - l,
-            VERDICT_LATENCY,
-            "frame {i}: verdict {} cycles after its last beat",
-            v - l
-        );
+        assert_eq!(v - l, VERDICT_LATENCY, "frame {i}: verdict {} cycles after its last beat", v - l);
     }
 }
 
@@ -151,11 +135,7 @@ fn mutated_frames_match_the_model() {
         frames.push(c);
         // VLAN-tagged copy, and an IPv6 copy
         let mut v = pkt.clone();
-        v.eth.vlan = Some(VlanTag {
-            pcp: 3,
-            dei: false,
-            vid: (rng.next() & 0xfff) as u16,
-        });
+        v.eth.vlan = Some(VlanTag { pcp: 3, dei: false, vid: (rng.next() & 0xfff) as u16 });
         frames.push(encode_frame(&v).unwrap());
         let mut six = pkt.clone();
         six.ip = IpHeader::V6(Ipv6Header {
@@ -169,11 +149,7 @@ fn mutated_frames_match_the_model() {
             dst: [0xfe80, 0, 0, 0, 5, 6, 7, 8].into(),
         });
         if rng.chance(50) {
-            six.eth.vlan = Some(VlanTag {
-                pcp: 5,
-                dei: true,
-                vid: 7,
-            });
+            six.eth.vlan = Some(VlanTag { pcp: 5, dei: true, vid: 7 });
         }
         frames.push(encode_frame(&six).unwrap());
         // fields outside the ICRC rewritten: TTL/TOS (IPv4 bytes 15, 22), UDP checksum, FECN/BECN
@@ -199,20 +175,14 @@ fn mutated_frames_match_the_model() {
             disagree.push(i);
         }
     }
-    assert!(
-        disagree.is_empty(),
-        "RTL and model disagree on frames {disagree:?}"
-    );
+    assert!(disagree.is_empty(), "RTL and model disagree on frames {disagree:?}");
     // both verdicts must be well represented, or the comparison proves little
     let good = v.iter().filter(|(ok, _)| *ok).count();
     let bad = v.len() - good;
     eprintln!("{good} frames pass the ICRC, {bad} fail");
     assert!(good >= 1200 && bad >= 500, "good {good}, bad {bad}");
     let short = frames.iter().zip(&v).filter(|(_, (_, s))| *s).count();
-    assert!(
-        short >= 300,
-        "truncated frames are reported short ({short})"
-    );
+    assert!(short >= 300, "truncated frames are reported short ({short})");
 }
 
 /// Throughput and latency from the checker's outputs: one-beat frames back
@@ -223,21 +193,12 @@ fn mutated_frames_match_the_model() {
 fn one_verdict_per_cycle_at_a_fixed_latency() {
     let base = capture("rxe_rc_ud_perftest.pcap");
     // the 62-byte ACKs are one beat each
-    let acks: Vec<Vec<u8>> = base
-        .iter()
-        .filter(|f| f.len() <= 64)
-        .take(200)
-        .cloned()
-        .collect();
+    let acks: Vec<Vec<u8>> = base.iter().filter(|f| f.len() <= 64).take(200).cloned().collect();
     assert_eq!(acks.len(), 200, "the capture has 200 one-beat frames");
     let r = run_gaps(&acks, |_| 0);
     check_timing(&r, acks.len());
     let first = r.verdict_cycles[0];
-    assert_eq!(
-        r.verdict_cycles,
-        (first..first + 200).collect::<Vec<u64>>(),
-        "200 verdicts in 200 consecutive cycles"
-    );
+    assert_eq!(r.verdict_cycles, (first..first + 200).collect::<Vec<u64>>(), "200 verdicts in 200 consecutive cycles");
     assert!(r.verdicts.iter().all(|(ok, short)| *ok && !*short));
 
     // every frame of the capture, with 0..3 idle cycles between frames
@@ -246,10 +207,7 @@ fn one_verdict_per_cycle_at_a_fixed_latency() {
     let r = run_gaps(&base, |i| gaps[i]);
     check_timing(&r, base.len());
     let beats: u64 = base.iter().map(|f| f.len().div_ceil(64) as u64).sum();
-    assert_eq!(
-        r.offered, beats,
-        "every beat taken the cycle it was offered"
-    );
+    assert_eq!(r.offered, beats, "every beat taken the cycle it was offered");
     eprintln!(
         "{} frames ({beats} beats): every verdict {VERDICT_LATENCY} cycles after its frame's last beat; 200 one-beat frames: 200 verdicts in 200 cycles",
         base.len()

@@ -3,11 +3,11 @@
 //! Frames: the rxe captures, generated packets of every opcode (IPv4/IPv6,
 //! VLAN or not), and random corruptions and truncations of both.
 
-use rnic_tb::{capture, model_fields, random_packet, unpack_header};
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
 use rnic_sim::models::rx_header_decode::Dut;
 use rnic_sim::Model;
+use rnic_tb::{capture, model_fields, random_packet, unpack_header};
 use std::collections::BTreeMap;
 
 #[derive(Debug, PartialEq, Clone, Copy)]
@@ -16,7 +16,6 @@ enum Class {
     Raw,
     Malformed,
 }
-
 
 fn model_class(f: &[u8]) -> (Class, Option<RocePacket>) {
     match decode_frame(f) {
@@ -53,7 +52,6 @@ fn rtl(dut: &mut Dut, f: &[u8]) -> Decoded {
     Decoded { class, fields, csum_ok: dut.ip_csum_ok() == 1, payload_off: dut.payload_off() }
 }
 
-
 /// A packet of `opcode` with random fields and headers of the right layout.
 
 fn check_all(frames: &[Vec<u8>]) -> BTreeMap<String, usize> {
@@ -69,8 +67,15 @@ fn check_all(frames: &[Vec<u8>]) -> BTreeMap<String, usize> {
             for (k, v) in model_fields(&p) {
                 assert_eq!(got.fields[k], v, "frame {n}: field {k}");
             }
-            let off = f.len() - 4 - p.bth.pad_count as usize - p.payload.len()
-                - (f.len() - match &p.ip { IpHeader::V4(h) => 14 + 4 * p.eth.vlan.is_some() as usize + h.total_length as usize, IpHeader::V6(h) => 54 + 4 * p.eth.vlan.is_some() as usize + h.payload_length as usize });
+            let off = f.len()
+                - 4
+                - p.bth.pad_count as usize
+                - p.payload.len()
+                - (f.len()
+                    - match &p.ip {
+                        IpHeader::V4(h) => 14 + 4 * p.eth.vlan.is_some() as usize + h.total_length as usize,
+                        IpHeader::V6(h) => 54 + 4 * p.eth.vlan.is_some() as usize + h.payload_length as usize,
+                    });
             assert_eq!(got.payload_off, off as u64, "frame {n}: payload offset");
             *seen.entry(format!("opcode {:#04x}", p.bth.opcode.value())).or_default() += 1;
         }
@@ -117,11 +122,11 @@ fn corrupted_and_truncated_frames() {
             // well-formed traffic that is not RoCE (IPv4 frames from the capture)
             if f[12] == 0x08 && f[13] == 0x00 {
                 match rng.next() % 5 {
-                    0 => f[12..14].copy_from_slice(&[0x08, 0x06]), // ARP
-                    1 => f[23] = 6,                              // TCP
+                    0 => f[12..14].copy_from_slice(&[0x08, 0x06]),        // ARP
+                    1 => f[23] = 6,                                       // TCP
                     2 => f[36..38].copy_from_slice(&53u16.to_be_bytes()), // UDP to another port
-                    3 => f[20] |= 0x20,                          // IPv4 fragment (more fragments)
-                    _ => f[47..50].copy_from_slice(&[0, 0, 1]),  // RoCE to QP1
+                    3 => f[20] |= 0x20,                                   // IPv4 fragment (more fragments)
+                    _ => f[47..50].copy_from_slice(&[0, 0, 1]),           // RoCE to QP1
                 }
             }
             frames.push(f);

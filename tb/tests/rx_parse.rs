@@ -46,12 +46,7 @@ fn as_decoded_from_window(f: &[u8]) -> Vec<u8> {
 }
 
 fn expect(f: &[u8], mac_err: bool) -> Expect {
-    let none = Expect {
-        code: MALFORMED,
-        hdr: None,
-        payload: None,
-        raw: None,
-    };
+    let none = Expect { code: MALFORMED, hdr: None, payload: None, raw: None };
     match decode_frame(f) {
         Ok(p) => {
             let qp1 = p.bth.dest_qp == 1;
@@ -71,11 +66,7 @@ fn expect(f: &[u8], mac_err: bool) -> Expect {
             let bad = code != ROCE && code != RAW;
             match (csum, qp1) {
                 (false, _) => Expect { code, ..none },
-                (true, true) => Expect {
-                    code,
-                    raw: Some((f.to_vec(), bad)),
-                    ..none
-                },
+                (true, true) => Expect { code, raw: Some((f.to_vec(), bad)), ..none },
                 (true, false) => Expect {
                     code,
                     hdr: Some(model_fields(&p)),
@@ -84,33 +75,18 @@ fn expect(f: &[u8], mac_err: bool) -> Expect {
                 },
             }
         }
-        Err(e) if e.is_not_roce() => Expect {
-            code: if mac_err { MAC_ERR } else { RAW },
-            raw: Some((f.to_vec(), mac_err)),
-            ..none
-        },
+        Err(e) if e.is_not_roce() => {
+            Expect { code: if mac_err { MAC_ERR } else { RAW }, raw: Some((f.to_vec(), mac_err)), ..none }
+        }
         Err(_) => {
             // malformed: nothing comes out, unless the frame's only fault is
             // its length, which shows at its end: then its output is marked bad
             let code = if mac_err { MAC_ERR } else { MALFORMED };
             match decode_frame(&as_decoded_from_window(f)) {
                 Ok(p) if !p.ip_checksum_ok() => Expect { code, ..none },
-                Ok(p) if p.bth.dest_qp == 1 => Expect {
-                    code,
-                    raw: Some((f.to_vec(), true)),
-                    ..none
-                },
-                Ok(p) => Expect {
-                    code,
-                    hdr: Some(model_fields(&p)),
-                    payload: Some((None, true)),
-                    ..none
-                },
-                Err(e) if e.is_not_roce() => Expect {
-                    code,
-                    raw: Some((f.to_vec(), true)),
-                    ..none
-                },
+                Ok(p) if p.bth.dest_qp == 1 => Expect { code, raw: Some((f.to_vec(), true)), ..none },
+                Ok(p) => Expect { code, hdr: Some(model_fields(&p)), payload: Some((None, true)), ..none },
+                Err(e) if e.is_not_roce() => Expect { code, raw: Some((f.to_vec(), true)), ..none },
                 Err(_) => Expect { code, ..none },
             }
         }
@@ -195,22 +171,8 @@ fn well_formed_traffic_under_stalls() {
     let count = |c: u8| exp.iter().filter(|e| e.code == c).count() as u64;
     let d = &tb.sim.dut;
     assert_eq!(
-        [
-            d.cnt_roce(),
-            d.cnt_raw(),
-            d.cnt_malformed(),
-            d.cnt_icrc(),
-            d.cnt_ip_csum(),
-            d.cnt_mac_err()
-        ],
-        [
-            count(ROCE),
-            count(RAW),
-            count(MALFORMED),
-            count(ICRC),
-            count(IP_CSUM),
-            count(MAC_ERR)
-        ],
+        [d.cnt_roce(), d.cnt_raw(), d.cnt_malformed(), d.cnt_icrc(), d.cnt_ip_csum(), d.cnt_mac_err()],
+        [count(ROCE), count(RAW), count(MALFORMED), count(ICRC), count(IP_CSUM), count(MAC_ERR)],
         "counters"
     );
     for c in [ROCE, RAW, ICRC, IP_CSUM, MAC_ERR] {
@@ -229,10 +191,7 @@ fn well_formed_traffic_under_stalls() {
 /// and at the end every counter equals the model's tally.
 #[test]
 fn fuzz_100k_frames_against_the_model() {
-    let n: usize = std::env::var("RX_FUZZ_FRAMES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(100_000);
+    let n: usize = std::env::var("RX_FUZZ_FRAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(100_000);
     let mut rng = Rng(0xf022);
     let base: Vec<Vec<u8>> = capture("rxe_rc_ud_perftest.pcap");
     let mut tb = RxBench::new();
@@ -264,11 +223,7 @@ fn fuzz_100k_frames_against_the_model() {
                     f.truncate(k);
                 }
                 4 => f.extend((0..rng.next() % 80).map(|x| x as u8)),
-                5 => {
-                    f = (0..1 + rng.next() % 200)
-                        .map(|_| rng.next() as u8)
-                        .collect()
-                }
+                5 => f = (0..1 + rng.next() % 200).map(|_| rng.next() as u8).collect(),
                 _ => {}
             }
             // a MAC error on one frame in 50
@@ -353,15 +308,8 @@ fn line_rate_back_to_back() {
             p.eth.vlan = None;
             p.ip = ip(v6);
             let f = encode_frame(&p).unwrap();
-            assert_eq!(
-                matches!(decode_frame(&f).unwrap().ip, IpHeader::V6(_)),
-                v6,
-                "{op:?}: IP version"
-            );
-            shapes.push((
-                format!("{op:?} {len} B {}", if v6 { "IPv6" } else { "IPv4" }),
-                f,
-            ));
+            assert_eq!(matches!(decode_frame(&f).unwrap().ip, IpHeader::V6(_)), v6, "{op:?}: IP version");
+            shapes.push((format!("{op:?} {len} B {}", if v6 { "IPv6" } else { "IPv4" }), f));
         }
     }
     assert_eq!(shapes.len(), 18, "nine shapes, each over IPv4 and IPv6");
@@ -381,19 +329,11 @@ fn line_rate_back_to_back() {
         }
         tb.run_until(&mut rng, count, 100, 100);
         assert_eq!(tb.codes, vec![ROCE; count], "{name}");
-        assert_eq!(
-            cycles_in, beats,
-            "{name}: {beats} beats must enter in {beats} cycles"
-        );
+        assert_eq!(cycles_in, beats, "{name}: {beats} beats must enter in {beats} cycles");
         assert_eq!(tb.first_in_cycles.len(), count);
         assert_eq!(tb.hdr_cycles.len(), count, "{name}: one header per frame");
         for (i, (h, f)) in tb.hdr_cycles.iter().zip(&tb.first_in_cycles).enumerate() {
-            assert_eq!(
-                h - f,
-                HDR_LATENCY,
-                "{name} frame {i}: header {} cycles after the first beat",
-                h - f
-            );
+            assert_eq!(h - f, HDR_LATENCY, "{name} frame {i}: header {} cycles after the first beat", h - f);
         }
         eprintln!(
             "{name:<32} {:>5} B/frame: {beats} beats in {cycles_in} cycles; every header {HDR_LATENCY} cycles after its first beat",

@@ -36,20 +36,12 @@ fn frames_equal_the_model_encoder() {
     }
     tb.run(&mut rng, pkts.len(), 70, 70);
     for (i, (got, want)) in tb.frames.iter().zip(&expected).enumerate() {
-        assert_eq!(
-            got.len(),
-            want.len(),
-            "frame {i} ({:?}): length",
-            pkts[i].bth.opcode
-        );
+        assert_eq!(got.len(), want.len(), "frame {i} ({:?}): length", pkts[i].bth.opcode);
         assert_eq!(got, want, "frame {i} ({:?})", pkts[i].bth.opcode);
         let d = decode_frame(got).unwrap();
         assert!(d.icrc_ok && d.ip_checksum_ok(), "frame {i}");
     }
-    eprintln!(
-        "{} frames byte-identical to the model's, every opcode, ICRC and checksums verified",
-        tb.frames.len()
-    );
+    eprintln!("{} frames byte-identical to the model's, every opcode, ICRC and checksums verified", tb.frames.len());
 }
 
 /// The builder's documented latency (docs/wire.md): a frame's first beat is
@@ -104,25 +96,12 @@ fn line_rate_back_to_back() {
         let c = &tb.out_cycles;
         assert_eq!(c.len(), beats);
         let span = c[c.len() - 1] - c[0] + 1;
-        let gaps: Vec<(usize, u64)> = c
-            .windows(2)
-            .enumerate()
-            .filter(|(_, w)| w[1] != w[0] + 1)
-            .map(|(i, w)| (i, w[1] - w[0]))
-            .collect();
-        assert!(
-            gaps.is_empty(),
-            "{name}: gaps after output beat (index, distance): {gaps:?}"
-        );
-        assert_eq!(
-            span, beats as u64,
-            "{name}: {beats} beats must leave in {beats} consecutive cycles"
-        );
+        let gaps: Vec<(usize, u64)> =
+            c.windows(2).enumerate().filter(|(_, w)| w[1] != w[0] + 1).map(|(i, w)| (i, w[1] - w[0])).collect();
+        assert!(gaps.is_empty(), "{name}: gaps after output beat (index, distance): {gaps:?}");
+        assert_eq!(span, beats as u64, "{name}: {beats} beats must leave in {beats} consecutive cycles");
         let first = tb.first_out_cycles[0] - tb.hdr_in_cycles[0];
-        assert_eq!(
-            first, FIRST_BEAT_LATENCY,
-            "{name}: first beat out {first} cycles after the header"
-        );
+        assert_eq!(first, FIRST_BEAT_LATENCY, "{name}: first beat out {first} cycles after the header");
         eprintln!("{name:<20}: {beats} beats in {span} cycles; first beat out {first} cycles after its header");
     }
 }
@@ -138,11 +117,7 @@ fn first_beat_latency_is_fixed() {
         for v6 in [false, true] {
             let mut p = random_packet(&mut rng, *op);
             p.ip = ip(v6);
-            p.eth.vlan = (i % 2 == 0).then_some(VlanTag {
-                pcp: 1,
-                dei: false,
-                vid: 5,
-            });
+            p.eth.vlan = (i % 2 == 0).then_some(VlanTag { pcp: 1, dei: false, vid: 5 });
             let h = tx_header(&mut p, i as u32, i as u16);
             let want = encode_frame(&p).unwrap();
             tb.queue(h, &p.payload);
@@ -156,10 +131,7 @@ fn first_beat_latency_is_fixed() {
             }
             assert_eq!(tb.frames.last().unwrap(), &want, "{op:?}");
             let lat = tb.first_out_cycles[n - 1] - tb.hdr_in_cycles[n - 1];
-            assert_eq!(
-                lat, FIRST_BEAT_LATENCY,
-                "{op:?} v6={v6}: first beat {lat} cycles after the header"
-            );
+            assert_eq!(lat, FIRST_BEAT_LATENCY, "{op:?} v6={v6}: first beat {lat} cycles after the header");
         }
     }
     assert_eq!(n, 2 * Opcode::ALL.len());
