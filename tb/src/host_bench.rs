@@ -222,6 +222,7 @@ impl HostBench {
                 if ar && d.get("s_axil.arready") == 1 {
                     *a = true;
                 } else if *a && d.get("s_axil.rvalid") == 1 {
+                    assert_eq!(d.get("s_axil.rresp"), 0, "read response OKAY");
                     self.read_result = Some(d.get("s_axil.rdata") as u32);
                     self.axil = Axil::Idle;
                 }

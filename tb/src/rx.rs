@@ -33,6 +33,9 @@ pub struct RxBench {
     pub first_in_cycles: Vec<u64>,
     /// Cycle in which each header was taken from `m_hdr`.
     pub hdr_cycles: Vec<u64>,
+    /// Output beats not shaped as docs/wire.md says (payload from byte 0,
+    /// full beats but the last, one `tkeep = 0` beat for no payload).
+    pub shape_errors: Vec<String>,
     /// The next beat taken starts a frame.
     at_frame_start: bool,
     p: [usize; 16],
@@ -80,6 +83,7 @@ impl RxBench {
             first_in_cycles: vec![],
             hdr_cycles: vec![],
             at_frame_start: true,
+            shape_errors: vec![],
             p,
         }
     }
@@ -121,13 +125,28 @@ impl RxBench {
             self.hdr_cycles.push(now);
         }
         if ra && get(d, p[8]) == 1 {
-            self.cur_payload.extend(Self::bytes(&d.m_axis_tdata(), d.m_axis_tkeep()));
-            if d.m_axis_tlast() == 1 {
+            let keep = d.m_axis_tkeep();
+            let last = d.m_axis_tlast() == 1;
+            // payload from byte 0: full beats, then the rest in the low lanes;
+            // no payload is one beat with tkeep = 0
+            let first = self.cur_payload.is_empty();
+            let ok = if last { keep & keep.wrapping_add(1) == 0 && (keep != 0 || first) } else { keep == u64::MAX };
+            if !ok {
+                self.shape_errors.push(format!("cycle {now}: payload beat with tkeep {keep:#018x} (tlast {last})"));
+            }
+            self.cur_payload.extend(Self::bytes(&d.m_axis_tdata(), keep));
+            if last {
                 self.payloads.push((std::mem::take(&mut self.cur_payload), get(d, p[14]) == 1));
             }
         }
         if rr && get(d, p[10]) == 1 {
-            self.cur_raw.extend(Self::bytes(&d.m_raw_tdata(), d.m_raw_tkeep()));
+            let keep = d.m_raw_tkeep();
+            let ok =
+                if d.m_raw_tlast() == 1 { keep != 0 && keep & keep.wrapping_add(1) == 0 } else { keep == u64::MAX };
+            if !ok {
+                self.shape_errors.push(format!("cycle {now}: raw beat with tkeep {keep:#018x}"));
+            }
+            self.cur_raw.extend(Self::bytes(&d.m_raw_tdata(), keep));
             if d.m_raw_tlast() == 1 {
                 self.raws.push((std::mem::take(&mut self.cur_raw), get(d, p[15]) == 1));
             }

@@ -129,6 +129,7 @@ fn well_formed_frames(rng: &mut Rng) -> Vec<(Vec<u8>, bool)> {
 }
 
 fn check_outputs(tb: &RxBench, exp: &[Expect]) {
+    assert!(tb.shape_errors.is_empty(), "{:?}", &tb.shape_errors[..tb.shape_errors.len().min(5)]);
     let codes: Vec<u8> = exp.iter().map(|e| e.code).collect();
     for (i, (got, want)) in tb.codes.iter().zip(&codes).enumerate() {
         assert_eq!(got, want, "frame {i}: outcome");
