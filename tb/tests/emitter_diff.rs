@@ -208,3 +208,39 @@ fn protocol_stimulus_catches_a_difference() {
     let err = stim::protocol("rx_parse", &mut pair).unwrap().expect_err("the difference must be caught");
     assert!(err.cycle > 0, "{err}");
 }
+
+/// Stimulus that degrades into nothing fails: with `s_axil.awvalid` and
+/// `s_axil.arvalid` stuck low on both sides, the register file's script
+/// cannot move and the driver reports it, though both sides agree.
+#[test]
+#[should_panic(expected = "register script stuck")]
+fn degraded_stimulus_fails() {
+    type B = rnic_sim::rhdl::reg_file::Block;
+    const STUCK: [&str; 2] = ["s_axil.awvalid", "s_axil.arvalid"];
+    fn stuck(idx: usize) -> bool {
+        STUCK.contains(&rnic_sim::models::reg_file::PORTS[idx].rust_path)
+    }
+    fn set_stuck(b: &mut B, idx: usize, w: &[u32]) {
+        rnic_sim::rhdl::reg_file::set_input(b, idx, if stuck(idx) { &[0] } else { w });
+    }
+    /// The Verilog side with the same inputs stuck.
+    struct Stuck(rnic_sim::models::reg_file::Dut);
+    impl Model for Stuck {
+        fn ports(&self) -> &'static [rnic_sim::PortInfo] {
+            self.0.ports()
+        }
+        fn eval(&mut self) {
+            self.0.eval()
+        }
+        fn set_words(&mut self, idx: usize, w: &[u32]) {
+            self.0.set_words(idx, if stuck(idx) { &[0] } else { w })
+        }
+        fn get_words(&self, idx: usize, w: &mut [u32]) {
+            self.0.get_words(idx, w)
+        }
+    }
+    let mut blk = B::default();
+    blk.connect_all();
+    let mut pair = Pair::new(Stuck(rnic_sim::models::reg_file::Dut::new()), blk, set_stuck).unwrap();
+    let _ = stim::protocol("reg_file", &mut pair).unwrap();
+}

@@ -249,7 +249,7 @@ fn rx_frames(rng: &mut Rng) -> Vec<(Vec<u8>, u32)> {
             5 if f[12] == 0x08 => f[24] ^= 0x01,           // IPv4 header checksum
             6 => user = 1,                                 // MAC error
             8 => f[12..14].copy_from_slice(&[0x08, 0x06]), // not IP: raw
-            9 => f.extend(std::iter::repeat(0).take(1 + (rng.next() % 40) as usize)), // Ethernet padding
+            9 => f.extend(std::iter::repeat_n(0, 1 + (rng.next() % 40) as usize)), // Ethernet padding
             11 => f.truncate(20 + (rng.next() % 40) as usize), // truncated: malformed
             _ => {}
         }
@@ -820,7 +820,7 @@ impl ClientMem {
                     self.rd_q.pop_front();
                     let bytes = self.mem.read_vec(addr, len as usize);
                     self.served += 1;
-                    let err = self.err_every != 0 && self.served % self.err_every == 0;
+                    let err = self.err_every != 0 && self.served.is_multiple_of(self.err_every);
                     for k in 0..aligned_beats(addr, len as usize) {
                         let keep = aligned_keep(addr, len as usize, k);
                         let base = addr - addr % 64 + 64 * k as u64;
@@ -885,7 +885,7 @@ impl ClientMem {
                 let (a, _, bytes, _) = self.wr.take().unwrap();
                 self.mem.write(a, &bytes);
                 self.writes += 1;
-                let err = self.has_err && self.err_every != 0 && self.writes % self.err_every == 0;
+                let err = self.has_err && self.err_every != 0 && self.writes.is_multiple_of(self.err_every);
                 self.wr_done_at.push_back((now + 3 + rng.next() % 10, err));
             }
         }
