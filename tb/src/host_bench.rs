@@ -95,6 +95,8 @@ pub struct HostBench {
     pub on_irq_request: Option<IrqRequestHook>,
     /// Cycle in which each CQE was taken on `s_cqe`, in order.
     pub cqe_taken: Vec<u64>,
+    /// Cycles a register write waited on `awready`/`wready` (backpressure).
+    pub axil_write_stalls: u64,
 }
 
 impl HostBench {
@@ -137,6 +139,7 @@ impl HostBench {
             max_writes_in_flight: 0,
             on_irq_request: None,
             cqe_taken: vec![],
+            axil_write_stalls: 0,
         }
     }
 
@@ -202,6 +205,9 @@ impl HostBench {
         // what moved
         match &mut self.axil {
             Axil::Write { aw: a, w: ww, .. } => {
+                if (aw && d.get("s_axil.awready") == 0) || (w && d.get("s_axil.wready") == 0) {
+                    self.axil_write_stalls += 1;
+                }
                 if aw && d.get("s_axil.awready") == 1 {
                     *a = true;
                 }

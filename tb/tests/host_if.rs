@@ -462,6 +462,109 @@ fn interrupts_wait_for_every_earlier_cqe_write() {
     );
 }
 
+/// A CQ whose context leaves MOD_COUNT and MOD_TIME_US at 0 takes
+/// `irq_moderation`'s (docs/host.md); an error completion interrupts a CQ
+/// armed for solicited completions only.
+#[test]
+fn moderation_defaults_and_error_completions() {
+    let mut b = bench(14);
+    // defaults: 3 completions per interrupt, no timer
+    b.write32(regs::irq_moderation::OFFSET, regs::irq_moderation::COUNT.encode(3).unwrap());
+    b.create_cq(30, RINGS + 0x80_0000, 6, 60, 0, 0);
+    b.doorbell(DoorbellKind::CqArm, 30, 0, false);
+    b.flush_mmio();
+    let count = |b: &HostBench, v: u16| b.irqs.iter().filter(|d| d.vector == v).count();
+    for i in 0..2u16 {
+        b.post_cqe(30, HostBench::make_cqe(i as u64, 30, i), false);
+    }
+    b.steps(2000);
+    assert_eq!(count(&b, 60), 0, "two completions stay below the default count of 3");
+    b.post_cqe(30, HostBench::make_cqe(2, 30, 2), false);
+    b.steps(1000);
+    assert_eq!(count(&b, 60), 1, "the third interrupts");
+    // default timer: 4 us, count 100
+    b.write32(
+        regs::irq_moderation::OFFSET,
+        regs::irq_moderation::COUNT.encode(100).unwrap() | regs::irq_moderation::TIME_US.encode(4).unwrap(),
+    );
+    b.doorbell(DoorbellKind::CqArm, 30, 3, false);
+    b.flush_mmio();
+    b.post_cqe(30, HostBench::make_cqe(3, 30, 3), false);
+    let t0 = b.now();
+    b.until(10_000, "default-timer interrupt", |b| b.irqs.iter().filter(|d| d.vector == 60).count() == 2);
+    let req = b.irq_requests.iter().filter(|(v, _)| *v == 60).nth(1).unwrap().1;
+    assert!((4 * 250..=5 * 250 + 300).contains(&(req - t0)), "timer fired after {} cycles", req - t0);
+    // solicited-only arming: an unsolicited success does not interrupt, an
+    // unsolicited error does
+    b.write32(regs::irq_moderation::OFFSET, regs::irq_moderation::RESET);
+    b.doorbell(DoorbellKind::CqArm, 30, 4, true);
+    b.flush_mmio();
+    b.post_cqe(30, HostBench::make_cqe(4, 30, 4), false);
+    b.steps(2000);
+    assert_eq!(count(&b, 60), 2);
+    let mut e = HostBench::make_cqe(5, 30, 5);
+    cqe::STATUS.set(&mut e, rnic_contract::codes::WcStatus::LocProtErr).unwrap();
+    b.post_cqe(30, e, false);
+    b.steps(1000);
+    assert_eq!(count(&b, 60), 3, "an error completion interrupts a solicited-only arming");
+}
+
+/// Doorbells back to back while the transport takes nothing: none is
+/// dropped. Context commands back to back: the second waits with
+/// `awready`/`wready` low until the first is done (backpressure, not a
+/// drop), and both take effect.
+#[test]
+fn register_writes_back_pressure_and_none_is_dropped() {
+    let mut b = bench(15);
+    let qpns: Vec<u32> = (40..72).collect();
+    let sq = |i: usize| RINGS + 0x100_0000 + 0x1000 * i as u64;
+    for (i, &q) in qpns.iter().enumerate() {
+        let mut e = [0u8; 128];
+        qpc::SQ_BASE.set(&mut e, sq(i)).unwrap();
+        qpc::RQ_BASE.set(&mut e, sq(i) + 0x800).unwrap();
+        qpc::SQ_LOG_SIZE.set(&mut e, 4).unwrap();
+        qpc::RQ_LOG_SIZE.set(&mut e, 4).unwrap();
+        b.write_host(QPC_TABLE + 128 * q as u64, &e);
+        b.write_host(sq(i), &[q as u8; 128]);
+    }
+    // every Load written back to back, nobody polling ctx_status in between
+    b.mmio.write_latency = 1;
+    for &q in &qpns {
+        let word = regs::ctx_cmd::OP.encode(ContextOp::Load as u32).unwrap()
+            | regs::ctx_cmd::TABLE.encode(ContextTable::Qp as u32).unwrap()
+            | regs::ctx_cmd::INDEX.encode(q).unwrap();
+        b.write32(regs::ctx_cmd::OFFSET, word);
+    }
+    b.flush_mmio();
+    let stalls = b.axil_write_stalls;
+    assert!(stalls > 0, "the register port pushed back");
+    let mut status = b.read32(regs::ctx_status::OFFSET);
+    for _ in 0..100 {
+        if regs::ctx_status::BUSY.get(status) == 0 {
+            break;
+        }
+        status = b.read32(regs::ctx_status::OFFSET);
+    }
+    assert_eq!(regs::ctx_status::BUSY.get(status), 0, "the last Load finished");
+    assert_eq!(regs::ctx_status::ERROR.get(status), 0, "the last Load succeeded");
+    // doorbells back to back while the transport takes nothing
+    b.wqe_ready_pct = 0;
+    for &q in &qpns {
+        b.doorbell(DoorbellKind::SqProducer, q, 1, false);
+    }
+    b.steps(3000);
+    b.wqe_ready_pct = 100;
+    b.flush_mmio();
+    b.until(50_000, "one WQE per doorbell", |b| b.wqes.len() == qpns.len());
+    b.steps(500);
+    let mut got: Vec<u32> = b.wqes.iter().map(|w| w.qpn).collect();
+    got.sort();
+    assert_eq!(got, qpns, "every QP loaded and every doorbell fetched its WQE, once");
+    assert!(b.wqes.iter().all(|w| w.bytes == vec![w.qpn as u8; 128]));
+    assert_eq!(b.read32(regs::events::OFFSET), 0);
+    eprintln!("{} Loads back to back: {stalls} cycles of backpressure, every one done", qpns.len());
+}
+
 #[test]
 fn store_writes_back_ring_indices() {
     let mut b = bench(9);
