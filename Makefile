@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth test demo bench replay txgen docs clean
+.PHONY: all deps verilog lint synth check test msrv demo bench replay txgen docs clean
 
 all: test
 
@@ -15,26 +15,46 @@ deps:
 verilog: deps
 	$(CARGO) run -q -p rnic-hw --bin rtlgen -- --out $(VERILOG_DIR)
 
-## verilator -Wall on every generated design (WIDTH and LATCH are errors)
+## verilator -Wall on every generated design (WIDTH and LATCH are errors);
+## cached by each design's Verilog hash in build/cache/lint
 lint: verilog
 	bash tools/lint.sh $(VERILOG_DIR)
 
 ## yosys synth_xilinx -family xcup: resources and logic depth; fails on latches.
-## SYNTH="name ..." restricts it to some designs.
+## Cached by each design's Verilog hash in build/cache/synth; a parent reuses its
+## children's figures. SYNTH="name ..." restricts it to some designs.
 synth: verilog
 	bash tools/synth.sh $(VERILOG_DIR) $(SYNTH)
+
+## Style gates: rustfmt (rustfmt.toml) and clippy with warnings as errors, every target
+check:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+## The workspace at its declared minimum Rust (rust-version in Cargo.toml); needs rustup
+MSRV := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)
+msrv:
+	rustup toolchain install $(MSRV) --profile minimal
+	$(CARGO) +$(MSRV) check --workspace --all-targets --target-dir build/msrv
 
 ## The emitted core, its Verilator model and a smoke simulation
 demo: deps
 	$(CARGO) run -q -p rnic-tb --bin demo
 
-## Lint and synthesis gates, then every Rust test (unit, property, differential, testbenches)
-test: deps
-	$(MAKE) --no-print-directory lint
-	$(MAKE) --no-print-directory synth
-	@mkdir -p build
-	set -o pipefail; $(CARGO) test --workspace 2>&1 | tee build/test.log
+## Style, lint and synthesis gates, then every Rust test (unit, property,
+## differential, testbenches); each phase timed (build/phases.tsv, docs/ci.md)
+PHASE := bash tools/phase.sh
+test:
+	@mkdir -p build && : > build/phases.tsv && rm -f build/test.log
+	@$(PHASE) deps $(MAKE) --no-print-directory deps
+	@$(PHASE) style $(MAKE) --no-print-directory check
+	@$(PHASE) verilog $(MAKE) --no-print-directory verilog
+	@$(PHASE) lint bash tools/lint.sh $(VERILOG_DIR)
+	@$(PHASE) synth bash tools/synth.sh $(VERILOG_DIR)
+	@$(PHASE) test-build $(CARGO) test --workspace --no-run
+	@set -o pipefail; $(PHASE) test-run $(CARGO) test --workspace 2>&1 | tee build/test.log
 	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "\ncargo-test: %d passed, %d failed\n", p, f; if (p == 0) exit 1}' build/test.log
+	@$(PHASE) --report
 
 ## A capture through the Verilated receive parser: one JSON line per frame
 replay: deps
