@@ -976,6 +976,7 @@ impl ClientMem {
 fn desc_fetch<S: Sim>(s: &mut S) -> Outcome {
     let mut rng = Rng(0x5eed_0007);
     let mut mem = ClientMem::new(s);
+    mem.err_every = 7; // every 7th descriptor read fails
     let qps = [(3u32, 0x10_0000u64, 4u64), (9, 0x20_0000, 3), (700, 0x30_0000, 5)];
     for &(_, base, _) in &qps {
         let ring: Vec<u8> = (0..0x8000).map(|_| rng.next() as u8).collect();
@@ -1055,6 +1056,7 @@ fn desc_fetch<S: Sim>(s: &mut S) -> Outcome {
         reached("doorbells taken", db_done as u64, want_dbs as u64),
         reached("descriptor reads answered", mem.reads, 10),
         reached("WQEs out (tlast on m_wqe)", wqe.packets.len() as u64, 40),
+        reached("WQEs flagged with a DMA error", wqe.packets.iter().filter(|p| p.1 >> 41 & 1 == 1).count() as u64, 1),
         reached("doorbell errors", errors, 1),
         reached("ring queries answered", queries, 5),
     ])
@@ -1272,7 +1274,7 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
     const RINGS: u64 = 0x12_0000_0000;
     const N_CQES: u64 = 28;
     const N_PAY: usize = 12;
-    let mut host = HostSpace::new();
+    let mut host = HostSpace { iommu: Iommu::counting(), ..HostSpace::new() };
     for (i, base) in [QPC, CQC, RINGS].into_iter().enumerate() {
         host.iommu.map(base, 16 << 20, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
     }
@@ -1320,7 +1322,7 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
     let mut cqe_on = false;
     let (mut cqes, mut irqs, mut pay_wr_done) = (0u64, 0u64, 0u64);
     let mut pay_rds: VecDeque<(u64, u64)> =
-        (0..N_PAY as u64).map(|k| (RINGS + 0x1000 * k + 7 * k, 100 + 97 * k)).collect();
+        (0..N_PAY as u64).map(|k| (if k == 5 { UNMAPPED } else { RINGS + 0x1000 * k + 7 * k }, 100 + 97 * k)).collect();
     let mut pay_wrs: VecDeque<WriteJob> = (0..N_PAY as u64)
         .map(|k| WriteJob {
             addr: RINGS + 0x40_0000 + 0x1000 * k + 5 * k,
@@ -1421,6 +1423,11 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
         reached("CQ ring slots written in host memory", cq_slots, N_CQES),
         reached("interrupts requested", irqs, 3),
         reached("payload reads delivered", pay_rd.packets.len() as u64, N_PAY as u64),
+        reached(
+            "payload reads failed (unmapped IOVA)",
+            pay_rd.packets.iter().filter(|p| p.1 & 1 == 1).count() as u64,
+            1,
+        ),
         reached("payload writes done", pay_wr_done, N_PAY as u64),
         reached("DMA read requests at the boundary", port.stats.read_requests, 60),
         reached("DMA writes at the boundary", port.stats.write_requests, 50),
