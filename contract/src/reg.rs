@@ -102,11 +102,7 @@ macro_rules! field_word_impl {
             /// untouched; an error if `value` does not fit the field.
             pub const fn set(self, word: $word, value: $word) -> Result<$word, Error> {
                 if value as u64 > low_mask(self.width) {
-                    return Err(Error::ValueTooWide {
-                        field: self.name,
-                        value: value as u64,
-                        width: self.width,
-                    });
+                    return Err(Error::ValueTooWide { field: self.name, value: value as u64, width: self.width });
                 }
                 Ok((word & !self.mask()) | (value << self.lsb))
             }

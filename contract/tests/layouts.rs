@@ -146,10 +146,7 @@ fn short_buffers_are_errors_not_panics() {
     }
     assert_eq!(cqe::WR_ID.get(&[0u8; 7]), Err(Error::ShortBuffer { field: "WR_ID", needed: 8, len: 7 }));
     assert_eq!(cqe::OWNER.get(&[0u8; 31]), Err(Error::ShortBuffer { field: "OWNER", needed: 32, len: 31 }));
-    assert_eq!(
-        send_wqe::SGES.bytes(&[0u8; 100]),
-        Err(Error::ShortBuffer { field: "SGES", needed: 128, len: 100 })
-    );
+    assert_eq!(send_wqe::SGES.bytes(&[0u8; 100]), Err(Error::ShortBuffer { field: "SGES", needed: 128, len: 100 }));
     assert!(cqe::WR_ID.get(&[]).is_err());
 }
 

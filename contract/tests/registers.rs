@@ -58,10 +58,7 @@ fn every_register_field_round_trips_and_leaves_its_neighbours_alone() {
 
 #[test]
 fn a_value_wider_than_its_field_is_refused() {
-    assert_eq!(
-        regs::ctrl::ENABLE.set(0, 2),
-        Err(Error::ValueTooWide { field: "ENABLE", value: 2, width: 1 })
-    );
+    assert_eq!(regs::ctrl::ENABLE.set(0, 2), Err(Error::ValueTooWide { field: "ENABLE", value: 2, width: 1 }));
     assert_eq!(
         regs::doorbell::QUEUE.set(0, 1 << 24),
         Err(Error::ValueTooWide { field: "QUEUE", value: 1 << 24, width: 24 })

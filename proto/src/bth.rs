@@ -99,10 +99,7 @@ impl Bth {
         check_bits("bth.resv7", self.resv7.into(), 7)?;
         out.push(self.opcode.value());
         out.push(
-            (u8::from(self.solicited_event) << 7)
-                | (u8::from(self.mig_req) << 6)
-                | (self.pad_count << 4)
-                | self.tver,
+            (u8::from(self.solicited_event) << 7) | (u8::from(self.mig_req) << 6) | (self.pad_count << 4) | self.tver,
         );
         out.extend_from_slice(&self.pkey.to_be_bytes());
         out.push((u8::from(self.fecn) << 7) | (u8::from(self.becn) << 6) | self.resv6a);

@@ -38,11 +38,7 @@ pub(crate) fn put_u24(out: &mut Vec<u8>, value: u32) {
 
 /// Fails with [`crate::EncodeError::FieldOutOfRange`] when `value` does not fit
 /// in `bits` bits, so an encoder never silently truncates a field.
-pub(crate) fn check_bits(
-    field: &'static str,
-    value: u64,
-    bits: u32,
-) -> Result<(), crate::error::EncodeError> {
+pub(crate) fn check_bits(field: &'static str, value: u64, bits: u32) -> Result<(), crate::error::EncodeError> {
     let max = (1u64 << bits) - 1;
     if value > max {
         Err(crate::error::EncodeError::FieldOutOfRange { field, value, max })

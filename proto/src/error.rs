@@ -147,22 +147,19 @@ impl fmt::Display for DecodeError {
             DecodeError::Ipv4HeaderLengthTooSmall { ihl } => {
                 write!(f, "IPv4 IHL {ihl} is below the minimum of 5")
             }
-            DecodeError::Ipv4TotalLengthTooSmall { total_length, header_len } => write!(
-                f,
-                "IPv4 total length {total_length} is smaller than its {header_len}-byte header"
-            ),
-            DecodeError::UdpLengthMismatch { udp_length, ip_payload_len } => write!(
-                f,
-                "UDP length {udp_length} disagrees with IP payload length {ip_payload_len}"
-            ),
+            DecodeError::Ipv4TotalLengthTooSmall { total_length, header_len } => {
+                write!(f, "IPv4 total length {total_length} is smaller than its {header_len}-byte header")
+            }
+            DecodeError::UdpLengthMismatch { udp_length, ip_payload_len } => {
+                write!(f, "UDP length {udp_length} disagrees with IP payload length {ip_payload_len}")
+            }
             DecodeError::UnknownOpcode(op) => write!(f, "unknown or reserved BTH opcode 0x{op:02x}"),
             DecodeError::UnsupportedTransportVersion(v) => {
                 write!(f, "BTH transport version {v} (only 0 is defined)")
             }
-            DecodeError::PadCountExceedsPayload { pad_count, available } => write!(
-                f,
-                "BTH pad count {pad_count} exceeds the {available} bytes before the ICRC"
-            ),
+            DecodeError::PadCountExceedsPayload { pad_count, available } => {
+                write!(f, "BTH pad count {pad_count} exceeds the {available} bytes before the ICRC")
+            }
             DecodeError::UnexpectedPayload { opcode, len } => {
                 write!(f, "{opcode} carries no payload but {len} bytes follow its headers")
             }
@@ -218,10 +215,9 @@ impl fmt::Display for EncodeError {
             EncodeError::FieldOutOfRange { field, value, max } => {
                 write!(f, "{field} = {value:#x} exceeds its maximum {max:#x}")
             }
-            EncodeError::ExtHeadersMismatch { opcode, expected, found } => write!(
-                f,
-                "{opcode} needs extended headers {expected:?}, got {found:?}"
-            ),
+            EncodeError::ExtHeadersMismatch { opcode, expected, found } => {
+                write!(f, "{opcode} needs extended headers {expected:?}, got {found:?}")
+            }
             EncodeError::UnexpectedPayload { opcode, len } => {
                 write!(f, "{opcode} carries no payload, got {len} bytes")
             }

@@ -84,12 +84,8 @@ impl EthernetHeader {
         require(frame, tagged_len, Layer::Vlan)?;
         let tci = be_u16(frame, 14);
         let vlan = VlanTag { pcp: (tci >> 13) as u8, dei: tci & 0x1000 != 0, vid: tci & 0x0FFF };
-        let header = EthernetHeader {
-            dst: MacAddr(dst),
-            src: MacAddr(src),
-            vlan: Some(vlan),
-            ethertype: be_u16(frame, 16),
-        };
+        let header =
+            EthernetHeader { dst: MacAddr(dst), src: MacAddr(src), vlan: Some(vlan), ethertype: be_u16(frame, 16) };
         Ok((header, tagged_len))
     }
 
@@ -131,9 +127,6 @@ mod tests {
     fn truncated_tag_is_an_error() {
         let mut bytes = vec![0u8; 12];
         bytes.extend_from_slice(&[0x81, 0x00, 0x00]);
-        assert!(matches!(
-            EthernetHeader::decode(&bytes),
-            Err(DecodeError::Truncated { layer: Layer::Vlan, .. })
-        ));
+        assert!(matches!(EthernetHeader::decode(&bytes), Err(DecodeError::Truncated { layer: Layer::Vlan, .. })));
     }
 }

@@ -159,7 +159,8 @@ impl ExtHeaders {
     /// Decodes the headers `layout` prescribes from the start of `bytes`.
     pub fn decode(layout: HeaderLayout, bytes: &[u8]) -> Result<Self, DecodeError> {
         require(bytes, layout.len(), Layer::ExtHeaders(layout))?;
-        let reth = |at: usize| Reth { va: be_u64(bytes, at), rkey: be_u32(bytes, at + 8), dma_len: be_u32(bytes, at + 12) };
+        let reth =
+            |at: usize| Reth { va: be_u64(bytes, at), rkey: be_u32(bytes, at + 8), dma_len: be_u32(bytes, at + 12) };
         let imm = |at: usize| ImmDt { value: be_u32(bytes, at) };
         let aeth = |at: usize| Aeth { syndrome: bytes[at], msn: be_u24(bytes, at + 1) };
         let deth = |at: usize| Deth { qkey: be_u32(bytes, at), reserved: bytes[at + 4], src_qp: be_u24(bytes, at + 5) };
@@ -169,10 +170,9 @@ impl ExtHeaders {
             HeaderLayout::Reth => ExtHeaders::Reth(reth(0)),
             HeaderLayout::RethImmDt => ExtHeaders::RethImmDt(reth(0), imm(Reth::LEN)),
             HeaderLayout::Aeth => ExtHeaders::Aeth(aeth(0)),
-            HeaderLayout::AethAtomicAckEth => ExtHeaders::AethAtomicAckEth(
-                aeth(0),
-                AtomicAckEth { orig_remote_data: be_u64(bytes, Aeth::LEN) },
-            ),
+            HeaderLayout::AethAtomicAckEth => {
+                ExtHeaders::AethAtomicAckEth(aeth(0), AtomicAckEth { orig_remote_data: be_u64(bytes, Aeth::LEN) })
+            }
             HeaderLayout::AtomicEth => ExtHeaders::AtomicEth(AtomicEth {
                 va: be_u64(bytes, 0),
                 rkey: be_u32(bytes, 8),
@@ -321,10 +321,7 @@ mod tests {
             Reth { va: 0x0102_0304_0506_0708, rkey: 0x1122_3344, dma_len: 0x10 },
             ImmDt { value: 0xDEAD_BEEF },
         ));
-        assert_eq!(
-            bytes,
-            [1, 2, 3, 4, 5, 6, 7, 8, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0x10, 0xDE, 0xAD, 0xBE, 0xEF]
-        );
+        assert_eq!(bytes, [1, 2, 3, 4, 5, 6, 7, 8, 0x11, 0x22, 0x33, 0x44, 0, 0, 0, 0x10, 0xDE, 0xAD, 0xBE, 0xEF]);
     }
 
     #[test]
@@ -362,7 +359,11 @@ mod tests {
     fn short_input_is_truncated_error() {
         assert!(matches!(
             ExtHeaders::decode(HeaderLayout::AtomicEth, &[0; 27]),
-            Err(DecodeError::Truncated { layer: Layer::ExtHeaders(HeaderLayout::AtomicEth), needed: 28, available: 27 })
+            Err(DecodeError::Truncated {
+                layer: Layer::ExtHeaders(HeaderLayout::AtomicEth),
+                needed: 28,
+                available: 27
+            })
         ));
     }
 }

@@ -86,12 +86,7 @@ impl RocePacket {
 
     /// UDP length: header, BTH, extended headers, payload, pad and ICRC.
     fn udp_len(&self) -> usize {
-        UdpHeader::LEN
-            + Bth::LEN
-            + self.ext.len()
-            + self.payload.len()
-            + usize::from(self.bth.pad_count)
-            + ICRC_LEN
+        UdpHeader::LEN + Bth::LEN + self.ext.len() + self.payload.len() + usize::from(self.bth.pad_count) + ICRC_LEN
     }
 
     /// Recomputes every derived field so the packet describes a valid frame.
@@ -152,11 +147,7 @@ pub fn encode_frame(packet: &RocePacket) -> Result<Vec<u8>, EncodeError> {
 pub fn encode_frame_verbatim(packet: &RocePacket) -> Result<Vec<u8>, EncodeError> {
     let opcode = packet.bth.opcode;
     if packet.ext.layout() != opcode.layout() {
-        return Err(EncodeError::ExtHeadersMismatch {
-            opcode,
-            expected: opcode.layout(),
-            found: packet.ext.layout(),
-        });
+        return Err(EncodeError::ExtHeadersMismatch { opcode, expected: opcode.layout(), found: packet.ext.layout() });
     }
     if !opcode.carries_payload() && !packet.payload.is_empty() {
         return Err(EncodeError::UnexpectedPayload { opcode, len: packet.payload.len() });
@@ -260,10 +251,7 @@ pub fn decode_frame(frame: &[u8]) -> Result<RocePacket, DecodeError> {
     }
     let payload = payload_and_pad[..payload_and_pad.len() - pad].to_vec();
     let icrc = u32::from_le_bytes([trailer[0], trailer[1], trailer[2], trailer[3]]);
-    let computed = icrc_of_ip_packet(
-        located.ip.version(),
-        &frame[located.ip_start..located.ip_end - ICRC_LEN],
-    )?;
+    let computed = icrc_of_ip_packet(located.ip.version(), &frame[located.ip_start..located.ip_end - ICRC_LEN])?;
     Ok(RocePacket {
         eth: located.eth,
         ip: located.ip,
@@ -304,7 +292,10 @@ mod tests {
         let mut bth = Bth::new(Opcode::Cnp, 0x118, Psn::new(0));
         bth.becn = true;
         let packet = RocePacket::new(
-            EthernetHeader::new(MacAddr([0xe4, 0x1d, 0x2d, 0xab, 0x2b, 0xc2]), MacAddr([0x7c, 0xfe, 0x90, 0x64, 0x3b, 0x32])),
+            EthernetHeader::new(
+                MacAddr([0xe4, 0x1d, 0x2d, 0xab, 0x2b, 0xc2]),
+                MacAddr([0x7c, 0xfe, 0x90, 0x64, 0x3b, 0x32]),
+            ),
             IpHeader::V4(ip),
             0,
             bth,
@@ -433,10 +424,7 @@ mod tests {
         // An ACK with a pad count has bytes it cannot carry... none here, so the pad exceeds them.
         let mut padded = frame.clone();
         padded[14 + 29] |= 0x10;
-        assert_eq!(
-            decode_frame(&padded),
-            Err(DecodeError::PadCountExceedsPayload { pad_count: 1, available: 0 })
-        );
+        assert_eq!(decode_frame(&padded), Err(DecodeError::PadCountExceedsPayload { pad_count: 1, available: 0 }));
         // Changing the opcode to SEND_ONLY leaves the AETH bytes as payload; fine.
         let mut send = frame.clone();
         send[14 + 28] = Opcode::RcSendOnly.value();

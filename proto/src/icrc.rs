@@ -176,10 +176,7 @@ mod tests {
 
     fn hex(text: &str) -> Vec<u8> {
         let digits: Vec<u8> = text.bytes().filter(|b| b.is_ascii_hexdigit()).collect();
-        digits
-            .chunks(2)
-            .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap())
-            .collect()
+        digits.chunks(2).map(|pair| u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap()).collect()
     }
 
     #[test]
@@ -192,10 +189,8 @@ mod tests {
     /// ConnectX-4 Lx CNP over IPv4 (scapy roce.uts); ICRC 0x2A00FD82 sent as 82 fd 00 2a.
     #[test]
     fn hardware_cnp_vector() {
-        let frame = hex(
-            "e41d2dab2bc27cfe90643b32080045c2003c718c4000401191610a0011010a001201
-             000012b7002800008100ffff40000118000000000000000000000000000000000000000082fd002a",
-        );
+        let frame = hex("e41d2dab2bc27cfe90643b32080045c2003c718c4000401191610a0011010a001201
+             000012b7002800008100ffff40000118000000000000000000000000000000000000000082fd002a");
         assert_eq!(icrc_compute(&frame).unwrap(), 0x2A00_FD82);
         assert_eq!(icrc_carried(&frame).unwrap(), 0x2A00_FD82);
         assert!(icrc_verify(&frame).unwrap());
@@ -205,10 +200,8 @@ mod tests {
     /// the wire bytes big-endian; the CRC value is their little-endian reading.
     #[test]
     fn scapy_ipv4_vector() {
-        let frame = hex(
-            "248a07a8fa22248a07a8fa22080045010040047840004011b4d5c0a80007c0a80007c00012b7002caca2
-             2460ffff000000d300cf17104630818be28935d90e9a95505401be885e50000078f353f3",
-        );
+        let frame = hex("248a07a8fa22248a07a8fa22080045010040047840004011b4d5c0a80007c0a80007c00012b7002caca2
+             2460ffff000000d300cf17104630818be28935d90e9a95505401be885e50000078f353f3");
         assert_eq!(icrc_compute(&frame).unwrap(), u32::from_be_bytes([0x78, 0xf3, 0x53, 0xf3]).swap_bytes());
         assert!(icrc_verify(&frame).unwrap());
     }
@@ -216,20 +209,16 @@ mod tests {
     /// IPv6 UC_SEND_ONLY (TC 226, flow label 0x1face, hop limit 255).
     #[test]
     fn scapy_ipv6_vector() {
-        let frame = hex(
-            "248a07a8fa22248a07a8fa2286dd6e21face002c11ff20220000000000000000000000001023
+        let frame = hex("248a07a8fa22248a07a8fa2286dd6e21face002c11ff20220000000000000000000000001023
              20230000000000000000000000001024c00012b7002ce7c52460ffff000000d300cf1710
-             4630818be28935d90e9a95505401be885e5000003e5b743b",
-        );
+             4630818be28935d90e9a95505401be885e5000003e5b743b");
         assert!(icrc_verify(&frame).unwrap());
     }
 
     #[test]
     fn masked_fields_do_not_change_the_icrc_but_others_do() {
-        let frame = hex(
-            "e41d2dab2bc27cfe90643b32080045c2003c718c4000401191610a0011010a001201
-             000012b7002800008100ffff40000118000000000000000000000000000000000000000082fd002a",
-        );
+        let frame = hex("e41d2dab2bc27cfe90643b32080045c2003c718c4000401191610a0011010a001201
+             000012b7002800008100ffff40000118000000000000000000000000000000000000000082fd002a");
         let ip = 14;
         for masked in [ip + 1, ip + 8, ip + 10, ip + 11, ip + 26, ip + 27, ip + 32] {
             let mut changed = frame.clone();

@@ -301,19 +301,15 @@ impl fmt::Display for PayloadLenError {
             PayloadLenError::PayloadNotAllowed { opcode, len } => {
                 write!(f, "{opcode} carries no payload, got {len} bytes")
             }
-            PayloadLenError::NotFullPmtu { opcode, len, pmtu } => write!(
-                f,
-                "{opcode} must carry exactly {} bytes, got {len}",
-                pmtu.bytes()
-            ),
+            PayloadLenError::NotFullPmtu { opcode, len, pmtu } => {
+                write!(f, "{opcode} must carry exactly {} bytes, got {len}", pmtu.bytes())
+            }
             PayloadLenError::EmptyLast { opcode } => {
                 write!(f, "{opcode} must carry at least one byte")
             }
-            PayloadLenError::ExceedsPmtu { opcode, len, pmtu } => write!(
-                f,
-                "{opcode} payload {len} exceeds the PMTU of {} bytes",
-                pmtu.bytes()
-            ),
+            PayloadLenError::ExceedsPmtu { opcode, len, pmtu } => {
+                write!(f, "{opcode} payload {len} exceeds the PMTU of {} bytes", pmtu.bytes())
+            }
         }
     }
 }
@@ -331,9 +327,7 @@ pub fn validate_payload_len(opcode: Opcode, len: usize, pmtu: Pmtu) -> Result<()
     };
     let full = pmtu.bytes();
     match position {
-        Position::First | Position::Middle if len != full => {
-            Err(PayloadLenError::NotFullPmtu { opcode, len, pmtu })
-        }
+        Position::First | Position::Middle if len != full => Err(PayloadLenError::NotFullPmtu { opcode, len, pmtu }),
         Position::Last if len == 0 => Err(PayloadLenError::EmptyLast { opcode }),
         _ if len > full => Err(PayloadLenError::ExceedsPmtu { opcode, len, pmtu }),
         _ => Ok(()),
@@ -392,10 +386,27 @@ mod tests {
     #[test]
     fn header_lengths_match_the_spec_table() {
         let expected: &[(u8, usize)] = &[
-            (0x00, 12), (0x03, 16), (0x04, 12), (0x05, 16), (0x06, 28), (0x0A, 28),
-            (0x0B, 32), (0x0C, 28), (0x0D, 16), (0x0E, 12), (0x0F, 16), (0x10, 16),
-            (0x11, 16), (0x12, 24), (0x13, 40), (0x14, 40), (0x16, 16), (0x17, 16),
-            (0x64, 20), (0x65, 24), (0x81, 28),
+            (0x00, 12),
+            (0x03, 16),
+            (0x04, 12),
+            (0x05, 16),
+            (0x06, 28),
+            (0x0A, 28),
+            (0x0B, 32),
+            (0x0C, 28),
+            (0x0D, 16),
+            (0x0E, 12),
+            (0x0F, 16),
+            (0x10, 16),
+            (0x11, 16),
+            (0x12, 24),
+            (0x13, 40),
+            (0x14, 40),
+            (0x16, 16),
+            (0x17, 16),
+            (0x64, 20),
+            (0x65, 24),
+            (0x81, 28),
         ];
         for &(value, len) in expected {
             let opcode = Opcode::try_from(value).unwrap();

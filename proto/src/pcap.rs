@@ -157,18 +157,15 @@ fn read_pcapng(file: &[u8]) -> Result<Vec<CapturedPacket>, PcapError> {
                 } else {
                     (u32::from(order.u16(body, 0).ok_or(truncated.clone())?), 12, 16, 20)
                 };
-                let link_type = *interfaces
-                    .get(interface as usize)
-                    .ok_or(PcapError::UnknownInterface { offset, interface })?;
+                let link_type =
+                    *interfaces.get(interface as usize).ok_or(PcapError::UnknownInterface { offset, interface })?;
                 let captured_len = order.u32(body, captured_at).ok_or(truncated.clone())? as usize;
                 let orig_len = order.u32(body, orig_at).ok_or(truncated.clone())?;
                 let data = body.get(data_at..data_at + captured_len).ok_or(truncated)?;
                 packets.push(CapturedPacket { link_type, orig_len, data: data.to_vec() });
             }
             PCAPNG_SIMPLE_PACKET => {
-                let link_type = *interfaces
-                    .first()
-                    .ok_or(PcapError::UnknownInterface { offset, interface: 0 })?;
+                let link_type = *interfaces.first().ok_or(PcapError::UnknownInterface { offset, interface: 0 })?;
                 let orig_len = order.u32(body, 0).ok_or(truncated)?;
                 let captured_len = (orig_len as usize).min(body.len() - 4);
                 packets.push(CapturedPacket { link_type, orig_len, data: body[4..4 + captured_len].to_vec() });
@@ -222,7 +219,10 @@ mod tests {
             out.extend_from_slice(&(len as u32).to_le_bytes());
             out
         }
-        let mut file = block(PCAPNG_SECTION_HEADER, &[0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]);
+        let mut file = block(
+            PCAPNG_SECTION_HEADER,
+            &[0x4D, 0x3C, 0x2B, 0x1A, 1, 0, 0, 0, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+        );
         file.extend(block(PCAPNG_INTERFACE_DESCRIPTION, &[1, 0, 0, 0, 0, 0, 4, 0]));
         file.extend(block(99, &[7; 8]));
         let mut epb = vec![0u8; 12];

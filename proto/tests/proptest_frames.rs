@@ -9,9 +9,9 @@ use proptest::prelude::*;
 use proptest::sample::select;
 
 use rnic_proto::{
-    decode_frame, encode_frame, encode_frame_verbatim, icrc_compute, icrc_verify, AtomicAckEth,
-    AtomicEth, Bth, CnpReserved, Deth, Ecn, EthernetHeader, ExtHeaders, HeaderLayout, Ieth, ImmDt,
-    IpHeader, Ipv4Header, Ipv6Header, MacAddr, Opcode, Psn, Reth, RocePacket, VlanTag,
+    decode_frame, encode_frame, encode_frame_verbatim, icrc_compute, icrc_verify, AtomicAckEth, AtomicEth, Bth,
+    CnpReserved, Deth, Ecn, EthernetHeader, ExtHeaders, HeaderLayout, Ieth, ImmDt, IpHeader, Ipv4Header, Ipv6Header,
+    MacAddr, Opcode, Psn, Reth, RocePacket, VlanTag,
 };
 
 fn config() -> ProptestConfig {
@@ -23,11 +23,10 @@ fn arb_ecn() -> impl Strategy<Value = Ecn> {
 }
 
 fn arb_eth() -> impl Strategy<Value = EthernetHeader> {
-    let vlan = proptest::option::of((0u8..8, any::<bool>(), 0u16..4096).prop_map(|(pcp, dei, vid)| VlanTag { pcp, dei, vid }));
-    (any::<[u8; 6]>(), any::<[u8; 6]>(), vlan).prop_map(|(dst, src, vlan)| EthernetHeader {
-        vlan,
-        ..EthernetHeader::new(MacAddr(dst), MacAddr(src))
-    })
+    let vlan =
+        proptest::option::of((0u8..8, any::<bool>(), 0u16..4096).prop_map(|(pcp, dei, vid)| VlanTag { pcp, dei, vid }));
+    (any::<[u8; 6]>(), any::<[u8; 6]>(), vlan)
+        .prop_map(|(dst, src, vlan)| EthernetHeader { vlan, ..EthernetHeader::new(MacAddr(dst), MacAddr(src)) })
 }
 
 fn arb_ipv4() -> impl Strategy<Value = Ipv4Header> {
@@ -115,17 +114,19 @@ fn arb_ext(layout: HeaderLayout) -> BoxedStrategy<ExtHeaders> {
         HeaderLayout::Ieth => any::<u32>().prop_map(|rkey| ExtHeaders::Ieth(Ieth { rkey })).boxed(),
         HeaderLayout::Deth => arb_deth().prop_map(ExtHeaders::Deth).boxed(),
         HeaderLayout::DethImmDt => (arb_deth(), arb_imm()).prop_map(|(d, i)| ExtHeaders::DethImmDt(d, i)).boxed(),
-        HeaderLayout::CnpReserved => any::<[u8; 16]>().prop_map(|bytes| ExtHeaders::CnpReserved(CnpReserved { bytes })).boxed(),
+        HeaderLayout::CnpReserved => {
+            any::<[u8; 16]>().prop_map(|bytes| ExtHeaders::CnpReserved(CnpReserved { bytes })).boxed()
+        }
     }
 }
 
 /// A valid packet of any modelled opcode, IPv4 or IPv6, tagged or not.
 fn arb_packet() -> impl Strategy<Value = RocePacket> {
     select(Opcode::ALL).prop_flat_map(|opcode| {
-        let payload = if opcode.carries_payload() { vec(any::<u8>(), 0..=300).boxed() } else { Just(Vec::new()).boxed() };
-        (arb_eth(), arb_ip(), any::<u16>(), arb_bth(opcode), arb_ext(opcode.layout()), payload).prop_map(
-            |(eth, ip, src_port, bth, ext, payload)| RocePacket::new(eth, ip, src_port, bth, ext, payload),
-        )
+        let payload =
+            if opcode.carries_payload() { vec(any::<u8>(), 0..=300).boxed() } else { Just(Vec::new()).boxed() };
+        (arb_eth(), arb_ip(), any::<u16>(), arb_bth(opcode), arb_ext(opcode.layout()), payload)
+            .prop_map(|(eth, ip, src_port, bth, ext, payload)| RocePacket::new(eth, ip, src_port, bth, ext, payload))
     })
 }
 

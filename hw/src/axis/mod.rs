@@ -7,9 +7,9 @@
 //! `tvalid & tready` at a rising clock edge.
 
 mod fifo;
+mod pkt;
 mod reg_slice;
 mod skid_buffer;
-mod pkt;
 
 pub use fifo::AxisFifo;
 pub use pkt::{HdrIn, HdrOut, HdrRegSlice, PktRegSlice};

@@ -33,8 +33,8 @@ impl<const D: usize, const K: usize, const U: usize> Logic for AxisSkidBuffer<D,
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, out_data, out_keep, out_last, out_user, out_valid, skid_data, skid_keep, skid_last,
-            skid_user, skid_valid
+            self, clock, out_data, out_keep, out_last, out_user, out_valid, skid_data, skid_keep, skid_last, skid_user,
+            skid_valid
         );
         self.s_axis.tready.next = !self.skid_valid.q.val();
         self.in_fire.next = self.s_axis.tvalid.val() & !self.skid_valid.q.val();

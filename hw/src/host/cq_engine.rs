@@ -175,8 +175,22 @@ impl Logic for CqEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, us_div, now_us, wr_valid, wr_addr, wr_data, wr_keep, wr_issued, wr_finished, q_valid, q_data,
-            ovr_q, dberr_q, evq, drops
+            self,
+            clock,
+            us_div,
+            now_us,
+            wr_valid,
+            wr_addr,
+            wr_data,
+            wr_keep,
+            wr_issued,
+            wr_finished,
+            q_valid,
+            q_data,
+            ovr_q,
+            dberr_q,
+            evq,
+            drops
         );
         clock!(self, clock, table);
         self.timers.clock.next = self.clock.val();
@@ -197,8 +211,11 @@ impl Logic for CqEngine {
         self.ev_setup.next = self.s_setup.valid.val();
         self.ev_query.next = self.s_query.valid.val() & !self.ev_setup.val();
         self.ev_db.next = self.s_db.valid.val() & !self.ev_setup.val() & !self.ev_query.val() & !self.irqs.full.val();
-        self.ev_timer.next =
-            self.timer_due.val() & !self.ev_setup.val() & !self.ev_query.val() & !self.s_db.valid.val() & !self.irqs.full.val();
+        self.ev_timer.next = self.timer_due.val()
+            & !self.ev_setup.val()
+            & !self.ev_query.val()
+            & !self.s_db.valid.val()
+            & !self.irqs.full.val();
         self.ev_cqe.next = self.s_cqe.valid.val()
             & !self.ev_setup.val()
             & !self.ev_query.val()
@@ -267,7 +284,8 @@ impl Logic for CqEngine {
         if self.ev_db.val() {
             if self.db_ok.val() {
                 self.write_back.next = true;
-                self.ne.next = (self.e.val() & !(bits::<152>(0xFFFF) << 72)) | (bit_cast::<152, 16>(self.s_db.index.val()) << 72);
+                self.ne.next =
+                    (self.e.val() & !(bits::<152>(0xFFFF) << 72)) | (bit_cast::<152, 16>(self.s_db.index.val()) << 72);
                 if self.s_db.kind.val() == KIND_CQ_ARM {
                     if self.s_db.index.val() != self.e_prod.val() {
                         // unpolled completions: interrupt now
@@ -376,8 +394,8 @@ impl Logic for CqEngine {
             self.wr_finished.d.next = self.wr_finished.q.val() + 1;
         }
         self.irqs.s_axis.tvalid.next = self.fire.val();
-        self.irqs.s_axis.tdata.next = (bit_cast::<27, 11>(self.e.val().get_bits::<11>(93)) << 16)
-            | bit_cast::<27, 16>(self.issued_n.val());
+        self.irqs.s_axis.tdata.next =
+            (bit_cast::<27, 11>(self.e.val().get_bits::<11>(93)) << 16) | bit_cast::<27, 16>(self.issued_n.val());
         self.irqs.s_axis.tkeep.next = 1.into();
         self.irqs.s_axis.tlast.next = true;
         self.irqs.s_axis.tuser.next = 0.into();

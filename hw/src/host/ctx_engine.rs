@@ -98,7 +98,10 @@ impl Logic for CtxEngine {
             self.in_table.next = ((bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.cqc_log.val()) == 0)
                 & !self.s_cmd.index.val().get_bits::<14>(LOG_CQS).any();
         }
-        if !((self.s_cmd.op.val() == OP_LOAD) | (self.s_cmd.op.val() == OP_STORE) | (self.s_cmd.op.val() == OP_INVALIDATE)) {
+        if !((self.s_cmd.op.val() == OP_LOAD)
+            | (self.s_cmd.op.val() == OP_STORE)
+            | (self.s_cmd.op.val() == OP_INVALIDATE))
+        {
             self.known.next = false;
         }
 
@@ -177,7 +180,9 @@ impl Logic for CtxEngine {
                 }
             }
             CtxState::Query => {
-                if (self.is_cq.q.val() & self.m_cq_query.ready.val()) | (!self.is_cq.q.val() & self.m_qp_query.ready.val()) {
+                if (self.is_cq.q.val() & self.m_cq_query.ready.val())
+                    | (!self.is_cq.q.val() & self.m_qp_query.ready.val())
+                {
                     self.state.d.next = CtxState::QueryWait;
                 }
             }

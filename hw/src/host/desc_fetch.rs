@@ -255,16 +255,17 @@ impl Logic for DescFetch {
             if self.n.val().any() {
                 self.inflight.s_axis.tvalid.next = true;
                 self.cmd_valid.d.next = true;
-                self.cmd_addr.d.next = (bit_cast::<64, 52>(self.e_base.val()) << 12)
-                    + (bit_cast::<64, 16>(self.slot.val()) << 6);
+                self.cmd_addr.d.next =
+                    (bit_cast::<64, 52>(self.e_base.val()) << 12) + (bit_cast::<64, 16>(self.slot.val()) << 6);
                 self.cmd_len.d.next = bit_cast::<32, 16>(self.n.val()) << 6;
                 if !self.key_rq.val() {
-                    self.cmd_addr.d.next = (bit_cast::<64, 52>(self.e_base.val()) << 12)
-                        + (bit_cast::<64, 16>(self.slot.val()) << 7);
+                    self.cmd_addr.d.next =
+                        (bit_cast::<64, 52>(self.e_base.val()) << 12) + (bit_cast::<64, 16>(self.slot.val()) << 7);
                     self.cmd_len.d.next = bit_cast::<32, 16>(self.n.val()) << 7;
                 }
             }
-            self.new_entry.next = (self.entry.val() & !(bits::<90>(0xFFFF) << 72)) | (bit_cast::<90, 16>(self.ci_new.val()) << 72);
+            self.new_entry.next =
+                (self.entry.val() & !(bits::<90>(0xFFFF) << 72)) | (bit_cast::<90, 16>(self.ci_new.val()) << 72);
             if self.ci_new.val() != self.e_pi.val() {
                 self.push_key.next = true;
             } else {
@@ -272,7 +273,8 @@ impl Logic for DescFetch {
             }
         }
         self.sched.s_axis.tvalid.next = self.push_key.val();
-        self.sched.s_axis.tdata.next = (bit_cast::<11, 10>(self.key_qpn.val()) << 1) | bit_cast::<11, 1>(self.key_rq.val().into());
+        self.sched.s_axis.tdata.next =
+            (bit_cast::<11, 10>(self.key_qpn.val()) << 1) | bit_cast::<11, 1>(self.key_rq.val().into());
         self.sched.s_axis.tkeep.next = 1.into();
         self.sched.s_axis.tlast.next = true;
         self.sched.s_axis.tuser.next = 0.into();

@@ -182,10 +182,41 @@ impl Logic for DmaEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c_busy, req_valid, req_addr, req_len, req_tag, rd_alloc, rd_used, rd_done, rd_errs,
-            rd_head, rd_dbeat, rd_credits, p_valid, p_keep, p_last, p_user, rd_err_count, w_in, w_own, w_beats,
-            w_lastpiece, w_addr, w_len, w_tag, wc_busy, wc_err, wr_alloc, wr_expect, wr_used, done_q,
-            done_err_q, wr_err_count, proto_err_count
+            self,
+            clock,
+            c_busy,
+            req_valid,
+            req_addr,
+            req_len,
+            req_tag,
+            rd_alloc,
+            rd_used,
+            rd_done,
+            rd_errs,
+            rd_head,
+            rd_dbeat,
+            rd_credits,
+            p_valid,
+            p_keep,
+            p_last,
+            p_user,
+            rd_err_count,
+            w_in,
+            w_own,
+            w_beats,
+            w_lastpiece,
+            w_addr,
+            w_len,
+            w_tag,
+            wc_busy,
+            wc_err,
+            wr_alloc,
+            wr_expect,
+            wr_used,
+            done_q,
+            done_err_q,
+            wr_err_count,
+            proto_err_count
         );
         clock!(self, clock, rd_info, rd_beat, rd_buf, wr_info);
         self.rd_out.clock.next = self.clock.val();
@@ -298,7 +329,8 @@ impl Logic for DmaEngine {
             self.rd_beat.write_data.next = 0.into();
         }
         self.rd_beat.write_enable.next = self.cpl_fire.val();
-        self.rd_buf.write_addr.next = (bit_cast::<8, 5>(self.cpl_tag.val()) << 3) | bit_cast::<8, 3>(self.cpl_idx.val());
+        self.rd_buf.write_addr.next =
+            (bit_cast::<8, 5>(self.cpl_tag.val()) << 3) | bit_cast::<8, 3>(self.cpl_idx.val());
         self.rd_buf.write_data.next = self.s_dma_rd_data.tdata.val();
         self.rd_buf.write_enable.next = self.cpl_fire.val();
         self.rd_set.next = 0.into();
@@ -322,9 +354,11 @@ impl Logic for DmaEngine {
             self.d_keep.next = self.ones.val() << self.rd_info.read_data.val().get_bits::<6>(9);
         }
         if self.d_lastbeat.val() {
-            self.d_keep.next = self.d_keep.val() & (self.ones.val() >> (bits::<6>(63) - self.rd_info.read_data.val().get_bits::<6>(3)));
+            self.d_keep.next = self.d_keep.val()
+                & (self.ones.val() >> (bits::<6>(63) - self.rd_info.read_data.val().get_bits::<6>(3)));
         }
-        self.rd_buf.read_addr.next = (bit_cast::<8, 5>(self.rd_head.q.val()) << 3) | bit_cast::<8, 3>(self.rd_dbeat.q.val());
+        self.rd_buf.read_addr.next =
+            (bit_cast::<8, 5>(self.rd_head.q.val()) << 3) | bit_cast::<8, 3>(self.rd_dbeat.q.val());
         self.d_free.next = self.d_issue.val() & self.d_lastbeat.val();
         self.rd_clr.next = 0.into();
         self.p_valid.d.next = self.d_issue.val();
@@ -399,8 +433,7 @@ impl Logic for DmaEngine {
         if self.wr_sel_rem.val() <= bit_cast::<32, 13>(self.wr_room.val()) {
             self.wr_clen.next = bit_cast::<13, 32>(self.wr_sel_rem.val());
         }
-        self.wr_span.next =
-            bit_cast::<13, 6>(bit_cast::<6, 64>(self.wr_sel_addr.val())) + self.wr_clen.val() - 1;
+        self.wr_span.next = bit_cast::<13, 6>(bit_cast::<6, 64>(self.wr_sel_addr.val())) + self.wr_clen.val() - 1;
         self.wr_info.write_addr.next = self.wr_alloc.q.val();
         self.wr_info.write_data.next = (bit_cast::<5, 4>(self.wr_gnt.val()) << 1)
             | bit_cast::<5, 1>((self.wr_sel_rem.val() <= bit_cast::<32, 13>(self.wr_room.val())).into());
@@ -419,10 +452,11 @@ impl Logic for DmaEngine {
                 if self.wr_gnt.val().get_bit(i) {
                     self.wc_addr[i].d.next = self.wr_sel_addr.val() + bit_cast::<64, 13>(self.wr_clen.val());
                     self.wc_rem[i].d.next = self.wr_sel_rem.val() - bit_cast::<32, 13>(self.wr_clen.val());
-                    self.wc_busy.d.next = self.wc_busy.q.val().replace_bit(
-                        i,
-                        self.wr_sel_rem.val() > bit_cast::<32, 13>(self.wr_room.val()),
-                    );
+                    self.wc_busy.d.next = self
+                        .wc_busy
+                        .q
+                        .val()
+                        .replace_bit(i, self.wr_sel_rem.val() > bit_cast::<32, 13>(self.wr_room.val()));
                 }
             }
         }

@@ -160,10 +160,11 @@ impl Logic for HostIf {
             | (self.dma.cnt_wr_err.val() != self.wr_err_seen.q.val());
         self.rd_err_seen.d.next = self.dma.cnt_rd_err.val();
         self.wr_err_seen.d.next = self.dma.cnt_wr_err.val();
-        self.regs.ev_set.next = (bit_cast::<5, 1>((self.fetch.db_error.val() | self.cq.db_error.val() | self.db_bad.val()).into())
-            << EV_DOORBELL_ERROR)
-            | (bit_cast::<5, 1>((self.dma_err_now.val() | self.ctx.dma_error.val()).into()) << EV_DMA_ERROR)
-            | (bit_cast::<5, 1>(self.cq.ev_overrun.val().into()) << EV_CQ_OVERRUN);
+        self.regs.ev_set.next =
+            (bit_cast::<5, 1>((self.fetch.db_error.val() | self.cq.db_error.val() | self.db_bad.val()).into())
+                << EV_DOORBELL_ERROR)
+                | (bit_cast::<5, 1>((self.dma_err_now.val() | self.ctx.dma_error.val()).into()) << EV_DMA_ERROR)
+                | (bit_cast::<5, 1>(self.cq.ev_overrun.val().into()) << EV_CQ_OVERRUN);
         self.regs.ev_queue.next = self.cq.ev_queue.val();
         if self.fetch.db_error.val() {
             self.regs.ev_queue.next = self.fetch.db_error_queue.val();

@@ -15,21 +15,21 @@
 //! moves a byte to another lane and no realignment is needed anywhere in the
 //! DMA path.
 
-mod dma_engine;
 mod cq_engine;
 mod ctx_engine;
 mod desc_fetch;
+mod dma_engine;
 mod host_if;
 mod reg_file;
 mod rr_arb;
 
 pub use cq_engine::{CqEngine, CqSetupIn, CqSetupOut, CqeIn, CqeOut};
 pub use ctx_engine::CtxEngine;
-pub use host_if::HostIf;
 pub use desc_fetch::{DescFetch, QueryIn, QueryOut, RingSetupIn, RingSetupOut};
-pub use rr_arb::RrArb4;
-pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};
 pub use dma_engine::{DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_WR_CLIENTS, DMA_WR_TAGS};
+pub use host_if::HostIf;
+pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};
+pub use rr_arb::RrArb4;
 
 use rust_hdl::prelude::*;
 

@@ -127,9 +127,32 @@ impl Logic for RegFile {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r_ctrl, r_events, r_events_enable, r_events_queue, r_scratch, r_irq_mod, r_irq_events,
-            r_qpc_lo, r_qpc_hi, r_qpc_log, r_cqc_lo, r_cqc_hi, r_cqc_log, r_db_lo, db_valid, db_word, db_lo_q,
-            ctx_valid, ctx_word, bvalid, rvalid, rdata, irq_pending, soft
+            self,
+            clock,
+            r_ctrl,
+            r_events,
+            r_events_enable,
+            r_events_queue,
+            r_scratch,
+            r_irq_mod,
+            r_irq_events,
+            r_qpc_lo,
+            r_qpc_hi,
+            r_qpc_log,
+            r_cqc_lo,
+            r_cqc_hi,
+            r_cqc_log,
+            r_db_lo,
+            db_valid,
+            db_word,
+            db_lo_q,
+            ctx_valid,
+            ctx_word,
+            bvalid,
+            rvalid,
+            rdata,
+            irq_pending,
+            soft
         );
         // ---- writes: address and data together, one at a time
         self.waddr.next = self.s_axil.awaddr.val() & 0xFFFC;
@@ -306,9 +329,11 @@ impl Logic for RegFile {
         // ---- outputs
         self.enable.next = self.r_ctrl.q.val();
         self.soft_reset.next = self.soft.q.val();
-        self.qpc_base.next = (bit_cast::<64, 32>(self.r_qpc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_qpc_lo.q.val());
+        self.qpc_base.next =
+            (bit_cast::<64, 32>(self.r_qpc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_qpc_lo.q.val());
         self.qpc_log.next = self.r_qpc_log.q.val();
-        self.cqc_base.next = (bit_cast::<64, 32>(self.r_cqc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_cqc_lo.q.val());
+        self.cqc_base.next =
+            (bit_cast::<64, 32>(self.r_cqc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_cqc_lo.q.val());
         self.cqc_log.next = self.r_cqc_log.q.val();
         self.irq_mod_count.next = self.r_irq_mod.q.val().get_bits::<16>(0);
         self.irq_mod_time.next = self.r_irq_mod.q.val().get_bits::<16>(IRQ_MOD_TIME);

@@ -19,7 +19,12 @@ pub struct Reg<T: Synth> {
 
 impl<T: Synth> Default for Reg<T> {
     fn default() -> Self {
-        Self { clock: Default::default(), d: Default::default(), q: Signal::new_with_default(T::default()), kind: Default::default() }
+        Self {
+            clock: Default::default(),
+            d: Default::default(),
+            q: Signal::new_with_default(T::default()),
+            kind: Default::default(),
+        }
     }
 }
 

@@ -236,10 +236,10 @@ impl Logic for IcrcCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, d1, k1, v1, l1, first1, in_frame, d2, k2, v2, l2_last, beat, ctx_ip, ctx_vlan, ctx_end, ctx_hit,
-            ctx_nib, m2b, n2b, sh2b, v2b, first2b, vlan2b, fin2b, last2b, short2b, x3, n3, v3, first3, vlan3, fin3, last3, short3, y4, n4, v4, first4, vlan4, fin4, last4, short4, crc, done,
-            ok, was_short,
-            out_valid, out_ok, out_short, fin_reg, out_state
+            self, clock, d1, k1, v1, l1, first1, in_frame, d2, k2, v2, l2_last, beat, ctx_ip, ctx_vlan, ctx_end,
+            ctx_hit, ctx_nib, m2b, n2b, sh2b, v2b, first2b, vlan2b, fin2b, last2b, short2b, x3, n3, v3, first3, vlan3,
+            fin3, last3, short3, y4, n4, v4, first4, vlan4, fin4, last4, short4, crc, done, ok, was_short, out_valid,
+            out_ok, out_short, fin_reg, out_state
         );
         self.s_axis.tready.next = true;
 
@@ -321,7 +321,8 @@ impl Logic for IcrcCheck {
             }
         }
         // the frame ends inside the packet: its last byte is not in this beat
-        self.missing.next = self.l2_last.q.val() & (self.ctx_end.q.val() > self.beat_start.val())
+        self.missing.next = self.l2_last.q.val()
+            & (self.ctx_end.q.val() > self.beat_start.val())
             & ((self.remaining.val() > 64) | !(self.k2.q.val() >> (self.n.val() - 1)).get_bit(0));
         // force variant fields to ones, zero the Ethernet header of beat 0
         self.masked.next = 0.into();

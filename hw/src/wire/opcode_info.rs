@@ -44,8 +44,10 @@ impl Logic for OpcodeInfo {
         if self.rc.val() | (self.opcode.val().get_bits::<3>(5) == 1) {
             self.known.next = (self.op.val() <= 0x0b)
                 | (self.rc.val() & ((self.op.val() <= 0x14) | (self.op.val() == 0x16) | (self.op.val() == 0x17)));
-            self.has_reth.next = (self.op.val() == 0x06) | (self.op.val() == 0x0a) | (self.op.val() == 0x0b) | (self.op.val() == 0x0c);
-            self.has_imm.next = (self.op.val() == 0x03) | (self.op.val() == 0x05) | (self.op.val() == 0x09) | (self.op.val() == 0x0b);
+            self.has_reth.next =
+                (self.op.val() == 0x06) | (self.op.val() == 0x0a) | (self.op.val() == 0x0b) | (self.op.val() == 0x0c);
+            self.has_imm.next =
+                (self.op.val() == 0x03) | (self.op.val() == 0x05) | (self.op.val() == 0x09) | (self.op.val() == 0x0b);
             self.has_aeth.next = (self.op.val() == 0x0d)
                 | (self.op.val() == 0x0f)
                 | (self.op.val() == 0x10)

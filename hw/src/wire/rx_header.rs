@@ -216,9 +216,10 @@ impl Logic for RxHeaderDecode {
             self.sum_l4[i].next = self.sum_l3[2 * i].val() + self.sum_l3[2 * i + 1].val();
         }
         self.csum_acc.next = self.sum_l4[0].val() + self.sum_l4[1].val();
-        self.csum_fold.next =
-            bit_cast::<17, 16>(self.csum_acc.val().get_bits::<16>(0)) + bit_cast::<17, 6>(self.csum_acc.val().get_bits::<6>(16));
-        self.csum.next = self.csum_fold.val().get_bits::<16>(0) + bit_cast::<16, 1>(self.csum_fold.val().get_bits::<1>(16));
+        self.csum_fold.next = bit_cast::<17, 16>(self.csum_acc.val().get_bits::<16>(0))
+            + bit_cast::<17, 6>(self.csum_acc.val().get_bits::<6>(16));
+        self.csum.next =
+            self.csum_fold.val().get_bits::<16>(0) + bit_cast::<16, 1>(self.csum_fold.val().get_bits::<1>(16));
         self.ip_csum_ok.next = !self.v4.val() | (!self.csum.val() == self.ipw.val().get_bits::<16>(80));
 
         // ---- UDP
@@ -316,8 +317,7 @@ impl Logic for RxHeaderDecode {
         } else {
             self.is_raw.next = true;
         }
-        self.payload_off.next =
-            self.l2.val() + self.iph_len.val() + 8 + 12 + self.ext_len.val().get_bits::<7>(0);
+        self.payload_off.next = self.l2.val() + self.iph_len.val() + 8 + 12 + self.ext_len.val().get_bits::<7>(0);
         self.payload_len.next = (self.ppad.val() - self.pad.val()).get_bits::<16>(0);
 
         // ---- packed header, most significant field first

@@ -252,10 +252,56 @@ impl Logic for RxParse {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, r1_data, r1_keep, r1_last, r1_err, r1_valid, r1_first, r2_data, r2_keep, r2_last, r2_err,
-            r2_valid, r2_first, r3_data, r3_keep, r3_last, r3_err, r3_valid, r3_first, in_frame, ctx_roce, ctx_raw,
-            ctx_bad, ctx_csum_bad, ctx_need, ctx_start, ctx_shift, ctx_err, ctx_dest, ctx_icrc, beat_idx, remaining,
-            prev, held, held_data, held_keep, pend, pend_data, pend_keep, pend_last, pend_flags, hdr_valid, hdr_data, c_roce, c_raw, c_malformed, c_icrc, c_csum, c_mac
+            self,
+            clock,
+            r1_data,
+            r1_keep,
+            r1_last,
+            r1_err,
+            r1_valid,
+            r1_first,
+            r2_data,
+            r2_keep,
+            r2_last,
+            r2_err,
+            r2_valid,
+            r2_first,
+            r3_data,
+            r3_keep,
+            r3_last,
+            r3_err,
+            r3_valid,
+            r3_first,
+            in_frame,
+            ctx_roce,
+            ctx_raw,
+            ctx_bad,
+            ctx_csum_bad,
+            ctx_need,
+            ctx_start,
+            ctx_shift,
+            ctx_err,
+            ctx_dest,
+            ctx_icrc,
+            beat_idx,
+            remaining,
+            prev,
+            held,
+            held_data,
+            held_keep,
+            pend,
+            pend_data,
+            pend_keep,
+            pend_last,
+            pend_flags,
+            hdr_valid,
+            hdr_data,
+            c_roce,
+            c_raw,
+            c_malformed,
+            c_icrc,
+            c_csum,
+            c_mac
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
@@ -267,7 +313,8 @@ impl Logic for RxParse {
         // ---- input pipeline. Everything moves together (`go`); r1 may also
         // fill while empty. A first beat leaves r2 only with its second beat
         // behind it (or as the frame's last), so the decoder sees both.
-        self.window_ok.next = !(self.r2_valid.q.val() & self.r2_first.q.val() & !self.r2_last.q.val() & !self.r1_valid.q.val());
+        self.window_ok.next =
+            !(self.r2_valid.q.val() & self.r2_first.q.val() & !self.r2_last.q.val() & !self.r1_valid.q.val());
         // room for this cycle's push and the header; a last beat that may
         // produce two beats waits while one is still pending (never seen in
         // valid traffic: a frame's first beat always clears `pend`)
@@ -310,8 +357,8 @@ impl Logic for RxParse {
         // ---- the decoder's window: the first beat (bytes past the end zeroed) and the second
         self.decode.window.next = bit_cast::<1024, 512>(self.r2_data.q.val());
         if !self.r2_last.q.val() {
-            self.decode.window.next = (bit_cast::<1024, 512>(self.r1_data.q.val()) << 512)
-                | bit_cast::<1024, 512>(self.r2_data.q.val());
+            self.decode.window.next =
+                (bit_cast::<1024, 512>(self.r1_data.q.val()) << 512) | bit_cast::<1024, 512>(self.r2_data.q.val());
         }
         // ---- frame context and header, as the first beat moves into r3
         if self.go.val() & self.r2_valid.q.val() & self.r2_first.q.val() {
@@ -343,7 +390,15 @@ impl Logic for RxParse {
                 self.hdr_data.d.next = self.decode.hdr.val();
             }
         }
-        if self.m_hdr.tready.val() & self.hdr_valid.q.val() & !(self.go.val() & self.r2_valid.q.val() & self.r2_first.q.val() & self.decode.is_roce.val() & (self.decode.bad_reason.val() == 0) & self.decode.ip_csum_ok.val()) {
+        if self.m_hdr.tready.val()
+            & self.hdr_valid.q.val()
+            & !(self.go.val()
+                & self.r2_valid.q.val()
+                & self.r2_first.q.val()
+                & self.decode.is_roce.val()
+                & (self.decode.bad_reason.val() == 0)
+                & self.decode.ip_csum_ok.val())
+        {
             self.hdr_valid.d.next = false;
         }
         self.m_hdr.tvalid.next = self.hdr_valid.q.val();
@@ -541,9 +596,8 @@ impl Logic for RxParse {
             & (((self.head_dest.val() == 0) & self.m_axis.tready.val())
                 | ((self.head_dest.val() == 1) & self.m_raw.tready.val())
                 | (self.head_dest.val() == 2));
-        self.verdicts.m_axis.tready.next = self.out_fifo.m_axis.tvalid.val()
-            & self.out_fifo.m_axis.tready.val()
-            & self.out_fifo.m_axis.tlast.val();
+        self.verdicts.m_axis.tready.next =
+            self.out_fifo.m_axis.tvalid.val() & self.out_fifo.m_axis.tready.val() & self.out_fifo.m_axis.tlast.val();
         self.done_valid.next = self.verdicts.m_axis.tready.val();
         self.done_code.next = self.head_code.val();
         self.done_hdr.next = self.out_fifo.m_axis.tuser.val().get_bit(6);

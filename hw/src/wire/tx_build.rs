@@ -321,19 +321,29 @@ impl Logic for TxBuild {
         self.tos.next = (bit_cast::<8, 6>(self.dscp.val()) << 2) | bit_cast::<8, 2>(self.ecn.val());
         self.pad.next = (0 - self.payload_len.val()).get_bits::<2>(0);
         // UDP: header, BTH, extended headers, payload, pad, ICRC
-        self.udp_len.next = self.payload_len.val() + bit_cast::<16, 6>(self.info.ext_len.val()) + bit_cast::<16, 2>(self.pad.val()) + 24;
+        self.udp_len.next = self.payload_len.val()
+            + bit_cast::<16, 6>(self.info.ext_len.val())
+            + bit_cast::<16, 2>(self.pad.val())
+            + 24;
         self.ip_total.next = self.udp_len.val() + 20;
         // source port from the QP: rxe's range 0xC000.., folded QP number
-        self.sport.next = bit_cast::<16, 14>((self.src_qp.val() ^ (self.src_qp.val() >> 14)).get_bits::<14>(0)) | 0xc000;
+        self.sport.next =
+            bit_cast::<16, 14>((self.src_qp.val() ^ (self.src_qp.val() >> 14)).get_bits::<14>(0)) | 0xc000;
         // IPv4 header checksum over the header as sent (checksum field 0)
         // (as a tree of additions, not a chain)
-        self.csum_a.next = bit_cast::<20, 16>((bit_cast::<16, 8>(self.tos.val())) | 0x4500) + bit_cast::<20, 16>(self.ip_total.val());
-        self.csum_b.next = bit_cast::<20, 16>(self.ip_id.val()) + bit_cast::<20, 16>((bit_cast::<16, 8>(self.ttl.val()) << 8) | 17);
-        self.csum_c.next = bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(16)) + bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(0));
-        self.csum_d.next = bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(16)) + bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(0));
+        self.csum_a.next =
+            bit_cast::<20, 16>((bit_cast::<16, 8>(self.tos.val())) | 0x4500) + bit_cast::<20, 16>(self.ip_total.val());
+        self.csum_b.next =
+            bit_cast::<20, 16>(self.ip_id.val()) + bit_cast::<20, 16>((bit_cast::<16, 8>(self.ttl.val()) << 8) | 17);
+        self.csum_c.next = bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.ip_src.val().get_bits::<16>(0));
+        self.csum_d.next = bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(16))
+            + bit_cast::<20, 16>(self.ip_dst.val().get_bits::<16>(0));
         self.csum_acc.next = (self.csum_a.val() + self.csum_b.val()) + (self.csum_c.val() + self.csum_d.val()) + 0x4000;
-        self.csum_fold.next = bit_cast::<17, 16>(self.csum_acc.val().get_bits::<16>(0)) + bit_cast::<17, 4>(self.csum_acc.val().get_bits::<4>(16));
-        self.csum.next = !(self.csum_fold.val().get_bits::<16>(0) + bit_cast::<16, 1>(self.csum_fold.val().get_bits::<1>(16)));
+        self.csum_fold.next = bit_cast::<17, 16>(self.csum_acc.val().get_bits::<16>(0))
+            + bit_cast::<17, 4>(self.csum_acc.val().get_bits::<4>(16));
+        self.csum.next =
+            !(self.csum_fold.val().get_bits::<16>(0) + bit_cast::<16, 1>(self.csum_fold.val().get_bits::<1>(16)));
 
         // ---- the header in wire order (first byte most significant)
         self.acc.next = bit_cast::<1024, 48>(self.eth_dst.val());
@@ -345,7 +355,10 @@ impl Logic for TxBuild {
         }
         if self.v6.val() {
             self.acc.next = (self.acc.val() << 16) | 0x86dd;
-            self.acc.next = (self.acc.val() << 32) | 0x6000_0000 | (bit_cast::<1024, 8>(self.tos.val()) << 20) | bit_cast::<1024, 20>(self.flow_label.val());
+            self.acc.next = (self.acc.val() << 32)
+                | 0x6000_0000
+                | (bit_cast::<1024, 8>(self.tos.val()) << 20)
+                | bit_cast::<1024, 20>(self.flow_label.val());
             self.acc.next = (self.acc.val() << 16) | bit_cast::<1024, 16>(self.udp_len.val());
             self.acc.next = (self.acc.val() << 16) | 0x1100 | bit_cast::<1024, 8>(self.ttl.val());
             self.acc.next = (self.acc.val() << 128) | bit_cast::<1024, 128>(self.ip_src.val());
@@ -373,7 +386,9 @@ impl Logic for TxBuild {
             | (bit_cast::<1024, 1>(self.mig.val().into()) << 6)
             | (bit_cast::<1024, 2>(self.pad.val()) << 4);
         self.acc.next = (self.acc.val() << 16) | bit_cast::<1024, 16>(self.pkey.val());
-        self.acc.next = (self.acc.val() << 8) | (bit_cast::<1024, 1>(self.fecn.val().into()) << 7) | (bit_cast::<1024, 1>(self.becn.val().into()) << 6);
+        self.acc.next = (self.acc.val() << 8)
+            | (bit_cast::<1024, 1>(self.fecn.val().into()) << 7)
+            | (bit_cast::<1024, 1>(self.becn.val().into()) << 6);
         self.acc.next = (self.acc.val() << 24) | bit_cast::<1024, 24>(self.destqp.val());
         self.acc.next = (self.acc.val() << 8) | (bit_cast::<1024, 1>(self.ackreq.val().into()) << 7);
         self.acc.next = (self.acc.val() << 24) | bit_cast::<1024, 24>(self.psn.val());
@@ -385,7 +400,9 @@ impl Logic for TxBuild {
             self.acc.next = (self.acc.val() << 32) | bit_cast::<1024, 32>(self.reth_dmalen.val());
         }
         if self.info.has_aeth.val() {
-            self.acc.next = (self.acc.val() << 32) | (bit_cast::<1024, 8>(self.aeth_syndrome.val()) << 24) | bit_cast::<1024, 24>(self.aeth_msn.val());
+            self.acc.next = (self.acc.val() << 32)
+                | (bit_cast::<1024, 8>(self.aeth_syndrome.val()) << 24)
+                | bit_cast::<1024, 24>(self.aeth_msn.val());
         }
         if self.info.has_atomicack.val() {
             self.acc.next = (self.acc.val() << 64) | bit_cast::<1024, 64>(self.atomicack.val());
@@ -418,7 +435,8 @@ impl Logic for TxBuild {
         self.hdr_le.next = bit_cast::<1152, 1024>(self.rev.val() >> (bit_cast::<11, 8>(128 - self.hdr_len.val()) << 3));
 
         // ---- merge buffer: emit a beat from the front, append at the back
-        self.emit.next = self.beats.s_axis.tready.val() & ((self.fill.q.val() >= 64) | (self.tail_done.q.val() & (self.fill.q.val() != 0)));
+        self.emit.next = self.beats.s_axis.tready.val()
+            & ((self.fill.q.val() >= 64) | (self.tail_done.q.val() & (self.fill.q.val() != 0)));
         self.emit_last.next = self.tail_done.q.val() & (self.fill.q.val() <= 64);
         self.keep.next = self.ones64.val();
         if self.fill.q.val() < 64 {
@@ -481,12 +499,14 @@ impl Logic for TxBuild {
         for p in 0..64 {
             self.byte_mask.next = self.byte_mask.val() >> 8;
             if self.in_keep.val().get_bit(p) {
-                self.byte_mask.next = self.byte_mask.val() | (bit_cast::<512, 8>(self.ones64.val().get_bits::<8>(0)) << 504);
+                self.byte_mask.next =
+                    self.byte_mask.val() | (bit_cast::<512, 8>(self.ones64.val().get_bits::<8>(0)) << 504);
             }
         }
         self.in_data.next = self.s_axis.tdata.val() & self.byte_mask.val();
         if self.take.val() {
-            self.buf2.next = self.buf2.val() | (bit_cast::<1152, 512>(self.in_data.val()) << (bit_cast::<11, 8>(self.fill2.val()) << 3));
+            self.buf2.next = self.buf2.val()
+                | (bit_cast::<1152, 512>(self.in_data.val()) << (bit_cast::<11, 8>(self.fill2.val()) << 3));
             self.fill2.next = self.fill2.val() + self.n.val().get_bits::<8>(0);
             self.left2.next = self.left2.val() - self.n.val();
         }
@@ -528,10 +548,12 @@ impl Logic for TxBuild {
         // every beat stays 12 cycles, longer than the ICRC takes, so frames
         // leave as a constant-latency line (no gap when a beat waits for its ICRC)
         self.age.next = self.now.q.val() - self.beats.m_axis.tuser.val().get_bits::<8>(8);
-        self.head_ok.next = (self.age.val() >= 12) & (!self.beats.m_axis.tuser.val().get_bit(0) | self.icrcs.m_axis.tvalid.val());
+        self.head_ok.next =
+            (self.age.val() >= 12) & (!self.beats.m_axis.tuser.val().get_bit(0) | self.icrcs.m_axis.tvalid.val());
         self.head_off.next = self.beats.m_axis.tuser.val().get_bits::<7>(1);
         // ICRC byte 0 goes to lane fill - 4 of the beat (negative: it began in the beat before)
-        self.placed.next = (bit_cast::<576, 32>(self.icrcs.m_axis.tdata.val()) << (bit_cast::<10, 7>(self.head_off.val()) << 3)) >> 24;
+        self.placed.next =
+            (bit_cast::<576, 32>(self.icrcs.m_axis.tdata.val()) << (bit_cast::<10, 7>(self.head_off.val()) << 3)) >> 24;
         self.m_axis.tdata.next = self.beats.m_axis.tdata.val();
         if self.beats.m_axis.tuser.val().get_bit(0) {
             self.m_axis.tdata.next = self.beats.m_axis.tdata.val() | self.placed.val().get_bits::<512>(0);
@@ -541,7 +563,10 @@ impl Logic for TxBuild {
         self.m_axis.tuser.next = 0.into();
         self.m_axis.tvalid.next = self.beats.m_axis.tvalid.val() & self.head_ok.val();
         self.beats.m_axis.tready.next = self.m_axis.tready.val() & self.head_ok.val();
-        self.icrcs.m_axis.tready.next = self.m_axis.tready.val() & self.head_ok.val() & self.beats.m_axis.tvalid.val() & self.beats.m_axis.tlast.val();
+        self.icrcs.m_axis.tready.next = self.m_axis.tready.val()
+            & self.head_ok.val()
+            & self.beats.m_axis.tvalid.val()
+            & self.beats.m_axis.tlast.val();
 
         if self.reset.val() {
             self.in_frame.d.next = false;
