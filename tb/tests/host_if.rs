@@ -565,6 +565,47 @@ fn register_writes_back_pressure_and_none_is_dropped() {
     eprintln!("{} Loads back to back: {stalls} cycles of backpressure, every one done", qpns.len());
 }
 
+/// Time moderation with many timers waiting (docs/host.md): 32 armed CQs
+/// with MOD_TIME_US 10 each take one completion, back to back. Every
+/// interrupt comes 10 us after its completion, give or take the
+/// microsecond tick, and at most N = 32 cycles late for the timers queued
+/// ahead of it.
+#[test]
+fn timers_fire_on_time_with_many_waiting() {
+    let mut b = bench(16);
+    let n = 32u32;
+    for c in 0..n {
+        b.create_cq(100 + c, RINGS + 0x200_0000 + 0x1000 * c as u64, 6, 200 + c as u16, 1000, 10);
+        b.doorbell(DoorbellKind::CqArm, 100 + c, 0, false);
+    }
+    b.flush_mmio();
+    let taken0 = b.cqe_taken.len();
+    for c in 0..n {
+        b.post_cqe(100 + c, HostBench::make_cqe(c as u64, 1, 0), false);
+    }
+    b.until(20_000, "32 timed interrupts", |b| b.irq_requests.iter().filter(|(v, _)| *v >= 200).count() == n as usize);
+    let us = 250;
+    let mut late = vec![];
+    for c in 0..n {
+        let taken = b.cqe_taken[taken0 + c as usize];
+        let req = b.irq_requests.iter().find(|(v, _)| *v == 200 + c as u16).unwrap().1;
+        let waited = req - taken;
+        assert!(
+            (9 * us..=11 * us + n as u64).contains(&waited),
+            "CQ {}: interrupt {waited} cycles after its completion",
+            100 + c
+        );
+        late.push(waited);
+    }
+    let spread = late.iter().max().unwrap() - late.iter().min().unwrap();
+    assert!(spread <= us + n as u64, "timers {spread} cycles apart");
+    eprintln!(
+        "32 timers: interrupts {}..{} cycles after their completions",
+        late.iter().min().unwrap(),
+        late.iter().max().unwrap()
+    );
+}
+
 #[test]
 fn store_writes_back_ring_indices() {
     let mut b = bench(9);
