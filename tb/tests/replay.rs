@@ -104,3 +104,46 @@ fn tshark_reports_nothing_on_the_captures() {
         }
     }
 }
+
+/// The JSON lines `make replay` prints carry what docs/wire.md lists:
+/// `frame`, `class` (roce/raw/drop), tshark-named BTH and extended-header
+/// fields, `ip.src`/`ip.dst`, `payload_len`, `icrc_ok` and `drop_reason`.
+#[test]
+fn json_lines_carry_the_documented_keys() {
+    let caps = capture("rxe_with_3_bad_icrc.pcap");
+    let good = caps[0].clone();
+    let bad_icrc = caps[4].clone(); // frame 5
+    let mut raw = good.clone();
+    raw[12..14].copy_from_slice(&[0x08, 0x06]);
+    let mut malformed = good.clone();
+    malformed[42] = 0x1f; // reserved opcode
+    let mut csum = good.clone();
+    csum[24] ^= 0x01;
+    let results = replay(&[good.clone(), bad_icrc, raw, malformed, csum]);
+    let lines: Vec<String> = results.iter().map(|r| r.to_json()).collect();
+    for (i, l) in lines.iter().enumerate() {
+        assert!(l.starts_with(&format!("{{\"frame\":{},", i + 1)) && l.ends_with('}'), "{l}");
+        assert_eq!(l.matches('{').count(), 1, "one flat object per line: {l}");
+    }
+    let p = rnic_proto::decode_frame(&good).unwrap();
+    let has = |l: &str, kv: &str| assert!(l.contains(kv), "`{kv}` missing from {l}");
+    let lacks = |l: &str, k: &str| assert!(!l.contains(k), "`{k}` in {l}");
+    has(&lines[0], "\"class\":\"roce\"");
+    has(&lines[0], &format!("\"bth.opcode\":{}", p.bth.opcode.value()));
+    has(&lines[0], &format!("\"bth.psn\":{}", p.bth.psn.value()));
+    has(&lines[0], &format!("\"bth.destqp\":{}", p.bth.dest_qp));
+    has(&lines[0], "\"ip.src\":\"10.99.0.");
+    has(&lines[0], "\"ip.dst\":\"10.99.0.");
+    has(&lines[0], &format!("\"payload_len\":{}", p.payload.len()));
+    has(&lines[0], "\"icrc_ok\":true");
+    lacks(&lines[0], "drop_reason");
+    has(&lines[1], "\"class\":\"drop\"");
+    has(&lines[1], "\"icrc_ok\":false");
+    has(&lines[1], "\"drop_reason\":\"icrc\"");
+    has(&lines[2], "\"class\":\"raw\"");
+    lacks(&lines[2], "drop_reason");
+    has(&lines[3], "\"class\":\"drop\"");
+    has(&lines[3], "\"drop_reason\":\"malformed\"");
+    has(&lines[4], "\"class\":\"drop\"");
+    has(&lines[4], "\"drop_reason\":\"ip_checksum\"");
+}
