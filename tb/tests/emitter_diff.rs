@@ -40,6 +40,15 @@ fn cases() -> u32 {
     parse_cases(std::env::var("DIFF_CASES").ok().as_deref()).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Keeps each block's summary (cycles compared, states reached) in
+/// `target/tmp/emitter_diff/<block>.txt`, since a passing test's output is
+/// captured.
+fn record(name: &str, report: &str) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("emitter_diff");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{name}.txt")), report).unwrap();
+}
+
 /// Input word counts per non-clock input port.
 fn input_words(ports: &[rnic_sim::PortInfo]) -> Vec<usize> {
     ports.iter().filter(|p| p.dir == PortDir::In && !p.is_clock).map(|p| p.words()).collect()
@@ -113,16 +122,18 @@ macro_rules! diff_test {
             assert!(ran >= cases() as usize * (cycles / 2).max(1), "{name}: too few random cycles compared: {ran}");
             assert!(ran + proto_cycles > 0, "{name}: no cycle compared");
             let t2 = std::time::Instant::now();
-            eprintln!(
-                "{name}: {ran} random cycles ({} cases, {:.1} s) and {proto_cycles} protocol cycles ({:.1} s) identical, {} ports compared",
+            let mut report = format!(
+                "{name}: {ran} random cycles ({} cases, {:.1} s) and {proto_cycles} protocol cycles ({:.1} s) identical, {} ports compared\n",
                 cases(),
                 (t2 - t1).as_secs_f64(),
                 (t1 - t0).as_secs_f64(),
                 pair.ports().len(),
             );
             for x in &reached {
-                eprintln!("{name}:     {} {}", x.got, x.what);
+                report.push_str(&format!("{name}:     {} {}\n", x.got, x.what));
             }
+            eprint!("{report}");
+            record(name, &report);
             }
         }
     };
