@@ -180,3 +180,9 @@ impl RxBench {
         }
     }
 }
+
+impl Default for RxBench {
+    fn default() -> Self {
+        Self::new()
+    }
+}

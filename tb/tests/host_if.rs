@@ -606,6 +606,63 @@ fn timers_fire_on_time_with_many_waiting() {
     );
 }
 
+/// Busy queues take turns (docs/host.md): two QPs rung for 64 WQEs each,
+/// one right after the other, are fetched in alternating batches of 8.
+#[test]
+fn busy_queues_take_turns_in_batches_of_eight() {
+    let mut b = bench(17);
+    b.create_qp(80, RINGS, 7, RINGS + 0x10_0000, 7);
+    b.create_qp(81, RINGS + 0x20_0000, 7, RINGS + 0x30_0000, 7);
+    b.doorbell(DoorbellKind::SqProducer, 80, 64, false);
+    b.doorbell(DoorbellKind::SqProducer, 81, 64, false);
+    b.until(50_000, "128 WQEs", |b| b.wqes.len() == 128);
+    let order: Vec<u32> = b.wqes.iter().map(|w| w.qpn).collect();
+    let runs: Vec<(u32, usize)> = order.chunk_by(|a, b| a == b).map(|r| (r[0], r.len())).collect();
+    // the first queue runs alone until the second's doorbell arrives, and
+    // the second alone at the end; in between they alternate by 8
+    assert!(runs.len() >= 12, "alternating batches: {runs:?}");
+    assert!(runs[1..runs.len() - 1].iter().all(|r| r.1 == 8), "batches of 8: {runs:?}");
+    assert!(runs.iter().all(|r| r.1 % 8 == 0), "whole batches: {runs:?}");
+    assert!(runs.windows(2).all(|w| w[0].0 != w[1].0), "the queues alternate: {runs:?}");
+}
+
+/// Context commands move what docs/host.md says: Load is one DMA read of
+/// the whole context (128 B QP, 64 B CQ); Store writes back only the
+/// device's bytes (QP: 8 at byte 56; CQ: 6 at byte 8).
+#[test]
+fn context_commands_move_exactly_the_documented_bytes() {
+    let mut b = bench(18);
+    for (table, n, size, at, len) in
+        [(ContextTable::Qp, 90u32, 128u64, 56usize, 8usize), (ContextTable::Cq, 91, 64, 8, 6)]
+    {
+        let base = if table == ContextTable::Qp { QPC_TABLE } else { CQC_TABLE };
+        let addr = base + size * n as u64;
+        if table == ContextTable::Qp {
+            b.create_qp(n, RINGS, 4, RINGS + 0x1000, 4);
+        } else {
+            b.create_cq(n, RINGS + 0x2000, 4, 1, 1, 0);
+        }
+        let (reads, bytes) = (b.port.stats.read_requests, b.port.stats.read_bytes_requested);
+        assert!(!b.ctx_cmd(ContextOp::Load, table, n));
+        assert_eq!(b.port.stats.read_requests - reads, 1, "{table:?}: Load is one DMA read");
+        assert_eq!(b.port.stats.read_bytes_requested - bytes, size, "{table:?}: of the whole context");
+        let ctx = b.read_host(addr, size as usize);
+        b.write_host(addr, &vec![0xEE; size as usize]);
+        let (writes, wbytes) = (b.port.stats.write_requests, b.port.stats.write_bytes);
+        assert!(!b.ctx_cmd(ContextOp::Store, table, n));
+        assert_eq!(b.port.stats.write_requests - writes, 1, "{table:?}: Store is one DMA write");
+        assert_eq!(b.port.stats.write_bytes - wbytes, len as u64, "{table:?}: of {len} bytes");
+        let after = b.read_host(addr, size as usize);
+        for (i, (&got, &was)) in after.iter().zip(&ctx).enumerate() {
+            if (at..at + len).contains(&i) {
+                assert_eq!(got, was, "{table:?} byte {i}: the device's value written back");
+            } else {
+                assert_eq!(got, 0xEE, "{table:?} byte {i}: not the device's to write");
+            }
+        }
+    }
+}
+
 #[test]
 fn store_writes_back_ring_indices() {
     let mut b = bench(9);

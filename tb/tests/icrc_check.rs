@@ -173,7 +173,7 @@ fn mutated_frames_match_the_model() {
         frames.push(m);
         // Ethernet padding after the IP packet, and a truncated frame
         let mut p = f.clone();
-        p.extend(std::iter::repeat(0).take(1 + rng.next() as usize % 70));
+        p.extend(std::iter::repeat_n(0, 1 + rng.next() as usize % 70));
         frames.push(p);
         let mut t = f.clone();
         t.truncate(t.len() - 1 - rng.next() as usize % 4);

@@ -65,7 +65,7 @@ fn replay_matches_tshark() {
                 assert_eq!(*got, num(val), "{name} frame {}: {field}", r.frame);
                 compared += 1;
             }
-            assert_eq!(r.to_json().starts_with(&format!("{{\"frame\":{}", r.frame)), true);
+            assert!(r.to_json().starts_with(&format!("{{\"frame\":{}", r.frame)));
         }
         eprintln!("{name}: {} frames, {compared} fields equal to tshark's, ICRC failures at {bad:?}", frames.len());
         assert!(compared > 1000);

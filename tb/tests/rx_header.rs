@@ -52,8 +52,6 @@ fn rtl(dut: &mut Dut, f: &[u8]) -> Decoded {
     Decoded { class, fields, csum_ok: dut.ip_csum_ok() == 1, payload_off: dut.payload_off() }
 }
 
-/// A packet of `opcode` with random fields and headers of the right layout.
-
 fn check_all(frames: &[Vec<u8>]) -> BTreeMap<String, usize> {
     let mut dut = Dut::new();
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();

@@ -108,7 +108,7 @@ fn well_formed_frames(rng: &mut Rng) -> Vec<(Vec<u8>, bool)> {
                 f[n - 1] ^= 0x40; // ICRC
             }
             1 if f[12] == 0x08 => f[24] ^= 0x01, // IPv4 header checksum
-            2 => f.extend(std::iter::repeat(0).take(1 + (rng.next() % 30) as usize)), // Ethernet padding
+            2 => f.extend(std::iter::repeat_n(0, 1 + (rng.next() % 30) as usize)), // Ethernet padding
             _ => {}
         }
         v.push((f, i % 37 == 5));
