@@ -356,36 +356,57 @@ fn rx_parse<S: Sim>(s: &mut S) -> Outcome {
     let frames = rx_frames(&mut rng);
     reset(s)?;
     let mut src = Source::new(s, "s_axis");
-    for (f, u) in &frames {
-        src.frame(f, *u);
-    }
     let mut hdr = Sink::new(s, "m_hdr");
     let mut pay = Sink::new(s, "m_axis");
     let mut raw = Sink::new(s, "m_raw");
     let mut codes = [0u64; 8];
-    let limit = s.now() + 200 + 10 * src.beats.len() as u64;
+    // all frames; then frames cut off by a reset in mid-traffic; then frames after it
+    let tail: Vec<(Vec<u8>, u32)> = frames.iter().skip(7).step_by(9).cloned().collect();
     let mut decided = 0;
-    while decided < frames.len() {
-        assert!(s.now() < limit, "rx_parse: {decided} of {} frames decided", frames.len());
-        let (pv, pr) = rates(s.now());
-        src.drive(s, &mut rng, pv);
-        hdr.drive(s, &mut rng, pr);
-        pay.drive(s, &mut rng, pr);
-        raw.drive(s, &mut rng, pr);
-        s.eval();
-        src.sample(s);
-        hdr.sample(s);
-        pay.sample(s);
-        raw.sample(s);
-        if bit(s, "done_valid") {
-            codes[s.get("done_code") as usize & 7] += 1;
-            decided += 1;
+    let mut after_reset = 0;
+    for (segment, list) in [&frames, &tail, &tail].into_iter().enumerate() {
+        for (f, u) in list {
+            src.frame(f, *u);
         }
-        s.step()?;
+        let limit = s.now() + 200 + 10 * src.beats.len() as u64;
+        let mut n = 0;
+        let goal = if segment == 1 { list.len() / 2 } else { list.len() };
+        while n < goal {
+            assert!(s.now() < limit, "rx_parse: {n} of {} frames decided", list.len());
+            let (pv, pr) = rates(s.now());
+            src.drive(s, &mut rng, pv);
+            hdr.drive(s, &mut rng, pr);
+            pay.drive(s, &mut rng, pr);
+            raw.drive(s, &mut rng, pr);
+            s.eval();
+            src.sample(s);
+            hdr.sample(s);
+            pay.sample(s);
+            raw.sample(s);
+            if bit(s, "done_valid") {
+                codes[s.get("done_code") as usize & 7] += 1;
+                n += 1;
+            }
+            s.step()?;
+        }
+        match segment {
+            0 => decided = n,
+            // reset with frames in every stage: the source drops what it had
+            1 => {
+                src = Source::new(s, "s_axis");
+                s.set("s_axis.tvalid", 0);
+                reset(s)?;
+                for k in [&mut hdr, &mut pay, &mut raw] {
+                    k.cur.clear();
+                }
+            }
+            _ => after_reset = n,
+        }
     }
     let good_payloads = pay.packets.iter().filter(|p| p.1 == 0).count() as u64;
     Ok(vec![
         reached("frames decided", decided as u64, frames.len() as u64),
+        reached("frames decided after a reset in mid-traffic", after_reset as u64, tail.len() as u64),
         reached("RoCE frames passed with a good ICRC", codes[ROCE as usize], 200),
         reached("frames dropped for a bad ICRC", codes[ICRC as usize], 6),
         reached("frames dropped for a bad IPv4 checksum", codes[IP_CSUM as usize], 2),
