@@ -663,6 +663,25 @@ fn context_commands_move_exactly_the_documented_bytes() {
     }
 }
 
+/// A context command whose DMA fails (the table's IOVA unmapped; the IOMMU
+/// reports the fault as an error completion) ends with `ctx_status.ERROR`,
+/// for a Load (read) and a Store (write); the next good command clears it.
+#[test]
+fn context_dma_errors_are_reported() {
+    let mut b = bench(19);
+    b.create_qp(5, RINGS, 4, RINGS + 0x1000, 4);
+    b.port.host.iommu.set_mode(rnic_host::FaultMode::Count);
+    let unmapped = 0x40_0000_0000u64;
+    b.write32(regs::qpc_base_lo::OFFSET, unmapped as u32);
+    b.write32(regs::qpc_base_hi::OFFSET, (unmapped >> 32) as u32);
+    assert!(b.ctx_cmd(ContextOp::Load, ContextTable::Qp, 6), "Load from an unmapped table fails");
+    assert!(b.ctx_cmd(ContextOp::Store, ContextTable::Qp, 5), "Store to an unmapped table fails");
+    assert_eq!(b.port.host.iommu.fault_count(), 2, "the IOMMU saw both");
+    b.write32(regs::qpc_base_lo::OFFSET, QPC_TABLE as u32);
+    b.write32(regs::qpc_base_hi::OFFSET, (QPC_TABLE >> 32) as u32);
+    assert!(!b.ctx_cmd(ContextOp::Store, ContextTable::Qp, 5), "the next good command clears ERROR");
+}
+
 #[test]
 fn store_writes_back_ring_indices() {
     let mut b = bench(9);
