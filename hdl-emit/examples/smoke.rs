@@ -18,9 +18,20 @@ pub struct Sem {
 }
 impl Default for Sem {
     fn default() -> Self {
-        Self { a: Default::default(), b: Default::default(), c: Default::default(), wrap_eq: Default::default(),
-            sum9: Default::default(), shl: Default::default(), diff_lt: Default::default(), prec: Default::default(),
-            sl: Default::default(), d8: Default::default(), ten: Constant::new(10u64.into()), kind: Default::default() }
+        Self {
+            a: Default::default(),
+            b: Default::default(),
+            c: Default::default(),
+            wrap_eq: Default::default(),
+            sum9: Default::default(),
+            shl: Default::default(),
+            diff_lt: Default::default(),
+            prec: Default::default(),
+            sl: Default::default(),
+            d8: Default::default(),
+            ten: Constant::new(10u64.into()),
+            kind: Default::default(),
+        }
     }
 }
 impl Logic for Sem {
@@ -40,7 +51,11 @@ impl Logic for Sem {
 }
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
-pub enum St { Idle, Run, Done }
+pub enum St {
+    Idle,
+    Run,
+    Done,
+}
 
 #[derive(LogicBlock, Default)]
 pub struct Fsm {
@@ -60,11 +75,21 @@ impl Logic for Fsm {
         self.sem.b.next = 2.into();
         self.sem.c.next = 3.into();
         match self.state.q.val() {
-            St::Idle => { if self.go.val() { self.state.d.next = St::Run; } }
-            St::Run => { self.state.d.next = St::Done; }
-            _ => { self.state.d.next = St::Idle; }
+            St::Idle => {
+                if self.go.val() {
+                    self.state.d.next = St::Run;
+                }
+            }
+            St::Run => {
+                self.state.d.next = St::Done;
+            }
+            _ => {
+                self.state.d.next = St::Idle;
+            }
         }
-        if self.reset.val() { self.state.d.next = St::Idle; }
+        if self.reset.val() {
+            self.state.d.next = St::Idle;
+        }
         self.busy.next = (self.state.q.val() == St::Run) & self.sem.wrap_eq.val();
     }
 }

@@ -30,6 +30,9 @@ pub struct Sym {
     pub width: usize,
     pub signed: bool,
     pub is_clock: bool,
+    /// An input port of a child block: rust-hdl's `Signal<In>::val()` reads
+    /// its settled value, never a value written earlier in the same pass.
+    pub child_input: bool,
     pub kind: SymKind,
 }
 
@@ -39,6 +42,15 @@ pub struct Sym {
 enum Ty {
     Fixed { w: usize, signed: bool },
     Lit(BigUint),
+}
+
+/// A read or a write of a signal by a statement.
+#[derive(Clone, Debug)]
+struct Access {
+    write: bool,
+    name: String,
+    /// `(offset, width)` of a constant slice; `None` for the whole signal.
+    bits: Option<(usize, usize)>,
 }
 
 /// A directed connection `dst = src` coming from `join`/`link`.
@@ -70,6 +82,9 @@ pub struct Scope<'a> {
     /// Signals written and read by the statement being emitted.
     writes: Vec<String>,
     reads: std::cell::RefCell<Vec<String>>,
+    /// Reads and writes of the statement being emitted, in text order, with
+    /// the bits they touch (`None`: all of them).
+    events: std::cell::RefCell<Vec<Access>>,
 }
 
 pub fn sanitize(raw: &str) -> String {
@@ -87,46 +102,313 @@ pub fn is_reserved(s: &str) -> bool {
 }
 
 const CXX_KEYWORDS: &[&str] = &[
-    "alignas", "alignof", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "catch", "char", "compl",
-    "concept", "constexpr", "continue", "decltype", "delete", "double", "dynamic_cast", "explicit",
-    "export", "extern", "false", "float", "friend", "goto", "inline", "long", "mutable", "namespace",
-    "new", "noexcept", "not_eq", "nullptr", "operator", "or_eq", "private", "protected", "public",
-    "register", "short", "sizeof", "static", "switch", "template", "this", "throw", "true", "try",
-    "typedef", "typeid", "typename", "using", "virtual", "volatile", "xor_eq",
+    "alignas",
+    "alignof",
+    "and_eq",
+    "asm",
+    "auto",
+    "bitand",
+    "bitor",
+    "bool",
+    "catch",
+    "char",
+    "compl",
+    "concept",
+    "constexpr",
+    "continue",
+    "decltype",
+    "delete",
+    "double",
+    "dynamic_cast",
+    "explicit",
+    "export",
+    "extern",
+    "false",
+    "float",
+    "friend",
+    "goto",
+    "inline",
+    "long",
+    "mutable",
+    "namespace",
+    "new",
+    "noexcept",
+    "not_eq",
+    "nullptr",
+    "operator",
+    "or_eq",
+    "private",
+    "protected",
+    "public",
+    "register",
+    "short",
+    "sizeof",
+    "static",
+    "switch",
+    "template",
+    "this",
+    "throw",
+    "true",
+    "try",
+    "typedef",
+    "typeid",
+    "typename",
+    "using",
+    "virtual",
+    "volatile",
+    "xor_eq",
 ];
 
 /// IEEE 1800-2017 reserved words.
 const SV_KEYWORDS: &[&str] = &[
-    "accept_on", "alias", "always", "always_comb", "always_ff", "always_latch", "and", "assert",
-    "assign", "assume", "automatic", "before", "begin", "bind", "bins", "binsof", "bit", "break",
-    "buf", "bufif0", "bufif1", "byte", "case", "casex", "casez", "cell", "chandle", "checker",
-    "class", "clocking", "cmos", "config", "const", "constraint", "context", "continue", "cover",
-    "covergroup", "coverpoint", "cross", "deassign", "default", "defparam", "design", "disable",
-    "dist", "do", "edge", "else", "end", "endcase", "endchecker", "endclass", "endclocking",
-    "endconfig", "endfunction", "endgenerate", "endgroup", "endinterface", "endmodule",
-    "endpackage", "endprimitive", "endprogram", "endproperty", "endspecify", "endsequence",
-    "endtable", "endtask", "enum", "event", "eventually", "expect", "export", "extends", "extern",
-    "final", "first_match", "for", "force", "foreach", "forever", "fork", "forkjoin", "function",
-    "generate", "genvar", "global", "highz0", "highz1", "if", "iff", "ifnone", "ignore_bins",
-    "illegal_bins", "implements", "implies", "import", "incdir", "include", "initial", "inout",
-    "input", "inside", "instance", "int", "integer", "interconnect", "interface", "intersect",
-    "join", "join_any", "join_none", "large", "let", "liblist", "library", "local", "localparam",
-    "logic", "longint", "macromodule", "matches", "medium", "modport", "module", "nand", "negedge",
-    "nettype", "new", "nexttime", "nmos", "nor", "noshowcancelled", "not", "notif0", "notif1",
-    "null", "or", "output", "package", "packed", "parameter", "pmos", "posedge", "primitive",
-    "priority", "program", "property", "protected", "pull0", "pull1", "pulldown", "pullup",
-    "pulsestyle_ondetect", "pulsestyle_onevent", "pure", "rand", "randc", "randcase",
-    "randsequence", "rcmos", "real", "realtime", "ref", "reg", "reject_on", "release", "repeat",
-    "restrict", "return", "rnmos", "rpmos", "rtran", "rtranif0", "rtranif1", "s_always",
-    "s_eventually", "s_nexttime", "s_until", "s_until_with", "scalared", "sequence", "shortint",
-    "shortreal", "showcancelled", "signed", "small", "soft", "solve", "specify", "specparam",
-    "static", "string", "strong", "strong0", "strong1", "struct", "super", "supply0", "supply1",
-    "sync_accept_on", "sync_reject_on", "table", "tagged", "task", "this", "throughout", "time",
-    "timeprecision", "timeunit", "tran", "tranif0", "tranif1", "tri", "tri0", "tri1", "triand",
-    "trior", "trireg", "type", "typedef", "union", "unique", "unique0", "unsigned", "until",
-    "until_with", "untyped", "use", "uwire", "var", "vectored", "virtual", "void", "wait",
-    "wait_order", "wand", "weak", "weak0", "weak1", "while", "wildcard", "wire", "with", "within",
-    "wor", "xnor", "xor",
+    "accept_on",
+    "alias",
+    "always",
+    "always_comb",
+    "always_ff",
+    "always_latch",
+    "and",
+    "assert",
+    "assign",
+    "assume",
+    "automatic",
+    "before",
+    "begin",
+    "bind",
+    "bins",
+    "binsof",
+    "bit",
+    "break",
+    "buf",
+    "bufif0",
+    "bufif1",
+    "byte",
+    "case",
+    "casex",
+    "casez",
+    "cell",
+    "chandle",
+    "checker",
+    "class",
+    "clocking",
+    "cmos",
+    "config",
+    "const",
+    "constraint",
+    "context",
+    "continue",
+    "cover",
+    "covergroup",
+    "coverpoint",
+    "cross",
+    "deassign",
+    "default",
+    "defparam",
+    "design",
+    "disable",
+    "dist",
+    "do",
+    "edge",
+    "else",
+    "end",
+    "endcase",
+    "endchecker",
+    "endclass",
+    "endclocking",
+    "endconfig",
+    "endfunction",
+    "endgenerate",
+    "endgroup",
+    "endinterface",
+    "endmodule",
+    "endpackage",
+    "endprimitive",
+    "endprogram",
+    "endproperty",
+    "endspecify",
+    "endsequence",
+    "endtable",
+    "endtask",
+    "enum",
+    "event",
+    "eventually",
+    "expect",
+    "export",
+    "extends",
+    "extern",
+    "final",
+    "first_match",
+    "for",
+    "force",
+    "foreach",
+    "forever",
+    "fork",
+    "forkjoin",
+    "function",
+    "generate",
+    "genvar",
+    "global",
+    "highz0",
+    "highz1",
+    "if",
+    "iff",
+    "ifnone",
+    "ignore_bins",
+    "illegal_bins",
+    "implements",
+    "implies",
+    "import",
+    "incdir",
+    "include",
+    "initial",
+    "inout",
+    "input",
+    "inside",
+    "instance",
+    "int",
+    "integer",
+    "interconnect",
+    "interface",
+    "intersect",
+    "join",
+    "join_any",
+    "join_none",
+    "large",
+    "let",
+    "liblist",
+    "library",
+    "local",
+    "localparam",
+    "logic",
+    "longint",
+    "macromodule",
+    "matches",
+    "medium",
+    "modport",
+    "module",
+    "nand",
+    "negedge",
+    "nettype",
+    "new",
+    "nexttime",
+    "nmos",
+    "nor",
+    "noshowcancelled",
+    "not",
+    "notif0",
+    "notif1",
+    "null",
+    "or",
+    "output",
+    "package",
+    "packed",
+    "parameter",
+    "pmos",
+    "posedge",
+    "primitive",
+    "priority",
+    "program",
+    "property",
+    "protected",
+    "pull0",
+    "pull1",
+    "pulldown",
+    "pullup",
+    "pulsestyle_ondetect",
+    "pulsestyle_onevent",
+    "pure",
+    "rand",
+    "randc",
+    "randcase",
+    "randsequence",
+    "rcmos",
+    "real",
+    "realtime",
+    "ref",
+    "reg",
+    "reject_on",
+    "release",
+    "repeat",
+    "restrict",
+    "return",
+    "rnmos",
+    "rpmos",
+    "rtran",
+    "rtranif0",
+    "rtranif1",
+    "s_always",
+    "s_eventually",
+    "s_nexttime",
+    "s_until",
+    "s_until_with",
+    "scalared",
+    "sequence",
+    "shortint",
+    "shortreal",
+    "showcancelled",
+    "signed",
+    "small",
+    "soft",
+    "solve",
+    "specify",
+    "specparam",
+    "static",
+    "string",
+    "strong",
+    "strong0",
+    "strong1",
+    "struct",
+    "super",
+    "supply0",
+    "supply1",
+    "sync_accept_on",
+    "sync_reject_on",
+    "table",
+    "tagged",
+    "task",
+    "this",
+    "throughout",
+    "time",
+    "timeprecision",
+    "timeunit",
+    "tran",
+    "tranif0",
+    "tranif1",
+    "tri",
+    "tri0",
+    "tri1",
+    "triand",
+    "trior",
+    "trireg",
+    "type",
+    "typedef",
+    "union",
+    "unique",
+    "unique0",
+    "unsigned",
+    "until",
+    "until_with",
+    "untyped",
+    "use",
+    "uwire",
+    "var",
+    "vectored",
+    "virtual",
+    "void",
+    "wait",
+    "wait_order",
+    "wand",
+    "weak",
+    "weak0",
+    "weak1",
+    "while",
+    "wildcard",
+    "wire",
+    "with",
+    "within",
+    "wor",
+    "xnor",
+    "xor",
 ];
 
 /// Parse rust-hdl's literal rendering (`8'h0a`, `5'b101`).
@@ -165,12 +447,44 @@ fn parse_rust_int(s: &str) -> Option<BigUint> {
 
 pub fn sized_literal(w: usize, v: &BigUint, signed: bool) -> String {
     let s = if signed { "s" } else { "" };
-    if w <= 8 && w % 4 != 0 {
+    if w <= 8 && w & 3 != 0 {
         format!("{w}'{s}b{}", v.to_str_radix(2))
     } else if v.bits() <= 32 && w <= 32 {
         format!("{w}'{s}d{v}")
     } else {
         format!("{w}'{s}h{}", v.to_str_radix(16))
+    }
+}
+
+/// Width of Rust's `usize` (what `index()` returns) on the 64-bit hosts
+/// rust-hdl's simulation runs on.
+const USIZE: usize = 64;
+
+/// Bits needed to index an `n`-bit vector.
+fn clog2(n: usize) -> usize {
+    (usize::BITS - n.saturating_sub(1).leading_zeros()) as usize
+}
+
+/// A Rust-like rendering of an expression, for error messages.
+pub fn show(e: &E) -> String {
+    match e {
+        E::Signal(s) => s.trim().trim_start_matches('.').replace('$', ".").to_string(),
+        E::Literal(l) => l.to_string(),
+        E::Cast(x, w) => format!("bit_cast::<{w}>({})", show(x)),
+        E::Signed(x) => format!("signed_cast({})", show(x)),
+        E::Unsigned(x) => format!("unsigned_cast({})", show(x)),
+        E::Paren(x) => format!("({})", show(x)),
+        E::Binary(l, op, r) => format!("{} {} {}", show(l), op_symbol(op), show(r)),
+        E::Unary(op, x) => match op {
+            Un::Not => format!("!{}", show(x)),
+            Un::Neg => format!("-{}", show(x)),
+            Un::All => format!("{}.all()", show(x)),
+            Un::Any => format!("{}.any()", show(x)),
+            Un::Xor => format!("{}.xor()", show(x)),
+        },
+        E::Index(x, i) => format!("{}.get_bit({})", show(x), show(i)),
+        E::Slice(x, w, o) => format!("{}.get_bits::<{w}>({})", show(x), show(o)),
+        E::IndexReplace(x, i, v) => format!("{}.replace_bit({}, {})", show(x), show(i), show(v)),
     }
 }
 
@@ -184,7 +498,15 @@ fn mask(w: usize) -> BigUint {
 
 impl<'a> Scope<'a> {
     pub fn new(syms: &'a BTreeMap<String, Sym>, module: &'a str, consts: &'a BTreeMap<String, u64>) -> Self {
-        Scope { syms, module, consts, loops: vec![], writes: vec![], reads: Default::default() }
+        Scope {
+            syms,
+            module,
+            consts,
+            loops: vec![],
+            writes: vec![],
+            reads: Default::default(),
+            events: Default::default(),
+        }
     }
 
     fn err(&self, msg: impl Into<String>) -> EmitError {
@@ -294,7 +616,8 @@ impl<'a> Scope<'a> {
                 let (_, v) = parse_literal(&l.to_string()).ok_or_else(|| self.err(format!("literal {l}")))?;
                 Ty::Lit(v)
             }
-            E::Cast(_, w) => Ty::Fixed { w: *w, signed: false },
+            // a `Cast` of a signed operand is `signed_bit_cast` (sign-extending)
+            E::Cast(x, w) => Ty::Fixed { w: *w, signed: matches!(self.ty(x)?, Ty::Fixed { signed: true, .. }) },
             E::Signed(x) => Ty::Fixed { w: self.width_of(x)?, signed: true },
             E::Unsigned(x) => Ty::Fixed { w: self.width_of(x)?, signed: false },
             E::Paren(x) => self.ty(x)?,
@@ -307,7 +630,8 @@ impl<'a> Scope<'a> {
                 Un::All | Un::Any | Un::Xor => Ty::Fixed { w: 1, signed: false },
             },
             E::Index(_, _) => Ty::Fixed { w: 1, signed: false },
-            E::Slice(_, w, _) => Ty::Fixed { w: *w, signed: false },
+            // `Signed<N>::get_bits` is a `Signed<M>`
+            E::Slice(x, w, _) => Ty::Fixed { w: *w, signed: matches!(self.ty(x)?, Ty::Fixed { signed: true, .. }) },
             E::IndexReplace(x, _, _) => Ty::Fixed { w: self.width_of(x)?, signed: false },
         })
     }
@@ -332,9 +656,25 @@ impl<'a> Scope<'a> {
                 (Ty::Lit(_), Ty::Fixed { .. }) => Ty::Fixed { w: 64, signed: false },
             },
             Op::Mul => match (tl, tr) {
-                (Ty::Fixed { w: a, signed }, Ty::Fixed { w: b, .. }) => Ty::Fixed { w: a + b, signed },
-                (Ty::Lit(a), Ty::Lit(b)) => Ty::Lit(a * b),
-                _ => return Err(self.err("multiplication needs two vectors (rust-hdl: Bits<16> * Bits<16>)")),
+                // rust-hdl multiplies only 16 x 16 -> 32 (`Bits` and `Signed`)
+                (Ty::Fixed { w: 16, signed }, Ty::Fixed { w: 16, .. }) => Ty::Fixed { w: 32, signed },
+                // `usize` arithmetic (`i.index() * 8`)
+                (Ty::Fixed { w: USIZE, signed: false }, Ty::Fixed { w: USIZE, signed: false })
+                | (Ty::Fixed { w: USIZE, signed: false }, Ty::Lit(_))
+                | (Ty::Lit(_), Ty::Fixed { w: USIZE, signed: false }) => Ty::Fixed { w: USIZE, signed: false },
+                (Ty::Lit(a), Ty::Lit(b)) => {
+                    Ty::Lit(fold(op, &a, &b).ok_or_else(|| self.err("literal product overflows u64"))?)
+                }
+                (Ty::Fixed { w: a, .. }, Ty::Fixed { w: b, .. }) => {
+                    return Err(self.err(format!(
+                        "multiplication of {a}-bit by {b}-bit values (rust-hdl has Bits<16> * Bits<16> only)"
+                    )))
+                }
+                (Ty::Fixed { w, .. }, Ty::Lit(_)) | (Ty::Lit(_), Ty::Fixed { w, .. }) => {
+                    return Err(self.err(format!(
+                        "multiplication of a {w}-bit value by a literal (rust-hdl has Bits<16> * Bits<16> only)"
+                    )))
+                }
             },
             Op::Add | Op::Sub | Op::BitAnd | Op::BitOr | Op::BitXor => match (tl, tr) {
                 (Ty::Fixed { w: a, signed }, Ty::Fixed { w: b, .. }) => {
@@ -343,7 +683,9 @@ impl<'a> Scope<'a> {
                     }
                     Ty::Fixed { w: a, signed }
                 }
-                (Ty::Fixed { w, signed }, Ty::Lit(_)) | (Ty::Lit(_), Ty::Fixed { w, signed }) => Ty::Fixed { w, signed },
+                (Ty::Fixed { w, signed }, Ty::Lit(_)) | (Ty::Lit(_), Ty::Fixed { w, signed }) => {
+                    Ty::Fixed { w, signed }
+                }
                 (Ty::Lit(a), Ty::Lit(b)) => Ty::Lit(fold(op, &a, &b).ok_or_else(|| self.err("literal fold"))?),
             },
         })
@@ -368,6 +710,7 @@ impl<'a> Scope<'a> {
                     Some(SymKind::EnumConst(_)) => enum_param_name(&name),
                     _ => {
                         self.reads.borrow_mut().push(name.clone());
+                        self.events.borrow_mut().push(Access { write: false, name: name.clone(), bits: None });
                         sanitize(&name)
                     }
                 }
@@ -381,7 +724,17 @@ impl<'a> Scope<'a> {
                     }
                     sized_literal(*m, &v, false)
                 }
-                Ty::Fixed { w: xw, .. } => {
+                Ty::Fixed { w: xw, signed: true } => {
+                    // `signed_bit_cast`: a size cast of a signed operand sign-extends
+                    // (or truncates), and stays signed
+                    let inner = self.expr(x, None)?;
+                    if xw == *m {
+                        inner
+                    } else {
+                        format!("{m}'({inner})")
+                    }
+                }
+                Ty::Fixed { w: xw, signed: false } => {
                     let inner = self.expr(x, None)?;
                     if xw == *m {
                         inner
@@ -410,23 +763,21 @@ impl<'a> Scope<'a> {
             }
             E::Binary(l, op, r) => self.binop(l, op, r, w, signed)?,
             E::Index(x, i) => {
-                let idx = self.index_expr(i)?;
-                match (&**x, self.ty(x)?) {
-                    (E::Signal(_), Ty::Fixed { w: xw, .. }) => {
-                        let base = self.expr(x, None)?;
-                        if xw == 1 {
-                            if let Ok(0) = idx.parse::<u64>() {
-                                return Ok(base);
-                            }
-                        }
-                        if let Ok(k) = idx.parse::<usize>() {
-                            if k >= xw {
-                                return Err(self.err(format!("bit index {k} out of range for {xw} bits")));
-                            }
-                        }
-                        format!("{base}[{idx}]")
+                let xw = self.width_of(x)?;
+                if let Ty::Lit(k) = self.ty(i)? {
+                    // rust-hdl's `get_bit` panics beyond the top
+                    if k >= BigUint::from(xw) {
+                        return Err(self.err(format!("bit index {k} out of range for {xw} bits in `{}`", show(e))));
                     }
-                    _ => format!("1'({} >> {idx})", self.expr(x, None)?),
+                }
+                let base = self.expr(x, None)?;
+                if xw == 1 {
+                    // the only index `get_bit` accepts on one bit is 0
+                    return Ok(unsigned_of(&base, self.is_signed(x)?));
+                }
+                match unparen(x) {
+                    E::Signal(_) => format!("{base}[{}]", self.select_index(i, xw)?),
+                    _ => format!("1'({} >> {})", unsigned_of(&base, self.is_signed(x)?), self.index_expr(i)?),
                 }
             }
             E::Slice(x, m, off) => self.slice(x, *m, off)?,
@@ -442,50 +793,133 @@ impl<'a> Scope<'a> {
         })
     }
 
-    /// An index or offset: a constant folds to a decimal number, a signal
-    /// stays as is (Verilog sizes indices by themselves).
+    fn is_signed(&self, e: &E) -> Result<bool, EmitError> {
+        Ok(matches!(self.ty(e)?, Ty::Fixed { signed: true, .. }))
+    }
+
+    /// A shift amount or offset at its full value: a constant folds to a
+    /// decimal number, anything else is emitted as it is.
     fn index_expr(&self, i: &E) -> Result<String, EmitError> {
+        let i = self.narrowest(i);
         match self.ty(i)? {
             Ty::Lit(v) => Ok(v.to_string()),
-            Ty::Fixed { .. } => self.expr(i, None),
+            Ty::Fixed { signed, .. } => Ok(unsigned_of(&self.expr(i, None)?, signed)),
         }
+    }
+
+    /// The index of a bit- or part-select of an `xw`-bit vector, at exactly
+    /// the width Verilog wants for it (`clog2(xw)` bits). Callers only use a
+    /// select where every index value Rust accepts fits that width, so
+    /// narrowing never changes a value Rust can see.
+    fn select_index(&self, i: &E, xw: usize) -> Result<String, EmitError> {
+        let need = clog2(xw).max(1);
+        let i = self.narrowest(i);
+        match self.ty(i)? {
+            Ty::Lit(v) => Ok(v.to_string()),
+            Ty::Fixed { w, signed } => {
+                let s = unsigned_of(&self.expr(i, None)?, signed);
+                Ok(match w.cmp(&need) {
+                    std::cmp::Ordering::Equal => s,
+                    std::cmp::Ordering::Less => zero_extend(&s, w, need),
+                    std::cmp::Ordering::Greater => format!("{need}'({s})"),
+                })
+            }
+        }
+    }
+
+    /// `e` without zero-extensions that cannot change its value (the
+    /// `usize` of `index()` around a narrow vector).
+    fn narrowest<'e>(&self, e: &'e E) -> &'e E {
+        match e {
+            E::Paren(x) => self.narrowest(x),
+            E::Cast(x, m) => match self.ty(x) {
+                Ok(Ty::Fixed { w, signed: false }) if w <= *m => self.narrowest(x),
+                _ => e,
+            },
+            _ => e,
+        }
+    }
+
+    /// An upper bound of an unsigned expression's value.
+    fn max_value(&self, e: &E) -> Result<BigUint, EmitError> {
+        let t = self.ty(e)?;
+        let Ty::Fixed { w, signed } = t else {
+            let Ty::Lit(v) = t else { unreachable!() };
+            return Ok(v);
+        };
+        let top = mask(w);
+        if signed {
+            return Ok(top);
+        }
+        Ok(match e {
+            E::Paren(x) => self.max_value(x)?,
+            E::Cast(x, _) => self.max_value(x)?.min(top),
+            E::Binary(l, Op::Shl, r) => match self.ty(r)? {
+                Ty::Lit(k) => {
+                    let k = k.to_usize().unwrap_or(usize::MAX).min(w);
+                    (self.max_value(l)? << k).min(top)
+                }
+                _ => top,
+            },
+            E::Binary(l, Op::Shr, _) => self.max_value(l)?,
+            E::Binary(l, Op::Add, r) => (self.max_value(l)? + self.max_value(r)?).min(top),
+            E::Binary(l, Op::Mul, r) => (self.max_value(l)? * self.max_value(r)?).min(top),
+            E::Binary(l, Op::BitAnd, r) => self.max_value(l)?.min(self.max_value(r)?),
+            _ => top,
+        })
     }
 
     fn slice(&self, x: &E, m: usize, off: &E) -> Result<String, EmitError> {
         let xw = self.width_of(x)?;
+        let signed = self.is_signed(x)?;
         let base = self.expr(x, None)?;
         let is_ident = matches!(unparen(x), E::Signal(_));
-        match self.ty(off)? {
-            Ty::Lit(v) => {
-                let o = v.to_usize().ok_or_else(|| self.err("slice offset too large"))?;
-                if o > xw {
-                    return Err(self.err(format!("get_bits offset {o} beyond width {xw}")));
-                }
-                if o == 0 && m == xw {
-                    Ok(base)
-                } else if o + m <= xw && is_ident {
-                    if m == 1 {
-                        Ok(format!("{base}[{o}]"))
-                    } else {
-                        Ok(format!("{base}[{}:{o}]", o + m - 1))
-                    }
-                } else if o >= xw {
-                    Ok(sized_literal(m, &BigUint::zero(), false))
-                } else {
-                    // rust-hdl fills bits above the source with zeros
-                    Ok(format!("{m}'({base} >> {o})"))
-                }
-            }
-            Ty::Fixed { w: ow, .. } => {
-                let o = self.expr(off, None)?;
-                let max_off = if ow >= 63 { usize::MAX } else { (1usize << ow) - 1 };
-                if is_ident && max_off.saturating_add(m) <= xw {
-                    Ok(format!("{base}[{o} +: {m}]"))
-                } else {
-                    Ok(format!("{m}'({base} >> {o})"))
-                }
+        if let (true, Ty::Lit(o)) = (is_ident, self.ty(off)?) {
+            // a field of a struct (or any constant slice) reads only its bits
+            if let (Some(o), Some(last)) = (o.to_usize(), self.events.borrow_mut().last_mut()) {
+                last.bits = Some((o, m.min(xw.saturating_sub(o))));
             }
         }
+        let ubase = unsigned_of(&base, signed);
+        // rust-hdl fills bits above the source with zeros
+        let shifted = |o: &str| -> String {
+            if m <= xw {
+                format!("{m}'({ubase} >> {o})")
+            } else {
+                zero_extend(&format!("{xw}'({ubase} >> {o})"), xw, m)
+            }
+        };
+        let unsigned = match self.ty(off)? {
+            Ty::Lit(v) => {
+                let o = v.to_usize().filter(|o| *o <= xw).ok_or_else(|| {
+                    self.err(format!("get_bits offset {v} beyond width {xw} (rust-hdl panics) in `{}`", show(off)))
+                })?;
+                if o == 0 && m == xw {
+                    return Ok(base);
+                } else if o + m <= xw && is_ident {
+                    if m == 1 {
+                        format!("{base}[{o}]")
+                    } else {
+                        format!("{base}[{}:{o}]", o + m - 1)
+                    }
+                } else if o >= xw {
+                    sized_literal(m, &BigUint::zero(), false)
+                } else if o == 0 && m > xw {
+                    zero_extend(&ubase, xw, m)
+                } else {
+                    shifted(&o.to_string())
+                }
+            }
+            Ty::Fixed { .. } => {
+                let max_off = self.max_value(off)?;
+                if is_ident && max_off + BigUint::from(m) <= BigUint::from(xw) {
+                    format!("{base}[{} +: {m}]", self.select_index(off, xw)?)
+                } else {
+                    shifted(&self.index_expr(off)?)
+                }
+            }
+        };
+        Ok(if signed { format!("$signed({unsigned})") } else { unsigned })
     }
 
     fn binop(&self, l: &E, op: &Op, r: &E, w: usize, signed: bool) -> Result<String, EmitError> {
@@ -507,8 +941,14 @@ impl<'a> Scope<'a> {
                 Ok(format!("{w}'({a} * {b})"))
             }
             Op::Shl | Op::Shr => {
+                if let Ty::Lit(k) = self.ty(r)? {
+                    // every bit shifted out (and a literal Verilator would refuse)
+                    if k >= BigUint::from(w) {
+                        return Ok(sized_literal(w, &BigUint::zero(), signed));
+                    }
+                }
                 let a = self.expr(l, Some((w, signed)))?;
-                let b = self.expr(r, None)?;
+                let b = self.index_expr(r)?;
                 Ok(format!("{w}'({a} {sym} {b})"))
             }
             Op::LogicalAnd | Op::LogicalOr => {
@@ -519,9 +959,27 @@ impl<'a> Scope<'a> {
             Op::Eq | Op::Ne | Op::Lt | Op::Le | Op::Gt | Op::Ge => {
                 let (tl, tr) = (self.ty(l)?, self.ty(r)?);
                 let (m, sg) = match (&tl, &tr) {
-                    (Ty::Fixed { w: a, signed: sa }, Ty::Fixed { w: b, signed: sb }) => ((*a).max(*b), *sa && *sb),
+                    (Ty::Fixed { w: a, signed: sa }, Ty::Fixed { w: b, signed: sb }) => {
+                        // Rust compares equal types only (`usize` from `index()` is 64 bits)
+                        if a != b {
+                            return Err(self.err(format!(
+                                "comparison of {a}-bit and {b}-bit values in `{}`",
+                                show(&E::Binary(Box::new(l.clone()), op.clone(), Box::new(r.clone())))
+                            )));
+                        }
+                        (*a, *sa && *sb)
+                    }
                     (Ty::Fixed { w: a, signed: s }, Ty::Lit(v)) | (Ty::Lit(v), Ty::Fixed { w: a, signed: s }) => {
-                        ((*a).max(lit_bits(v)), *s)
+                        // rust-hdl converts the literal to the vector's type: it panics
+                        // (up to 32 bits) or silently truncates (above) when it does not fit
+                        if lit_bits(v) > *a {
+                            return Err(self.err(format!(
+                                "literal {v:#x} compared with a {a}-bit value does not fit it (rust-hdl would \
+                                 truncate or panic) in `{}`",
+                                show(&E::Binary(Box::new(l.clone()), op.clone(), Box::new(r.clone())))
+                            )));
+                        }
+                        (*a, *s)
                     }
                     (Ty::Lit(a), Ty::Lit(b)) => {
                         let m = lit_bits(a).max(lit_bits(b));
@@ -562,7 +1020,8 @@ impl<'a> Scope<'a> {
     pub fn body(&mut self, block: &VerilogBlock) -> Result<BodyOut, EmitError> {
         let mut out = BodyOut { comb: vec![], clock_assigns: vec![], links: vec![], groups: vec![] };
         let mut chunks: Vec<(Vec<String>, Vec<String>, Vec<String>)> = vec![];
-        self.top_level(block, &mut out, &mut chunks)?;
+        let mut events: Vec<Vec<Access>> = vec![];
+        self.top_level(block, &mut out, &mut chunks, &mut events)?;
         // union-find over chunks that write a common signal
         let mut parent: Vec<usize> = (0..chunks.len()).collect();
         fn root(p: &mut [usize], mut i: usize) -> usize {
@@ -586,11 +1045,70 @@ impl<'a> Scope<'a> {
             for &w in &ws[1..] {
                 join(&mut parent, ws[0], w);
             }
+            // a child's input is read at its settled value (checked below)
+            if self.syms.get(*v).is_some_and(|s| s.child_input) {
+                continue;
+            }
             // a read between two writes sees an intermediate value: same block
             let (first, last) = (ws[0], *ws.last().unwrap());
             for (r, (_, _, reads)) in chunks.iter().enumerate().take(last).skip(first + 1) {
                 if reads.iter().any(|x| x == v) {
                     join(&mut parent, r, first);
+                }
+            }
+        }
+        // rust-hdl's `Signal<In>::val()` is the settled value even right after
+        // a write in the same pass; Verilog would read what the process wrote
+        // so far. A child input read in the process that writes it is refused.
+        let mut group_writes: BTreeMap<usize, Vec<&str>> = BTreeMap::new();
+        for (i, (_, writes, _)) in chunks.iter().enumerate() {
+            let g = root(&mut parent, i);
+            group_writes.entry(g).or_default().extend(writes.iter().map(|w| w.as_str()));
+        }
+        for (i, (_, _, reads)) in chunks.iter().enumerate() {
+            let g = root(&mut parent, i);
+            let written = group_writes.get(&g).map(|v| v.as_slice()).unwrap_or(&[]);
+            for r in reads {
+                if written.contains(&r.as_str()) && self.syms.get(r).is_some_and(|s| s.child_input) {
+                    return Err(self.err(format!(
+                        "`{}` (an input of a child block) is read in the statements that write it; rust-hdl reads \
+                         a child's input at its settled value, so read it in a statement of its own",
+                        r.replace('$', ".")
+                    )));
+                }
+            }
+        }
+        // Within one process a read must come after the writes of the bits it
+        // reads: rust-hdl reads the value of the previous pass there (its
+        // settled value), Verilog the value of the process's previous run
+        // (and Verilator warns ALWCOMBORDER). Such reads are refused.
+        let mut order: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for i in 0..chunks.len() {
+            order.entry(root(&mut parent, i)).or_default().push(i);
+        }
+        for (g, members) in &order {
+            let written = &group_writes[g];
+            let mut done: BTreeMap<&str, BigUint> = BTreeMap::new();
+            for &i in members {
+                for ev in &events[i] {
+                    let Some(sym) = self.syms.get(&ev.name) else { continue };
+                    let bits = match ev.bits {
+                        Some((o, w)) => mask(w) << o,
+                        None => mask(sym.width),
+                    };
+                    if ev.write {
+                        *done.entry(ev.name.as_str()).or_default() |= bits;
+                    } else if written.contains(&ev.name.as_str()) && !sym.child_input {
+                        let have = done.get(ev.name.as_str()).cloned().unwrap_or_default();
+                        if &have & &bits != bits {
+                            return Err(self.err(format!(
+                                "`{}` is read before the statements that write it (in one process) have written the \
+                                 bits read; rust-hdl reads the previous pass's value there: write it first, or read \
+                                 it in a statement that shares nothing with its writers",
+                                ev.name.replace('$', ".")
+                            )));
+                        }
+                    }
                 }
             }
         }
@@ -617,6 +1135,7 @@ impl<'a> Scope<'a> {
         b: &VerilogBlock,
         out: &mut BodyOut,
         chunks: &mut Vec<(Vec<String>, Vec<String>, Vec<String>)>,
+        events: &mut Vec<Vec<Access>>,
     ) -> Result<(), EmitError> {
         for s in b {
             match s {
@@ -624,19 +1143,21 @@ impl<'a> Scope<'a> {
                     let (from, to) = (l.from.as_usize() as i64, l.to.as_usize() as i64);
                     for i in from..to {
                         self.loops.push((l.index.clone(), i));
-                        let r = self.top_level(&l.block, out, chunks);
+                        let r = self.top_level(&l.block, out, chunks, events);
                         self.loops.pop();
                         r?;
                     }
                 }
-                S::Macro(m) => self.top_level(m, out, chunks)?,
+                S::Macro(m) => self.top_level(m, out, chunks, events)?,
                 _ => {
                     let start = out.comb.len();
                     self.writes.clear();
                     self.reads.borrow_mut().clear();
+                    self.events.borrow_mut().clear();
                     self.stmt(s, 2, true, out)?;
                     let lines = out.comb.split_off(start);
                     let reads = std::mem::take(&mut *self.reads.borrow_mut());
+                    events.push(std::mem::take(&mut *self.events.borrow_mut()));
                     chunks.push((lines, std::mem::take(&mut self.writes), reads));
                 }
             }
@@ -669,15 +1190,40 @@ impl<'a> Scope<'a> {
                 }
                 let v = self.assign_value(rhs, sym.width, sym.signed)?;
                 self.writes.push(name.clone());
+                self.events.borrow_mut().push(Access { write: true, name: name.clone(), bits: None });
                 out.comb.push(format!("{pad}{} = {v};", sanitize(&name)));
             }
             S::SliceAssignment { base, width, offset, replacement } => {
                 let E::Signal(raw) = base else { return Err(self.err("slice assignment to a non-signal")) };
-                let (name, _, _) = self.lookup(raw)?;
+                let (name, sym, _) = self.lookup(raw)?;
+                let sym = sym.ok_or_else(|| self.err(format!("cannot assign to `{name}`")))?.clone();
+                let what = || format!("{}[{} +: {width}]", show(base), show(offset));
+                if let Ty::Lit(o) = self.ty(offset)? {
+                    // rust-hdl's set_bit/set_bits panic on a write beyond the top
+                    if o + BigUint::from(*width) > BigUint::from(sym.width) {
+                        return Err(self.err(format!("slice write `{}` beyond the {}-bit signal", what(), sym.width)));
+                    }
+                } else if *width > sym.width {
+                    return Err(self.err(format!("slice write `{}` wider than the {}-bit signal", what(), sym.width)));
+                }
                 self.writes.push(name.clone());
                 let v = self.assign_value(replacement, *width, false)?;
-                let o = self.index_expr(offset)?;
-                out.comb.push(format!("{pad}{}[{o} +: {width}] = {v};", sanitize(&name)));
+                let bits = match self.ty(offset)? {
+                    Ty::Lit(o) => o.to_usize().map(|o| (o, *width)),
+                    _ => Some((0, 0)), // somewhere: counts as writing no known bit
+                };
+                self.events.borrow_mut().push(Access { write: true, name: name.clone(), bits });
+                let target = sanitize(&name);
+                let lhs = if *width == sym.width {
+                    target
+                } else {
+                    match self.ty(offset)? {
+                        Ty::Lit(o) if *width == 1 => format!("{target}[{o}]"),
+                        Ty::Lit(o) => format!("{target}[{}:{o}]", &o + BigUint::from(*width - 1)),
+                        _ => format!("{target}[{} +: {width}]", self.select_index(offset, sym.width)?),
+                    }
+                };
+                out.comb.push(format!("{pad}{lhs} = {v};"));
             }
             S::If(c) => {
                 self.conditional(c, ind, out, false)?;
@@ -685,10 +1231,22 @@ impl<'a> Scope<'a> {
             S::Match(m) => {
                 let tw = self.width_of(&m.test)?;
                 out.comb.push(format!("{pad}case ({})", self.expr(&m.test, None)?));
+                let mut labels = BTreeMap::new();
                 for case in &m.cases {
                     let label = self.case_label(&case.condition, tw)?;
+                    if labels.insert(label.clone(), ()).is_some() {
+                        return Err(self.err(format!("match arm `{}` appears twice", case.condition.trim())));
+                    }
                     out.comb.push(format!("{pad}    {label}: begin"));
                     self.block(&case.block, ind + 2, false, out)?;
+                    out.comb.push(format!("{pad}    end"));
+                }
+                // A match on an enum is exhaustive in Rust without covering
+                // every encoding of its bits; the rest can never occur, and an
+                // empty default says so (no CASEINCOMPLETE, no latch).
+                let covers_all = tw < usize::BITS as usize && labels.len() >= 1usize << tw;
+                if !labels.contains_key("default") && !covers_all {
+                    out.comb.push(format!("{pad}    default: begin"));
                     out.comb.push(format!("{pad}    end"));
                 }
                 out.comb.push(format!("{pad}endcase"));
@@ -770,9 +1328,10 @@ impl<'a> Scope<'a> {
         match self.ty(rhs)? {
             Ty::Lit(_) => self.expr(rhs, Some((w, signed))),
             Ty::Fixed { w: rw, .. } if rw == w => self.expr(rhs, None),
-            Ty::Fixed { w: rw, .. } => Err(self.err(format!(
-                "assigning a {rw}-bit value to a {w}-bit signal; use bit_cast to say what is meant"
-            ))),
+            Ty::Fixed { w: rw, .. } => {
+                Err(self
+                    .err(format!("assigning a {rw}-bit value to a {w}-bit signal; use bit_cast to say what is meant")))
+            }
         }
     }
 

@@ -95,6 +95,11 @@ pub fn emit_with_consts(top: &dyn Block, top_name: &str, consts: &[(&str, u64)])
         return Err(EmitError::Unsupported { module: top_name.into(), detail: "the top cannot be a black box".into() });
     };
     let names = module::assign_names(&reg, top_id, top_name);
+    // a black box is instantiated by name: a generated module of that name
+    // would silently take its place
+    if let Some(n) = names.iter().find(|n| reg.blackboxes.contains(*n)) {
+        return Err(EmitError::NameClash { module: format!("black box `{n}`"), name: n.clone() });
+    }
     let mut modules = vec![];
     for (i, m) in reg.modules.iter().enumerate() {
         if i == top_id {

@@ -26,6 +26,8 @@ pub struct Registry {
     pub modules: Vec<Pending>,
     index: HashMap<String, usize>,
     pub cores: Vec<String>,
+    /// Module names of black boxes (written by hand, declared elsewhere).
+    pub blackboxes: BTreeSet<String>,
     /// Named constants (see [`crate::emit_with_consts`]).
     pub consts: BTreeMap<String, u64>,
 }
@@ -79,10 +81,22 @@ fn fix_custom(code: &str) -> String {
 pub fn build(node: &Node, parent_base: &str, reg: &mut Registry, is_top: bool) -> Result<ModRef, EmitError> {
     if let Verilog::Blackbox(b) = &node.code {
         reg.add_core(&b.code);
+        reg.blackboxes.insert(b.name.clone());
         return Ok(ModRef::Blackbox(b.name.clone()));
     }
     let (base, suffix) = match &node.type_name {
         Some(t) => module_base_name(t),
+        // Project RTL is written with `#[hdl_gen]`, and its module is named
+        // after its type; only rust-hdl's own hand-written parts (DFF and
+        // friends, whose body is Verilog text) may come without a tag.
+        None if !is_top && matches!(node.code, Verilog::Combinatorial(_)) => {
+            return Err(EmitError::Unsupported {
+                module: node.inst.replace('$', "."),
+                detail: "a block with an #[hdl_gen] body has no `kind: TypeTag<Self>` field, so its module \
+                         cannot be named after its type"
+                    .into(),
+            })
+        }
         None => {
             // untagged library block: name it after its field in the parent
             let field = node.inst.split('$').find(|s| !s.is_empty()).unwrap_or("block");
@@ -104,19 +118,31 @@ pub fn build(node: &Node, parent_base: &str, reg: &mut Registry, is_top: bool) -
         }
     };
     for a in &node.atoms {
-        syms.insert(a.name.clone(), Sym { width: a.width, signed: a.signed, is_clock: a.is_clock, kind: SymKind::Signal });
+        syms.insert(
+            a.name.clone(),
+            Sym { width: a.width, signed: a.signed, is_clock: a.is_clock, child_input: false, kind: SymKind::Signal },
+        );
         add_enums(a, &mut enums);
     }
     for c in &node.children {
         for a in c.atoms.iter().filter(|a| matches!(a.role, AtomRole::Input | AtomRole::Output)) {
             let n = format!("{}${}", c.inst, a.name);
-            syms.insert(n, Sym { width: a.width, signed: a.signed, is_clock: a.is_clock, kind: SymKind::Signal });
+            let child_input = a.role == AtomRole::Input;
+            syms.insert(
+                n,
+                Sym { width: a.width, signed: a.signed, is_clock: a.is_clock, child_input, kind: SymKind::Signal },
+            );
             add_enums(a, &mut enums);
         }
     }
     for (label, (w, v)) in &enums {
-        syms.entry(label.clone())
-            .or_insert(Sym { width: *w, signed: false, is_clock: false, kind: SymKind::EnumConst(*v) });
+        syms.entry(label.clone()).or_insert(Sym {
+            width: *w,
+            signed: false,
+            is_clock: false,
+            child_input: false,
+            kind: SymKind::EnumConst(*v),
+        });
     }
     // two Rust names must not become one Verilog name
     let mut seen = BTreeSet::new();

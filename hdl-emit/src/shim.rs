@@ -50,12 +50,16 @@ pub fn cpp(name: &str, ports: &[Port], trace: bool) -> String {
     c.push_str("    m->time++;\n}\n");
     c.push_str(&format!("int {p}_trace_enabled() {{ return {}; }}\n", if trace { 1 } else { 0 }));
     // generic accessors by port index (used by the differential tests)
-    c.push_str(&format!("void {p}_set(void* h, uint32_t idx, const uint32_t* w) {{\n    Model* m = (Model*)h;\n    switch (idx) {{\n"));
+    c.push_str(&format!(
+        "void {p}_set(void* h, uint32_t idx, const uint32_t* w) {{\n    Model* m = (Model*)h;\n    switch (idx) {{\n"
+    ));
     for (i, port) in ports.iter().enumerate().filter(|(_, p)| p.dir == Dir::In) {
         c.push_str(&format!("    case {i}: {} break;\n", cpp_store(port)));
     }
     c.push_str("    default: break;\n    }\n}\n");
-    c.push_str(&format!("void {p}_get(void* h, uint32_t idx, uint32_t* w) {{\n    Model* m = (Model*)h;\n    switch (idx) {{\n"));
+    c.push_str(&format!(
+        "void {p}_get(void* h, uint32_t idx, uint32_t* w) {{\n    Model* m = (Model*)h;\n    switch (idx) {{\n"
+    ));
     for (i, port) in ports.iter().enumerate() {
         c.push_str(&format!("    case {i}: {} break;\n", cpp_load(port)));
     }
@@ -68,15 +72,20 @@ fn field(port: &Port) -> String {
     format!("m->top->{}", port.name)
 }
 
+/// Stores mask the value to the port's width: Verilator expects the bits
+/// above a port's top to be zero, and a stray bit there would change the
+/// simulation (a wide compare, an add's carry) without any warning.
 fn cpp_store(port: &Port) -> String {
     let f = field(port);
     let n = words(port.width);
+    let top = port.width % 32;
+    let top_mask = if top == 0 { "0xffffffffu".to_string() } else { format!("0x{:x}u", (1u64 << top) - 1) };
     if port.width <= 32 {
-        format!("{f} = w[0];")
+        format!("{f} = w[0] & {top_mask};")
     } else if port.width <= 64 {
-        format!("{f} = (uint64_t)w[0] | ((uint64_t)w[1] << 32);")
+        format!("{f} = (uint64_t)w[0] | ((uint64_t)(w[1] & {top_mask}) << 32);")
     } else {
-        format!("for (int i = 0; i < {n}; i++) {f}[i] = w[i];")
+        format!("for (int i = 0; i < {n}; i++) {f}[i] = w[i]; {f}[{}] &= {top_mask};", n - 1)
     }
 }
 
@@ -131,44 +140,51 @@ pub fn rust(name: &str, ports: &[Port]) -> String {
     r.push_str("    pub struct Dut { h: *mut std::ffi::c_void }\n\n");
     r.push_str("    impl Dut {\n");
     r.push_str(&format!(
-        "        /// A fresh model. `RNIC_TRACE=dir` writes `dir/{name}-<n>.vcd` when the models were built with tracing.\n        pub fn new() -> Self {{\n            let path = crate::model::trace_path(\"{name}\", unsafe {{ {p}_trace_enabled() }} != 0);\n            // SAFETY: the shim copies nothing from the pointer after `new` returns; `path` outlives the call.\n            let h = unsafe {{ {p}_new(path.as_ptr()) }};\n            Dut {{ h }}\n        }}\n"
+        "        /// A fresh model. `RNIC_TRACE=dir` writes `dir/{name}-<n>.vcd` when the models were built with tracing.\n        pub fn new() -> Self {{\n            // SAFETY: a constant function of the shim, no arguments.\n            let path = crate::model::trace_path(\"{name}\", unsafe {{ {p}_trace_enabled() }} != 0);\n            // SAFETY: the shim copies nothing from the pointer after `new` returns; `path` outlives the call.\n            let h = unsafe {{ {p}_new(path.as_ptr()) }};\n            Dut {{ h }}\n        }}\n"
     ));
     for (i, port) in ports.iter().enumerate() {
         let id = rust_ident(port);
         let n = words(port.width);
+        let width = port.width;
+        let safety_set = format!("// SAFETY: `self.h` is a live model; the shim reads {n} word(s) from `w`, which holds at least that many, and masks them to {width} bits.");
+        let safety_get = format!("// SAFETY: `self.h` is a live model; the shim writes {n} word(s) into `w`, which holds at least that many.");
         if port.width <= 64 {
             if port.dir == Dir::In {
                 r.push_str(&format!(
-                    "        #[inline] pub fn set_{id}(&mut self, v: u64) {{ let w = [v as u32, (v >> 32) as u32]; unsafe {{ {p}_set(self.h, {i}, w.as_ptr()) }} }}\n"
+                    "        /// Drives `{}` ({width} bits; higher bits of `v` are ignored).\n        #[inline] pub fn set_{id}(&mut self, v: u64) {{\n            let w = [v as u32, (v >> 32) as u32];\n            {safety_set}\n            unsafe {{ {p}_set(self.h, {i}, w.as_ptr()) }}\n        }}\n",
+                    port.name
                 ));
             }
             r.push_str(&format!(
-                "        #[inline] pub fn {id}(&self) -> u64 {{ let mut w = [0u32; 2]; unsafe {{ {p}_get(self.h, {i}, w.as_mut_ptr()) }}; w[0] as u64 | ((w[1] as u64) << 32) }}\n"
+                "        #[inline] pub fn {id}(&self) -> u64 {{\n            let mut w = [0u32; 2];\n            {safety_get}\n            unsafe {{ {p}_get(self.h, {i}, w.as_mut_ptr()) }};\n            w[0] as u64 | ((w[1] as u64) << 32)\n        }}\n"
             ));
         } else {
             if port.dir == Dir::In {
                 r.push_str(&format!(
-                    "        #[inline] pub fn set_{id}(&mut self, w: &[u32; {n}]) {{ unsafe {{ {p}_set(self.h, {i}, w.as_ptr()) }} }}\n"
+                    "        /// Drives `{}` ({width} bits; bits above them in the last word are ignored).\n        #[inline] pub fn set_{id}(&mut self, w: &[u32; {n}]) {{\n            {safety_set}\n            unsafe {{ {p}_set(self.h, {i}, w.as_ptr()) }}\n        }}\n",
+                    port.name
                 ));
             }
             r.push_str(&format!(
-                "        #[inline] pub fn {id}(&self) -> [u32; {n}] {{ let mut w = [0u32; {n}]; unsafe {{ {p}_get(self.h, {i}, w.as_mut_ptr()) }}; w }}\n"
+                "        #[inline] pub fn {id}(&self) -> [u32; {n}] {{\n            let mut w = [0u32; {n}];\n            {safety_get}\n            unsafe {{ {p}_get(self.h, {i}, w.as_mut_ptr()) }};\n            w\n        }}\n"
             ));
         }
     }
     r.push_str("    }\n\n");
     r.push_str("    impl Default for Dut { fn default() -> Self { Self::new() } }\n\n");
     r.push_str(&format!(
-        "    impl Drop for Dut {{ fn drop(&mut self) {{ unsafe {{ {p}_free(self.h) }} }} }}\n\n"
+        "    impl Drop for Dut {{\n        fn drop(&mut self) {{\n            // SAFETY: `self.h` came from `{p}_new` and is freed exactly once, here.\n            unsafe {{ {p}_free(self.h) }}\n        }}\n    }}\n\n"
     ));
     r.push_str("    impl Model for Dut {\n");
     r.push_str("        fn ports(&self) -> &'static [PortInfo] { PORTS }\n");
-    r.push_str(&format!("        fn eval(&mut self) {{ unsafe {{ {p}_eval(self.h) }} }}\n"));
     r.push_str(&format!(
-        "        fn set_words(&mut self, idx: usize, w: &[u32]) {{ assert!(w.len() >= PORTS[idx].width.div_ceil(32)); unsafe {{ {p}_set(self.h, idx as u32, w.as_ptr()) }} }}\n"
+        "        fn eval(&mut self) {{\n            // SAFETY: `self.h` is a live model, used from one thread (`Dut` is not `Send`).\n            unsafe {{ {p}_eval(self.h) }}\n        }}\n"
     ));
     r.push_str(&format!(
-        "        fn get_words(&self, idx: usize, w: &mut [u32]) {{ assert!(w.len() >= PORTS[idx].width.div_ceil(32)); unsafe {{ {p}_get(self.h, idx as u32, w.as_mut_ptr()) }} }}\n"
+        "        fn set_words(&mut self, idx: usize, w: &[u32]) {{\n            assert!(PORTS[idx].dir == PortDir::In, \"port {{}} is not an input\", PORTS[idx].name);\n            assert!(w.len() >= PORTS[idx].width.div_ceil(32));\n            // SAFETY: `self.h` is a live model; `idx` names an input and `w` holds all of its words (checked above).\n            unsafe {{ {p}_set(self.h, idx as u32, w.as_ptr()) }}\n        }}\n"
+    ));
+    r.push_str(&format!(
+        "        fn get_words(&self, idx: usize, w: &mut [u32]) {{\n            assert!(idx < PORTS.len());\n            assert!(w.len() >= PORTS[idx].width.div_ceil(32));\n            // SAFETY: `self.h` is a live model; `idx` names a port and `w` has room for all of its words (checked above).\n            unsafe {{ {p}_get(self.h, idx as u32, w.as_mut_ptr()) }}\n        }}\n"
     ));
     r.push_str("    }\n}\n");
     r

@@ -84,14 +84,8 @@ mod tests {
     use super::module_base_name;
     #[test]
     fn names_from_types() {
-        assert_eq!(
-            module_base_name("rnic_hw::axis::AxisFifo<512, 64, 5>"),
-            ("axis_fifo".into(), "512_64_5".into())
-        );
+        assert_eq!(module_base_name("rnic_hw::axis::AxisFifo<512, 64, 5>"), ("axis_fifo".into(), "512_64_5".into()));
         assert_eq!(module_base_name("a::QPContextCache"), ("qp_context_cache".into(), "".into()));
-        assert_eq!(
-            module_base_name("x::Reg<rust_hdl_core::bits::Bits<8>>"),
-            ("reg".into(), "bits8".into())
-        );
+        assert_eq!(module_base_name("x::Reg<rust_hdl_core::bits::Bits<8>>"), ("reg".into(), "bits8".into()));
     }
 }
