@@ -36,6 +36,11 @@ macro_rules! catalog {
 catalog! {
     sem_patterns => crate::sem::SemPatterns, 400;
     wide_patterns => crate::sem::WidePatterns, 60;
+    index_patterns => crate::sem::IndexPatterns, 300;
+    signed_patterns => crate::sem::SignedPatterns, 300;
+    child_patterns => crate::sem::ChildPatterns, 300;
+    struct_patterns => crate::sem::StructPatterns, 300;
+    match_patterns => crate::sem::MatchPatterns, 300;
     axis_reg_slice => crate::axis::AxisRegSlice<512, 64, 1>, 200;
     axis_skid_buffer => crate::axis::AxisSkidBuffer<512, 64, 1>, 200;
     axis_fifo => crate::axis::AxisFifo<512, 64, 1, 4>, 200;

@@ -2,6 +2,18 @@
 //! differ from Rust's. They exist to be checked by the differential test:
 //! stock rust-hdl output gets every one of them wrong for some inputs.
 
+mod child_patterns;
+mod index_patterns;
+mod match_patterns;
+mod signed_patterns;
+mod struct_patterns;
+
+pub use child_patterns::{ChildPatterns, SumChild};
+pub use index_patterns::IndexPatterns;
+pub use match_patterns::{MatchPatterns, Phase};
+pub use signed_patterns::SignedPatterns;
+pub use struct_patterns::{Fields, StructPatterns};
+
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
