@@ -475,17 +475,13 @@ fn rx_header_decode<S: Sim>(s: &mut S) -> Outcome {
     ])
 }
 
-fn tx_build<S: Sim>(s: &mut S) -> Outcome {
-    let mut rng = Rng(0x5eed_0004);
-    reset(s)?;
-    let mut pay = Source::new(s, "s_axis");
-    let mut out = Sink::new(s, "m_axis");
-    let mut expected = vec![];
-    let hdr_words = s.ports()[s.port("s_hdr.tdata")].words();
-    let n = 4 * Opcode::ALL.len();
-    let mut hdrs: VecDeque<Vec<u32>> = VecDeque::new();
-    for i in 0..n {
-        let mut p = random_packet(&mut rng, Opcode::ALL[i % Opcode::ALL.len()]);
+/// `count` packets for the builder, opcodes in turn from `first`: (the
+/// model encoder's frames, the builder's headers, the payloads).
+type TxPackets = (Vec<Vec<u8>>, VecDeque<Vec<u32>>, Vec<Vec<u8>>);
+fn tx_packets(rng: &mut Rng, first: usize, count: usize) -> TxPackets {
+    let (mut frames, mut hdrs, mut pays) = (vec![], VecDeque::new(), vec![]);
+    for i in first..first + count {
+        let mut p = random_packet(rng, Opcode::ALL[i % Opcode::ALL.len()]);
         if p.bth.opcode.carries_payload() {
             let len = match i % 7 {
                 0 => 4096,
@@ -494,42 +490,70 @@ fn tx_build<S: Sim>(s: &mut S) -> Outcome {
             };
             p.payload = (0..len).map(|k| (k * 7 + i as u64) as u8).collect();
         }
-        let h = rnic_tb::tx::tx_header(&mut p, (rng.next() & 0xff_ffff) as u32, i as u16);
-        assert_eq!(h.len(), hdr_words);
-        expected.push(encode_frame(&p).unwrap());
-        hdrs.push_back(h);
-        if !p.payload.is_empty() {
-            pay.frame(&p.payload, 0);
+        hdrs.push_back(rnic_tb::tx::tx_header(&mut p, (rng.next() & 0xff_ffff) as u32, i as u16));
+        frames.push(encode_frame(&p).unwrap());
+        pays.push(p.payload);
+    }
+    (frames, hdrs, pays)
+}
+
+fn tx_build<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0004);
+    reset(s)?;
+    let mut out = Sink::new(s, "m_axis");
+    let hdr_words = s.ports()[s.port("s_hdr.tdata")].words();
+    let n = 4 * Opcode::ALL.len();
+    let (mut first_same, mut first_out, mut after_same) = (0, 0, 0);
+    // every opcode four times; then packets cut off by a reset in mid-traffic; then packets after it
+    for (segment, (count, goal)) in [(n, n), (12, 4), (12, 12)].into_iter().enumerate() {
+        let (expected, mut hdrs, pays) = tx_packets(&mut rng, 3 * segment, count);
+        assert!(hdrs.iter().all(|h| h.len() == hdr_words));
+        let mut pay = Source::new(s, "s_axis");
+        for p in pays.iter().filter(|p| !p.is_empty()) {
+            pay.frame(p, 0);
+        }
+        out.packets.clear();
+        let limit = s.now() + 2000 + 10 * (count + pay.beats.len()) as u64;
+        let mut hdr_on = false;
+        while out.packets.len() < goal {
+            assert!(s.now() < limit, "tx_build: {} of {goal} frames", out.packets.len());
+            let (pv, pr) = rates(s.now());
+            // the header source: whole headers, one beat each
+            if !hdr_on && !hdrs.is_empty() && rng.chance(pv) {
+                set_wide(s, "s_hdr.tdata", &hdrs[0]);
+                hdr_on = true;
+            } else if !hdr_on {
+                set_wide(s, "s_hdr.tdata", &random_words(&mut rng, hdr_words));
+            }
+            s.set("s_hdr.tvalid", hdr_on as u64);
+            pay.drive(s, &mut rng, pv);
+            out.drive(s, &mut rng, pr);
+            s.eval();
+            if hdr_on && bit(s, "s_hdr.tready") {
+                hdrs.pop_front();
+                hdr_on = false;
+            }
+            pay.sample(s);
+            out.sample(s);
+            s.step()?;
+        }
+        let same = out.packets.iter().zip(&expected).filter(|(a, b)| &a.0 == *b).count() as u64;
+        match segment {
+            0 => (first_same, first_out) = (same, out.packets.len() as u64),
+            1 => {
+                // reset with a frame half built: the sources drop what they had
+                s.set("s_hdr.tvalid", 0);
+                s.set("s_axis.tvalid", 0);
+                reset(s)?;
+                out.cur.clear();
+            }
+            _ => after_same = same,
         }
     }
-    let limit = s.now() + 2000 + 10 * (n + pay.beats.len()) as u64;
-    let mut hdr_on = false;
-    while out.packets.len() < n {
-        assert!(s.now() < limit, "tx_build: {} of {n} frames", out.packets.len());
-        let (pv, pr) = rates(s.now());
-        // the header source: whole 1152-bit headers, not frames
-        if !hdr_on && !hdrs.is_empty() && rng.chance(pv) {
-            set_wide(s, "s_hdr.tdata", &hdrs[0]);
-            hdr_on = true;
-        } else if !hdr_on {
-            set_wide(s, "s_hdr.tdata", &random_words(&mut rng, hdr_words));
-        }
-        s.set("s_hdr.tvalid", hdr_on as u64);
-        pay.drive(s, &mut rng, pv);
-        out.drive(s, &mut rng, pr);
-        s.eval();
-        if hdr_on && bit(s, "s_hdr.tready") {
-            hdrs.pop_front();
-            hdr_on = false;
-        }
-        pay.sample(s);
-        out.sample(s);
-        s.step()?;
-    }
-    let same = out.packets.iter().zip(&expected).filter(|(a, b)| &a.0 == *b).count() as u64;
     Ok(vec![
-        reached("frames out", out.packets.len() as u64, n as u64),
-        reached("frames byte-identical to the model's encoder", same, n as u64),
+        reached("frames out", first_out, n as u64),
+        reached("frames byte-identical to the model's encoder", first_same, n as u64),
+        reached("frames byte-identical to the model's after a reset in mid-traffic", after_same, 12),
     ])
 }
 
