@@ -41,12 +41,6 @@ pub struct RxBench {
     p: [usize; 16],
 }
 
-impl Default for RxBench {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl RxBench {
     pub fn new() -> Self {
         let dut = Dut::new();
