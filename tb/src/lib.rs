@@ -93,6 +93,25 @@ pub fn model_fields(p: &RocePacket) -> BTreeMap<&'static str, u128> {
     m
 }
 
+/// An IPv4 or IPv6 header with fixed addresses, for frames whose shape a
+/// test sets by hand.
+pub fn fixed_ip(v6: bool) -> IpHeader {
+    if v6 {
+        IpHeader::V6(Ipv6Header {
+            dscp: 26,
+            ecn: Ecn::Ect0,
+            flow_label: 0x1234,
+            payload_length: 0,
+            next_header: 17,
+            hop_limit: 64,
+            src: "fd00::1".parse().unwrap(),
+            dst: "fd00::2".parse().unwrap(),
+        })
+    } else {
+        IpHeader::V4(Ipv4Header::new([10, 0, 0, 1].into(), [10, 0, 0, 2].into()))
+    }
+}
+
 pub fn random_packet(rng: &mut Rng, opcode: Opcode) -> RocePacket {
     let r64 = |rng: &mut Rng| rng.next();
     let r32 = |rng: &mut Rng| rng.next() as u32;

@@ -11,7 +11,7 @@
 
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
-use rnic_tb::{capture, model_fields, random_packet, unpack_header};
+use rnic_tb::{capture, fixed_ip, model_fields, random_packet, unpack_header};
 
 use rnic_tb::rx::{RxBench, ICRC, IP_CSUM, MAC_ERR, MALFORMED, RAW, ROCE};
 
@@ -267,24 +267,6 @@ fn fuzz_100k_frames_against_the_model() {
 /// its first beat was accepted.
 const HDR_LATENCY: u64 = 3;
 
-/// An IPv4 or IPv6 header with fixed addresses.
-fn ip(v6: bool) -> IpHeader {
-    if v6 {
-        IpHeader::V6(Ipv6Header {
-            dscp: 26,
-            ecn: Ecn::Ect0,
-            flow_label: 0x1234,
-            payload_length: 0,
-            next_header: 17,
-            hop_limit: 64,
-            src: "fd00::1".parse().unwrap(),
-            dst: "fd00::2".parse().unwrap(),
-        })
-    } else {
-        IpHeader::V4(Ipv4Header::new([10, 0, 0, 1].into(), [10, 0, 0, 2].into()))
-    }
-}
-
 /// Frames of one shape back to back, no stalls: the input takes one beat
 /// every cycle; every frame's header comes out [`HDR_LATENCY`] cycles after
 /// the frame's first beat went in. Every shape runs over IPv4 and IPv6.
@@ -307,7 +289,7 @@ fn line_rate_back_to_back() {
             let mut p = random_packet(&mut rng, op);
             p.payload = (0..len).map(|i| i as u8).collect();
             p.eth.vlan = None;
-            p.ip = ip(v6);
+            p.ip = fixed_ip(v6);
             let f = encode_frame(&p).unwrap();
             assert_eq!(matches!(decode_frame(&f).unwrap().ip, IpHeader::V6(_)), v6, "{op:?}: IP version");
             shapes.push((format!("{op:?} {len} B {}", if v6 { "IPv6" } else { "IPv4" }), f));

@@ -5,8 +5,8 @@
 
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
-use rnic_tb::random_packet;
 use rnic_tb::tx::{tx_header, TxBench};
+use rnic_tb::{fixed_ip, random_packet};
 
 fn packets(rng: &mut Rng, n: usize) -> Vec<RocePacket> {
     (0..n)
@@ -82,24 +82,6 @@ fn frames_equal_the_model_encoder() {
 /// header was accepted on `s_hdr`, on an idle builder.
 const FIRST_BEAT_LATENCY: u64 = 13;
 
-/// An IPv4 or IPv6 header with fixed addresses.
-fn ip(v6: bool) -> IpHeader {
-    if v6 {
-        IpHeader::V6(Ipv6Header {
-            dscp: 26,
-            ecn: Ecn::Ect0,
-            flow_label: 0x1234,
-            payload_length: 0,
-            next_header: 17,
-            hop_limit: 64,
-            src: "fd00::1".parse().unwrap(),
-            dst: "fd00::2".parse().unwrap(),
-        })
-    } else {
-        IpHeader::V4(Ipv4Header::new([10, 0, 0, 1].into(), [10, 0, 0, 2].into()))
-    }
-}
-
 /// Back to back, frames of one shape leave in consecutive cycles, IPv4 and
 /// IPv6 alternating; the first leaves [`FIRST_BEAT_LATENCY`] cycles after
 /// its header went in.
@@ -120,7 +102,7 @@ fn line_rate_back_to_back() {
         for i in 0..n {
             let mut p = random_packet(&mut rng, op);
             p.payload = (0..len).map(|k| k as u8).collect();
-            p.ip = ip(i % 2 == 1);
+            p.ip = fixed_ip(i % 2 == 1);
             let h = tx_header(&mut p, i, i as u16);
             beats += encode_frame(&p).unwrap().len().div_ceil(64);
             tb.queue(h, &p.payload);
@@ -149,7 +131,7 @@ fn first_beat_latency_is_fixed() {
     for (i, op) in Opcode::ALL.iter().enumerate() {
         for v6 in [false, true] {
             let mut p = random_packet(&mut rng, *op);
-            p.ip = ip(v6);
+            p.ip = fixed_ip(v6);
             p.eth.vlan = (i % 2 == 0).then_some(VlanTag { pcp: 1, dei: false, vid: 5 });
             let h = tx_header(&mut p, i as u32, i as u16);
             let want = encode_frame(&p).unwrap();
