@@ -40,6 +40,9 @@ impl Ports {
 /// Tiny deterministic PRNG for stall patterns (xorshift64*).
 pub struct Rng(pub u64);
 impl Rng {
+    /// The next value. (Not `Iterator::next`: the stream never ends, so an
+    /// `Option` would only add unwraps at every call site.)
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
@@ -126,9 +129,10 @@ impl<M: Model> StreamBench<M> {
             got.last = k[0] & 1 == 1;
             d.get_words(self.m.user, &mut k[..1]);
             got.user = k[0];
-            let want = self.in_flight.pop_front().unwrap_or_else(|| {
-                panic!("cycle {}: output beat with nothing in flight: {got:?}", self.sim.cycle())
-            });
+            let want = self
+                .in_flight
+                .pop_front()
+                .unwrap_or_else(|| panic!("cycle {}: output beat with nothing in flight: {got:?}", self.sim.cycle()));
             assert_eq!(got, want, "cycle {}: beat {} differs", self.sim.cycle(), self.received);
             self.received += 1;
             self.out_cycles.push(self.sim.cycle());

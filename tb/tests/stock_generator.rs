@@ -44,6 +44,10 @@ fn stock_output_disagrees_hdl_emit_agrees() {
         assert_eq!(rh, *rust_value, "{out}: rust-hdl simulation");
         assert_eq!(ours.get(out), rh, "{out}: hdl-emit Verilog must agree with rust-hdl");
         assert_ne!(stock.get(out), rh, "{out}: the stock Verilog was expected to disagree");
-        eprintln!("{out:>13} {inputs:?}: rust-hdl {rh}, hdl-emit {}, stock generate_verilog {}", ours.get(out), stock.get(out));
+        eprintln!(
+            "{out:>13} {inputs:?}: rust-hdl {rh}, hdl-emit {}, stock generate_verilog {}",
+            ours.get(out),
+            stock.get(out)
+        );
     }
 }

@@ -15,10 +15,7 @@ use std::time::Instant;
 fn main() {
     let entry = rnic_hw::catalog::find("axis_pipeline").unwrap();
     let flops = rnic_hw::prim::flop_count(&*(entry.make)());
-    let cycles: u64 = std::env::var("BENCH_CYCLES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1_000_000);
+    let cycles: u64 = std::env::var("BENCH_CYCLES").ok().and_then(|v| v.parse().ok()).unwrap_or(1_000_000);
 
     // a) full testbench work per cycle: drive a 512-bit beat, read and check one
     let mut rng = Rng(1);
@@ -77,11 +74,7 @@ fn dma_bandwidth() {
         let total = (1u64 << 20).max(size * 16);
         let r = bandwidth(true, size, total);
         let w = bandwidth(false, size, total);
-        let name = if size >= 1024 {
-            format!("{} KiB", size / 1024)
-        } else {
-            format!("{size} B")
-        };
+        let name = if size >= 1024 { format!("{} KiB", size / 1024) } else { format!("{size} B") };
         table.push_str(&format!(
             "| {name} | {:.1} | {:.1} % | {:.1} | {:.1} % |\n",
             r.bytes as f64 / r.cycles as f64,
@@ -114,10 +107,7 @@ fn dma_bandwidth() {
 fn record(name: &str, body: &str) {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/benchmarks.md");
     let doc = std::fs::read_to_string(path).unwrap_or_else(|_| "# Benchmarks\n".into());
-    let (open, close) = (
-        format!("<!-- bench:{name} -->"),
-        format!("<!-- /bench:{name} -->"),
-    );
+    let (open, close) = (format!("<!-- bench:{name} -->"), format!("<!-- /bench:{name} -->"));
     let section = format!("{open}\n{body}{close}");
     let new = match (doc.find(&open), doc.find(&close)) {
         (Some(a), Some(b)) => format!("{}{}{}", &doc[..a], section, &doc[b + close.len()..]),
