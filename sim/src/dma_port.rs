@@ -10,14 +10,16 @@
 //!
 //! It checks the device's side of the contract and panics, naming the
 //! request, when it is broken: a request of 0 or more than 4096 bytes or
-//! crossing 4 KiB, a tag reused while in flight, write byte enables that do
-//! not match `addr`/`len`, `tlast` off the last beat. An IOMMU fault panics
+//! crossing 4 KiB, a read tag outside 0..32 or reused while in flight, a
+//! write whose `addr`/`len`/`tag` change between beats, write byte enables
+//! that do not match `addr`/`len`, `tlast` off the last beat. An IOMMU fault panics
 //! in strict mode (the default of [`HostSpace`]) and becomes an error
 //! completion in counting mode.
 
 use crate::axis::Rng;
 use crate::model::Model;
 use rnic_host::{Completion, HostSpace, PcieConfig, PcieModel};
+use rnic_hw::host::DMA_RD_TAGS;
 use std::collections::{HashMap, VecDeque};
 
 struct Idx {
@@ -225,7 +227,15 @@ impl DmaPort {
             let len = d.get_at(p.rq_len);
             let tag = d.get_at(p.rq_tag) as u8;
             assert!((1..=4096).contains(&len), "cycle {now}: DMA read tag {tag} at {addr:#x}: length {len}");
-            assert_eq!(addr / 4096, (addr + len - 1) / 4096, "cycle {now}: DMA read tag {tag} at {addr:#x}+{len} crosses 4 KiB");
+            assert_eq!(
+                addr / 4096,
+                (addr + len - 1) / 4096,
+                "cycle {now}: DMA read tag {tag} at {addr:#x}+{len} crosses 4 KiB"
+            );
+            assert!(
+                usize::from(tag) < DMA_RD_TAGS,
+                "cycle {now}: DMA read tag {tag} at {addr:#x}: tag out of range (tags 0..{DMA_RD_TAGS})"
+            );
             assert!(self.reads.insert(tag, addr).is_none(), "cycle {now}: DMA read tag {tag} reused while in flight");
             self.pcie.submit_read(tag.into(), addr, len as u32, now).expect("read accepted by the link model");
             self.stats.read_requests += 1;
@@ -239,10 +249,18 @@ impl DmaPort {
             let tag = d.get_at(p.wr_tag) as u8;
             let w = self.wr.get_or_insert_with(|| {
                 assert!((1..=4096).contains(&len), "cycle {now}: DMA write tag {tag} at {addr:#x}: length {len}");
-                assert_eq!(addr / 4096, (addr + len as u64 - 1) / 4096, "cycle {now}: DMA write tag {tag} at {addr:#x}+{len} crosses 4 KiB");
+                assert_eq!(
+                    addr / 4096,
+                    (addr + len as u64 - 1) / 4096,
+                    "cycle {now}: DMA write tag {tag} at {addr:#x}+{len} crosses 4 KiB"
+                );
                 WrCollect { addr, len, tag, beat: 0, bytes: Vec::with_capacity(len) }
             });
-            assert_eq!((addr, len, tag), (w.addr, w.len, w.tag), "cycle {now}: DMA write header changed within a write");
+            assert_eq!(
+                (addr, len, tag),
+                (w.addr, w.len, w.tag),
+                "cycle {now}: DMA write header changed within a write"
+            );
             let mut data = [0u32; 16];
             d.get_words(p.wr_data, &mut data);
             let keep = d.get_at(p.wr_keep);
@@ -256,7 +274,13 @@ impl DmaPort {
             }
             w.beat += 1;
             let last = w.beat == aligned_beats(w.addr, w.len);
-            assert_eq!(d.bit_at(p.wr_last), last, "cycle {now}: DMA write tag {tag} at {addr:#x}+{len}: tlast on beat {} of {}", w.beat - 1, aligned_beats(w.addr, w.len));
+            assert_eq!(
+                d.bit_at(p.wr_last),
+                last,
+                "cycle {now}: DMA write tag {tag} at {addr:#x}+{len}: tlast on beat {} of {}",
+                w.beat - 1,
+                aligned_beats(w.addr, w.len)
+            );
             if last {
                 let w = self.wr.take().unwrap();
                 let mps = u64::from(self.pcie.config().max_payload_bytes);
