@@ -8,8 +8,11 @@ use rnic_sim::words::literal_to_words;
 use rnic_sim::Model;
 use rust_hdl::prelude::*;
 
+/// Input values by port name.
+type Inputs = &'static [(&'static str, u64)];
+
 /// (output, inputs, what Rust says)
-const CASES: &[(&str, &[(&str, u64)], u64)] = &[
+const CASES: &[(&str, Inputs, u64)] = &[
     ("wrap_eq", &[("a", 255)], 1),
     ("sum9", &[("a", 1), ("b", 255)], 0),
     ("shl_shr", &[("a", 16)], 0),
