@@ -41,6 +41,12 @@ fn main() {
     }
     println!("cargo:rerun-if-changed={root}/include/verilated.h");
 
+    // The models live beside the profile's outputs (`target/debug/verilated/`),
+    // not in OUT_DIR: `cargo clippy` and `cargo test` run this script with
+    // different OUT_DIRs, and verilating every model twice costs minutes.
+    // Each model's stamp says what it was built from; cargo's lock on the
+    // target directory keeps two builds from writing at once.
+    let models_dir = out.ancestors().nth(3).map(|p| p.join("verilated")).unwrap_or_else(|| out.join("obj"));
     let vdir = out.join("verilog");
     std::fs::create_dir_all(&vdir).unwrap();
     let mut jobs = vec![];
@@ -59,7 +65,7 @@ fn main() {
             name: e.name.into(),
             top: e.name.into(),
             sv,
-            mdir: out.join("obj").join(e.name),
+            mdir: models_dir.join(e.name),
             stamp: format!("{:016x}", h.finish()),
         });
 
@@ -87,7 +93,7 @@ fn main() {
             name: "stock_sem_patterns".into(),
             top: "top".into(),
             sv,
-            mdir: out.join("obj").join("stock_sem_patterns"),
+            mdir: models_dir.join("stock_sem_patterns"),
             stamp: format!("{:016x}", h.finish()),
         });
         let shim = out.join("shim_stock_sem_patterns.cpp");
