@@ -51,6 +51,9 @@ struct Access {
     name: String,
     /// `(offset, width)` of a constant slice; `None` for the whole signal.
     bits: Option<(usize, usize)>,
+    /// For the summary at the end of a statement: the bits every path of it
+    /// writes (the accesses themselves leave this `None`).
+    definite: Option<BigUint>,
 }
 
 /// A directed connection `dst = src` coming from `join`/`link`.
@@ -710,7 +713,12 @@ impl<'a> Scope<'a> {
                     Some(SymKind::EnumConst(_)) => enum_param_name(&name),
                     _ => {
                         self.reads.borrow_mut().push(name.clone());
-                        self.events.borrow_mut().push(Access { write: false, name: name.clone(), bits: None });
+                        self.events.borrow_mut().push(Access {
+                            write: false,
+                            name: name.clone(),
+                            bits: None,
+                            definite: None,
+                        });
                         sanitize(&name)
                     }
                 }
@@ -1091,6 +1099,9 @@ impl<'a> Scope<'a> {
             let mut done: BTreeMap<&str, BigUint> = BTreeMap::new();
             for &i in members {
                 for ev in &events[i] {
+                    if ev.definite.is_some() {
+                        continue;
+                    }
                     let Some(sym) = self.syms.get(&ev.name) else { continue };
                     let bits = match ev.bits {
                         Some((o, w)) => mask(w) << o,
@@ -1109,6 +1120,31 @@ impl<'a> Scope<'a> {
                             )));
                         }
                     }
+                }
+            }
+        }
+        // A signal the process writes on some paths only keeps its previous
+        // value on the others: in rust-hdl that is the last pass's (or the
+        // last cycle's) value, in hardware a latch. Refused.
+        for (g, members) in &order {
+            let mut always: BTreeMap<&str, BigUint> = BTreeMap::new();
+            for &i in members {
+                for ev in events[i].iter().filter(|e| e.definite.is_some()) {
+                    *always.entry(ev.name.as_str()).or_default() |= ev.definite.as_ref().unwrap();
+                }
+            }
+            for w in &group_writes[g] {
+                let Some(sym) = self.syms.get(*w) else { continue };
+                if sym.is_clock {
+                    continue;
+                }
+                let full = mask(sym.width);
+                if always.get(w).map(|b| b & &full) != Some(full.clone()) {
+                    return Err(self.err(format!(
+                        "`{}` is not written on every path of the update: it would keep its previous value \
+                         (a latch); give it a value first (a default) or in every branch",
+                        w.replace('$', ".")
+                    )));
                 }
             }
         }
@@ -1157,12 +1193,83 @@ impl<'a> Scope<'a> {
                     self.stmt(s, 2, true, out)?;
                     let lines = out.comb.split_off(start);
                     let reads = std::mem::take(&mut *self.reads.borrow_mut());
-                    events.push(std::mem::take(&mut *self.events.borrow_mut()));
+                    let mut evs = std::mem::take(&mut *self.events.borrow_mut());
+                    // what every path of the statement writes, as pseudo-events at its end
+                    for (name, bits) in self.definite(std::slice::from_ref(s))? {
+                        evs.push(Access { write: true, name, bits: None, definite: Some(bits) });
+                    }
+                    events.push(evs);
                     chunks.push((lines, std::mem::take(&mut self.writes), reads));
                 }
             }
         }
         Ok(())
+    }
+
+    /// The bits of each signal that every path through `b` writes.
+    fn definite(&mut self, b: &[S]) -> Result<BTreeMap<String, BigUint>, EmitError> {
+        let mut acc: BTreeMap<String, BigUint> = BTreeMap::new();
+        let merge = |acc: &mut BTreeMap<String, BigUint>, m: BTreeMap<String, BigUint>| {
+            for (k, v) in m {
+                *acc.entry(k).or_default() |= v;
+            }
+        };
+        let meet = |a: BTreeMap<String, BigUint>, b: &BTreeMap<String, BigUint>| -> BTreeMap<String, BigUint> {
+            a.into_iter().filter_map(|(k, v)| b.get(&k).map(|w| (k, v & w)).filter(|(_, x)| !x.is_zero())).collect()
+        };
+        for st in b {
+            match st {
+                S::Assignment(E::Signal(raw), _) => {
+                    if let (name, Some(sym), _) = self.lookup(raw)? {
+                        let full = mask(sym.width);
+                        merge(&mut acc, BTreeMap::from([(name, full)]));
+                    }
+                }
+                S::SliceAssignment { base: E::Signal(raw), width, offset, .. } => {
+                    if let (Ty::Lit(o), (name, Some(_), _)) = (self.ty(offset)?, self.lookup(raw)?) {
+                        if let Some(o) = o.to_usize() {
+                            merge(&mut acc, BTreeMap::from([(name, mask(*width) << o)]));
+                        }
+                    }
+                }
+                S::If(c) => {
+                    let then = self.definite(&c.then)?;
+                    let other = match &c.otherwise {
+                        VerilogBlockOrConditional::None => BTreeMap::new(),
+                        VerilogBlockOrConditional::Block(b) => self.definite(b)?,
+                        VerilogBlockOrConditional::Conditional(s) => self.definite(std::slice::from_ref(&**s))?,
+                    };
+                    merge(&mut acc, meet(then, &other));
+                }
+                S::Match(m) => {
+                    // every match is complete once emitted (see `stmt`)
+                    let mut all: Option<BTreeMap<String, BigUint>> = None;
+                    for case in &m.cases {
+                        let d = self.definite(&case.block)?;
+                        all = Some(match all {
+                            None => d,
+                            Some(a) => meet(a, &d),
+                        });
+                    }
+                    merge(&mut acc, all.unwrap_or_default());
+                }
+                S::Loop(l) => {
+                    let (from, to) = (l.from.as_usize() as i64, l.to.as_usize() as i64);
+                    for i in from..to {
+                        self.loops.push((l.index.clone(), i));
+                        let r = self.definite(&l.block);
+                        self.loops.pop();
+                        merge(&mut acc, r?);
+                    }
+                }
+                S::Macro(m) => {
+                    let d = self.definite(m)?;
+                    merge(&mut acc, d);
+                }
+                _ => {}
+            }
+        }
+        Ok(acc)
     }
 
     fn block(&mut self, b: &VerilogBlock, ind: usize, top: bool, out: &mut BodyOut) -> Result<(), EmitError> {
@@ -1190,7 +1297,7 @@ impl<'a> Scope<'a> {
                 }
                 let v = self.assign_value(rhs, sym.width, sym.signed)?;
                 self.writes.push(name.clone());
-                self.events.borrow_mut().push(Access { write: true, name: name.clone(), bits: None });
+                self.events.borrow_mut().push(Access { write: true, name: name.clone(), bits: None, definite: None });
                 out.comb.push(format!("{pad}{} = {v};", sanitize(&name)));
             }
             S::SliceAssignment { base, width, offset, replacement } => {
@@ -1212,7 +1319,7 @@ impl<'a> Scope<'a> {
                     Ty::Lit(o) => o.to_usize().map(|o| (o, *width)),
                     _ => Some((0, 0)), // somewhere: counts as writing no known bit
                 };
-                self.events.borrow_mut().push(Access { write: true, name: name.clone(), bits });
+                self.events.borrow_mut().push(Access { write: true, name: name.clone(), bits, definite: None });
                 let target = sanitize(&name);
                 let lhs = if *width == sym.width {
                     target
@@ -1231,22 +1338,28 @@ impl<'a> Scope<'a> {
             S::Match(m) => {
                 let tw = self.width_of(&m.test)?;
                 out.comb.push(format!("{pad}case ({})", self.expr(&m.test, None)?));
-                let mut labels = BTreeMap::new();
+                let mut labels = vec![];
                 for case in &m.cases {
                     let label = self.case_label(&case.condition, tw)?;
-                    if labels.insert(label.clone(), ()).is_some() {
+                    if labels.contains(&label) {
                         return Err(self.err(format!("match arm `{}` appears twice", case.condition.trim())));
                     }
-                    out.comb.push(format!("{pad}    {label}: begin"));
-                    self.block(&case.block, ind + 2, false, out)?;
-                    out.comb.push(format!("{pad}    end"));
+                    labels.push(label);
                 }
                 // A match on an enum is exhaustive in Rust without covering
-                // every encoding of its bits; the rest can never occur, and an
-                // empty default says so (no CASEINCOMPLETE, no latch).
+                // every encoding of its bits. Those encodings never occur; the
+                // last arm takes them (`default`), so every path assigns what
+                // the arms assign: no CASEINCOMPLETE, and no latch (an empty
+                // default would leave the arms' signals unassigned there).
                 let covers_all = tw < usize::BITS as usize && labels.len() >= 1usize << tw;
-                if !labels.contains_key("default") && !covers_all {
-                    out.comb.push(format!("{pad}    default: begin"));
+                if !labels.iter().any(|l| l == "default") && !covers_all {
+                    if let Some(last) = labels.last_mut() {
+                        *last = "default".into();
+                    }
+                }
+                for (case, label) in m.cases.iter().zip(&labels) {
+                    out.comb.push(format!("{pad}    {label}: begin"));
+                    self.block(&case.block, ind + 2, false, out)?;
                     out.comb.push(format!("{pad}    end"));
                 }
                 out.comb.push(format!("{pad}endcase"));

@@ -507,3 +507,71 @@ fn generated_ffi_documents_every_unsafe_block_and_masks_stores() {
     assert!(cpp.contains("m->top->i = w[0] & 0x7u;"), "a 3-bit store is masked:\n{cpp}");
     assert!(cpp.contains("m->top->x = (uint64_t)w[0] | ((uint64_t)(w[1] & 0xffffffffu) << 32);"), "{cpp}");
 }
+
+#[derive(LogicBlock, Default)]
+pub struct WrittenOnSomePaths {
+    pub a: Signal<In, Bits<8>>,
+    pub c: Signal<In, Bit>,
+    pub y: Signal<Out, Bits<8>>,
+    t: Signal<Local, Bits<8>>,
+}
+impl Logic for WrittenOnSomePaths {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // no else: `t` keeps its last value when `c` is low (a latch)
+        if self.c.val() {
+            self.t.next = self.a.val();
+        }
+        self.y.next = self.t.val();
+    }
+}
+
+#[test]
+fn a_signal_written_on_some_paths_only_is_refused() {
+    let msg = refusal(&mut WrittenOnSomePaths::default(), "not written on every path");
+    assert!(msg.contains("`t`"), "{msg}");
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum Three {
+    A,
+    B,
+    C,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct ArmsAssign {
+    pub s: Signal<In, Bits<2>>,
+    pub y: Signal<Out, Bits<4>>,
+    st: Signal<Local, Three>,
+}
+impl Logic for ArmsAssign {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.st.next = Three::A;
+        if self.s.val() == 1 {
+            self.st.next = Three::B;
+        }
+        if self.s.val() == 2 {
+            self.st.next = Three::C;
+        }
+        match self.st.val() {
+            Three::A => self.y.next = 1.into(),
+            Three::B => self.y.next = 2.into(),
+            Three::C => self.y.next = 3.into(),
+        }
+    }
+}
+
+/// An enum match that names every variant: the last arm becomes `default`
+/// (the unused encoding goes there), so `y` is assigned on every path.
+#[test]
+fn an_exhaustive_enum_match_ends_in_its_last_arm_as_default() {
+    let mut b = ArmsAssign::default();
+    b.connect_all();
+    let sv = emit(&b, "t").unwrap().to_sv();
+    let default_arm = sv.split("default: begin").nth(1).expect("a default arm");
+    assert!(default_arm.trim_start().starts_with("y = 4'd3;"), "the last arm is the default:\n{sv}");
+    assert!(!sv.contains("Three_C: begin"), "{sv}");
+    assert_eq!(sv.matches("default:").count(), 1, "{sv}");
+}

@@ -22,6 +22,9 @@ pub struct MatchPatterns {
     pub w40: Signal<In, Bits<40>>,
     pub sh: Signal<In, Bits<6>>,
     pub phase: Signal<Out, Bits<2>>,
+    /// Assigned in every arm of an enum match, with no default before it:
+    /// the last arm takes the unused encoding, so no latch.
+    pub per_arm: Signal<Out, Bits<4>>,
     pub decoded: Signal<Out, Bits<8>>,
     /// Literals near the top of a 40-bit vector.
     pub all_ones: Signal<Out, Bit>,
@@ -67,6 +70,11 @@ impl Logic for MatchPatterns {
             Phase::Run => self.phase.next = 1.into(),
             Phase::Drain => self.phase.next = 2.into(),
             _ => {}
+        }
+        match self.state.q.val() {
+            Phase::Wait => self.per_arm.next = 1.into(),
+            Phase::Run => self.per_arm.next = self.count.q.val(),
+            Phase::Drain => self.per_arm.next = 0xf.into(),
         }
         match self.k.val().index() {
             0 => self.decoded.next = 0x11.into(),
