@@ -230,16 +230,7 @@ fn every_documented_check() {
     // IPv6 with an extension header (hop-by-hop) goes to the raw queue
     let mut p6 = random_packet(&mut rng, Opcode::RcSendOnly);
     p6.eth.vlan = None;
-    p6.ip = IpHeader::V6(Ipv6Header {
-        dscp: 0,
-        ecn: Ecn::NotEct,
-        flow_label: 0,
-        payload_length: 0,
-        next_header: 17,
-        hop_limit: 64,
-        src: "fd00::1".parse().unwrap(),
-        dst: "fd00::2".parse().unwrap(),
-    });
+    p6.ip = rnic_tb::fixed_ip(true);
     let f6 = encode_frame(&p6).unwrap();
     cases.push(("well-formed SEND over IPv6", f6.clone(), Class::Roce));
     let mut ext = f6;
