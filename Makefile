@@ -20,10 +20,15 @@ verilog: deps
 lint: verilog
 	bash tools/lint.sh $(VERILOG_DIR)
 
-## yosys synth_xilinx -family xcup: resources and logic depth; fails on latches.
-## Cached by each design's Verilog hash in build/cache/synth; a parent reuses its
-## children's figures. SYNTH="name ..." restricts it to some designs.
+## yosys synth_xilinx -family xcup per design: LUT, LUTRAM/SRL as LUT-equivalents,
+## FF, BRAM/URAM, DSP and the weighted levels between registers (a timing analysis
+## of the netlist, docs/timing_model.md; paths in build/verilog/<name>.timing.txt).
+## Fails on latches and on any budget of tools/budgets.toml (issue 9) that a design
+## exceeds without a waiver there. Cached by each design's Verilog hash in
+## build/cache/synth; a parent reuses its children's figures. SYNTH="name ..."
+## restricts it to some designs; tools/synth.py --markdown prints the docs/synth.md table.
 synth: verilog
+	python3 tools/test_synth.py
 	bash tools/synth.sh $(VERILOG_DIR) $(SYNTH)
 
 ## Style gates: rustfmt (rustfmt.toml) and clippy with warnings as errors, every target
@@ -50,6 +55,7 @@ test:
 	@$(PHASE) style $(MAKE) --no-print-directory check
 	@$(PHASE) verilog $(MAKE) --no-print-directory verilog
 	@$(PHASE) lint bash tools/lint.sh $(VERILOG_DIR)
+	@$(PHASE) synth-model python3 tools/test_synth.py
 	@$(PHASE) synth bash tools/synth.sh $(VERILOG_DIR)
 	@$(PHASE) test-build $(CARGO) test --workspace --no-run
 	@set -o pipefail; $(PHASE) test-run $(CARGO) test --workspace 2>&1 | tee build/test.log
