@@ -446,10 +446,10 @@ def analyze(module, weights, boxes=()):
                         nxt += [y for y in bits if isinstance(y, int) and y not in seen and y not in skip]
             for y in nxt:
                 if public(y) != "-":
-                    return f"(internal: {driver.get(b, '?')} output, from {public(y)})"
+                    return f"({driver.get(b, '?')} of {public(y)})"
             seen.update(nxt)
             frontier = nxt
-        return f"(internal: {driver.get(b, '?')} output)"
+        return f"({driver.get(b, '?')} output)"
 
     fanout = [{"loads": n, "net": public(b) if public(b) != "-" else near(b)} for n, b in fan]
 

@@ -470,7 +470,7 @@ def main():
         if name not in wanted:
             kids = (kids + "; " if kids else "") + "needed by another design"
         fan = r["fanout"][0] if r["fanout"] else None
-        fan_s = f"{fan['loads']} {sta.short(fan['net'], 28)}" if fan else "-"
+        fan_s = f"{fan['loads']} {sta.short(fan['net'], 32)}" if fan else "-"
         io = f"{r['in_out']['levels']:.2f}" if r["in_out"] else "-"
         rows.append(
             [name, t["lut"], t["lut1"], t["lutram"], t["srl"], t["luteq"], t["ff"], t["bram"], t["uram"], t["dsp"], f"{r['levels']:.2f}", sta.path_summary(r["worst"]), fan_s, io, budget, kids]

@@ -278,7 +278,7 @@ class Timing(unittest.TestCase):
         n.lut([a], b)
         n.lut([a, b], c)
         r = n.run(boxes={"child"})
-        self.assertEqual(r["fanout"][0], {"loads": 3, "net": "(internal: LUT2 output, from a)"})
+        self.assertEqual(r["fanout"][0], {"loads": 3, "net": "(LUT2 of a)"})
         self.assertEqual(r["fanout"][1], {"loads": 2, "net": "a"})
 
 
