@@ -349,5 +349,55 @@ class Budgets(unittest.TestCase):
         self.assertIn("icrc_check", b["luteq"])
 
 
+class WithYosys(unittest.TestCase):
+    """The whole chain on tiny Verilog: yosys' mapping, the netlist, the analysis.
+    Needs yosys (tools/deps.sh installs it; make synth and make test run deps first)."""
+
+    def synth(self, top, verilog):
+        d = pathlib.Path(tempfile.mkdtemp())
+        src = d / f"{top}.sv"
+        src.write_text(verilog)
+        net = d / "net.json.gz"
+        y = synth.synthesize(synth.Design(top, src), {}, d, net)
+        self.assertTrue(y["ok"], y.get("error"))
+        import gzip
+        import json
+
+        with gzip.open(net, "rt") as f:
+            return y, sta.analyze(json.load(f), W)
+
+    def test_a_64_bit_adder_is_one_lut_and_its_carry_chain(self):
+        y, r = self.synth(
+            "add64",
+            "module add64(input clock, input [63:0] a, input [63:0] b, output reg [63:0] s);\n"
+            "reg [63:0] ra, rb;\nalways @(posedge clock) begin ra <= a; rb <= b; s <= ra + rb; end\nendmodule\n",
+        )
+        self.assertEqual(r["res"]["carry8"], 8)
+        self.assertAlmostEqual(r["levels"], 1.0 + 8 * 0.3)
+        self.assertIsNone(r["in_out"])
+
+    def test_a_lutram_read_between_registers_and_a_deep_table(self):
+        y, r = self.synth(
+            "tab",
+            "module tab(input clock, input we, input [6:0] wa, input [6:0] ra, input [7:0] d, output reg [7:0] q);\n"
+            "reg [7:0] mem [0:127];\nreg [6:0] ra_q;\n"
+            "always @(posedge clock) begin if (we) mem[wa] <= d; ra_q <= ra; q <= mem[ra_q]; end\nendmodule\n",
+        )
+        self.assertEqual([(m["size"], m["width"], m["as"]) for m in y["memories"]], [(128, 8, "lutram")])
+        self.assertGreater(r["res"]["lutram"], 0)
+        # FF -> the read (with its 128-deep mux) -> FF, no LUT in between
+        self.assertLessEqual(r["levels"], 1.0 + 2 * 0.25 + 1.0)
+        self.assertTrue(any(s["cell"].startswith("RAM") for s in r["worst"]["steps"]), r["worst"])
+        over, _ = synth.over_budget("tab", r["levels"], None, y["memories"], r["res"]["cells"], budgets())
+        self.assertEqual(over, ["LUTRAM table mem 128x8 deeper than 64"])
+
+    def test_a_latch_is_found(self):
+        d = pathlib.Path(tempfile.mkdtemp())
+        src = d / "lat.sv"
+        src.write_text("module lat(input en, input d, output reg q);\nalways @* if (en) q = d;\nendmodule\n")
+        y = synth.synthesize(synth.Design("lat", src), {}, d, d / "net.json.gz")
+        self.assertGreater(y["inferred_count"], 0)
+
+
 if __name__ == "__main__":
     unittest.main()
