@@ -2,7 +2,7 @@
 """yosys synth_xilinx (UltraScale+) of generated designs: resources, weighted
 logic depth, budgets (issue 9), no latches.
 
-Usage: tools/synth.py [--markdown] DIR [NAME...]   (all DIR/*.sv when no name is given)
+Usage: tools/synth.py [--markdown | --doc=FILE] DIR [NAME...]   (all DIR/*.sv when no name is given)
 Environment: SYNTH_JOBS (parallel yosys runs, default 2), RNIC_CACHE_DIR
 (default build/cache), RNIC_NO_CACHE=1 (ignore the cache), RNIC_SYNTH_FLAT=1
 (synthesize every design whole, children included: the old figures),
@@ -16,7 +16,8 @@ tools/budgets.toml, model in docs/timing_model.md) with its cell chain, the
 worst path from an input port to an output port, and the largest fan-out.
 The full paths go to DIR/<name>.timing.txt. It fails on any latch, and on any
 budget of tools/budgets.toml exceeded by a design not waived there.
-`--markdown` prints the table as Markdown (docs/synth.md is made from it).
+`--markdown` prints the table as Markdown; `--doc=docs/synth.md` writes it into
+that file between its `<!-- synth.py --doc: begin/end -->` markers.
 
 Two things keep it fast as the design grows:
 
@@ -277,8 +278,10 @@ def fmt_num(v):
 
 def main():
     args = sys.argv[1:]
-    markdown = "--markdown" in args
-    args = [a for a in args if a != "--markdown"]
+    docs = [pathlib.Path(a.split("=", 1)[1]) for a in args if a.startswith("--doc=")]
+    doc = docs[-1] if docs else None
+    markdown = "--markdown" in args or doc is not None
+    args = [a for a in args if a != "--markdown" and not a.startswith("--doc=")]
     if not args:
         raise SystemExit(__doc__)
     srcdir = pathlib.Path(args[0])
@@ -480,12 +483,23 @@ def main():
 
     good = [row for row in rows if row]
     if markdown:
-        print("| " + " | ".join(head) + " |")
-        print("|---|" + "---:|" * 10 + "---|---|---:|---|---|")
+        md = ["| " + " | ".join(head) + " |", "|---|" + "---:|" * 10 + "---|---|---:|---|---|"]
         for row in good:
             cells = [fmt_num(c) if not isinstance(c, str) else c for c in row[:-1]]
-            cells = [c.replace("|", "/") for c in cells]
-            print("| " + " | ".join(cells) + " |")
+            md.append("| " + " | ".join(c.replace("|", "/") for c in cells) + " |")
+        md.append("")
+        md.append(f"{counts['ok']} designs within budget, {counts['waived']} waived, {counts['fail']} failing ({tool}).")
+        if doc is None:
+            print("\n".join(md))
+        else:
+            text = doc.read_text()
+            begin, end = "<!-- synth.py --doc: begin -->", "<!-- synth.py --doc: end -->"
+            if begin not in text or end not in text:
+                raise SystemExit(f"synth: {doc} has no {begin} ... {end} section")
+            a, rest = text.split(begin, 1)
+            _, b = rest.split(end, 1)
+            doc.write_text(a + begin + "\n" + "\n".join(md) + "\n" + end + b)
+            print(f"synth: table written into {doc}", file=sys.stderr)
     else:
         widths = [max(len(head[i]), *(len(fmt_num(row[i])) for row in good)) if good else len(head[i]) for i in range(len(head) - 2)]
         line = lambda cs: "  ".join(str(c).ljust(w) if i in (0, 11, 12) else str(c).rjust(w) for i, (c, w) in enumerate(zip(cs, widths)))  # noqa: E731
