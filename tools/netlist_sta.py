@@ -485,11 +485,13 @@ def path_text(path, title):
         return [f"{title}: none"]
     s = path["start"]
     lines = [f"{title}: {path['levels']:.2f} weighted levels, {len(path['steps'])} cells ({path_summary(path)})"]
-    lines.append(f"  {s['at']:6.2f}  start {s['cell']} {s['pin']} ({s['name']})  net {path['start_net']}")
+    pin = f" {s['pin']}" if s["pin"] else ""
+    lines.append(f"  {s['at']:6.2f}  start {s['cell']}{pin} ({s['name']})  net {path['start_net']}")
     for st in path["steps"]:
         named = st["cell"] not in SHORT_TYPE and not LUT_RE.match(st["cell"]) and st["cell"] not in MUXF and st["cell"] != "INV"
         cell = f"  ({st['name']})" if named else ""
         lines.append(f"  {st['at']:6.2f}  {st['cell']:<9} {st['in']:>6}->{st['out']:<6} net {st['net']}{cell}")
     e = path["end"]
-    lines.append(f"  {path['levels']:6.2f}  end   {e['cell']} {e['pin']} ({e['name']})")
+    pin = f" {e['pin']}" if e["cell"] != "port" else ""
+    lines.append(f"  {path['levels']:6.2f}  end   {e['cell']}{pin} ({e['name']})")
     return lines

@@ -442,7 +442,7 @@ def main():
         report += sta.path_text(r["worst"], "worst path")
         report += [""] + sta.path_text(r["in_out"], "worst input-to-output path")
         report += ["", "largest fan-out (clocks and the reset input excluded):"] + [f"  {f['loads']:6d}  {f['net']}" for f in r["fanout"]]
-        report += ["", "memories (before mapping):"] + [f"  {m['name']}: {m['size']} x {m['width']}, {m['rd_ports']} read port(s), mapped to {m['as']}" for m in r.get("memories", [])]
+        report += ["", "memories (before mapping):"] + [f"  {m['name']}: {m['size']} x {m['width']}, {m['rd_ports']} read port(s), mapped to {m['as']}" for m in r.get("memories", [])] + ([] if r.get("memories") else ["  none"])
         report += ["", "cells of its own logic:"] + [f"  {c:<12} {n}" for c, n in r["res"]["cells"].items()]
         (srcdir / f"{name}.timing.txt").write_text("\n".join(report) + "\n")
 
