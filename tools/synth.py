@@ -441,6 +441,8 @@ def main():
         report = [f"{name}: weighted levels of its own logic (docs/timing_model.md; weights in {budgets_path.name})", ""]
         report += sta.path_text(r["worst"], "worst path")
         report += [""] + sta.path_text(r["in_out"], "worst input-to-output path")
+        if r["comb_outputs"]:
+            report += ["outputs reached from an input through logic: " + ", ".join(r["comb_outputs"])]
         report += ["", "largest fan-out (clocks and the reset input excluded):"] + [f"  {f['loads']:6d}  {f['net']}" for f in r["fanout"]]
         report += ["", "memories (before mapping):"] + [f"  {m['name']}: {m['size']} x {m['width']}, {m['rd_ports']} read port(s), mapped to {m['as']}" for m in r.get("memories", [])] + ([] if r.get("memories") else ["  none"])
         report += ["", "cells of its own logic:"] + [f"  {c:<12} {n}" for c, n in r["res"]["cells"].items()]
