@@ -62,6 +62,8 @@ catalog! {
     cq_engine => crate::host::CqEngine, 100;
     ctx_engine => crate::host::CtxEngine, 100;
     host_if => crate::host::HostIf, 40;
+    mac_rx_fifo => crate::mac::MacRxFifo, 200;
+    mac_tx_fifo => crate::mac::MacTxFifo, 200;
 }
 
 /// Look an entry up by name.

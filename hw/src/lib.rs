@@ -9,6 +9,7 @@ pub mod catalog;
 pub mod consts;
 pub mod core;
 pub mod host;
+pub mod mac;
 pub mod prim;
 pub mod sem;
 pub mod wire;

@@ -164,7 +164,9 @@ pub struct Pair<M: Model, B: Block> {
     pub blk: Box<B>,
     set: fn(&mut B, usize, &[u32]),
     ports: &'static [PortInfo],
-    clock: Option<usize>,
+    /// Every clock port: a block with two clocks (the MAC boundary FIFOs)
+    /// has both toggled together, in lock-step.
+    clocks: Vec<usize>,
     /// For each output (model index), its position among rust-hdl's outputs in visit order.
     outputs: Vec<(usize, usize)>,
     /// Per port: the input last driven, or the output rust-hdl showed at the last eval.
@@ -195,7 +197,7 @@ impl<M: Model, B: Block> Pair<M, B> {
             blk: Box::new(blk),
             set,
             ports,
-            clock: ports.iter().position(|p| p.is_clock),
+            clocks: ports.iter().enumerate().filter(|(_, p)| p.is_clock).map(|(i, _)| i).collect(),
             outputs,
             values: ports.iter().map(|p| vec![0; p.words()]).collect(),
             dirty: true,
@@ -234,7 +236,7 @@ impl<M: Model, B: Block> Pair<M, B> {
 
     /// Compare the outputs now (after `eval`) if not done since the inputs
     /// changed, then one clock cycle on both sides (rising and falling
-    /// edge). `Err` with the first difference seen, at any cycle so far.
+    /// edge; every clock port at once). `Err` with the first difference seen, at any cycle so far.
     pub fn tick(&mut self) -> Result<(), Mismatch> {
         if self.dirty || self.compared_at != Some(self.cycle) {
             self.eval();
@@ -242,10 +244,12 @@ impl<M: Model, B: Block> Pair<M, B> {
         if let Some(m) = &self.mismatch {
             return Err(m.clone());
         }
-        if let Some(c) = self.clock {
+        if !self.clocks.is_empty() {
             for level in [1, 0] {
-                self.dut.set_words(c, &[level]);
-                (self.set)(&mut self.blk, c, &[level]);
+                for &c in &self.clocks {
+                    self.dut.set_words(c, &[level]);
+                    (self.set)(&mut self.blk, c, &[level]);
+                }
                 self.settle();
             }
         }

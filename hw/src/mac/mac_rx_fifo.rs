@@ -1,0 +1,195 @@
+//! `MacRxFifo`: frames from the MAC (no backpressure, MAC clock) into the
+//! core clock, dropping whole frames when full.
+//!
+//! Write side (`mac_clock`): each beat with `tvalid` is written at `wr_ptr`
+//! while there is room. At the frame's last beat the frame is committed:
+//! `start_ptr` (where the next frame starts) moves to the end and the
+//! committed-frame counter steps. A beat that finds the RAM full drops the
+//! frame: `wr_ptr` rolls back to `start_ptr`, the frame's remaining beats are
+//! discarded up to its `tlast`, and the drop counter steps. Nothing of a
+//! dropped frame was ever visible to the reader (which takes committed frames
+//! only, [`FrameReader`]), so the core never sees part of a frame.
+//!
+//! Room: `full` is a register, computed from the next write pointer and the
+//! read pointer as last synchronized (which only lags the real one), so the
+//! check is one flop away from the write enable at 322 MHz and never lets a
+//! beat overwrite an unread one.
+//!
+//! Drops are counted where they happen in a small Gray-coded counter
+//! ([`DROP_GRAY_BITS`]) that crosses to the core clock; there its steps are
+//! added to `drops`, a 64-bit counter (it does not wrap in practice: at one
+//! drop per MAC cycle, 2^64 takes 1800 years). Frames with `tuser` set (a bad
+//! FCS) are passed on with it, not dropped here.
+
+use super::read_side::FrameReader;
+use super::MacStreamIn;
+use crate::axis::{AxisOut, DATA_BITS, KEEP_BITS};
+use crate::prim::{DualClockRam, GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
+use hdl_emit::TypeTag;
+use rust_hdl::prelude::*;
+
+/// log2 of the receive FIFO's depth in beats. 512 beats of 64 bytes are
+/// 32 KiB: three 9000-byte jumbo frames (141 beats each) and change. Block RAM
+/// in its 512 x 72 shape makes 512 the cheapest depth there is: a shallower
+/// FIFO takes as many RAMB36 (the width, 512 + 64 + 2 bits, sets the count).
+pub const RX_ADDR_BITS: usize = 9;
+pub const RX_DEPTH: usize = 1 << RX_ADDR_BITS;
+/// Pointers and frame counters carry one more bit, so full and empty differ.
+pub const RX_PTR_BITS: usize = RX_ADDR_BITS + 1;
+/// The drop counter that crosses to the core clock. It steps at most once
+/// per MAC edge, and between two core edges the MAC clock has at most two
+/// (165/128 < 2); a sample caught mid-step reads the old value and the next
+/// one catches up, so the core sees it move by at most [`MAX_DROP_STEP`]
+/// between two samples. Its difference is taken modulo 2^DROP_GRAY_BITS.
+pub const DROP_GRAY_BITS: usize = 4;
+pub const MAX_DROP_STEP: u64 = super::CORE_PERIOD_UNITS.div_ceil(super::MAC_PERIOD_UNITS) + 1;
+const _: () = assert!(RX_PTR_BITS <= GRAY_SYNC_MAX_BITS && DROP_GRAY_BITS <= GRAY_SYNC_MAX_BITS);
+const _: () = assert!(MAX_DROP_STEP < 1 << DROP_GRAY_BITS);
+
+#[derive(LogicBlock, Default)]
+pub struct MacRxFifo {
+    pub mac_clock: Signal<In, Clock>,
+    pub core_clock: Signal<In, Clock>,
+    /// Synchronous to `core_clock`; hold it [`super::RESET_CYCLES`] cycles.
+    pub reset: Signal<In, Bit>,
+    /// From the MAC, in `mac_clock`.
+    pub s_axis: MacStreamIn<DATA_BITS, KEEP_BITS, 1>,
+    /// To the core, in `core_clock`.
+    pub m_axis: AxisOut<DATA_BITS, KEEP_BITS, 1>,
+    /// Frames dropped because the FIFO was full (64-bit, `core_clock`).
+    pub drops: Signal<Out, Bits<64>>,
+    // ---- mac_clock
+    mac_reset: SyncFlops<Bit>,
+    wr_ptr: Reg<Bits<RX_PTR_BITS>>,
+    start_ptr: Reg<Bits<RX_PTR_BITS>>,
+    full: Reg<Bit>,
+    dropping: Reg<Bit>,
+    frames: Reg<Bits<RX_PTR_BITS>>,
+    frames_gray: Reg<Bits<RX_PTR_BITS>>,
+    drop_bin: Reg<Bits<DROP_GRAY_BITS>>,
+    drop_gray: Reg<Bits<DROP_GRAY_BITS>>,
+    rd_sync: GraySync<RX_PTR_BITS>,
+    // ---- storage: written in mac_clock, read in core_clock
+    ram_data: DualClockRam<Bits<DATA_BITS>, RX_ADDR_BITS>,
+    ram_keep: DualClockRam<Bits<KEEP_BITS>, RX_ADDR_BITS>,
+    ram_flags: DualClockRam<Bits<2>, RX_ADDR_BITS>,
+    // ---- core_clock
+    reader: FrameReader<RX_ADDR_BITS, RX_PTR_BITS>,
+    drop_sync: GraySync<DROP_GRAY_BITS>,
+    drop_seen: Reg<Bits<DROP_GRAY_BITS>>,
+    drop_count: Reg<Bits<64>>,
+    // ---- locals (mac_clock)
+    write: Signal<Local, Bit>,
+    drop: Signal<Local, Bit>,
+    wr_next: Signal<Local, Bits<RX_PTR_BITS>>,
+    frames_next: Signal<Local, Bits<RX_PTR_BITS>>,
+    drop_next: Signal<Local, Bits<DROP_GRAY_BITS>>,
+    used_xor: Signal<Local, Bits<RX_PTR_BITS>>,
+    // ---- locals (core_clock)
+    drop_step: Signal<Local, Bits<DROP_GRAY_BITS>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for MacRxFifo {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- mac_clock
+        dff_setup!(self, mac_clock, wr_ptr, start_ptr, full, dropping, frames, frames_gray, drop_bin, drop_gray);
+        self.mac_reset.clock.next = self.mac_clock.val();
+        self.mac_reset.d.next = self.reset.val();
+        self.rd_sync.clock.next = self.mac_clock.val();
+        self.rd_sync.reset.next = self.mac_reset.q.val();
+        self.rd_sync.gray.next = self.reader.rd_gray.val();
+
+        self.write.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & !self.full.q.val();
+        self.drop.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & self.full.q.val();
+        self.wr_next.next = self.wr_ptr.q.val();
+        self.frames_next.next = self.frames.q.val();
+        self.drop_next.next = self.drop_bin.q.val();
+        if self.write.val() {
+            self.wr_next.next = self.wr_ptr.q.val() + 1;
+            if self.s_axis.tlast.val() {
+                self.start_ptr.d.next = self.wr_ptr.q.val() + 1;
+                self.frames_next.next = self.frames.q.val() + 1;
+            }
+        }
+        if self.drop.val() {
+            self.wr_next.next = self.start_ptr.q.val();
+            self.drop_next.next = self.drop_bin.q.val() + 1;
+            self.dropping.d.next = !self.s_axis.tlast.val();
+        }
+        if self.s_axis.tvalid.val() & self.dropping.q.val() & self.s_axis.tlast.val() {
+            self.dropping.d.next = false;
+        }
+        if self.mac_reset.q.val() {
+            self.wr_next.next = 0.into();
+            self.frames_next.next = 0.into();
+            self.drop_next.next = 0.into();
+            self.start_ptr.d.next = 0.into();
+            self.dropping.d.next = false;
+        }
+        self.wr_ptr.d.next = self.wr_next.val();
+        self.frames.d.next = self.frames_next.val();
+        self.frames_gray.d.next = self.frames_next.val() ^ (self.frames_next.val() >> 1);
+        self.drop_bin.d.next = self.drop_next.val();
+        self.drop_gray.d.next = self.drop_next.val() ^ (self.drop_next.val() >> 1);
+        // full next cycle: the next pointer a whole RAM ahead of the reader
+        // (the same address, the other wrap bit)
+        self.used_xor.next = self.wr_next.val() ^ self.rd_sync.bin.val();
+        self.full.d.next =
+            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.used_xor.val()) == 0) & (self.used_xor.val() != 0);
+        if self.mac_reset.q.val() {
+            self.full.d.next = false;
+        }
+
+        self.ram_data.write_clock.next = self.mac_clock.val();
+        self.ram_keep.write_clock.next = self.mac_clock.val();
+        self.ram_flags.write_clock.next = self.mac_clock.val();
+        self.ram_data.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram_keep.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram_flags.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram_data.write_enable.next = self.write.val();
+        self.ram_keep.write_enable.next = self.write.val();
+        self.ram_flags.write_enable.next = self.write.val();
+        self.ram_data.write_data.next = self.s_axis.tdata.val();
+        self.ram_keep.write_data.next = self.s_axis.tkeep.val();
+        // flags: bit 0 tlast, bit 1 tuser
+        self.ram_flags.write_data.next = bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1;
+        if self.s_axis.tlast.val() {
+            self.ram_flags.write_data.next = (bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1) | 1;
+        }
+
+        // ---- core_clock
+        dff_setup!(self, core_clock, drop_seen, drop_count);
+        self.ram_data.read_clock.next = self.core_clock.val();
+        self.ram_keep.read_clock.next = self.core_clock.val();
+        self.ram_flags.read_clock.next = self.core_clock.val();
+        self.ram_data.read_addr.next = self.reader.read_addr.val();
+        self.ram_keep.read_addr.next = self.reader.read_addr.val();
+        self.ram_flags.read_addr.next = self.reader.read_addr.val();
+        self.reader.clock.next = self.core_clock.val();
+        self.reader.reset.next = self.reset.val();
+        self.reader.frames_gray.next = self.frames_gray.q.val();
+        self.reader.ram_data.next = self.ram_data.read_data.val();
+        self.reader.ram_keep.next = self.ram_keep.read_data.val();
+        self.reader.ram_flags.next = self.ram_flags.read_data.val();
+        self.m_axis.tdata.next = self.reader.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.reader.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.reader.m_axis.tlast.val();
+        self.m_axis.tuser.next = self.reader.m_axis.tuser.val();
+        self.m_axis.tvalid.next = self.reader.m_axis.tvalid.val();
+        self.reader.m_axis.tready.next = self.m_axis.tready.val();
+
+        self.drop_sync.clock.next = self.core_clock.val();
+        self.drop_sync.reset.next = self.reset.val();
+        self.drop_sync.gray.next = self.drop_gray.q.val();
+        self.drop_step.next = self.drop_sync.bin.val() - self.drop_seen.q.val();
+        self.drop_seen.d.next = self.drop_sync.bin.val();
+        self.drop_count.d.next = self.drop_count.q.val() + bit_cast::<64, DROP_GRAY_BITS>(self.drop_step.val());
+        if self.reset.val() {
+            self.drop_seen.d.next = 0.into();
+            self.drop_count.d.next = 0.into();
+        }
+        self.drops.next = self.drop_count.q.val();
+    }
+}

@@ -1,0 +1,147 @@
+//! `MacTxFifo`: frames from the core (core clock) to the MAC (MAC clock),
+//! whole frames at a time, so the MAC never sees a gap inside a frame (a gap
+//! is an underflow, and the CMAC would send the frame corrupted).
+//!
+//! Write side (`core_clock`): beats are written while there is room
+//! (`s_axis.tready`, a register); a frame's last beat commits it, stepping
+//! the committed-frame counter that crosses to the MAC clock. Read side
+//! (`mac_clock`, [`FrameReader`]): a frame starts only once it is committed,
+//! that is once its last beat is in the RAM, and then leaves at one beat per
+//! MAC cycle for as long as the MAC takes them; `m_axis.tvalid` stays high
+//! from a frame's first beat to its last.
+//!
+//! A frame longer than the FIFO could never be committed and would stall
+//! the core for good: the longest frame the core builds,
+//! [`TX_MAX_FRAME_BEATS`], is asserted (a `const`) to fit twice, so one frame
+//! can be written while the one before it leaves.
+
+use super::read_side::FrameReader;
+use crate::axis::{AxisIn, AxisOut, DATA_BITS, KEEP_BITS};
+use crate::prim::{DualClockRam, GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
+use hdl_emit::TypeTag;
+use rust_hdl::prelude::*;
+
+/// The longest frame the core sends, without the FCS (the MAC appends it):
+/// the largest RoCEv2 header stack that carries payload (Ethernet with a
+/// VLAN tag, IPv6, UDP, BTH, RETH and immediate data), a 4096-byte MTU
+/// payload, up to 3 pad bytes, and the ICRC.
+pub const TX_MAX_FRAME_BYTES: usize = 14 + 4 + 40 + 8 + 12 + 16 + 4 + TX_MTU + 3 + 4;
+/// The largest path MTU (`IBV_MTU_4096`).
+pub const TX_MTU: usize = 4096;
+pub const TX_MAX_FRAME_BEATS: usize = TX_MAX_FRAME_BYTES.div_ceil(KEEP_BITS);
+/// log2 of the transmit FIFO's depth in beats: 256 beats hold
+/// [`TX_MAX_FRAME_BEATS`] (66) three times over, so the core can write the
+/// next frame while one leaves at MAC speed.
+pub const TX_ADDR_BITS: usize = 8;
+pub const TX_DEPTH: usize = 1 << TX_ADDR_BITS;
+pub const TX_PTR_BITS: usize = TX_ADDR_BITS + 1;
+// The writer uses at most TX_DEPTH - 1 beats (its `tready` is a register,
+// decided a cycle ahead); two longest frames must fit in that.
+const _: () = assert!(2 * TX_MAX_FRAME_BEATS <= TX_DEPTH - 1);
+const _: () = assert!(TX_PTR_BITS <= GRAY_SYNC_MAX_BITS);
+
+#[derive(LogicBlock, Default)]
+pub struct MacTxFifo {
+    pub core_clock: Signal<In, Clock>,
+    pub mac_clock: Signal<In, Clock>,
+    /// Synchronous to `core_clock`; hold it [`super::RESET_CYCLES`] cycles.
+    pub reset: Signal<In, Bit>,
+    /// From the core, in `core_clock`.
+    pub s_axis: AxisIn<DATA_BITS, KEEP_BITS, 1>,
+    /// To the MAC, in `mac_clock`.
+    pub m_axis: AxisOut<DATA_BITS, KEEP_BITS, 1>,
+    // ---- core_clock
+    wr_ptr: Reg<Bits<TX_PTR_BITS>>,
+    ready: Reg<Bit>,
+    frames: Reg<Bits<TX_PTR_BITS>>,
+    frames_gray: Reg<Bits<TX_PTR_BITS>>,
+    rd_sync: GraySync<TX_PTR_BITS>,
+    // ---- storage: written in core_clock, read in mac_clock
+    ram_data: DualClockRam<Bits<DATA_BITS>, TX_ADDR_BITS>,
+    ram_keep: DualClockRam<Bits<KEEP_BITS>, TX_ADDR_BITS>,
+    ram_flags: DualClockRam<Bits<2>, TX_ADDR_BITS>,
+    // ---- mac_clock
+    mac_reset: SyncFlops<Bit>,
+    reader: FrameReader<TX_ADDR_BITS, TX_PTR_BITS>,
+    // ---- locals (core_clock)
+    push: Signal<Local, Bit>,
+    wr_next: Signal<Local, Bits<TX_PTR_BITS>>,
+    frames_next: Signal<Local, Bits<TX_PTR_BITS>>,
+    used_xor: Signal<Local, Bits<TX_PTR_BITS>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for MacTxFifo {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // ---- core_clock
+        dff_setup!(self, core_clock, wr_ptr, ready, frames, frames_gray);
+        self.rd_sync.clock.next = self.core_clock.val();
+        self.rd_sync.reset.next = self.reset.val();
+        self.rd_sync.gray.next = self.reader.rd_gray.val();
+        self.push.next = self.s_axis.tvalid.val() & self.ready.q.val();
+        self.wr_next.next = self.wr_ptr.q.val();
+        self.frames_next.next = self.frames.q.val();
+        if self.push.val() {
+            self.wr_next.next = self.wr_ptr.q.val() + 1;
+            if self.s_axis.tlast.val() {
+                self.frames_next.next = self.frames.q.val() + 1;
+            }
+        }
+        if self.reset.val() {
+            self.wr_next.next = 0.into();
+            self.frames_next.next = 0.into();
+        }
+        self.wr_ptr.d.next = self.wr_next.val();
+        self.frames.d.next = self.frames_next.val();
+        self.frames_gray.d.next = self.frames_next.val() ^ (self.frames_next.val() >> 1);
+        // room next cycle: the next pointer not a whole RAM ahead of the
+        // reader as last synchronized (which only lags the real one)
+        self.used_xor.next = self.wr_next.val() ^ self.rd_sync.bin.val();
+        self.ready.d.next =
+            !((bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.used_xor.val()) == 0) & (self.used_xor.val() != 0));
+        if self.reset.val() {
+            self.ready.d.next = false;
+        }
+        self.s_axis.tready.next = self.ready.q.val();
+
+        self.ram_data.write_clock.next = self.core_clock.val();
+        self.ram_keep.write_clock.next = self.core_clock.val();
+        self.ram_flags.write_clock.next = self.core_clock.val();
+        self.ram_data.write_addr.next = bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram_keep.write_addr.next = bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram_flags.write_addr.next = bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram_data.write_enable.next = self.push.val();
+        self.ram_keep.write_enable.next = self.push.val();
+        self.ram_flags.write_enable.next = self.push.val();
+        self.ram_data.write_data.next = self.s_axis.tdata.val();
+        self.ram_keep.write_data.next = self.s_axis.tkeep.val();
+        // flags: bit 0 tlast, bit 1 tuser
+        self.ram_flags.write_data.next = bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1;
+        if self.s_axis.tlast.val() {
+            self.ram_flags.write_data.next = (bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1) | 1;
+        }
+
+        // ---- mac_clock
+        self.mac_reset.clock.next = self.mac_clock.val();
+        self.mac_reset.d.next = self.reset.val();
+        self.ram_data.read_clock.next = self.mac_clock.val();
+        self.ram_keep.read_clock.next = self.mac_clock.val();
+        self.ram_flags.read_clock.next = self.mac_clock.val();
+        self.ram_data.read_addr.next = self.reader.read_addr.val();
+        self.ram_keep.read_addr.next = self.reader.read_addr.val();
+        self.ram_flags.read_addr.next = self.reader.read_addr.val();
+        self.reader.clock.next = self.mac_clock.val();
+        self.reader.reset.next = self.mac_reset.q.val();
+        self.reader.frames_gray.next = self.frames_gray.q.val();
+        self.reader.ram_data.next = self.ram_data.read_data.val();
+        self.reader.ram_keep.next = self.ram_keep.read_data.val();
+        self.reader.ram_flags.next = self.ram_flags.read_data.val();
+        self.m_axis.tdata.next = self.reader.m_axis.tdata.val();
+        self.m_axis.tkeep.next = self.reader.m_axis.tkeep.val();
+        self.m_axis.tlast.next = self.reader.m_axis.tlast.val();
+        self.m_axis.tuser.next = self.reader.m_axis.tuser.val();
+        self.m_axis.tvalid.next = self.reader.m_axis.tvalid.val();
+        self.reader.m_axis.tready.next = self.m_axis.tready.val();
+    }
+}

@@ -1,0 +1,314 @@
+//! `mac_rx_fifo` under Verilator with its two clocks at their real ratio
+//! (322.265625 MHz : 250 MHz = 165 : 128, exact): frames from a MAC that
+//! cannot be stalled, at 100 Gb/s line rate (or at one beat every MAC cycle,
+//! faster than the core can take them), into a core that stalls at random
+//! or for long stretches. Every frame delivered must be byte-exact, whole
+//! and in order; every frame missing must be counted in `drops`, and
+//! delivered + dropped == sent. At line rate with a core that keeps up,
+//! nothing is dropped.
+
+#[path = "mac/common.rs"]
+mod common;
+
+use common::*;
+use rnic_hw::mac::{RESET_CYCLES, RX_DEPTH};
+use rnic_sim::axis::Rng;
+use rnic_sim::models::mac_rx_fifo::Dut;
+use rnic_sim::{Model, TwoClocks};
+
+#[derive(Clone, Copy, PartialEq)]
+enum Pace {
+    /// Beats arrive as the wire delivers their bytes at 100 Gb/s.
+    Line,
+    /// A beat every MAC cycle (322 M beats/s, more than the core's 250 M).
+    EveryCycle,
+}
+
+struct Rx {
+    tc: TwoClocks<Dut>,
+    s: Stream,
+    m: Stream,
+    drops: usize,
+    frames: Vec<(Vec<u8>, bool)>,
+    pace: Pace,
+    // the MAC
+    cur: usize,
+    beat: usize,
+    presenting: bool,
+    t0: u64,
+    /// Bytes on the wire before the current frame (with each frame's overhead).
+    wire_bytes: u64,
+    /// Idle bytes on the wire after each frame, beyond the inter-frame gap.
+    gap: u64,
+    /// Per frame: core edges counted when the MAC handed over its last beat.
+    commit_core: Vec<u64>,
+    // the core
+    ready: bool,
+    got: Vec<u8>,
+    first_edge: u64,
+    delivered: Vec<usize>,
+    /// Per delivered frame: core edges from its last beat at the MAC to its
+    /// first beat taken by the core.
+    latency: Vec<u64>,
+    /// Core edge of every beat taken.
+    out_edges: Vec<u64>,
+}
+
+impl Rx {
+    fn new(frames: Vec<(Vec<u8>, bool)>, pace: Pace, first: [u64; 2]) -> Self {
+        let dut = Dut::new();
+        let s = Stream::of(&dut, "s_axis");
+        let m = Stream::of(&dut, "m_axis");
+        let drops = dut.port("drops");
+        let mut tc = TwoClocks::new(dut, CLOCKS, PERIODS, first);
+        tc.reset("reset", CORE, RESET_CYCLES);
+        // the MAC domain leaves reset two MAC edges after the core
+        for _ in 0..4 {
+            tc.step();
+        }
+        let n = frames.len();
+        let t0 = tc.now();
+        let mut rx = Rx {
+            tc,
+            s,
+            m,
+            drops,
+            frames,
+            pace,
+            cur: 0,
+            beat: 0,
+            presenting: false,
+            t0,
+            wire_bytes: 0,
+            gap: 0,
+            commit_core: vec![0; n],
+            ready: false,
+            got: vec![],
+            first_edge: 0,
+            delivered: vec![],
+            latency: vec![],
+            out_edges: vec![],
+        };
+        rx.offer();
+        rx
+    }
+
+    /// Set the MAC's beat for its next edge.
+    fn offer(&mut self) {
+        self.presenting = false;
+        if let Some((f, user)) = self.frames.get(self.cur) {
+            let end = (64 * (self.beat + 1)).min(f.len()) as u64;
+            let due = self.t0 + wire_units(self.wire_bytes + end);
+            if self.pace == Pace::EveryCycle || due <= self.tc.next_time(MAC) {
+                self.s.drive(&mut self.tc.dut, f, self.beat, *user);
+                self.presenting = true;
+            }
+        }
+        if !self.presenting {
+            self.s.idle(&mut self.tc.dut);
+        }
+    }
+
+    /// Run until the MAC has sent everything and the core has seen nothing
+    /// for a while; `ready(rng, core_edge)` is the core's `tready`. Checks
+    /// delivered + dropped == sent.
+    fn run(&mut self, rng: &mut Rng, mut ready: impl FnMut(&mut Rng, u64) -> bool) {
+        let mut quiet = 0;
+        while self.cur < self.frames.len() || quiet < 4 * RX_DEPTH {
+            let e = self.tc.next_edges();
+            self.tc.dut.eval();
+            if e[CORE] {
+                // quiet: edges where the core was ready and nothing came
+                if !self.m.valid(&self.tc.dut) {
+                    quiet += usize::from(self.ready);
+                } else {
+                    quiet = 0;
+                    if self.ready {
+                        self.take();
+                    }
+                }
+            }
+            let mac_took = e[MAC] && self.presenting;
+            self.tc.step();
+            if mac_took {
+                let len = self.frames[self.cur].0.len();
+                self.beat += 1;
+                if 64 * self.beat >= len {
+                    self.commit_core[self.cur] = self.tc.cycles(CORE);
+                    self.wire_bytes += len as u64 + WIRE_OVERHEAD + self.gap;
+                    self.cur += 1;
+                    self.beat = 0;
+                }
+            }
+            if e[MAC] {
+                self.offer();
+            }
+            if e[CORE] {
+                self.ready = ready(rng, self.tc.cycles(CORE));
+                self.tc.dut.set_words(self.m.ready.unwrap(), &[self.ready as u32]);
+            }
+            assert!(self.tc.cycles(CORE) < 50_000_000, "the run does not end");
+        }
+        let drops = self.drops();
+        let sent = self.frames.len() as u64;
+        assert!(self.got.is_empty(), "a frame was left unfinished at the output");
+        assert_eq!(
+            self.delivered.len() as u64 + drops,
+            sent,
+            "delivered {} + dropped {drops} != sent {sent}",
+            self.delivered.len()
+        );
+    }
+
+    /// Take the beat on `m_axis` at the coming core edge.
+    fn take(&mut self) {
+        let edge = self.tc.cycles(CORE) + 1;
+        let (bytes, last, user) = self.m.beat(&self.tc.dut);
+        if self.got.is_empty() {
+            self.first_edge = edge;
+        }
+        self.got.extend_from_slice(&bytes);
+        self.out_edges.push(edge);
+        assert!(!user || last, "tuser on a beat before the last");
+        if !last {
+            return;
+        }
+        let got = std::mem::take(&mut self.got);
+        assert!(got.len() >= 4, "a frame of {} bytes", got.len());
+        let seq = seq_of(&got);
+        assert!(seq < self.cur, "frame number {seq} delivered before the MAC finished it (or never sent)");
+        if let Some(&prev) = self.delivered.last() {
+            assert!(seq > prev, "frame {seq} delivered after frame {prev}");
+        }
+        let (want, want_user) = &self.frames[seq];
+        assert!(&got == want, "frame {seq} differs ({} bytes delivered, {} sent)", got.len(), want.len());
+        assert_eq!(user, *want_user, "frame {seq}: tuser");
+        self.latency.push(self.first_edge - self.commit_core[seq]);
+        self.delivered.push(seq);
+    }
+
+    fn drops(&self) -> u64 {
+        self.tc.dut.get_at(self.drops)
+    }
+}
+
+/// `n` frames with lengths from `len`, one in twenty with an error (`tuser`).
+fn frames(rng: &mut Rng, n: usize, len: impl Fn(&mut Rng) -> usize) -> Vec<(Vec<u8>, bool)> {
+    (0..n)
+        .map(|i| {
+            let l = len(rng);
+            (frame(rng, i, l), rng.chance(5))
+        })
+        .collect()
+}
+
+const MIN_FRAME: usize = 60;
+const JUMBO_FRAME: usize = 9000;
+/// Phases of the two clocks' first edges: apart, and together (every 128th
+/// core edge then coincides with a MAC edge).
+const PHASES: [[u64; 2]; 2] = [[37, 101], [0, 0]];
+
+/// At line rate with minimum frames (one beat each, 148.8 M frames/s) and
+/// with jumbo frames, a core that is always ready gets every frame, as fast
+/// as the wire brings them.
+#[test]
+fn line_rate_min_and_jumbo_frames_no_drops() {
+    for first in PHASES {
+        for (n, len) in [(4000, MIN_FRAME), (60, JUMBO_FRAME)] {
+            let mut rng = Rng(len as u64 + first[0]);
+            let mut rx = Rx::new(frames(&mut rng, n, |_| len), Pace::Line, first);
+            rx.run(&mut rng, |_, _| true);
+            assert_eq!(rx.drops(), 0, "{len}-byte frames at line rate: dropped");
+            assert_eq!(rx.delivered.len(), n);
+            // every frame reaches the core within the same few cycles of
+            // the MAC handing it over: the FIFO does not fill up
+            let worst = *rx.latency.iter().max().unwrap();
+            assert!(worst <= 6, "{len}: a frame waited {worst} core cycles at line rate");
+            eprintln!("line rate, {len}-byte frames, phases {first:?}: {n} frames, 0 drops, latency at most {worst} core cycles");
+        }
+    }
+}
+
+/// An isolated one-beat frame reaches the core's output a fixed number of
+/// core edges after the MAC edge that committed it: three for the
+/// synchronizer, one to load the output register; the core takes the beat
+/// at the fifth.
+#[test]
+fn latency_of_an_isolated_frame() {
+    for first in PHASES {
+        let mut rng = Rng(3);
+        let fr = frames(&mut rng, 200, |_| MIN_FRAME);
+        let mut rx = Rx::new(fr, Pace::Line, first);
+        // 1001 idle bytes after each frame: the frames arrive alone, each at
+        // another phase of the core clock
+        rx.gap = 1001;
+        rx.run(&mut rng, |_, _| true);
+        assert_eq!(rx.drops(), 0);
+        let (lo, hi) = (*rx.latency.iter().min().unwrap(), *rx.latency.iter().max().unwrap());
+        eprintln!(
+            "phases {first:?}: latency {lo}..={hi} core edges from the MAC's last beat to the core taking the first"
+        );
+        assert_eq!((lo, hi), (5, 5), "latency {lo}..={hi} core edges");
+    }
+}
+
+/// A beat every MAC cycle is more than the core can take: frames are
+/// dropped whole, the rest arrive intact, and while frames wait the core
+/// side moves one beat every core cycle.
+#[test]
+fn overload_drops_whole_frames_and_the_core_side_runs_at_full_rate() {
+    for (len_max, n) in [(MIN_FRAME, 6000), (JUMBO_FRAME, 120), (2000, 600)] {
+        let mut rng = Rng(11 + len_max as u64);
+        let fr = frames(&mut rng, n, |r| MIN_FRAME + (r.next() as usize % (len_max - MIN_FRAME + 1)));
+        let mut rx = Rx::new(fr, Pace::EveryCycle, PHASES[0]);
+        rx.run(&mut rng, |_, _| true);
+        let drops = rx.drops();
+        assert!(drops > 0, "{len_max}: nothing dropped at 322 M beats/s");
+        // the output ran at one beat per core edge from first to last beat
+        let e = &rx.out_edges;
+        let span = e.last().unwrap() - e[0] + 1;
+        assert!(
+            e.len() as u64 * 100 >= span * 99,
+            "{len_max}: {} beats in {span} core cycles while backlogged",
+            e.len()
+        );
+        eprintln!(
+            "every MAC cycle, frames up to {len_max} bytes: {} delivered, {drops} dropped, {} beats in {span} core cycles",
+            rx.delivered.len(),
+            e.len()
+        );
+    }
+}
+
+/// A core that stalls at random, or stops for long stretches, at line rate
+/// and at a beat every MAC cycle, frames of every size: what arrives is
+/// whole and exact, what does not is counted.
+#[test]
+fn core_stalls_drop_whole_frames_counted() {
+    type Ready = fn(&mut Rng, u64) -> bool;
+    let cases: [(&str, Ready); 4] = [
+        ("random tready 50%", |r, _| r.chance(50)),
+        ("random tready 75%", |r, _| r.chance(75)),
+        ("stalled 6000 of every 8000 core cycles", |_, c| c % 8000 >= 6000),
+        ("bursts of stalls", |r, c| (c / 64) % 3 != 0 || r.chance(30)),
+    ];
+    for (what, ready) in cases {
+        for pace in [Pace::Line, Pace::EveryCycle] {
+            let mut rng = Rng(99);
+            let fr = frames(&mut rng, 1500, |r| {
+                if r.chance(50) {
+                    MIN_FRAME + (r.next() as usize % 8)
+                } else {
+                    MIN_FRAME + (r.next() as usize % (JUMBO_FRAME - MIN_FRAME + 1))
+                }
+            });
+            let mut rx = Rx::new(fr, pace, PHASES[0]);
+            rx.run(&mut rng, ready);
+            let drops = rx.drops();
+            let p = if pace == Pace::Line { "line rate" } else { "every MAC cycle" };
+            eprintln!("{what}, {p}: {} delivered, {drops} dropped", rx.delivered.len());
+            assert!(drops > 0, "{what}, {p}: nothing dropped");
+            assert!(!rx.delivered.is_empty(), "{what}, {p}: nothing delivered");
+        }
+    }
+}
