@@ -15,6 +15,12 @@
 //! check is one flop away from the write enable at 322 MHz and never lets a
 //! beat overwrite an unread one.
 //!
+//! Reset: the MAC does not stop for it. The writer follows the MAC's frame
+//! boundaries in reset too (`mid_frame`), and a frame under way when reset
+//! ends is discarded up to its last beat (not counted as a drop: the frame
+//! was lost to the reset), so the first frame delivered after a reset is
+//! whole.
+//!
 //! Drops are counted where they happen in a small Gray-coded counter
 //! ([`DROP_GRAY_BITS`]) that crosses to the core clock; there its steps are
 //! added to `drops`, a 64-bit counter (it does not wrap in practice: at one
@@ -64,6 +70,7 @@ pub struct MacRxFifo {
     start_ptr: Reg<Bits<RX_PTR_BITS>>,
     full: Reg<Bit>,
     dropping: Reg<Bit>,
+    mid_frame: Reg<Bit>,
     frames: Reg<Bits<RX_PTR_BITS>>,
     frames_gray: Reg<Bits<RX_PTR_BITS>>,
     drop_bin: Reg<Bits<DROP_GRAY_BITS>>,
@@ -81,6 +88,7 @@ pub struct MacRxFifo {
     // ---- locals (mac_clock)
     write: Signal<Local, Bit>,
     drop: Signal<Local, Bit>,
+    mid_next: Signal<Local, Bit>,
     wr_next: Signal<Local, Bits<RX_PTR_BITS>>,
     frames_next: Signal<Local, Bits<RX_PTR_BITS>>,
     drop_next: Signal<Local, Bits<DROP_GRAY_BITS>>,
@@ -94,7 +102,19 @@ impl Logic for MacRxFifo {
     #[hdl_gen]
     fn update(&mut self) {
         // ---- mac_clock
-        dff_setup!(self, mac_clock, wr_ptr, start_ptr, full, dropping, frames, frames_gray, drop_bin, drop_gray);
+        dff_setup!(
+            self,
+            mac_clock,
+            wr_ptr,
+            start_ptr,
+            full,
+            dropping,
+            mid_frame,
+            frames,
+            frames_gray,
+            drop_bin,
+            drop_gray
+        );
         self.mac_reset.clock.next = self.mac_clock.val();
         self.mac_reset.d.next = self.reset.val();
         self.rd_sync.clock.next = self.mac_clock.val();
@@ -121,12 +141,20 @@ impl Logic for MacRxFifo {
         if self.s_axis.tvalid.val() & self.dropping.q.val() & self.s_axis.tlast.val() {
             self.dropping.d.next = false;
         }
+        // Where the MAC is in its stream, tracked in reset too: a frame that
+        // began before reset ended is discarded up to its end, not
+        // delivered from the middle.
+        self.mid_next.next = self.mid_frame.q.val();
+        if self.s_axis.tvalid.val() {
+            self.mid_next.next = !self.s_axis.tlast.val();
+        }
+        self.mid_frame.d.next = self.mid_next.val();
         if self.mac_reset.q.val() {
             self.wr_next.next = 0.into();
             self.frames_next.next = 0.into();
             self.drop_next.next = 0.into();
             self.start_ptr.d.next = 0.into();
-            self.dropping.d.next = false;
+            self.dropping.d.next = self.mid_next.val();
         }
         self.wr_ptr.d.next = self.wr_next.val();
         self.frames.d.next = self.frames_next.val();
