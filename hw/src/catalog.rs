@@ -64,6 +64,7 @@ catalog! {
     host_if => crate::host::HostIf, 40;
     mac_rx_fifo => crate::mac::MacRxFifo, 200;
     mac_tx_fifo => crate::mac::MacTxFifo, 200;
+    counter64 => crate::mac::Counter64, 300;
 }
 
 /// Look an entry up by name.

@@ -13,7 +13,9 @@
 //! Room: `full` is a register, computed from the next write pointer and the
 //! read pointer as last synchronized (which only lags the real one), so the
 //! check is one flop away from the write enable at 322 MHz and never lets a
-//! beat overwrite an unread one.
+//! beat overwrite an unread one. The next pointer is one of three (stay, move
+//! on, roll back), each kept in a register with its successor, and the check
+//! is made for all three before the write decision picks one.
 //!
 //! Reset: the MAC does not stop for it. The writer follows the MAC's frame
 //! boundaries in reset too (`mid_frame`), and a frame under way when reset
@@ -23,10 +25,12 @@
 //!
 //! Drops are counted where they happen in a small Gray-coded counter
 //! ([`DROP_GRAY_BITS`]) that crosses to the core clock; there its steps are
-//! added to `drops`, a 64-bit counter (it does not wrap in practice: at one
+//! added to `drops`, a 64-bit counter ([`Counter64`]: no long carry chain; it
+//! does not wrap in practice: at one
 //! drop per MAC cycle, 2^64 takes 1800 years). Frames with `tuser` set (a bad
 //! FCS) are passed on with it, not dropped here.
 
+use super::counter64::{Counter64, COUNTER_STEP_BITS};
 use super::read_side::FrameReader;
 use super::MacStreamIn;
 use crate::axis::{AxisOut, DATA_BITS, KEEP_BITS};
@@ -34,11 +38,10 @@ use crate::prim::{DualClockRam, GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
-/// log2 of the receive FIFO's depth in beats. 512 beats of 64 bytes are
-/// 32 KiB: three 9000-byte jumbo frames (141 beats each) and change. Block RAM
-/// in its 512 x 72 shape makes 512 the cheapest depth there is: a shallower
-/// FIFO takes as many RAMB36 (the width, 512 + 64 + 2 bits, sets the count).
-pub const RX_ADDR_BITS: usize = 9;
+/// log2 of the receive FIFO's depth in beats: [`super::BRAM_DEPTH_BITS`].
+/// 512 beats of 64 bytes are 32 KiB: three 9000-byte jumbo frames (141 beats
+/// each) and change, so one can arrive while two wait for a stalled core.
+pub const RX_ADDR_BITS: usize = super::BRAM_DEPTH_BITS;
 pub const RX_DEPTH: usize = 1 << RX_ADDR_BITS;
 /// Pointers and frame counters carry one more bit, so full and empty differ.
 pub const RX_PTR_BITS: usize = RX_ADDR_BITS + 1;
@@ -49,8 +52,9 @@ pub const RX_PTR_BITS: usize = RX_ADDR_BITS + 1;
 /// between two samples. Its difference is taken modulo 2^DROP_GRAY_BITS.
 pub const DROP_GRAY_BITS: usize = 4;
 pub const MAX_DROP_STEP: u64 = super::CORE_PERIOD_UNITS.div_ceil(super::MAC_PERIOD_UNITS) + 1;
+const _: () = assert!(RX_DEPTH >= 3 * super::JUMBO_FRAME_BYTES.div_ceil(KEEP_BITS));
 const _: () = assert!(RX_PTR_BITS <= GRAY_SYNC_MAX_BITS && DROP_GRAY_BITS <= GRAY_SYNC_MAX_BITS);
-const _: () = assert!(MAX_DROP_STEP < 1 << DROP_GRAY_BITS);
+const _: () = assert!(MAX_DROP_STEP < 1 << DROP_GRAY_BITS && DROP_GRAY_BITS == COUNTER_STEP_BITS);
 
 #[derive(LogicBlock, Default)]
 pub struct MacRxFifo {
@@ -68,6 +72,10 @@ pub struct MacRxFifo {
     mac_reset: SyncFlops<Bit>,
     wr_ptr: Reg<Bits<RX_PTR_BITS>>,
     start_ptr: Reg<Bits<RX_PTR_BITS>>,
+    /// `wr_ptr + 1` and `start_ptr + 1`, kept beside them so no adder sits
+    /// behind the write decision.
+    wr_plus1: Reg<Bits<RX_PTR_BITS>>,
+    start_plus1: Reg<Bits<RX_PTR_BITS>>,
     full: Reg<Bit>,
     dropping: Reg<Bit>,
     mid_frame: Reg<Bit>,
@@ -84,17 +92,22 @@ pub struct MacRxFifo {
     reader: FrameReader<RX_ADDR_BITS, RX_PTR_BITS>,
     drop_sync: GraySync<DROP_GRAY_BITS>,
     drop_seen: Reg<Bits<DROP_GRAY_BITS>>,
-    drop_count: Reg<Bits<64>>,
+    drop_step: Reg<Bits<DROP_GRAY_BITS>>,
+    drop_count: Counter64,
     // ---- locals (mac_clock)
     write: Signal<Local, Bit>,
     drop: Signal<Local, Bit>,
     mid_next: Signal<Local, Bit>,
-    wr_next: Signal<Local, Bits<RX_PTR_BITS>>,
     frames_next: Signal<Local, Bits<RX_PTR_BITS>>,
     drop_next: Signal<Local, Bits<DROP_GRAY_BITS>>,
-    used_xor: Signal<Local, Bits<RX_PTR_BITS>>,
-    // ---- locals (core_clock)
-    drop_step: Signal<Local, Bits<DROP_GRAY_BITS>>,
+    /// Distance to the reader, as XOR, for each pointer the write side may
+    /// move to; each is checked before the write decision picks one.
+    stay_xor: Signal<Local, Bits<RX_PTR_BITS>>,
+    move_xor: Signal<Local, Bits<RX_PTR_BITS>>,
+    back_xor: Signal<Local, Bits<RX_PTR_BITS>>,
+    full_if_stay: Signal<Local, Bit>,
+    full_if_move: Signal<Local, Bit>,
+    full_if_back: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
@@ -107,6 +120,8 @@ impl Logic for MacRxFifo {
             mac_clock,
             wr_ptr,
             start_ptr,
+            wr_plus1,
+            start_plus1,
             full,
             dropping,
             mid_frame,
@@ -123,18 +138,37 @@ impl Logic for MacRxFifo {
 
         self.write.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & !self.full.q.val();
         self.drop.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & self.full.q.val();
-        self.wr_next.next = self.wr_ptr.q.val();
         self.frames_next.next = self.frames.q.val();
         self.drop_next.next = self.drop_bin.q.val();
+        // the room check, for each place the pointer can go (stay, move on,
+        // roll back): the next pointer a whole RAM ahead of the reader as
+        // last synchronized (same address, other wrap bit) is full. The
+        // synchronized pointer only lags the real one, so this never lets a
+        // beat overwrite an unread one.
+        self.stay_xor.next = self.wr_ptr.q.val() ^ self.rd_sync.bin.val();
+        self.move_xor.next = self.wr_plus1.q.val() ^ self.rd_sync.bin.val();
+        self.back_xor.next = self.start_ptr.q.val() ^ self.rd_sync.bin.val();
+        self.full_if_stay.next =
+            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.stay_xor.val()) == 0) & (self.stay_xor.val() != 0);
+        self.full_if_move.next =
+            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.move_xor.val()) == 0) & (self.move_xor.val() != 0);
+        self.full_if_back.next =
+            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.back_xor.val()) == 0) & (self.back_xor.val() != 0);
+        self.full.d.next = self.full_if_stay.val();
         if self.write.val() {
-            self.wr_next.next = self.wr_ptr.q.val() + 1;
+            self.wr_ptr.d.next = self.wr_plus1.q.val();
+            self.wr_plus1.d.next = self.wr_plus1.q.val() + 1;
+            self.full.d.next = self.full_if_move.val();
             if self.s_axis.tlast.val() {
-                self.start_ptr.d.next = self.wr_ptr.q.val() + 1;
+                self.start_ptr.d.next = self.wr_plus1.q.val();
+                self.start_plus1.d.next = self.wr_plus1.q.val() + 1;
                 self.frames_next.next = self.frames.q.val() + 1;
             }
         }
         if self.drop.val() {
-            self.wr_next.next = self.start_ptr.q.val();
+            self.wr_ptr.d.next = self.start_ptr.q.val();
+            self.wr_plus1.d.next = self.start_plus1.q.val();
+            self.full.d.next = self.full_if_back.val();
             self.drop_next.next = self.drop_bin.q.val() + 1;
             self.dropping.d.next = !self.s_axis.tlast.val();
         }
@@ -150,25 +184,19 @@ impl Logic for MacRxFifo {
         }
         self.mid_frame.d.next = self.mid_next.val();
         if self.mac_reset.q.val() {
-            self.wr_next.next = 0.into();
+            self.wr_ptr.d.next = 0.into();
+            self.wr_plus1.d.next = 1.into();
+            self.start_ptr.d.next = 0.into();
+            self.start_plus1.d.next = 1.into();
+            self.full.d.next = false;
             self.frames_next.next = 0.into();
             self.drop_next.next = 0.into();
-            self.start_ptr.d.next = 0.into();
             self.dropping.d.next = self.mid_next.val();
         }
-        self.wr_ptr.d.next = self.wr_next.val();
         self.frames.d.next = self.frames_next.val();
         self.frames_gray.d.next = self.frames_next.val() ^ (self.frames_next.val() >> 1);
         self.drop_bin.d.next = self.drop_next.val();
         self.drop_gray.d.next = self.drop_next.val() ^ (self.drop_next.val() >> 1);
-        // full next cycle: the next pointer a whole RAM ahead of the reader
-        // (the same address, the other wrap bit)
-        self.used_xor.next = self.wr_next.val() ^ self.rd_sync.bin.val();
-        self.full.d.next =
-            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.used_xor.val()) == 0) & (self.used_xor.val() != 0);
-        if self.mac_reset.q.val() {
-            self.full.d.next = false;
-        }
 
         self.ram_data.write_clock.next = self.mac_clock.val();
         self.ram_keep.write_clock.next = self.mac_clock.val();
@@ -188,7 +216,7 @@ impl Logic for MacRxFifo {
         }
 
         // ---- core_clock
-        dff_setup!(self, core_clock, drop_seen, drop_count);
+        dff_setup!(self, core_clock, drop_seen, drop_step);
         self.ram_data.read_clock.next = self.core_clock.val();
         self.ram_keep.read_clock.next = self.core_clock.val();
         self.ram_flags.read_clock.next = self.core_clock.val();
@@ -211,13 +239,15 @@ impl Logic for MacRxFifo {
         self.drop_sync.clock.next = self.core_clock.val();
         self.drop_sync.reset.next = self.reset.val();
         self.drop_sync.gray.next = self.drop_gray.q.val();
-        self.drop_step.next = self.drop_sync.bin.val() - self.drop_seen.q.val();
+        self.drop_step.d.next = self.drop_sync.bin.val() - self.drop_seen.q.val();
         self.drop_seen.d.next = self.drop_sync.bin.val();
-        self.drop_count.d.next = self.drop_count.q.val() + bit_cast::<64, DROP_GRAY_BITS>(self.drop_step.val());
+        self.drop_count.clock.next = self.core_clock.val();
+        self.drop_count.reset.next = self.reset.val();
+        self.drop_count.step.next = self.drop_step.q.val();
         if self.reset.val() {
             self.drop_seen.d.next = 0.into();
-            self.drop_count.d.next = 0.into();
+            self.drop_step.d.next = 0.into();
         }
-        self.drops.next = self.drop_count.q.val();
+        self.drops.next = self.drop_count.count.val();
     }
 }

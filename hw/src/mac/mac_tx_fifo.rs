@@ -29,10 +29,11 @@ pub const TX_MAX_FRAME_BYTES: usize = 14 + 4 + 40 + 8 + 12 + 16 + 4 + TX_MTU + 3
 /// The largest path MTU (`IBV_MTU_4096`).
 pub const TX_MTU: usize = 4096;
 pub const TX_MAX_FRAME_BEATS: usize = TX_MAX_FRAME_BYTES.div_ceil(KEEP_BITS);
-/// log2 of the transmit FIFO's depth in beats: 256 beats hold
-/// [`TX_MAX_FRAME_BEATS`] (66) three times over, so the core can write the
-/// next frame while one leaves at MAC speed.
-pub const TX_ADDR_BITS: usize = 8;
+/// log2 of the transmit FIFO's depth in beats: [`super::BRAM_DEPTH_BITS`].
+/// 512 beats hold [`TX_MAX_FRAME_BEATS`] (66) seven times over: the core can
+/// write the next frames while one leaves at MAC speed, and a MAC that stalls
+/// (its `tready`) holds the core back only after that.
+pub const TX_ADDR_BITS: usize = super::BRAM_DEPTH_BITS;
 pub const TX_DEPTH: usize = 1 << TX_ADDR_BITS;
 pub const TX_PTR_BITS: usize = TX_ADDR_BITS + 1;
 // The writer uses at most TX_DEPTH - 1 beats (its `tready` is a register,
@@ -52,6 +53,8 @@ pub struct MacTxFifo {
     pub m_axis: AxisOut<DATA_BITS, KEEP_BITS, 1>,
     // ---- core_clock
     wr_ptr: Reg<Bits<TX_PTR_BITS>>,
+    /// `wr_ptr + 1`, kept beside it so no adder sits behind `push`.
+    wr_plus1: Reg<Bits<TX_PTR_BITS>>,
     ready: Reg<Bit>,
     frames: Reg<Bits<TX_PTR_BITS>>,
     frames_gray: Reg<Bits<TX_PTR_BITS>>,
@@ -67,7 +70,11 @@ pub struct MacTxFifo {
     push: Signal<Local, Bit>,
     wr_next: Signal<Local, Bits<TX_PTR_BITS>>,
     frames_next: Signal<Local, Bits<TX_PTR_BITS>>,
-    used_xor: Signal<Local, Bits<TX_PTR_BITS>>,
+    /// Distance to the reader, as XOR, if the pointer stays and if it moves.
+    stay_xor: Signal<Local, Bits<TX_PTR_BITS>>,
+    move_xor: Signal<Local, Bits<TX_PTR_BITS>>,
+    full_if_stay: Signal<Local, Bit>,
+    full_if_move: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
@@ -75,7 +82,7 @@ impl Logic for MacTxFifo {
     #[hdl_gen]
     fn update(&mut self) {
         // ---- core_clock
-        dff_setup!(self, core_clock, wr_ptr, ready, frames, frames_gray);
+        dff_setup!(self, core_clock, wr_ptr, wr_plus1, ready, frames, frames_gray);
         self.rd_sync.clock.next = self.core_clock.val();
         self.rd_sync.reset.next = self.reset.val();
         self.rd_sync.gray.next = self.reader.rd_gray.val();
@@ -83,23 +90,33 @@ impl Logic for MacTxFifo {
         self.wr_next.next = self.wr_ptr.q.val();
         self.frames_next.next = self.frames.q.val();
         if self.push.val() {
-            self.wr_next.next = self.wr_ptr.q.val() + 1;
+            self.wr_next.next = self.wr_plus1.q.val();
+            self.wr_plus1.d.next = self.wr_plus1.q.val() + 1;
             if self.s_axis.tlast.val() {
                 self.frames_next.next = self.frames.q.val() + 1;
             }
         }
         if self.reset.val() {
             self.wr_next.next = 0.into();
+            self.wr_plus1.d.next = 1.into();
             self.frames_next.next = 0.into();
         }
         self.wr_ptr.d.next = self.wr_next.val();
         self.frames.d.next = self.frames_next.val();
         self.frames_gray.d.next = self.frames_next.val() ^ (self.frames_next.val() >> 1);
         // room next cycle: the next pointer not a whole RAM ahead of the
-        // reader as last synchronized (which only lags the real one)
-        self.used_xor.next = self.wr_next.val() ^ self.rd_sync.bin.val();
-        self.ready.d.next =
-            !((bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.used_xor.val()) == 0) & (self.used_xor.val() != 0));
+        // reader as last synchronized (which only lags the real one); both
+        // candidates are checked before `push` picks one
+        self.stay_xor.next = self.wr_ptr.q.val() ^ self.rd_sync.bin.val();
+        self.move_xor.next = self.wr_plus1.q.val() ^ self.rd_sync.bin.val();
+        self.full_if_stay.next =
+            (bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.stay_xor.val()) == 0) & (self.stay_xor.val() != 0);
+        self.full_if_move.next =
+            (bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.move_xor.val()) == 0) & (self.move_xor.val() != 0);
+        self.ready.d.next = !self.full_if_stay.val();
+        if self.push.val() {
+            self.ready.d.next = !self.full_if_move.val();
+        }
         if self.reset.val() {
             self.ready.d.next = false;
         }

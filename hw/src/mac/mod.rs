@@ -13,10 +13,12 @@
 //! reader) and the read pointer (reader to writer), and on receive a small
 //! drop counter. Design, depths and figures: docs/mac.md.
 
+mod counter64;
 mod mac_rx_fifo;
 mod mac_tx_fifo;
 mod read_side;
 
+pub use counter64::{Counter64, COUNTER_STEP_BITS};
 pub use mac_rx_fifo::{MacRxFifo, DROP_GRAY_BITS, RX_ADDR_BITS, RX_DEPTH, RX_PTR_BITS};
 pub use mac_tx_fifo::{MacTxFifo, TX_ADDR_BITS, TX_DEPTH, TX_MAX_FRAME_BEATS, TX_MAX_FRAME_BYTES, TX_PTR_BITS};
 pub use read_side::FrameReader;
@@ -41,6 +43,16 @@ const CLOCK_GCD: u64 = gcd(MAC_CLOCK_HZ, CORE_CLOCK_HZ);
 pub const MAC_PERIOD_UNITS: u64 = CORE_CLOCK_HZ / CLOCK_GCD;
 pub const CORE_PERIOD_UNITS: u64 = MAC_CLOCK_HZ / CLOCK_GCD;
 const _: () = assert!(MAC_PERIOD_UNITS == 128 && CORE_PERIOD_UNITS == 165);
+
+/// log2 of both FIFOs' depth in beats. Block RAM is 512 deep in its widest
+/// shapes (RAMB18 as 512 x 36, RAMB36 as 512 x 72), so a 512-beat FIFO of
+/// 512 + 64 + 2 bits costs what any shallower one does: 18 RAMB18 (yosys
+/// maps it as 16 RAMB18 and a RAMB36). Each FIFO asserts beside its depth
+/// what it must hold.
+pub const BRAM_DEPTH_BITS: usize = 9;
+
+/// The largest frame the receive side is sized for (a 9000-byte jumbo).
+pub const JUMBO_FRAME_BYTES: usize = 9000;
 
 /// Core cycles `reset` must be held so that both clock domains, and the
 /// synchronizers between them, are cleared: the MAC domain sees `reset`

@@ -41,6 +41,8 @@ pub struct FrameReader<const A: usize, const P: usize> {
     pub m_axis: AxisOut<DATA_BITS, KEEP_BITS, 1>,
     frames_sync: GraySync<P>,
     rd_ptr: Reg<Bits<P>>,
+    /// `rd_ptr + 1`, kept beside it so no adder sits behind `load`.
+    rd_plus1: Reg<Bits<P>>,
     rd_gray_r: Reg<Bits<P>>,
     frames_done: Reg<Bits<P>>,
     out_data: Reg<Bits<DATA_BITS>>,
@@ -57,7 +59,19 @@ pub struct FrameReader<const A: usize, const P: usize> {
 impl<const A: usize, const P: usize> Logic for FrameReader<A, P> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_ptr, rd_gray_r, frames_done, out_data, out_keep, out_last, out_user, out_valid);
+        dff_setup!(
+            self,
+            clock,
+            rd_ptr,
+            rd_plus1,
+            rd_gray_r,
+            frames_done,
+            out_data,
+            out_keep,
+            out_last,
+            out_user,
+            out_valid
+        );
         self.frames_sync.clock.next = self.clock.val();
         self.frames_sync.reset.next = self.reset.val();
         self.frames_sync.gray.next = self.frames_gray.val();
@@ -65,7 +79,8 @@ impl<const A: usize, const P: usize> Logic for FrameReader<A, P> {
         self.load.next = self.can_load.val() & (!self.out_valid.q.val() | self.m_axis.tready.val());
         self.rd_next.next = self.rd_ptr.q.val();
         if self.load.val() {
-            self.rd_next.next = self.rd_ptr.q.val() + 1;
+            self.rd_next.next = self.rd_plus1.q.val();
+            self.rd_plus1.d.next = self.rd_plus1.q.val() + 1;
             self.out_data.d.next = self.ram_data.val();
             self.out_keep.d.next = self.ram_keep.val();
             self.out_last.d.next = self.ram_flags.val().get_bit(0);
@@ -84,6 +99,7 @@ impl<const A: usize, const P: usize> Logic for FrameReader<A, P> {
         self.rd_ptr.d.next = self.rd_next.val();
         self.rd_gray_r.d.next = self.rd_next.val() ^ (self.rd_next.val() >> 1);
         if self.reset.val() {
+            self.rd_plus1.d.next = 1.into();
             self.frames_done.d.next = 0.into();
             self.out_valid.d.next = false;
         }
