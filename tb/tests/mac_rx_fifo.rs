@@ -149,8 +149,7 @@ impl Rx {
             if e[MAC] {
                 self.offer();
             }
-            if e[CORE] && self.reset_at.is_some() {
-                let at = self.reset_at.unwrap();
+            if let (true, Some(at)) = (e[CORE], self.reset_at) {
                 let c = self.tc.cycles(CORE);
                 let r = self.tc.dut.port("reset");
                 if c == at {

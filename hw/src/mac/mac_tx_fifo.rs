@@ -36,9 +36,10 @@ pub const TX_MAX_FRAME_BEATS: usize = TX_MAX_FRAME_BYTES.div_ceil(KEEP_BITS);
 pub const TX_ADDR_BITS: usize = super::BRAM_DEPTH_BITS;
 pub const TX_DEPTH: usize = 1 << TX_ADDR_BITS;
 pub const TX_PTR_BITS: usize = TX_ADDR_BITS + 1;
-// The writer uses at most TX_DEPTH - 1 beats (its `tready` is a register,
-// decided a cycle ahead); two longest frames must fit in that.
-const _: () = assert!(2 * TX_MAX_FRAME_BEATS <= TX_DEPTH - 1);
+// Two longest frames must fit, one leaving while the next comes in (the
+// writer can fill every beat: its registered `tready` is decided on the
+// pointer it is about to have).
+const _: () = assert!(2 * TX_MAX_FRAME_BEATS <= TX_DEPTH);
 const _: () = assert!(TX_PTR_BITS <= GRAY_SYNC_MAX_BITS);
 
 #[derive(LogicBlock, Default)]
