@@ -313,6 +313,20 @@ fn overload_drops_whole_frames_and_the_core_side_runs_at_full_rate() {
     }
 }
 
+/// A core that does not take anything while one-beat frames arrive every
+/// MAC cycle: the FIFO stores exactly as many frames as it has beats, plus
+/// the one in the output register, and drops every one after.
+#[test]
+fn fills_to_the_last_beat() {
+    let mut rng = Rng(10);
+    let n = 3 * RX_DEPTH;
+    let mut rx = Rx::new(frames(&mut rng, n, |_| MIN_FRAME), Pace::EveryCycle, PHASES[0]);
+    let wake = 4 * n as u64;
+    rx.run(&mut rng, |_, c| c > wake);
+    eprintln!("core stalled: {} frames kept, {} dropped", rx.delivered.len(), rx.drops());
+    assert_eq!(rx.delivered, (0..=RX_DEPTH).collect::<Vec<_>>(), "the frames kept");
+}
+
 /// A core that stalls at random, or stops for long stretches, at line rate
 /// and at a beat every MAC cycle, frames of every size: what arrives is
 /// whole and exact, what does not is counted.

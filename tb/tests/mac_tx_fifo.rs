@@ -9,7 +9,7 @@
 mod common;
 
 use common::*;
-use rnic_hw::mac::{RESET_CYCLES, TX_DEPTH, TX_MAX_FRAME_BYTES};
+use rnic_hw::mac::{RESET_CYCLES, TX_DEPTH, TX_MAX_FRAME_BEATS, TX_MAX_FRAME_BYTES};
 use rnic_sim::axis::Rng;
 use rnic_sim::models::mac_tx_fifo::Dut;
 use rnic_sim::{Model, TwoClocks};
@@ -330,4 +330,37 @@ fn rust_hdl_and_verilog_agree_on_frames() {
         delivered > 10 && held > 100,
         "{delivered} frames out, {held} cycles held back: the run did not reach both"
     );
+}
+
+/// With the MAC stopped, the core fills every one of the FIFO's beats (and
+/// the output register) and then is held back; the longest frames fit at
+/// least twice over.
+#[test]
+fn fills_to_the_last_beat() {
+    let mut rng = Rng(9);
+    let fr = frames(&mut rng, 20, |_| TX_MAX_FRAME_BYTES);
+    let mut tx = Tx::new(fr, PHASES[0]);
+    let s_ready = tx.s.ready.unwrap();
+    let mut accepted = 0;
+    let (mut cur, mut beat) = (0, 0);
+    for _ in 0..4 * TX_DEPTH {
+        let e = tx.tc.next_edges();
+        if e[CORE] {
+            let (f, user) = &tx.frames[cur];
+            tx.s.drive(&mut tx.tc.dut, f, beat, *user);
+            tx.tc.dut.eval();
+            if tx.tc.dut.bit_at(s_ready) {
+                accepted += 1;
+                beat += 1;
+                if 64 * beat >= f.len() {
+                    cur += 1;
+                    beat = 0;
+                }
+            }
+        }
+        tx.tc.step();
+    }
+    eprintln!("MAC stopped: the FIFO took {accepted} beats ({cur} whole frames of {TX_MAX_FRAME_BEATS} beats)");
+    assert_eq!(accepted, TX_DEPTH + 1, "beats taken with the MAC stopped");
+    assert!(cur >= 2, "only {cur} longest frames fit");
 }
