@@ -51,6 +51,7 @@ pub struct FrameReader<const A: usize, const P: usize> {
     out_user: Reg<Bits<1>>,
     out_valid: Reg<Bit>,
     can_load: Signal<Local, Bit>,
+    take: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
     rd_next: Signal<Local, Bits<P>>,
     kind: TypeTag<Self>,
@@ -76,15 +77,23 @@ impl<const A: usize, const P: usize> Logic for FrameReader<A, P> {
         self.frames_sync.reset.next = self.reset.val();
         self.frames_sync.gray.next = self.frames_gray.val();
         self.can_load.next = self.frames_sync.bin.val() != self.frames_done.q.val();
-        self.load.next = self.can_load.val() & (!self.out_valid.q.val() | self.m_axis.tready.val());
-        self.rd_next.next = self.rd_ptr.q.val();
-        if self.load.val() {
-            self.rd_next.next = self.rd_plus1.q.val();
-            self.rd_plus1.d.next = self.rd_plus1.q.val() + 1;
+        // The 578 output flip-flops take the RAM's word whenever the output
+        // register is free or being taken (`take`, one LUT from a register
+        // and `tready`), whether or not the word is a beat to send; only
+        // `load` (a beat is sent) moves the pointers and sets `tvalid`. So the
+        // net with the large fan-out is a shallow one.
+        self.take.next = !self.out_valid.q.val() | self.m_axis.tready.val();
+        self.load.next = self.can_load.val() & self.take.val();
+        if self.take.val() {
             self.out_data.d.next = self.ram_data.val();
             self.out_keep.d.next = self.ram_keep.val();
             self.out_last.d.next = self.ram_flags.val().get_bit(0);
             self.out_user.d.next = self.ram_flags.val().get_bits::<1>(1);
+        }
+        self.rd_next.next = self.rd_ptr.q.val();
+        if self.load.val() {
+            self.rd_next.next = self.rd_plus1.q.val();
+            self.rd_plus1.d.next = self.rd_plus1.q.val() + 1;
             self.out_valid.d.next = true;
             if self.ram_flags.val().get_bit(0) {
                 self.frames_done.d.next = self.frames_done.q.val() + 1;
