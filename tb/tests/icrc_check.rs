@@ -7,13 +7,15 @@ use rnic_proto::{decode_frame, encode_frame, icrc_verify, IpHeader, Ipv6Header, 
 use rnic_sim::axis::Rng;
 use rnic_sim::frames::{drive_beat, frame_beats, idle};
 use rnic_sim::models::icrc_check::Dut;
+use rnic_sim::models::icrc_gen::Dut as GenDut;
 use rnic_sim::{Clocked, Model};
 use rnic_tb::capture;
 
-/// The checker's documented latency (docs/wire.md): `verdict_valid` is high
-/// exactly this many cycles after the cycle in which a frame's last beat
-/// was accepted (`tvalid & tready`).
-const VERDICT_LATENCY: u64 = 6;
+/// The checker's latency (`IcrcCheck::LATENCY`, 8 cycles, in docs/wire.md):
+/// `verdict_valid` is high exactly this many cycles after the cycle in which
+/// a frame's last beat was accepted (`tvalid & tready`).
+const VERDICT_LATENCY: u64 = rnic_hw::wire::IcrcCheck::LATENCY;
+const _: () = assert!(VERDICT_LATENCY == 8, "docs/wire.md states 8 cycles");
 
 /// What came out of the checker, with the cycle of every event.
 struct Run {
@@ -224,4 +226,107 @@ fn one_verdict_per_cycle_at_a_fixed_latency() {
         "{} frames ({beats} beats): every verdict {VERDICT_LATENCY} cycles after its frame's last beat; 200 one-beat frames: 200 verdicts in 200 cycles",
         base.len()
     );
+}
+
+/// `IcrcGen` on real frames with their ICRC bytes zeroed gives back the
+/// ICRC they carried wherever the packet ends in its last beat (the
+/// capture's frames and VLAN copies of them grown by 0..15 words), back to
+/// back, each exactly `IcrcGen::LATENCY` cycles after the frame's last beat;
+/// a packet that does not end 2 bytes into a word is flagged.
+#[test]
+fn icrc_gen_restores_every_icrc() {
+    const GEN_LATENCY: u64 = rnic_hw::wire::IcrcGen::LATENCY;
+    let base = capture("rxe_rc_ud_perftest.pcap");
+    let mut rng = Rng(0x9e7);
+    let mut frames = vec![];
+    for f in base.iter().take(200) {
+        frames.push(f.clone());
+        let mut v = decode_frame(f).unwrap();
+        v.eth.vlan = Some(VlanTag { pcp: 1, dei: false, vid: (rng.next() & 0xfff) as u16 });
+        // 0..15 words more before the ICRC move its end through every word
+        frames.push(stretch(&encode_frame(&v).unwrap(), 4 * (rng.next() as usize % 16)));
+    }
+    assert_eq!(frames.len(), 400);
+    let mut sim = Clocked::new(GenDut::new());
+    sim.reset(2);
+    // three odd-length packets at the end: flagged
+    for k in [1, 2, 3] {
+        frames.push(stretch(&base[k], k));
+    }
+    let (mut got, mut last_in, mut out_at) = (vec![], vec![], vec![]);
+    let sample = |sim: &mut Clocked<GenDut>, got: &mut Vec<(u32, bool)>, out_at: &mut Vec<u64>| {
+        sim.settle();
+        if sim.dut.icrc_valid() == 1 {
+            got.push((sim.dut.icrc() as u32, sim.dut.icrc_misaligned() == 1));
+            out_at.push(sim.cycle());
+        }
+    };
+    let mut lanes = std::collections::BTreeSet::new();
+    for f in &frames {
+        let mut z = f.clone();
+        let n = z.len();
+        lanes.insert(n % 64);
+        z[n - 4..].fill(0);
+        for b in frame_beats(&z) {
+            drive_beat(&mut sim.dut, "s_axis", &b);
+            sample(&mut sim, &mut got, &mut out_at);
+            if b.last {
+                last_in.push(sim.cycle());
+            }
+            sim.tick();
+        }
+    }
+    idle(&mut sim.dut, "s_axis");
+    for _ in 0..2 * GEN_LATENCY {
+        sample(&mut sim, &mut got, &mut out_at);
+        sim.tick();
+    }
+    assert_eq!(got.len(), frames.len(), "one ICRC per frame");
+    for (i, f) in frames.iter().enumerate() {
+        let want = u32::from_le_bytes(f[f.len() - 4..].try_into().unwrap());
+        assert_eq!(got[i].1, i >= 400, "frame {i} ({} bytes): misaligned flag", f.len());
+        if got[i].1 {
+            continue;
+        }
+        assert_eq!(got[i].0, want, "frame {i} ({} bytes): ICRC {:08x}, carried {want:08x}", f.len(), got[i].0);
+        assert_eq!(
+            out_at[i] - last_in[i],
+            GEN_LATENCY,
+            "frame {i}: ICRC {} cycles after its last beat",
+            out_at[i] - last_in[i]
+        );
+    }
+    // a word-aligned packet ends in one of 16 lanes (2 mod 4); all of them
+    assert_eq!(lanes.len(), 16 + 3, "the packets ended in {lanes:?}");
+    eprintln!(
+        "{} frames: every ICRC restored, {GEN_LATENCY} cycles after the last beat; packets ending in {} lanes",
+        frames.len(),
+        lanes.len()
+    );
+}
+
+/// `f` with `k` bytes inserted before its ICRC, its IP and UDP lengths
+/// grown to match and its ICRC recomputed (a RoCEv2 frame with an odd
+/// payload length, so its ICRC can start in any lane).
+fn stretch(f: &[u8], k: usize) -> Vec<u8> {
+    let mut g = f.to_vec();
+    let n = g.len();
+    g.splice(n - 4..n - 4, (0..k).map(|i| i as u8));
+    let l2 = if g[12..14] == [0x81, 0x00] { 18 } else { 14 };
+    let grow = |g: &mut Vec<u8>, at: usize| {
+        let v = u16::from_be_bytes([g[at], g[at + 1]]) + k as u16;
+        g[at..at + 2].copy_from_slice(&v.to_be_bytes());
+    };
+    let udp = if g[l2] >> 4 == 4 {
+        grow(&mut g, l2 + 2);
+        l2 + 4 * (g[l2] & 15) as usize
+    } else {
+        grow(&mut g, l2 + 4);
+        l2 + 40
+    };
+    grow(&mut g, udp + 4);
+    let icrc = rnic_proto::icrc_compute(&g).expect("a well-formed frame");
+    let m = g.len();
+    g[m - 4..].copy_from_slice(&icrc.to_le_bytes());
+    g
 }

@@ -79,8 +79,10 @@ fn frames_equal_the_model_encoder() {
 
 /// The builder's documented latency (docs/wire.md): a frame's first beat is
 /// valid on `m_axis` exactly this many cycles after the cycle in which its
-/// header was accepted on `s_hdr`, on an idle builder.
-const FIRST_BEAT_LATENCY: u64 = 13;
+/// header was accepted on `s_hdr`, on an idle builder: the beats wait
+/// `TxBuild::HOLD` cycles for the ICRC (14 cycles in all, docs/wire.md).
+const FIRST_BEAT_LATENCY: u64 = rnic_hw::wire::TxBuild::HOLD + 1;
+const _: () = assert!(FIRST_BEAT_LATENCY == 14, "docs/wire.md states 14 cycles");
 
 /// Back to back, frames of one shape leave in consecutive cycles, IPv4 and
 /// IPv6 alternating; the first leaves [`FIRST_BEAT_LATENCY`] cycles after

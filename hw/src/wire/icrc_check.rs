@@ -6,31 +6,71 @@
 //! rewrite forced to ones: IPv4 TOS, TTL and header checksum; IPv6 traffic
 //! class, flow label and hop limit; the UDP checksum; BTH byte 4 (FECN, BECN).
 //! Running the CRC over the packet *and* its ICRC leaves a constant residue
-//! in the register, so the ICRC never has to be located.
+//! `R` in the register, so the ICRC never has to be located.
 //!
-//! Pipeline (no stalls; `s_axis.tready` is always 1):
-//! 1. input register; on the first beat, decode VLAN, IP version, IHL and the
-//!    IP length, hence where the packet ends and which bytes to force;
-//! 2. frame context registered; per-beat byte count `n` (0..=64) of packet
-//!    bytes in the beat;
-//! 3. masked beat, Ethernet header zeroed (the seed is wound back over those
-//!    bytes instead), and the shift that moves a partial last beat to the top
-//!    lanes (leading zeros do not change a zero-started CRC);
-//! 4. the shifted beat;
-//! 5. `D x` ([`CrcFold512`]);
-//! 6. register update `s = A^64 s ^ D x`, or `A^n s ^ D x` on the last packet
-//!    beat, compared with the residue.
+//! No shifter: bytes stay in their lanes. The Ethernet header enters as
+//! zeros (the seed is wound back over it), bytes past the packet's end are
+//! zeroed, and the register of a packet whose last beat held `n` bytes is
+//! then `A^(64-n)` of the true one: it is compared with `A^(64-n) R` from a
+//! 64-entry table ([`IcrcResidue`]). The lanes to force to ones are constant
+//! per (VLAN, IPv4/IPv6) except the UDP checksum and BTH byte 4, which move
+//! with the IPv4 header length: their lanes are a 4-bit function of
+//! `J = (UDP offset - 34) / 4`, one LUT per lane.
 //!
-//! The verdict (`verdict_valid` for one cycle) comes 6 cycles after the
-//! frame's last beat entered. Frames that are not IPv4/IPv6 get
-//! `icrc_ok = 0`; a frame shorter than its IP length says gets `short = 1`.
+//! Pipeline (no stalls; `s_axis.tready` is always 1), one stage per cycle:
+//! 1. input register; first-beat decode (VLAN, IP version, IHL, IP length)
+//!    gives the packet's end and `J`;
+//! 2. frame context and `rem`, the packet bytes from this beat's start;
+//! 3. per-lane controls: valid (lane < `n`), forced to ones, IPv6 nibble;
+//! 4. the masked beat;
+//! 5. `D x` as 8 partial parities per bit ([`CrcFoldPart`]);
+//! 6. `D x`, and the expected residue for the beat's zero fill;
+//! 7. the CRC register `s = A^64 s ^ D x` (seeded on a frame's first beat);
+//! 8. compared with the expected residue: the verdict.
+//!
+//! The verdict (`verdict_valid` for one cycle) comes [`IcrcCheck::LATENCY`]
+//! cycles after the frame's last beat was accepted. Frames that are not
+//! IPv4/IPv6 get `icrc_ok = 0`; a frame shorter than its IP length says gets
+//! `short = 1`.
 
 use super::crc32;
-use super::{CrcAdvance, CrcFold512};
+use super::{CrcAhead, CrcFoldPart, IcrcResidue, FOLD_CHUNKS};
 use crate::axis::AxisIn;
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
+
+// stage 6 reduces 8-bit groups of CrcFoldPart's output (a literal in #[hdl_gen])
+const _: () = assert!(FOLD_CHUNKS == 8);
+
+/// The first UDP offset `J` counts from: IPv4 with a 20-byte header, no VLAN.
+const UDP_BASE: usize = 14 + 20;
+
+/// Lanes of beat `beat` (0 or 1) that hold a byte the ICRC forces to ones
+/// when the UDP header starts at `UDP_BASE + 4 j`: the UDP checksum and BTH
+/// byte 4 (FECN, BECN).
+fn udp_variant_lane(beat: usize, lane: usize, j: usize) -> bool {
+    let udp = UDP_BASE + 4 * j;
+    [udp + 6, udp + 7, udp + 12].contains(&(64 * beat + lane))
+}
+
+/// Lanes of beat 0 forced to ones in the IP header, by (VLAN, IPv6).
+fn ip_variant_lane(lane: usize, vlan: bool, v6: bool) -> bool {
+    let l2 = if vlan { 18 } else { 14 };
+    let fields: &[usize] = if v6 { &[1, 2, 3, 7] } else { &[1, 8, 10, 11] };
+    fields.iter().any(|f| l2 + f == lane)
+}
+
+/// `N / 64` lane masks side by side: bit `64 k + p` is `f(k, p)`.
+fn table<const N: usize>(f: impl Fn(usize, usize) -> bool) -> Bits<N> {
+    let mut t = Bits::<N>::default();
+    for k in 0..N / 64 {
+        for p in 0..64 {
+            t = t.replace_bit(64 * k + p, f(k, p));
+        }
+    }
+    t
+}
 
 #[derive(LogicBlock)]
 pub struct IcrcCheck {
@@ -40,10 +80,12 @@ pub struct IcrcCheck {
     pub verdict_valid: Signal<Out, Bit>,
     pub verdict_icrc_ok: Signal<Out, Bit>,
     pub verdict_short: Signal<Out, Bit>,
-    /// The raw CRC register after the packet: the residue when the ICRC is
-    /// right; with the ICRC bytes zeroed, `A^4` of the register that gives it
-    /// (the transmit builder turns it into the ICRC).
+    /// The raw CRC register after the packet, its last beat zero-filled by
+    /// `verdict_pad` bytes: `A^pad R` when the ICRC is right; with the ICRC
+    /// bytes zeroed, `A^(pad+4)` of the register that gives it (the
+    /// transmit side's [`super::IcrcGen`] turns it into the ICRC).
     pub verdict_state: Signal<Out, Bits<32>>,
+    pub verdict_pad: Signal<Out, Bits<6>>,
 
     // stage 1: input
     d1: Reg<Bits<512>>,
@@ -52,92 +94,128 @@ pub struct IcrcCheck {
     l1: Reg<Bit>,
     first1: Reg<Bit>,
     in_frame: Reg<Bit>,
-    // first-beat decode (combinational from stage 1)
+    // first-beat decode, both VLAN cases side by side
     vlan: Signal<Local, Bit>,
-    ethertype: Signal<Local, Bits<16>>,
-    ipb0: Signal<Local, Bits<8>>,
-    ip_len_raw: Signal<Local, Bits<16>>,
-    ip6_len_raw: Signal<Local, Bits<16>>,
-    ip_len: Signal<Local, Bits<16>>,
-    ip6_len: Signal<Local, Bits<16>>,
+    v4_0: Signal<Local, Bit>,
+    v6_0: Signal<Local, Bit>,
+    v4_1: Signal<Local, Bit>,
+    v6_1: Signal<Local, Bit>,
     is_v4: Signal<Local, Bit>,
     is_v6: Signal<Local, Bit>,
-    l2: Signal<Local, Bits<7>>,
-    udp: Signal<Local, Bits<7>>,
-    region_len: Signal<Local, Bits<17>>,
-    hit: Signal<Local, Bits<128>>,
-    nib: Signal<Local, Bits<128>>,
-    one128: Constant<Bits<128>>,
-    // stage 2: beat + frame context
+    ihl: Signal<Local, Bits<4>>,
+    end: Signal<Local, Bits<17>>,
+    j: Signal<Local, Bits<4>>,
+    // stage 2: beat and frame context
     d2: Reg<Bits<512>>,
     k2: Reg<Bits<64>>,
     v2: Reg<Bit>,
-    l2_last: Reg<Bit>,
-    beat: Reg<Bits<11>>,
+    last2: Reg<Bit>,
+    beat: Reg<Bits<2>>,
+    rem: Reg<Bits<17>>,
     ctx_ip: Reg<Bit>,
     ctx_vlan: Reg<Bit>,
-    ctx_end: Reg<Bits<17>>,
-    ctx_hit: Reg<Bits<128>>,
-    ctx_nib: Reg<Bits<128>>,
-    beat_start: Signal<Local, Bits<17>>,
-    remaining: Signal<Local, Bits<17>>,
-    n: Signal<Local, Bits<7>>,
-    missing: Signal<Local, Bit>,
-    lane: Signal<Local, Bits<8>>,
-    masked: Signal<Local, Bits<512>>,
-    shamt: Signal<Local, Bits<10>>,
-    // stage 2b: masked beat, byte count and shift amount
-    m2b: Reg<Bits<512>>,
-    n2b: Reg<Bits<7>>,
-    sh2b: Reg<Bits<10>>,
-    v2b: Reg<Bit>,
-    first2b: Reg<Bit>,
-    vlan2b: Reg<Bit>,
-    fin2b: Reg<Bit>,
-    last2b: Reg<Bit>,
-    short2b: Reg<Bit>,
-    // stage 3: prepared beat
-    x3: Reg<Bits<512>>,
-    n3: Reg<Bits<7>>,
-    v3: Reg<Bit>,
-    first3: Reg<Bit>,
-    vlan3: Reg<Bit>,
+    ctx_v6: Reg<Bit>,
+    ctx_j: Reg<Bits<4>>,
+    big: Signal<Local, Bit>,
+    over: Signal<Local, Bit>,
+    r6: Signal<Local, Bits<6>>,
+    nonzero: Signal<Local, Bit>,
+    lane_valid: Signal<Local, Bits<64>>,
+    lane_ones: Signal<Local, Bits<64>>,
+    lane_eth: Signal<Local, Bits<64>>,
+    lane_nib: Signal<Local, Bits<64>>,
+    ctx_kind: Signal<Local, Bits<2>>,
+    all64: Constant<Bits<64>>,
+    udp0_tab: Constant<Bits<1024>>,
+    udp1_tab: Constant<Bits<1024>>,
+    ip_tab: Constant<Bits<256>>,
+    eth_tab: Constant<Bits<128>>,
+    nib_tab: Constant<Bits<128>>,
+    // stage 3: per-lane controls
+    d3: Reg<Bits<512>>,
+    k3: Reg<Bits<64>>,
+    valid3: Reg<Bits<64>>,
+    keep3: Reg<Bits<64>>,
+    ones3: Reg<Bits<64>>,
+    nib3: Reg<Bits<64>>,
+    upd3: Reg<Bit>,
     fin3: Reg<Bit>,
     last3: Reg<Bit>,
-    short3: Reg<Bit>,
-    // stage 4: folded beat
-    fold: CrcFold512,
-    y4: Reg<Bits<32>>,
-    n4: Reg<Bits<7>>,
-    v4: Reg<Bit>,
-    first4: Reg<Bit>,
-    vlan4: Reg<Bit>,
+    first3: Reg<Bit>,
+    vlan3: Reg<Bit>,
+    over3: Reg<Bit>,
+    pad3: Reg<Bits<6>>,
+    lane: Signal<Local, Bits<8>>,
+    masked: Signal<Local, Bits<512>>,
+    // stage 4: masked beat
+    x4: Reg<Bits<512>>,
+    upd4: Reg<Bit>,
     fin4: Reg<Bit>,
     last4: Reg<Bit>,
+    first4: Reg<Bit>,
+    vlan4: Reg<Bit>,
     short4: Reg<Bit>,
-    // stage 5: register update
-    adv64: CrcAdvance,
-    advn: CrcAdvance,
-    s_prev: Signal<Local, Bits<32>>,
-    fin_state: Signal<Local, Bits<32>>,
+    pad4: Reg<Bits<6>>,
+    // stage 5: partial parities
+    fold: CrcFoldPart,
+    p5: Reg<Bits<256>>,
+    upd5: Reg<Bit>,
+    fin5: Reg<Bit>,
+    last5: Reg<Bit>,
+    first5: Reg<Bit>,
+    vlan5: Reg<Bit>,
+    short5: Reg<Bit>,
+    pad5: Reg<Bits<6>>,
+    y: Signal<Local, Bits<32>>,
+    residue: IcrcResidue,
+    // stage 6: D x and the expected residue
+    y6: Reg<Bits<32>>,
+    exp6: Reg<Bits<32>>,
+    upd6: Reg<Bit>,
+    fin6: Reg<Bit>,
+    last6: Reg<Bit>,
+    first6: Reg<Bit>,
+    vlan6: Reg<Bit>,
+    short6: Reg<Bit>,
+    pad6: Reg<Bits<6>>,
+    adv64: CrcAhead<64>,
+    // the first beat starts from the seed wound back over the Ethernet
+    // header (which enters as zeros), advanced over the beat
+    seed_next_14: Constant<Bits<32>>,
+    seed_next_18: Constant<Bits<32>>,
+    prev: Signal<Local, Bits<32>>,
+    // stage 7: the CRC register
     crc: Reg<Bits<32>>,
+    exp7: Reg<Bits<32>>,
+    fin7: Reg<Bit>,
+    last7: Reg<Bit>,
+    short7: Reg<Bit>,
+    pad7: Reg<Bits<6>>,
+    good: Signal<Local, Bit>,
+    // verdict
     done: Reg<Bit>,
     ok: Reg<Bit>,
     was_short: Reg<Bit>,
-    seed_l2_14: Constant<Bits<32>>,
-    seed_l2_18: Constant<Bits<32>>,
-    residue: Constant<Bits<32>>,
+    fin_state: Reg<Bits<32>>,
+    fin_pad: Reg<Bits<6>>,
     out_valid: Reg<Bit>,
     out_ok: Reg<Bit>,
     out_short: Reg<Bit>,
-    fin_reg: Reg<Bits<32>>,
     out_state: Reg<Bits<32>>,
+    out_pad: Reg<Bits<6>>,
     kind: TypeTag<Self>,
+}
+
+impl IcrcCheck {
+    /// Cycles from the cycle a frame's last beat is accepted to the cycle
+    /// its verdict is valid.
+    pub const LATENCY: u64 = 8;
 }
 
 impl Default for IcrcCheck {
     fn default() -> Self {
         let seed = crc32::icrc_seed();
+        let seed_next = |l2| Constant::new((crc32::advance(crc32::retreat(seed, l2), 64) as u64).into());
         Self {
             clock: Default::default(),
             reset: Default::default(),
@@ -146,6 +224,7 @@ impl Default for IcrcCheck {
             verdict_icrc_ok: Default::default(),
             verdict_short: Default::default(),
             verdict_state: Default::default(),
+            verdict_pad: Default::default(),
             d1: Default::default(),
             k1: Default::default(),
             v1: Default::default(),
@@ -153,80 +232,104 @@ impl Default for IcrcCheck {
             first1: Default::default(),
             in_frame: Default::default(),
             vlan: Default::default(),
-            ethertype: Default::default(),
-            ipb0: Default::default(),
-            ip_len_raw: Default::default(),
-            ip6_len_raw: Default::default(),
-            ip_len: Default::default(),
-            ip6_len: Default::default(),
+            v4_0: Default::default(),
+            v6_0: Default::default(),
+            v4_1: Default::default(),
+            v6_1: Default::default(),
             is_v4: Default::default(),
             is_v6: Default::default(),
-            l2: Default::default(),
-            udp: Default::default(),
-            region_len: Default::default(),
-            hit: Default::default(),
-            nib: Default::default(),
-            one128: Constant::new(1u64.into()),
+            ihl: Default::default(),
+            end: Default::default(),
+            j: Default::default(),
             d2: Default::default(),
             k2: Default::default(),
             v2: Default::default(),
-            l2_last: Default::default(),
+            last2: Default::default(),
             beat: Default::default(),
+            rem: Default::default(),
             ctx_ip: Default::default(),
             ctx_vlan: Default::default(),
-            ctx_end: Default::default(),
-            ctx_hit: Default::default(),
-            ctx_nib: Default::default(),
-            beat_start: Default::default(),
-            remaining: Default::default(),
-            n: Default::default(),
-            missing: Default::default(),
-            lane: Default::default(),
-            masked: Default::default(),
-            shamt: Default::default(),
-            m2b: Default::default(),
-            n2b: Default::default(),
-            sh2b: Default::default(),
-            v2b: Default::default(),
-            first2b: Default::default(),
-            vlan2b: Default::default(),
-            fin2b: Default::default(),
-            last2b: Default::default(),
-            short2b: Default::default(),
-            x3: Default::default(),
-            n3: Default::default(),
-            v3: Default::default(),
-            first3: Default::default(),
-            vlan3: Default::default(),
+            ctx_v6: Default::default(),
+            ctx_j: Default::default(),
+            big: Default::default(),
+            over: Default::default(),
+            r6: Default::default(),
+            nonzero: Default::default(),
+            lane_valid: Default::default(),
+            lane_ones: Default::default(),
+            lane_eth: Default::default(),
+            lane_nib: Default::default(),
+            ctx_kind: Default::default(),
+            all64: Constant::new(Bits::<64>::mask()),
+            udp0_tab: Constant::new(table(|j, p| udp_variant_lane(0, p, j))),
+            udp1_tab: Constant::new(table(|j, p| udp_variant_lane(1, p, j))),
+            ip_tab: Constant::new(table(|k, p| ip_variant_lane(p, k & 1 == 1, k & 2 == 2))),
+            eth_tab: Constant::new(table(|vlan, p| p < 14 + 4 * vlan)),
+            nib_tab: Constant::new(table(|vlan, p| p == 14 + 4 * vlan)),
+            d3: Default::default(),
+            k3: Default::default(),
+            valid3: Default::default(),
+            keep3: Default::default(),
+            ones3: Default::default(),
+            nib3: Default::default(),
+            upd3: Default::default(),
             fin3: Default::default(),
             last3: Default::default(),
-            short3: Default::default(),
-            fold: Default::default(),
-            y4: Default::default(),
-            n4: Default::default(),
-            v4: Default::default(),
-            first4: Default::default(),
-            vlan4: Default::default(),
+            first3: Default::default(),
+            vlan3: Default::default(),
+            over3: Default::default(),
+            pad3: Default::default(),
+            lane: Default::default(),
+            masked: Default::default(),
+            x4: Default::default(),
+            upd4: Default::default(),
             fin4: Default::default(),
             last4: Default::default(),
+            first4: Default::default(),
+            vlan4: Default::default(),
             short4: Default::default(),
+            pad4: Default::default(),
+            fold: Default::default(),
+            p5: Default::default(),
+            upd5: Default::default(),
+            fin5: Default::default(),
+            last5: Default::default(),
+            first5: Default::default(),
+            vlan5: Default::default(),
+            short5: Default::default(),
+            pad5: Default::default(),
+            y: Default::default(),
+            residue: Default::default(),
+            y6: Default::default(),
+            exp6: Default::default(),
+            upd6: Default::default(),
+            fin6: Default::default(),
+            last6: Default::default(),
+            first6: Default::default(),
+            vlan6: Default::default(),
+            short6: Default::default(),
+            pad6: Default::default(),
             adv64: Default::default(),
-            advn: Default::default(),
-            s_prev: Default::default(),
-            fin_state: Default::default(),
+            seed_next_14: seed_next(14),
+            seed_next_18: seed_next(18),
+            prev: Default::default(),
             crc: Default::default(),
+            exp7: Default::default(),
+            fin7: Default::default(),
+            last7: Default::default(),
+            short7: Default::default(),
+            pad7: Default::default(),
+            good: Default::default(),
             done: Default::default(),
             ok: Default::default(),
             was_short: Default::default(),
-            // the seed wound back over the Ethernet header, which enters as zeros
-            seed_l2_14: Constant::new((crc32::retreat(seed, 14) as u64).into()),
-            seed_l2_18: Constant::new((crc32::retreat(seed, 18) as u64).into()),
-            residue: Constant::new((crc32::residue() as u64).into()),
+            fin_state: Default::default(),
+            fin_pad: Default::default(),
             out_valid: Default::default(),
             out_ok: Default::default(),
             out_short: Default::default(),
-            fin_reg: Default::default(),
             out_state: Default::default(),
+            out_pad: Default::default(),
             kind: Default::default(),
         }
     }
@@ -236,10 +339,11 @@ impl Logic for IcrcCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, d1, k1, v1, l1, first1, in_frame, d2, k2, v2, l2_last, beat, ctx_ip, ctx_vlan, ctx_end,
-            ctx_hit, ctx_nib, m2b, n2b, sh2b, v2b, first2b, vlan2b, fin2b, last2b, short2b, x3, n3, v3, first3, vlan3,
-            fin3, last3, short3, y4, n4, v4, first4, vlan4, fin4, last4, short4, crc, done, ok, was_short, out_valid,
-            out_ok, out_short, fin_reg, out_state
+            self, clock, d1, k1, v1, l1, first1, in_frame, d2, k2, v2, last2, beat, rem, ctx_ip, ctx_vlan, ctx_v6,
+            ctx_j, d3, k3, valid3, keep3, ones3, nib3, upd3, fin3, last3, first3, vlan3, over3, pad3, x4, upd4, fin4,
+            last4, first4, vlan4, short4, pad4, p5, upd5, fin5, last5, first5, vlan5, short5, pad5, y6, exp6, upd6,
+            fin6, last6, first6, vlan6, short6, pad6, crc, exp7, fin7, last7, short7, pad7, done, ok, was_short,
+            fin_state, fin_pad, out_valid, out_ok, out_short, out_state, out_pad
         );
         self.s_axis.tready.next = true;
 
@@ -253,173 +357,209 @@ impl Logic for IcrcCheck {
             self.in_frame.d.next = !self.s_axis.tlast.val();
         }
 
-        // ---- first-beat decode (only used when first1)
-        // bytes 12..13 = 0x81 0x00 in little-endian lanes
+        // ---- first-beat decode (used when first1), both VLAN cases at once.
+        // Ethertypes and lengths are big-endian; lanes are little-endian.
         self.vlan.next = self.d1.q.val().get_bits::<16>(96) == 0x0081;
-        self.ethertype.next = self.d1.q.val().get_bits::<16>(96);
-        self.ipb0.next = self.d1.q.val().get_bits::<8>(112);
-        self.ip_len_raw.next = self.d1.q.val().get_bits::<16>(128);
-        self.ip6_len_raw.next = self.d1.q.val().get_bits::<16>(144);
-        self.l2.next = 14.into();
+        self.v4_0.next = (self.d1.q.val().get_bits::<16>(96) == 0x0008) & (self.d1.q.val().get_bits::<4>(116) == 4);
+        self.v6_0.next = (self.d1.q.val().get_bits::<16>(96) == 0xdd86) & (self.d1.q.val().get_bits::<4>(116) == 6);
+        self.v4_1.next = (self.d1.q.val().get_bits::<16>(128) == 0x0008) & (self.d1.q.val().get_bits::<4>(148) == 4);
+        self.v6_1.next = (self.d1.q.val().get_bits::<16>(128) == 0xdd86) & (self.d1.q.val().get_bits::<4>(148) == 6);
+        self.is_v4.next = self.v4_0.val();
+        self.is_v6.next = self.v6_0.val();
+        self.ihl.next = self.d1.q.val().get_bits::<4>(112);
         if self.vlan.val() {
-            self.ethertype.next = self.d1.q.val().get_bits::<16>(128);
-            self.ipb0.next = self.d1.q.val().get_bits::<8>(144);
-            self.ip_len_raw.next = self.d1.q.val().get_bits::<16>(160);
-            self.ip6_len_raw.next = self.d1.q.val().get_bits::<16>(176);
-            self.l2.next = 18.into();
+            self.is_v4.next = self.v4_1.val();
+            self.is_v6.next = self.v6_1.val();
+            self.ihl.next = self.d1.q.val().get_bits::<4>(144);
         }
-        // lengths are big-endian on the wire
-        self.ip_len.next = (self.ip_len_raw.val() << 8) | (self.ip_len_raw.val() >> 8);
-        self.ip6_len.next = (self.ip6_len_raw.val() << 8) | (self.ip6_len_raw.val() >> 8);
-        self.is_v4.next = (self.ethertype.val() == 0x0008) & (self.ipb0.val().get_bits::<4>(4) == 4);
-        self.is_v6.next = (self.ethertype.val() == 0xdd86) & (self.ipb0.val().get_bits::<4>(4) == 6);
-        self.region_len.next = bit_cast::<17, 16>(self.ip_len.val());
-        self.udp.next = self.l2.val() + (bit_cast::<7, 4>(self.ipb0.val().get_bits::<4>(0)) << 2);
-        self.hit.next = (self.one128.val() << (self.l2.val() + 1))
-            | (self.one128.val() << (self.l2.val() + 8))
-            | (self.one128.val() << (self.l2.val() + 10))
-            | (self.one128.val() << (self.l2.val() + 11));
-        self.nib.next = 0.into();
+        // the packet's end, counted from the frame's first byte
+        self.end.next = bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(136))
+            + (bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(128)) << 8)
+            + 14;
+        self.j.next = self.ihl.val() - 5;
+        if self.vlan.val() {
+            self.end.next = bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(168))
+                + (bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(160)) << 8)
+                + 18;
+            self.j.next = self.ihl.val() - 4;
+        }
         if self.is_v6.val() {
-            self.region_len.next = bit_cast::<17, 16>(self.ip6_len.val()) + 40;
-            self.udp.next = self.l2.val() + 40;
-            self.hit.next = (self.one128.val() << (self.l2.val() + 1))
-                | (self.one128.val() << (self.l2.val() + 2))
-                | (self.one128.val() << (self.l2.val() + 3))
-                | (self.one128.val() << (self.l2.val() + 7));
-            self.nib.next = self.one128.val() << self.l2.val();
+            self.end.next = bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(152))
+                + (bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(144)) << 8)
+                + 54;
+            self.j.next = 5.into();
+            if self.vlan.val() {
+                self.end.next = bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(184))
+                    + (bit_cast::<17, 8>(self.d1.q.val().get_bits::<8>(176)) << 8)
+                    + 58;
+                self.j.next = 6.into();
+            }
         }
-        self.hit.next = self.hit.val()
-            | (self.one128.val() << (self.udp.val() + 6))
-            | (self.one128.val() << (self.udp.val() + 7))
-            | (self.one128.val() << (self.udp.val() + 12));
 
-        // ---- stage 2: beat and frame context
+        // ---- stage 2: beat, frame context, packet bytes left
         self.d2.d.next = self.d1.q.val();
         self.k2.d.next = self.k1.q.val();
         self.v2.d.next = self.v1.q.val();
-        self.l2_last.d.next = self.l1.q.val();
+        self.last2.d.next = self.v1.q.val() & self.l1.q.val();
         if self.v1.q.val() {
-            self.beat.d.next = self.beat.q.val() + 1;
+            // beat index, saturating at 2 (only beats 0 and 1 hold forced lanes)
+            if self.beat.q.val() != 2 {
+                self.beat.d.next = self.beat.q.val() + 1;
+            }
+            self.rem.d.next = 0.into();
+            if self.rem.q.val() > 64 {
+                self.rem.d.next = self.rem.q.val() - 64;
+            }
             if self.first1.q.val() {
                 self.beat.d.next = 0.into();
+                self.rem.d.next = self.end.val();
                 self.ctx_ip.d.next = self.is_v4.val() | self.is_v6.val();
                 self.ctx_vlan.d.next = self.vlan.val();
-                self.ctx_end.d.next = self.region_len.val() + bit_cast::<17, 7>(self.l2.val());
-                self.ctx_hit.d.next = self.hit.val();
-                self.ctx_nib.d.next = self.nib.val();
+                self.ctx_v6.d.next = self.is_v6.val();
+                self.ctx_j.d.next = self.j.val();
             }
         }
-        // packet bytes in this beat: clamp(end - 64 * beat, 0, 64)
-        self.beat_start.next = bit_cast::<17, 11>(self.beat.q.val()) << 6;
-        self.remaining.next = self.ctx_end.q.val() - self.beat_start.val();
-        self.n.next = 0.into();
-        if self.ctx_ip.q.val() & (self.ctx_end.q.val() > self.beat_start.val()) {
-            self.n.next = 64.into();
-            if self.remaining.val() < 64 {
-                self.n.next = self.remaining.val().get_bits::<7>(0);
+        // packet bytes in this beat: n = min(rem, 64)
+        self.big.next = self.rem.q.val().get_bits::<11>(6) != 0;
+        self.r6.next = self.rem.q.val().get_bits::<6>(0);
+        self.ctx_kind.next =
+            (bit_cast::<2, 1>(self.ctx_v6.q.val().into()) << 1) | bit_cast::<2, 1>(self.ctx_vlan.q.val().into());
+        self.over.next = (self.rem.q.val().get_bits::<11>(6) > 1) | (self.big.val() & (self.r6.val() != 0));
+        self.nonzero.next = self.big.val() | (self.r6.val() != 0);
+        // lanes below n; the forced lanes come from constant tables
+        self.lane_valid.next = !(self.all64.val() << self.r6.val());
+        if self.big.val() {
+            self.lane_valid.next = self.all64.val();
+        }
+        self.lane_ones.next = 0.into();
+        self.lane_eth.next = 0.into();
+        self.lane_nib.next = 0.into();
+        if self.beat.q.val() == 0 {
+            self.lane_ones.next = self.udp0_tab.val().get_bits::<64>(self.ctx_j.q.val().index() * 64)
+                | self.ip_tab.val().get_bits::<64>(self.ctx_kind.val().index() * 64);
+            self.lane_eth.next =
+                self.eth_tab.val().get_bits::<64>(bit_cast::<2, 1>(self.ctx_vlan.q.val().into()).index() * 64);
+            if self.ctx_v6.q.val() {
+                self.lane_nib.next =
+                    self.nib_tab.val().get_bits::<64>(bit_cast::<2, 1>(self.ctx_vlan.q.val().into()).index() * 64);
             }
         }
-        // the frame ends inside the packet: its last byte is not in this beat
-        self.missing.next = self.l2_last.q.val()
-            & (self.ctx_end.q.val() > self.beat_start.val())
-            & ((self.remaining.val() > 64) | !(self.k2.q.val() >> (self.n.val() - 1)).get_bit(0));
-        // force variant fields to ones, zero the Ethernet header of beat 0
+        if self.beat.q.val() == 1 {
+            self.lane_ones.next = self.udp1_tab.val().get_bits::<64>(self.ctx_j.q.val().index() * 64);
+        }
+
+        // ---- stage 3: per-lane controls
+        self.d3.d.next = self.d2.q.val();
+        self.k3.d.next = self.k2.q.val();
+        self.valid3.d.next = self.lane_valid.val();
+        self.keep3.d.next = self.lane_valid.val() & !self.lane_eth.val();
+        self.ones3.d.next = self.lane_ones.val();
+        self.nib3.d.next = self.lane_nib.val();
+        self.upd3.d.next = self.v2.q.val() & self.ctx_ip.q.val() & self.nonzero.val();
+        self.fin3.d.next = self.v2.q.val() & self.ctx_ip.q.val() & self.nonzero.val() & !self.over.val();
+        self.last3.d.next = self.last2.q.val();
+        self.first3.d.next = self.beat.q.val() == 0;
+        self.vlan3.d.next = self.ctx_vlan.q.val();
+        self.over3.d.next = self.ctx_ip.q.val() & self.over.val();
+        // zero fill of the packet's last beat: 64 - n
+        self.pad3.d.next = 0.into();
+        if !self.big.val() {
+            self.pad3.d.next = !self.r6.val() + 1;
+        }
+
+        // ---- stage 4: the masked beat
         self.masked.next = 0.into();
         for p in 0..64 {
-            self.lane.next = self.d2.q.val().get_bits::<8>(8 * p);
-            if self.beat.q.val() == 0 {
-                if self.ctx_hit.q.val().get_bit(p) {
-                    self.lane.next = 0xff.into();
-                }
-                if self.ctx_nib.q.val().get_bit(p) {
+            self.lane.next = 0.into();
+            if self.keep3.q.val().get_bit(p) {
+                self.lane.next = self.d3.q.val().get_bits::<8>(8 * p);
+                if self.nib3.q.val().get_bit(p) {
                     self.lane.next = self.lane.val() | 0x0f;
                 }
-                if self.ctx_vlan.q.val() {
-                    if p < 18 {
-                        self.lane.next = 0.into();
-                    }
-                } else if p < 14 {
-                    self.lane.next = 0.into();
+                if self.ones3.q.val().get_bit(p) {
+                    self.lane.next = 0xff.into();
                 }
-            }
-            if self.beat.q.val() == 1 && self.ctx_hit.q.val().get_bit(p + 64) {
-                self.lane.next = 0xff.into();
             }
             self.masked.next = (self.masked.val() >> 8) | (bit_cast::<512, 8>(self.lane.val()) << 504);
         }
-        // a partial beat's bytes move to the top lanes (leading zeros are free)
-        self.shamt.next = bit_cast::<10, 7>(self.n.val()) << 3;
-        self.shamt.next = 512 - self.shamt.val();
-
-        // ---- stage 2b
-        self.m2b.d.next = self.masked.val();
-        self.n2b.d.next = self.n.val();
-        self.sh2b.d.next = self.shamt.val();
-        self.v2b.d.next = self.v2.q.val() & (self.n.val() != 0);
-        self.first2b.d.next = self.beat.q.val() == 0;
-        self.vlan2b.d.next = self.ctx_vlan.q.val();
-        self.fin2b.d.next = self.ctx_ip.q.val() & (self.remaining.val() <= 64) & (self.n.val() != 0);
-        self.last2b.d.next = self.v2.q.val() & self.l2_last.q.val();
-        self.short2b.d.next = self.v2.q.val() & self.missing.val();
-
-        // ---- stage 3
-        self.x3.d.next = self.m2b.q.val();
-        if self.n2b.q.val() != 64 {
-            self.x3.d.next = self.m2b.q.val() << self.sh2b.q.val();
-        }
-        self.n3.d.next = self.n2b.q.val();
-        self.v3.d.next = self.v2b.q.val();
-        self.first3.d.next = self.first2b.q.val();
-        self.vlan3.d.next = self.vlan2b.q.val();
-        self.fin3.d.next = self.fin2b.q.val();
-        self.last3.d.next = self.last2b.q.val();
-        self.short3.d.next = self.short2b.q.val();
-
-        // ---- stage 4
-        self.fold.data.next = self.x3.q.val();
-        self.y4.d.next = self.fold.crc.val();
-        self.n4.d.next = self.n3.q.val();
-        self.v4.d.next = self.v3.q.val();
-        self.first4.d.next = self.first3.q.val();
-        self.vlan4.d.next = self.vlan3.q.val();
+        self.x4.d.next = self.masked.val();
+        self.upd4.d.next = self.upd3.q.val();
         self.fin4.d.next = self.fin3.q.val();
         self.last4.d.next = self.last3.q.val();
-        self.short4.d.next = self.short3.q.val();
+        self.first4.d.next = self.first3.q.val();
+        self.vlan4.d.next = self.vlan3.q.val();
+        self.pad4.d.next = self.pad3.q.val();
+        // the frame ends inside the packet: a packet lane of its last beat is missing
+        self.short4.d.next = self.last3.q.val()
+            & (self.over3.q.val() | (self.valid3.q.val() & !self.k3.q.val() & self.keep3.q.val()).any());
+        // (keep3 is zero unless the packet has bytes in this beat)
 
-        // ---- stage 5: the CRC register
-        self.s_prev.next = self.crc.q.val();
-        if self.first4.q.val() {
-            self.s_prev.next = self.seed_l2_14.val();
-            if self.vlan4.q.val() {
-                self.s_prev.next = self.seed_l2_18.val();
+        // ---- stage 5: partial parities
+        self.fold.data.next = self.x4.q.val();
+        self.p5.d.next = self.fold.part.val();
+        self.upd5.d.next = self.upd4.q.val();
+        self.fin5.d.next = self.fin4.q.val();
+        self.last5.d.next = self.last4.q.val();
+        self.first5.d.next = self.first4.q.val();
+        self.vlan5.d.next = self.vlan4.q.val();
+        self.short5.d.next = self.short4.q.val();
+        self.pad5.d.next = self.pad4.q.val();
+
+        // ---- stage 6: D x, the expected residue
+        self.y.next = 0.into();
+        for i in 0..32 {
+            self.y.next = self.y.val().replace_bit(i, self.p5.q.val().get_bits::<8>(8 * i).xor());
+        }
+        self.y6.d.next = self.y.val();
+        self.residue.pad.next = self.pad5.q.val();
+        self.exp6.d.next = self.residue.value.val();
+        self.upd6.d.next = self.upd5.q.val();
+        self.fin6.d.next = self.fin5.q.val();
+        self.last6.d.next = self.last5.q.val();
+        self.first6.d.next = self.first5.q.val();
+        self.vlan6.d.next = self.vlan5.q.val();
+        self.short6.d.next = self.short5.q.val();
+        self.pad6.d.next = self.pad5.q.val();
+
+        // ---- stage 7: the CRC register
+        self.adv64.state.next = self.crc.q.val();
+        self.prev.next = self.adv64.out.val();
+        if self.first6.q.val() {
+            self.prev.next = self.seed_next_14.val();
+            if self.vlan6.q.val() {
+                self.prev.next = self.seed_next_18.val();
             }
         }
-        self.adv64.state.next = self.s_prev.val();
-        self.adv64.nbytes.next = 64.into();
-        self.advn.state.next = self.s_prev.val();
-        self.advn.nbytes.next = self.n4.q.val();
-        self.fin_state.next = self.advn.out.val() ^ self.y4.q.val();
-        if self.v4.q.val() {
-            self.crc.d.next = self.adv64.out.val() ^ self.y4.q.val();
-            if self.fin4.q.val() {
-                self.done.d.next = true;
-                self.ok.d.next = (self.fin_state.val() == self.residue.val()) & !self.short4.q.val();
-                self.was_short.d.next = self.short4.q.val();
-                self.fin_reg.d.next = self.fin_state.val();
-            }
+        if self.upd6.q.val() {
+            self.crc.d.next = self.prev.val() ^ self.y6.q.val();
         }
-        // verdict at the frame's last beat: decided now, or earlier in the frame
-        self.out_valid.d.next = self.last4.q.val();
+        self.exp7.d.next = self.exp6.q.val();
+        self.fin7.d.next = self.fin6.q.val();
+        self.last7.d.next = self.last6.q.val();
+        self.short7.d.next = self.short6.q.val();
+        self.pad7.d.next = self.pad6.q.val();
+
+        // ---- stage 8: the verdict at the frame's last beat, decided now or earlier
+        self.good.next = (self.crc.q.val() == self.exp7.q.val()) & !self.short7.q.val();
+        if self.fin7.q.val() {
+            self.done.d.next = true;
+            self.ok.d.next = self.good.val();
+            self.was_short.d.next = self.short7.q.val();
+            self.fin_state.d.next = self.crc.q.val();
+            self.fin_pad.d.next = self.pad7.q.val();
+        }
+        self.out_valid.d.next = self.last7.q.val();
         self.out_ok.d.next = self.done.q.val() & self.ok.q.val();
         self.out_short.d.next = !self.done.q.val() | self.was_short.q.val();
-        self.out_state.d.next = self.fin_reg.q.val();
-        if self.v4.q.val() & self.fin4.q.val() {
-            self.out_ok.d.next = (self.fin_state.val() == self.residue.val()) & !self.short4.q.val();
-            self.out_short.d.next = self.short4.q.val();
-            self.out_state.d.next = self.fin_state.val();
+        self.out_state.d.next = self.fin_state.q.val();
+        self.out_pad.d.next = self.fin_pad.q.val();
+        if self.fin7.q.val() {
+            self.out_ok.d.next = self.good.val();
+            self.out_short.d.next = self.short7.q.val();
+            self.out_state.d.next = self.crc.q.val();
+            self.out_pad.d.next = self.pad7.q.val();
         }
-        if self.last4.q.val() {
+        if self.last7.q.val() {
             // the next frame starts afresh
             self.done.d.next = false;
             self.was_short.d.next = false;
@@ -428,12 +568,21 @@ impl Logic for IcrcCheck {
             self.in_frame.d.next = false;
             self.v1.d.next = false;
             self.v2.d.next = false;
-            self.v2b.d.next = false;
-            self.last2b.d.next = false;
-            self.v3.d.next = false;
-            self.v4.d.next = false;
+            self.last2.d.next = false;
+            self.upd3.d.next = false;
+            self.fin3.d.next = false;
             self.last3.d.next = false;
+            self.upd4.d.next = false;
+            self.fin4.d.next = false;
             self.last4.d.next = false;
+            self.upd5.d.next = false;
+            self.fin5.d.next = false;
+            self.last5.d.next = false;
+            self.upd6.d.next = false;
+            self.fin6.d.next = false;
+            self.last6.d.next = false;
+            self.fin7.d.next = false;
+            self.last7.d.next = false;
             self.done.d.next = false;
             self.out_valid.d.next = false;
         }
@@ -441,5 +590,6 @@ impl Logic for IcrcCheck {
         self.verdict_icrc_ok.next = self.out_ok.q.val();
         self.verdict_short.next = self.out_short.q.val();
         self.verdict_state.next = self.out_state.q.val();
+        self.verdict_pad.next = self.out_pad.q.val();
     }
 }

@@ -2,12 +2,14 @@
 pub mod crc32;
 mod crc_logic;
 mod icrc_check;
+mod icrc_gen;
 mod opcode_info;
 mod rx_header;
 mod rx_parse;
 mod tx_build;
-pub use crc_logic::{CrcAdvance, CrcFold512, CrcRetreat4};
+pub use crc_logic::{CrcAhead, CrcBack, CrcFoldPart, IcrcResidue, FOLD_CHUNKS};
 pub use icrc_check::IcrcCheck;
+pub use icrc_gen::IcrcGen;
 pub use opcode_info::OpcodeInfo;
 pub use rx_header::{reason, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS};
 pub use rx_parse::RxParse;

@@ -8,13 +8,14 @@
 //! Structure: the header is serialised in wire order and moved into beat
 //! lanes; a merge buffer appends payload beats and the pad + ICRC placeholder
 //! behind it and sends one 64-byte beat per cycle; the frame passes an
-//! [`IcrcCheck`], whose register (with the ICRC zeroed) gives the ICRC
-//! through `A^-4`; a FIFO holds every beat 12 cycles (longer than the ICRC
-//! takes), and the output stage writes the ICRC into the last one or two beats.
+//! [`IcrcGen`], which computes the ICRC from the frame with its ICRC bytes
+//! zeroed; a FIFO holds every beat [`TxBuild::HOLD`] cycles (longer than the
+//! ICRC takes), and the output stage writes the ICRC into the last one or two
+//! beats.
 //! The header of the next frame joins in the cycle the previous frame's last
 //! beat leaves: back-to-back frames leave without idle cycles.
 
-use super::{CrcRetreat4, IcrcCheck, OpcodeInfo};
+use super::{IcrcGen, OpcodeInfo};
 use crate::axis::{AxisFifo, AxisIn, AxisOut, HdrIn};
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
@@ -155,8 +156,8 @@ pub struct TxBuild {
     in_data: Signal<Local, Bits<512>>,
     byte_mask: Signal<Local, Bits<512>>,
     // ---- ICRC and output
-    icrc: IcrcCheck,
-    unwind: CrcRetreat4,
+    crc_gen: IcrcGen,
+    hold: Constant<Bits<8>>,
     icrcs: AxisFifo<32, 4, 1, 5>,
     beats: AxisFifo<512, 64, 16, 5>,
     now: Reg<Bits<8>>,
@@ -166,6 +167,17 @@ pub struct TxBuild {
     head_ok: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
+
+impl TxBuild {
+    /// Cycles every beat waits in `beats` before it may leave: the ICRC's
+    /// latency plus the `icrcs` FIFO's write-to-read latency (2) and one
+    /// cycle of margin.
+    pub const HOLD: u64 = IcrcGen::LATENCY + 3;
+}
+
+// `beats` (32 deep) holds HOLD cycles of beats at one beat per cycle, and the
+// age compare is 8 bits wide
+const _: () = assert!(TxBuild::HOLD + 4 <= 32);
 
 impl Default for TxBuild {
     fn default() -> Self {
@@ -254,8 +266,8 @@ impl Default for TxBuild {
             in_keep: Default::default(),
             in_data: Default::default(),
             byte_mask: Default::default(),
-            icrc: Default::default(),
-            unwind: Default::default(),
+            crc_gen: Default::default(),
+            hold: Constant::new(Self::HOLD.into()),
             icrcs: Default::default(),
             beats: Default::default(),
             now: Default::default(),
@@ -272,8 +284,8 @@ impl Logic for TxBuild {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, buf, fill, in_frame, left, tail_done, tail_len, now);
-        clock!(self, clock, icrc, icrcs, beats);
-        self.icrc.reset.next = self.reset.val();
+        clock!(self, clock, crc_gen, icrcs, beats);
+        self.crc_gen.reset.next = self.reset.val();
         self.icrcs.reset.next = self.reset.val();
         self.beats.reset.next = self.reset.val();
 
@@ -522,11 +534,11 @@ impl Logic for TxBuild {
         self.tail_len.d.next = self.tail_len2.val();
 
         // ---- frames into the ICRC pipeline and the holding FIFO
-        self.icrc.s_axis.tdata.next = self.buf.q.val().get_bits::<512>(0);
-        self.icrc.s_axis.tkeep.next = self.keep.val();
-        self.icrc.s_axis.tlast.next = self.emit_last.val();
-        self.icrc.s_axis.tuser.next = 0.into();
-        self.icrc.s_axis.tvalid.next = self.emit.val();
+        self.crc_gen.s_axis.tdata.next = self.buf.q.val().get_bits::<512>(0);
+        self.crc_gen.s_axis.tkeep.next = self.keep.val();
+        self.crc_gen.s_axis.tlast.next = self.emit_last.val();
+        self.crc_gen.s_axis.tuser.next = 0.into();
+        self.crc_gen.s_axis.tvalid.next = self.emit.val();
         self.beats.s_axis.tdata.next = self.buf.q.val().get_bits::<512>(0);
         self.beats.s_axis.tkeep.next = self.keep.val();
         self.beats.s_axis.tlast.next = self.emit_last.val();
@@ -536,20 +548,18 @@ impl Logic for TxBuild {
             | (bit_cast::<16, 7>(self.patch_off.val()) << 1)
             | bit_cast::<16, 1>(self.patch.val().into());
         self.beats.s_axis.tvalid.next = self.emit.val();
-        // the ICRC: the register with the ICRC zeroed, four bytes back, inverted
-        self.unwind.state.next = self.icrc.verdict_state.val();
-        self.icrcs.s_axis.tdata.next = !self.unwind.out.val();
+        self.icrcs.s_axis.tdata.next = self.crc_gen.icrc.val();
         self.icrcs.s_axis.tkeep.next = 0xf.into();
         self.icrcs.s_axis.tlast.next = true;
         self.icrcs.s_axis.tuser.next = 0.into();
-        self.icrcs.s_axis.tvalid.next = self.icrc.verdict_valid.val();
+        self.icrcs.s_axis.tvalid.next = self.crc_gen.icrc_valid.val();
 
         // ---- output: beats that hold ICRC bytes wait for it
-        // every beat stays 12 cycles, longer than the ICRC takes, so frames
+        // every beat stays HOLD cycles, longer than the ICRC takes, so frames
         // leave as a constant-latency line (no gap when a beat waits for its ICRC)
         self.age.next = self.now.q.val() - self.beats.m_axis.tuser.val().get_bits::<8>(8);
-        self.head_ok.next =
-            (self.age.val() >= 12) & (!self.beats.m_axis.tuser.val().get_bit(0) | self.icrcs.m_axis.tvalid.val());
+        self.head_ok.next = (self.age.val() >= self.hold.val())
+            & (!self.beats.m_axis.tuser.val().get_bit(0) | self.icrcs.m_axis.tvalid.val());
         self.head_off.next = self.beats.m_axis.tuser.val().get_bits::<7>(1);
         // ICRC byte 0 goes to lane fill - 4 of the beat (negative: it began in the beat before)
         self.placed.next =

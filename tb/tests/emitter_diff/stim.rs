@@ -60,6 +60,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
     Some(match name {
         "rx_parse" => rx_parse(s),
         "icrc_check" => icrc_check(s),
+        "icrc_gen" => icrc_gen(s),
         "rx_header_decode" => rx_header_decode(s),
         "tx_build" => tx_build(s),
         "dma_engine" => dma_engine(s),
@@ -448,6 +449,33 @@ fn icrc_check<S: Sim>(s: &mut S) -> Outcome {
         reached("verdicts", verdicts as u64, frames.len() as u64),
         reached("frames with a good ICRC", ok, 200),
         reached("frames with a bad ICRC (corrupted, not IP or truncated)", bad, 10),
+    ])
+}
+
+fn icrc_gen<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_0012);
+    let frames = rx_frames(&mut rng);
+    reset(s)?;
+    let mut src = Source::new(s, "s_axis");
+    for (f, u) in &frames {
+        src.frame(f, *u);
+    }
+    let (mut icrcs, mut misaligned) = (0, 0);
+    let limit = s.now() + 40 * src.beats.len() as u64;
+    while icrcs < frames.len() {
+        assert!(s.now() < limit, "icrc_gen: {icrcs} of {} ICRCs", frames.len());
+        src.drive(s, &mut rng, rates(s.now()).0);
+        s.eval();
+        src.sample(s);
+        if bit(s, "icrc_valid") {
+            icrcs += 1;
+            misaligned += bit(s, "icrc_misaligned") as u64;
+        }
+        s.step()?;
+    }
+    Ok(vec![
+        reached("ICRCs", icrcs as u64, frames.len() as u64),
+        reached("word-aligned packets", icrcs as u64 - misaligned, 200),
     ])
 }
 
