@@ -79,7 +79,8 @@ pub struct RxParse {
     ctx_csum_bad: Reg<Bit>,
     ctx_need: Reg<Bits<17>>,
     ctx_start: Reg<Bits<1>>,
-    ctx_shift: Reg<Bits<10>>,
+    /// Where the payload starts in its first beat: lane `4 ctx_sel + 2`.
+    ctx_sel: Reg<Bits<4>>,
     ctx_err: Reg<Bit>,
     ctx_dest: Reg<Bits<2>>,
     ctx_icrc: Reg<Bit>,
@@ -189,7 +190,7 @@ impl Default for RxParse {
             ctx_csum_bad: Default::default(),
             ctx_need: Default::default(),
             ctx_start: Default::default(),
-            ctx_shift: Default::default(),
+            ctx_sel: Default::default(),
             ctx_err: Default::default(),
             ctx_dest: Default::default(),
             ctx_icrc: Default::default(),
@@ -279,7 +280,7 @@ impl Logic for RxParse {
             ctx_csum_bad,
             ctx_need,
             ctx_start,
-            ctx_shift,
+            ctx_sel,
             ctx_err,
             ctx_dest,
             ctx_icrc,
@@ -368,7 +369,9 @@ impl Logic for RxParse {
             self.ctx_csum_bad.d.next = !self.decode.ip_csum_ok.val();
             self.ctx_need.d.next = self.decode.need_len.val();
             self.ctx_start.d.next = self.decode.payload_off.val().get_bits::<1>(6);
-            self.ctx_shift.d.next = bit_cast::<10, 6>(self.decode.payload_off.val().get_bits::<6>(0)) << 3;
+            // a RoCEv2 payload starts 2 bytes into a 4-byte word (a 14- or
+            // 18-byte Ethernet header, then whole words): 16 possible lanes
+            self.ctx_sel.d.next = self.decode.payload_off.val().get_bits::<4>(2);
             self.remaining.d.next = bit_cast::<17, 16>(self.decode.payload_len.val());
             // where the frame's beats go: 0 payload, 1 raw queue, 2 nowhere
             self.ctx_dest.d.next = 0.into();
@@ -383,7 +386,6 @@ impl Logic for RxParse {
             self.ctx_icrc.d.next = self.decode.is_roce.val() | self.decode.qp1.val();
             if self.decode.is_raw.val() {
                 self.ctx_start.d.next = 0.into();
-                self.ctx_shift.d.next = 0.into();
             }
             if self.decode.is_roce.val() & (self.decode.bad_reason.val() == 0) & self.decode.ip_csum_ok.val() {
                 self.hdr_valid.d.next = true;
@@ -419,7 +421,10 @@ impl Logic for RxParse {
                 & (self.r3_keep.q.val() >> (self.ctx_need.q.val() - 1).get_bits::<6>(0)).get_bit(0));
         // payload bytes from this beat and the one before, shifted to byte 0
         self.cat.next = (bit_cast::<1024, 512>(self.r3_data.q.val()) << 512) | bit_cast::<1024, 512>(self.prev.q.val());
-        self.aligned.next = (self.cat.val() >> self.ctx_shift.q.val()).get_bits::<512>(0);
+        // a fixed 2-byte shift, then one by whole words (4 mux stages, not 6)
+        self.aligned.next =
+            ((self.cat.val() >> 16) >> (bit_cast::<10, 4>(self.ctx_sel.q.val()) << 5)).get_bits::<512>(0);
+        self.direct.next = (self.r3_data.q.val() >> 16) >> (bit_cast::<10, 4>(self.ctx_sel.q.val()) << 5);
         self.take.next = 64.into();
         if self.remaining.q.val() < 64 {
             self.take.next = self.remaining.q.val();
@@ -458,7 +463,6 @@ impl Logic for RxParse {
             self.flags.next = self.flags.val() | 0x40;
         }
         // payload bytes that lie in this beat alone (the last output of a frame)
-        self.direct.next = self.r3_data.q.val() >> self.ctx_shift.q.val();
         self.tail_keep.next = !(self.ones64.val() << self.left.val().get_bits::<7>(0));
         if self.left.val() >= 64 {
             self.tail_keep.next = self.ones64.val();

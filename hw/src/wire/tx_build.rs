@@ -127,6 +127,7 @@ pub struct TxBuild {
     csum: Signal<Local, Bits<16>>,
     acc: Signal<Local, Bits<1024>>,
     hdr_len: Signal<Local, Bits<8>>,
+    hdr_words: Signal<Local, Bits<5>>,
     rb: Signal<Local, Bits<8>>,
     rev: Signal<Local, Bits<1024>>,
     hdr_le: Signal<Local, Bits<1152>>,
@@ -239,6 +240,7 @@ impl Default for TxBuild {
             csum: Default::default(),
             acc: Default::default(),
             hdr_len: Default::default(),
+            hdr_words: Default::default(),
             rb: Default::default(),
             rev: Default::default(),
             hdr_le: Default::default(),
@@ -444,7 +446,12 @@ impl Logic for TxBuild {
             self.rb.next = self.acc.val().get_bits::<8>(8 * j);
             self.rev.next = (self.rev.val() << 8) | bit_cast::<1024, 8>(self.rb.val());
         }
-        self.hdr_le.next = bit_cast::<1152, 1024>(self.rev.val() >> (bit_cast::<11, 8>(128 - self.hdr_len.val()) << 3));
+        // A RoCEv2 header is a 14- or 18-byte Ethernet header and whole
+        // 4-byte words, 54..=106 bytes: 128 - len = 4k + 2, so a fixed
+        // 2-byte shift, then a shift by whole words (5 mux stages, not 10).
+        self.hdr_words.next = (128 - self.hdr_len.val()).get_bits::<5>(2);
+        self.hdr_le.next =
+            bit_cast::<1152, 1024>((self.rev.val() >> 16) >> (bit_cast::<10, 5>(self.hdr_words.val()) << 5));
 
         // ---- merge buffer: emit a beat from the front, append at the back
         self.emit.next = self.beats.s_axis.tready.val()
@@ -517,8 +524,12 @@ impl Logic for TxBuild {
         }
         self.in_data.next = self.s_axis.tdata.val() & self.byte_mask.val();
         if self.take.val() {
+            // a payload beat lands at lane fill2 < 64, 2 bytes into a word
+            // (behind a header of whole words and full payload beats): a
+            // fixed shift, then one by whole words (4 mux stages, not 8)
             self.buf2.next = self.buf2.val()
-                | (bit_cast::<1152, 512>(self.in_data.val()) << (bit_cast::<11, 8>(self.fill2.val()) << 3));
+                | ((bit_cast::<1152, 512>(self.in_data.val()) << 16)
+                    << (bit_cast::<10, 4>(self.fill2.val().get_bits::<4>(2)) << 5));
             self.fill2.next = self.fill2.val() + self.n.val().get_bits::<8>(0);
             self.left2.next = self.left2.val() - self.n.val();
         }
@@ -561,9 +572,12 @@ impl Logic for TxBuild {
         self.head_ok.next = (self.age.val() >= self.hold.val())
             & (!self.beats.m_axis.tuser.val().get_bit(0) | self.icrcs.m_axis.tvalid.val());
         self.head_off.next = self.beats.m_axis.tuser.val().get_bits::<7>(1);
-        // ICRC byte 0 goes to lane fill - 4 of the beat (negative: it began in the beat before)
-        self.placed.next =
-            (bit_cast::<576, 32>(self.icrcs.m_axis.tdata.val()) << (bit_cast::<10, 7>(self.head_off.val()) << 3)) >> 24;
+        // ICRC byte 0 goes to lane fill - 4 of the beat (negative: it began in
+        // the beat before). A frame ends 2 bytes into a word, so head_off =
+        // fill - 1 is 4k + 1: a shift by whole words, then a fixed one.
+        self.placed.next = ((bit_cast::<576, 32>(self.icrcs.m_axis.tdata.val()) << 16)
+            << (bit_cast::<10, 5>(self.head_off.val().get_bits::<5>(2)) << 5))
+            >> 32;
         self.m_axis.tdata.next = self.beats.m_axis.tdata.val();
         if self.beats.m_axis.tuser.val().get_bit(0) {
             self.m_axis.tdata.next = self.beats.m_axis.tdata.val() | self.placed.val().get_bits::<512>(0);
