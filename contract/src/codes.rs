@@ -310,8 +310,8 @@ codes! {
     RxOutcome: u8 {
         /// A well-formed RoCEv2 packet for the transport (`cnt_roce`).
         Roce = 0,
-        /// A frame for the raw receive queue: not RoCEv2 (ARP, other IP), or
-        /// RoCEv2 to QP1 for rdma_cm (`cnt_raw`).
+        /// A frame for the raw receive queue: not RoCEv2 (ARP, other IP)
+        /// (`cnt_raw`).
         Raw = 1,
         /// Dropped: a header check failed (`cnt_malformed`).
         Malformed = 2,

@@ -140,8 +140,9 @@ layouts! {
     /// Queue pair context, entry QPN of the QP table. The driver writes it and
     /// issues a Load command; the device owns the PSNs, the producer and
     /// consumer indices and the state while the QP runs, and writes them back
-    /// on a Store command. QPs 0 and 1 have no entry in use: QP1 traffic
-    /// (rdma_cm) goes through the raw rings.
+    /// on a Store command. QP 0 has no entry in use. QP1 (the GSI, rdma_cm
+    /// MADs) is a UD QP like any other: its frames are parsed, ICRC-checked
+    /// and received through its receive queue.
     qpc, 128 bytes {
         /// State.
         STATE: QpState = byte 0, bit 0, width 4;

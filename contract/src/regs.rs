@@ -301,7 +301,8 @@ registers! {
     /// Raw receive ring, low half of its IOVA: 2^LOG_SLOTS slots of
     /// 2^LOG_SLOT_BYTES bytes, each a `raw_header` and a frame. The device
     /// writes here every frame the parser classifies as raw: non-RoCE frames
-    /// (ARP, other IP) and RoCEv2 to QP1 (rdma_cm MADs), whole, without FCS.
+    /// (ARP, other IP), whole, without FCS. RoCEv2 to QP1 (the GSI) is not
+    /// raw: it is a UD QP's traffic.
     raw_rx_base_lo @ 0x0180: u32, Rw, reset 0 {
         /// Bits 31:0 of the ring's IOVA; 4 KiB aligned.
         ADDR = bit 0, width 32;

@@ -129,6 +129,9 @@ pub struct TxBench {
     pub first_out_cycles: Vec<u64>,
     hdr_on: bool,
     pay_on: bool,
+    /// A beat offered on `m_axis` and not taken: AXI-stream requires it to
+    /// stay offered, unchanged, until it is (checked every cycle).
+    offered: Option<(Vec<u32>, u64, u64)>,
 }
 
 impl TxBench {
@@ -146,6 +149,7 @@ impl TxBench {
             first_out_cycles: vec![],
             hdr_on: false,
             pay_on: false,
+            offered: None,
         }
     }
 
@@ -184,6 +188,14 @@ impl TxBench {
         if self.pay_on && d.s_axis_tready() == 1 {
             self.payload.pop_front();
             self.pay_on = false;
+        }
+        let beat = (d.m_axis_tdata().to_vec(), d.m_axis_tkeep(), d.m_axis_tlast());
+        if let Some(was) = self.offered.take() {
+            assert!(d.m_axis_tvalid() == 1, "cycle {now}: m_axis.tvalid dropped before its beat was taken");
+            assert!(beat == was, "cycle {now}: an offered m_axis beat changed before it was taken");
+        }
+        if !ready && d.m_axis_tvalid() == 1 {
+            self.offered = Some(beat);
         }
         if ready && d.m_axis_tvalid() == 1 {
             if self.cur.is_empty() {

@@ -11,11 +11,11 @@ use rnic_sim::models::icrc_gen::Dut as GenDut;
 use rnic_sim::{Clocked, Model};
 use rnic_tb::capture;
 
-/// The checker's latency (`IcrcCheck::LATENCY`, 8 cycles, in docs/wire.md):
+/// The checker's latency (`IcrcCheck::LATENCY`, 7 cycles, in docs/wire.md):
 /// `verdict_valid` is high exactly this many cycles after the cycle in which
 /// a frame's last beat was accepted (`tvalid & tready`).
 const VERDICT_LATENCY: u64 = rnic_hw::wire::IcrcCheck::LATENCY;
-const _: () = assert!(VERDICT_LATENCY == 8, "docs/wire.md states 8 cycles");
+const _: () = assert!(VERDICT_LATENCY == 7, "docs/wire.md states 7 cycles");
 
 /// What came out of the checker, with the cycle of every event.
 struct Run {

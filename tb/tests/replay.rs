@@ -147,3 +147,36 @@ fn json_lines_carry_the_documented_keys() {
     has(&lines[4], "\"class\":\"drop\"");
     has(&lines[4], "\"drop_reason\":\"ip_checksum\"");
 }
+
+/// A GSI frame (a UD SEND to QP1 with the GSI Q_Key, as rdma_cm sends its
+/// MADs) is a RoCEv2 frame like any other: `make replay` prints its BTH and
+/// DETH fields and its ICRC verdict, good or bad.
+#[test]
+fn gsi_frames_are_parsed_and_checked() {
+    use rnic_proto::{encode_frame, Deth, ExtHeaders, Opcode};
+    let mut rng = rnic_sim::axis::Rng(0x651);
+    let mut p = rnic_tb::random_packet(&mut rng, Opcode::UdSendOnly);
+    p.bth.dest_qp = 1;
+    p.ext = ExtHeaders::Deth(Deth { qkey: Deth::GSI_QKEY, reserved: 0, src_qp: 1 });
+    p.payload = (0..256).map(|i| i as u8).collect(); // a MAD
+    let good = encode_frame(&p).unwrap();
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 8] ^= 0x20; // a payload byte
+    let results = replay(&[good, bad]);
+    let lines: Vec<String> = results.iter().map(|r| r.to_json()).collect();
+    for (l, ok) in lines.iter().zip([true, false]) {
+        for kv in [
+            "\"bth.destqp\":1,".to_string(),
+            format!("\"bth.opcode\":{},", Opcode::UdSendOnly.value()),
+            format!("\"deth.q_key\":{},", Deth::GSI_QKEY),
+            "\"deth.srcqp\":1,".to_string(),
+            "\"payload_len\":256".to_string(),
+            format!("\"icrc_ok\":{ok}"),
+        ] {
+            assert!(l.contains(&kv), "`{kv}` missing from {l}");
+        }
+    }
+    assert!(lines[0].contains("\"class\":\"roce\""), "{}", lines[0]);
+    assert!(lines[1].contains("\"drop_reason\":\"icrc\""), "{}", lines[1]);
+}

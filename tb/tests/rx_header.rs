@@ -19,7 +19,6 @@ enum Class {
 
 fn model_class(f: &[u8]) -> (Class, Option<RocePacket>) {
     match decode_frame(f) {
-        Ok(p) if p.bth.dest_qp == 1 => (Class::Raw, Some(p)),
         Ok(p) => (Class::Roce, Some(p)),
         Err(e) if e.is_not_roce() => (Class::Raw, None),
         Err(_) => (Class::Malformed, None),
@@ -214,7 +213,9 @@ fn every_documented_check() {
         ("payload on an opcode that carries none", &send, Class::Malformed, |f| f[42] = Opcode::RcAck.value()),
         ("pad longer than the payload", &empty, Class::Malformed, |f| f[43] = (f[43] & !0x30) | 0x20),
         ("extended headers cut short", &ack, Class::Malformed, |f| f[42] = Opcode::RcWriteOnly.value()),
-        ("RoCEv2 to QP1", &send, Class::Raw, |f| f[47..50].copy_from_slice(&[0, 0, 1])),
+        ("RoCEv2 to QP1 (the GSI: a UD QP like any other)", &send, Class::Roce, |f| {
+            f[47..50].copy_from_slice(&[0, 0, 1])
+        }),
     ];
     let mut cases: Vec<(&str, Vec<u8>, Class)> = edits
         .iter()

@@ -49,14 +49,11 @@ fn expect(f: &[u8], mac_err: bool) -> Expect {
     let none = Expect { code: MALFORMED, hdr: None, payload: None, raw: None };
     match decode_frame(f) {
         Ok(p) => {
-            let qp1 = p.bth.dest_qp == 1;
             let csum = p.ip_checksum_ok();
             let mut code = if !csum {
                 IP_CSUM
             } else if !p.icrc_ok {
                 ICRC
-            } else if qp1 {
-                RAW
             } else {
                 ROCE
             };
@@ -64,10 +61,9 @@ fn expect(f: &[u8], mac_err: bool) -> Expect {
                 code = MAC_ERR;
             }
             let bad = code != ROCE && code != RAW;
-            match (csum, qp1) {
-                (false, _) => Expect { code, ..none },
-                (true, true) => Expect { code, raw: Some((f.to_vec(), bad)), ..none },
-                (true, false) => Expect {
+            match csum {
+                false => Expect { code, ..none },
+                true => Expect {
                     code,
                     hdr: Some(model_fields(&p)),
                     payload: Some((Some(p.payload.clone()), bad)),
@@ -84,7 +80,6 @@ fn expect(f: &[u8], mac_err: bool) -> Expect {
             let code = if mac_err { MAC_ERR } else { MALFORMED };
             match decode_frame(&as_decoded_from_window(f)) {
                 Ok(p) if !p.ip_checksum_ok() => Expect { code, ..none },
-                Ok(p) if p.bth.dest_qp == 1 => Expect { code, raw: Some((f.to_vec(), true)), ..none },
                 Ok(p) => Expect { code, hdr: Some(model_fields(&p)), payload: Some((None, true)), ..none },
                 Err(e) if e.is_not_roce() => Expect { code, raw: Some((f.to_vec(), true)), ..none },
                 Err(_) => Expect { code, ..none },
@@ -122,6 +117,19 @@ fn well_formed_frames(rng: &mut Rng) -> Vec<(Vec<u8>, bool)> {
             1 => f[23] = 6,
             2 => f[36..38].copy_from_slice(&53u16.to_be_bytes()),
             _ => f[47..50].copy_from_slice(&[0, 0, 1]),
+        }
+        v.push((f, false));
+    }
+    // GSI frames (UD SENDs to QP1 with the GSI Q_Key): RoCEv2 like any other
+    for i in 0..20 {
+        let mut p = random_packet(rng, Opcode::UdSendOnly);
+        p.bth.dest_qp = 1;
+        p.ext = ExtHeaders::Deth(Deth { qkey: Deth::GSI_QKEY, reserved: 0, src_qp: 1 });
+        p.payload = (0..256).map(|k| (k + i) as u8).collect();
+        let mut f = encode_frame(&p).unwrap();
+        if i % 5 == 0 {
+            let n = f.len();
+            f[n - 9] ^= 0x01; // bad ICRC
         }
         v.push((f, false));
     }

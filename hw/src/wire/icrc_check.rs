@@ -21,12 +21,12 @@
 //! 1. input register; first-beat decode (VLAN, IP version, IHL, IP length)
 //!    gives the packet's end and `J`;
 //! 2. frame context and `rem`, the packet bytes from this beat's start;
-//! 3. per-lane controls: valid (lane < `n`), forced to ones, IPv6 nibble;
-//! 4. the masked beat;
-//! 5. `D x` as 8 partial parities per bit ([`CrcFoldPart`]);
-//! 6. `D x`, and the expected residue for the beat's zero fill;
-//! 7. the CRC register `s = A^64 s ^ D x` (seeded on a frame's first beat);
-//! 8. compared with the expected residue: the verdict.
+//! 3. the masked beat: lanes past `n` and the Ethernet header zeroed,
+//!    variant fields forced to ones (per-lane controls from constant tables);
+//! 4. `D x` as 8 partial parities per bit ([`CrcFoldPart`]);
+//! 5. `D x`, and the expected residue for the beat's zero fill;
+//! 6. the CRC register `s = A^64 s ^ D x` (seeded on a frame's first beat);
+//! 7. compared with the expected residue: the verdict.
 //!
 //! The verdict (`verdict_valid` for one cycle) comes [`IcrcCheck::LATENCY`]
 //! cycles after the frame's last beat was accepted. Frames that are not
@@ -131,20 +131,14 @@ pub struct IcrcCheck {
     ip_tab: Constant<Bits<256>>,
     eth_tab: Constant<Bits<128>>,
     nib_tab: Constant<Bits<128>>,
-    // stage 3: per-lane controls
-    d3: Reg<Bits<512>>,
+    // stage 3: for the short check
+    upd: Signal<Local, Bit>,
+    keep: Signal<Local, Bits<64>>,
     k3: Reg<Bits<64>>,
     valid3: Reg<Bits<64>>,
-    keep3: Reg<Bits<64>>,
-    ones3: Reg<Bits<64>>,
-    nib3: Reg<Bits<64>>,
     upd3: Reg<Bit>,
-    fin3: Reg<Bit>,
     last3: Reg<Bit>,
-    first3: Reg<Bit>,
-    vlan3: Reg<Bit>,
     over3: Reg<Bit>,
-    pad3: Reg<Bits<6>>,
     lane: Signal<Local, Bits<8>>,
     masked: Signal<Local, Bits<512>>,
     // stage 4: masked beat
@@ -154,7 +148,6 @@ pub struct IcrcCheck {
     last4: Reg<Bit>,
     first4: Reg<Bit>,
     vlan4: Reg<Bit>,
-    short4: Reg<Bit>,
     pad4: Reg<Bits<6>>,
     // stage 5: partial parities
     fold: CrcFoldPart,
@@ -209,7 +202,7 @@ pub struct IcrcCheck {
 impl IcrcCheck {
     /// Cycles from the cycle a frame's last beat is accepted to the cycle
     /// its verdict is valid.
-    pub const LATENCY: u64 = 8;
+    pub const LATENCY: u64 = 7;
 }
 
 impl Default for IcrcCheck {
@@ -266,19 +259,13 @@ impl Default for IcrcCheck {
             ip_tab: Constant::new(table(|k, p| ip_variant_lane(p, k & 1 == 1, k & 2 == 2))),
             eth_tab: Constant::new(table(|vlan, p| p < 14 + 4 * vlan)),
             nib_tab: Constant::new(table(|vlan, p| p == 14 + 4 * vlan)),
-            d3: Default::default(),
+            upd: Default::default(),
+            keep: Default::default(),
             k3: Default::default(),
             valid3: Default::default(),
-            keep3: Default::default(),
-            ones3: Default::default(),
-            nib3: Default::default(),
             upd3: Default::default(),
-            fin3: Default::default(),
             last3: Default::default(),
-            first3: Default::default(),
-            vlan3: Default::default(),
             over3: Default::default(),
-            pad3: Default::default(),
             lane: Default::default(),
             masked: Default::default(),
             x4: Default::default(),
@@ -287,7 +274,6 @@ impl Default for IcrcCheck {
             last4: Default::default(),
             first4: Default::default(),
             vlan4: Default::default(),
-            short4: Default::default(),
             pad4: Default::default(),
             fold: Default::default(),
             p5: Default::default(),
@@ -340,10 +326,10 @@ impl Logic for IcrcCheck {
     fn update(&mut self) {
         dff_setup!(
             self, clock, d1, k1, v1, l1, first1, in_frame, d2, k2, v2, last2, beat, rem, ctx_ip, ctx_vlan, ctx_v6,
-            ctx_j, d3, k3, valid3, keep3, ones3, nib3, upd3, fin3, last3, first3, vlan3, over3, pad3, x4, upd4, fin4,
-            last4, first4, vlan4, short4, pad4, p5, upd5, fin5, last5, first5, vlan5, short5, pad5, y6, exp6, upd6,
-            fin6, last6, first6, vlan6, short6, pad6, crc, exp7, fin7, last7, short7, pad7, done, ok, was_short,
-            fin_state, fin_pad, out_valid, out_ok, out_short, out_state, out_pad
+            ctx_j, k3, valid3, upd3, last3, over3, x4, upd4, fin4, last4, first4, vlan4, pad4, p5, upd5, fin5, last5,
+            first5, vlan5, short5, pad5, y6, exp6, upd6, fin6, last6, first6, vlan6, short6, pad6, crc, exp7, fin7,
+            last7, short7, pad7, done, ok, was_short, fin_state, fin_pad, out_valid, out_ok, out_short, out_state,
+            out_pad
         );
         self.s_axis.tready.next = true;
 
@@ -426,6 +412,7 @@ impl Logic for IcrcCheck {
             (bit_cast::<2, 1>(self.ctx_v6.q.val().into()) << 1) | bit_cast::<2, 1>(self.ctx_vlan.q.val().into());
         self.over.next = (self.rem.q.val().get_bits::<11>(6) > 1) | (self.big.val() & (self.r6.val() != 0));
         self.nonzero.next = self.big.val() | (self.r6.val() != 0);
+        self.upd.next = self.v2.q.val() & self.ctx_ip.q.val() & self.nonzero.val();
         // lanes below n; the forced lanes come from constant tables
         self.lane_valid.next = !(self.all64.val() << self.r6.val());
         if self.big.val() {
@@ -448,51 +435,43 @@ impl Logic for IcrcCheck {
             self.lane_ones.next = self.udp1_tab.val().get_bits::<64>(self.ctx_j.q.val().index() * 64);
         }
 
-        // ---- stage 3: per-lane controls
-        self.d3.d.next = self.d2.q.val();
-        self.k3.d.next = self.k2.q.val();
-        self.valid3.d.next = self.lane_valid.val();
-        self.keep3.d.next = self.lane_valid.val() & !self.lane_eth.val();
-        self.ones3.d.next = self.lane_ones.val();
-        self.nib3.d.next = self.lane_nib.val();
-        self.upd3.d.next = self.v2.q.val() & self.ctx_ip.q.val() & self.nonzero.val();
-        self.fin3.d.next = self.v2.q.val() & self.ctx_ip.q.val() & self.nonzero.val() & !self.over.val();
-        self.last3.d.next = self.last2.q.val();
-        self.first3.d.next = self.beat.q.val() == 0;
-        self.vlan3.d.next = self.ctx_vlan.q.val();
-        self.over3.d.next = self.ctx_ip.q.val() & self.over.val();
-        // zero fill of the packet's last beat: 64 - n
-        self.pad3.d.next = 0.into();
-        if !self.big.val() {
-            self.pad3.d.next = !self.r6.val() + 1;
-        }
-
-        // ---- stage 4: the masked beat
+        // ---- stage 3: the masked beat (two register stages of data only:
+        // a third would be packed into shift-register LUTs)
+        self.keep.next = self.lane_valid.val() & !self.lane_eth.val();
         self.masked.next = 0.into();
         for p in 0..64 {
             self.lane.next = 0.into();
-            if self.keep3.q.val().get_bit(p) {
-                self.lane.next = self.d3.q.val().get_bits::<8>(8 * p);
-                if self.nib3.q.val().get_bit(p) {
+            if self.keep.val().get_bit(p) {
+                self.lane.next = self.d2.q.val().get_bits::<8>(8 * p);
+                if self.lane_nib.val().get_bit(p) {
                     self.lane.next = self.lane.val() | 0x0f;
                 }
-                if self.ones3.q.val().get_bit(p) {
+                if self.lane_ones.val().get_bit(p) {
                     self.lane.next = 0xff.into();
                 }
             }
             self.masked.next = (self.masked.val() >> 8) | (bit_cast::<512, 8>(self.lane.val()) << 504);
         }
-        self.x4.d.next = self.masked.val();
-        self.upd4.d.next = self.upd3.q.val();
-        self.fin4.d.next = self.fin3.q.val();
-        self.last4.d.next = self.last3.q.val();
-        self.first4.d.next = self.first3.q.val();
-        self.vlan4.d.next = self.vlan3.q.val();
-        self.pad4.d.next = self.pad3.q.val();
-        // the frame ends inside the packet: a packet lane of its last beat is missing
-        self.short4.d.next = self.last3.q.val()
-            & (self.over3.q.val() | (self.valid3.q.val() & !self.k3.q.val() & self.keep3.q.val()).any());
-        // (keep3 is zero unless the packet has bytes in this beat)
+        self.x4.d.next = 0.into();
+        if self.upd.val() {
+            self.x4.d.next = self.masked.val();
+        }
+        self.upd4.d.next = self.upd.val();
+        self.fin4.d.next = self.upd.val() & !self.over.val();
+        self.last4.d.next = self.last2.q.val();
+        self.first4.d.next = self.beat.q.val() == 0;
+        self.vlan4.d.next = self.ctx_vlan.q.val();
+        // zero fill of the packet's last beat: 64 - n
+        self.pad4.d.next = 0.into();
+        if !self.big.val() {
+            self.pad4.d.next = !self.r6.val() + 1;
+        }
+        // for the short check, a cycle later: lanes of the packet, tkeep
+        self.valid3.d.next = self.lane_valid.val();
+        self.k3.d.next = self.k2.q.val();
+        self.upd3.d.next = self.upd.val();
+        self.last3.d.next = self.last2.q.val();
+        self.over3.d.next = self.ctx_ip.q.val() & self.over.val();
 
         // ---- stage 5: partial parities
         self.fold.data.next = self.x4.q.val();
@@ -502,7 +481,9 @@ impl Logic for IcrcCheck {
         self.last5.d.next = self.last4.q.val();
         self.first5.d.next = self.first4.q.val();
         self.vlan5.d.next = self.vlan4.q.val();
-        self.short5.d.next = self.short4.q.val();
+        // the frame ends inside the packet: a packet lane of its last beat is missing
+        self.short5.d.next = self.last3.q.val()
+            & (self.over3.q.val() | (self.upd3.q.val() & (self.valid3.q.val() & !self.k3.q.val()).any()));
         self.pad5.d.next = self.pad4.q.val();
 
         // ---- stage 6: D x, the expected residue
@@ -570,7 +551,6 @@ impl Logic for IcrcCheck {
             self.v2.d.next = false;
             self.last2.d.next = false;
             self.upd3.d.next = false;
-            self.fin3.d.next = false;
             self.last3.d.next = false;
             self.upd4.d.next = false;
             self.fin4.d.next = false;

@@ -91,9 +91,10 @@ pub struct RxHeaderDecode {
     pub hdr: Signal<Out, Bits<1024>>,
     /// Well-formed RoCEv2 (pending length, ICRC and IPv4 checksum).
     pub is_roce: Signal<Out, Bit>,
-    /// Well-formed, not RoCEv2 (or RoCEv2 to QP1): for the raw queue.
+    /// Well-formed, not RoCEv2: for the raw queue.
     pub is_raw: Signal<Out, Bit>,
-    /// RoCEv2 to QP1 (counted in `is_raw`): still needs its ICRC checked.
+    /// RoCEv2 to QP1 (the GSI: rdma_cm MADs), a UD frame like any other,
+    /// counted in `is_roce`; for the transport to route.
     pub qp1: Signal<Out, Bit>,
     /// Malformed; see [`reason`].
     pub bad_reason: Signal<Out, Bits<4>>,
@@ -307,9 +308,8 @@ impl Logic for RxHeaderDecode {
                     } else if self.pad.val() > self.ppad.val() {
                         self.bad_reason.next = 9.into();
                     } else {
-                        // QP1 (rdma_cm MADs) goes to the driver with the raw frames
-                        self.is_roce.next = self.rev.val().get_bits::<24>(256) != 1;
-                        self.is_raw.next = self.rev.val().get_bits::<24>(256) == 1;
+                        // QP1 (the GSI) is a UD QP: parsed like any other
+                        self.is_roce.next = true;
                         self.qp1.next = self.rev.val().get_bits::<24>(256) == 1;
                     }
                 }

@@ -4,8 +4,9 @@
 //!   packed fields), before its payload;
 //! * `m_axis`: the payload, moved to start at byte 0 of a beat, exactly
 //!   `payload_len` bytes (one beat with `tkeep = 0` when there are none);
-//! * `m_raw`: whole frames that are not RoCEv2 (ARP, other IP traffic) and
-//!   RoCEv2 to QP1 (rdma_cm MADs), for the driver's raw queue.
+//! * `m_raw`: whole frames that are not RoCEv2 (ARP, other IP traffic), for
+//!   the driver's raw queue. RoCEv2 to QP1 (the GSI: rdma_cm MADs) is UD
+//!   traffic like any other, on `m_hdr` and `m_axis`.
 //!
 //! On both streams `tuser[0]` on the last beat says the frame is bad: its
 //! ICRC or IPv4 checksum failed, it is shorter than its IP length, or the MAC
@@ -378,12 +379,10 @@ impl Logic for RxParse {
             if self.decode.is_raw.val() {
                 self.ctx_dest.d.next = 1.into();
             }
-            if (self.decode.bad_reason.val() != 0)
-                | (!self.decode.ip_csum_ok.val() & (self.decode.is_roce.val() | self.decode.qp1.val()))
-            {
+            if (self.decode.bad_reason.val() != 0) | (!self.decode.ip_csum_ok.val() & self.decode.is_roce.val()) {
                 self.ctx_dest.d.next = 2.into();
             }
-            self.ctx_icrc.d.next = self.decode.is_roce.val() | self.decode.qp1.val();
+            self.ctx_icrc.d.next = self.decode.is_roce.val();
             if self.decode.is_raw.val() {
                 self.ctx_start.d.next = 0.into();
             }

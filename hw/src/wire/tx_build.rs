@@ -162,6 +162,10 @@ pub struct TxBuild {
     icrcs: AxisFifo<32, 4, 1, 5>,
     beats: AxisFifo<512, 64, 16, 5>,
     now: Reg<Bits<8>>,
+    /// The head beat has waited HOLD cycles. Kept, because `age` is 8 bits
+    /// and wraps while a stalled sink holds the beat: an offered beat stays
+    /// offered.
+    ripe: Reg<Bit>,
     age: Signal<Local, Bits<8>>,
     head_off: Signal<Local, Bits<7>>,
     placed: Signal<Local, Bits<576>>,
@@ -273,6 +277,7 @@ impl Default for TxBuild {
             icrcs: Default::default(),
             beats: Default::default(),
             now: Default::default(),
+            ripe: Default::default(),
             age: Default::default(),
             head_off: Default::default(),
             placed: Default::default(),
@@ -285,7 +290,7 @@ impl Default for TxBuild {
 impl Logic for TxBuild {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, buf, fill, in_frame, left, tail_done, tail_len, now);
+        dff_setup!(self, clock, buf, fill, in_frame, left, tail_done, tail_len, now, ripe);
         clock!(self, clock, crc_gen, icrcs, beats);
         self.crc_gen.reset.next = self.reset.val();
         self.icrcs.reset.next = self.reset.val();
@@ -569,8 +574,16 @@ impl Logic for TxBuild {
         // every beat stays HOLD cycles, longer than the ICRC takes, so frames
         // leave as a constant-latency line (no gap when a beat waits for its ICRC)
         self.age.next = self.now.q.val() - self.beats.m_axis.tuser.val().get_bits::<8>(8);
-        self.head_ok.next = (self.age.val() >= self.hold.val())
+        self.head_ok.next = (self.ripe.q.val() | (self.age.val() >= self.hold.val()))
             & (!self.beats.m_axis.tuser.val().get_bit(0) | self.icrcs.m_axis.tvalid.val());
+        // ripe until the head beat leaves (a beat with ICRC bytes is offered only
+        // with its ICRC, which stays at the head of `icrcs` until then)
+        self.ripe.d.next = self.ripe.q.val() | (self.age.val() >= self.hold.val());
+        if (self.beats.m_axis.tvalid.val() & self.m_axis.tready.val() & self.head_ok.val())
+            | !self.beats.m_axis.tvalid.val()
+        {
+            self.ripe.d.next = false;
+        }
         self.head_off.next = self.beats.m_axis.tuser.val().get_bits::<7>(1);
         // ICRC byte 0 goes to lane fill - 4 of the beat (negative: it began in
         // the beat before). A frame ends 2 bytes into a word, so head_off =
@@ -598,6 +611,7 @@ impl Logic for TxBuild {
             self.tail_done.d.next = false;
             self.left.d.next = 0.into();
             self.buf.d.next = 0.into();
+            self.ripe.d.next = false;
         }
     }
 }

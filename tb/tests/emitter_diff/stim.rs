@@ -305,8 +305,8 @@ fn streams<S: Sim>(s: &mut S, chans: &[(&'static str, &'static str)], same: bool
 /// Received frames: rxe captures (including the 3 frames with a corrupted
 /// ICRC), the model encoder's packets of every opcode (IPv4/IPv6, VLAN or
 /// not, payloads up to 1 KiB), and corruptions of both: a flipped ICRC or
-/// IPv4 header checksum byte, the MAC error flag, a non-IP ethertype or QP1
-/// (raw), Ethernet padding, truncation. `(frame, tuser)`, captures and
+/// IPv4 header checksum byte, the MAC error flag, a non-IP ethertype (raw),
+/// Ethernet padding, truncation. `(frame, tuser)`, captures and
 /// generated frames interleaved.
 fn rx_frames(rng: &mut Rng) -> Vec<(Vec<u8>, u32)> {
     let mut caps: Vec<(Vec<u8>, u32)> = vec![];
