@@ -390,55 +390,58 @@ registers! {
     }
 
     /// Received frames handed to the transport as RoCEv2 (`RxOutcome::Roce`).
-    /// Like every counter: wraps, and only a reset clears it.
-    cnt_roce @ 0x0200: u32, Ro, reset 0 {
+    /// Like every frame and byte counter: 64 bits (at 148.8 M minimum-size
+    /// frames a second it wraps after 3,900 years; 32 bits would wrap in 29 s),
+    /// and only a reset clears it. Reading the low half latches the high half,
+    /// so read low then high for a consistent value.
+    cnt_roce @ 0x0200: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Received frames classified raw (`RxOutcome::Raw`), whether or not the
     /// raw ring took them.
-    cnt_raw @ 0x0204: u32, Ro, reset 0 {
+    cnt_raw @ 0x0208: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Received frames dropped by a header check (`RxOutcome::Malformed`).
-    cnt_malformed @ 0x0208: u32, Ro, reset 0 {
+    cnt_malformed @ 0x0210: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Received frames dropped for a bad ICRC (`RxOutcome::Icrc`).
-    cnt_icrc @ 0x020C: u32, Ro, reset 0 {
+    cnt_icrc @ 0x0218: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Received frames dropped for a bad IPv4 header checksum
     /// (`RxOutcome::IpChecksum`).
-    cnt_ip_csum @ 0x0210: u32, Ro, reset 0 {
+    cnt_ip_csum @ 0x0220: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Received frames the MAC flagged as bad (`RxOutcome::MacError`).
-    cnt_mac_err @ 0x0214: u32, Ro, reset 0 {
+    cnt_mac_err @ 0x0228: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Raw frames the raw receive ring did not take: disabled, full, or the
     /// frame longer than a slot.
-    cnt_raw_drop @ 0x0218: u32, Ro, reset 0 {
+    cnt_raw_drop @ 0x0230: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Frames sent, of every kind.
-    cnt_tx_frames @ 0x0240: u32, Ro, reset 0 {
+    cnt_tx_frames @ 0x0240: u64, Ro, reset 0 {
         /// Frames.
-        FRAMES = bit 0, width 32;
+        FRAMES = bit 0, width 64;
     }
 
     /// Bytes sent (Ethernet header to ICRC, no FCS). 64-bit so it does not
@@ -470,7 +473,7 @@ registers! {
 }
 
 /// The counter register for each receive outcome. The offsets are
-/// consecutive words in `RxOutcome` order, so the RTL can place the parser's
+/// consecutive 64-bit registers in `RxOutcome` order, so the RTL can place the parser's
 /// counters by `done_code` alone.
 impl RxOutcome {
     /// Offset of the counter register for this outcome.
@@ -491,8 +494,8 @@ const _: () = {
     while i < RxOutcome::ALL.len() {
         let outcome = RxOutcome::ALL[i];
         assert!(
-            outcome.counter_offset() == cnt_roce::OFFSET + 4 * outcome.raw() as u32,
-            "receive counters are not consecutive words in RxOutcome order"
+            outcome.counter_offset() == cnt_roce::OFFSET + 8 * outcome.raw() as u32,
+            "receive counters are not consecutive 64-bit registers in RxOutcome order"
         );
         i += 1;
     }

@@ -124,16 +124,16 @@ fn the_map_keeps_the_doorbell_alone_on_its_page() {
 fn rx_counters_sit_in_outcome_order() {
     let expected = [
         (RxOutcome::Roce, regs::cnt_roce::OFFSET, 0x200),
-        (RxOutcome::Raw, regs::cnt_raw::OFFSET, 0x204),
-        (RxOutcome::Malformed, regs::cnt_malformed::OFFSET, 0x208),
-        (RxOutcome::Icrc, regs::cnt_icrc::OFFSET, 0x20C),
-        (RxOutcome::IpChecksum, regs::cnt_ip_csum::OFFSET, 0x210),
-        (RxOutcome::MacError, regs::cnt_mac_err::OFFSET, 0x214),
+        (RxOutcome::Raw, regs::cnt_raw::OFFSET, 0x208),
+        (RxOutcome::Malformed, regs::cnt_malformed::OFFSET, 0x210),
+        (RxOutcome::Icrc, regs::cnt_icrc::OFFSET, 0x218),
+        (RxOutcome::IpChecksum, regs::cnt_ip_csum::OFFSET, 0x220),
+        (RxOutcome::MacError, regs::cnt_mac_err::OFFSET, 0x228),
     ];
     for (outcome, offset, literal) in expected {
         assert_eq!(outcome.counter_offset(), offset);
         assert_eq!(offset, literal);
-        assert_eq!(offset, regs::cnt_roce::OFFSET + 4 * u32::from(outcome.raw()));
+        assert_eq!(offset, regs::cnt_roce::OFFSET + 8 * u32::from(outcome.raw()));
     }
     assert_eq!(RxOutcome::ALL.len(), expected.len());
 }

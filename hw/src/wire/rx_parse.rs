@@ -27,6 +27,18 @@ use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
+/// Beats the output FIFO holds: 2^5.
+const OUT_FIFO_LOG: usize = 5;
+/// Verdicts the verdict FIFO holds: 2^6. It is written on every verdict
+/// without looking at its `tready`: a verdict waits there only for a frame
+/// whose last beat the parser took and that has not left through the output
+/// FIFO, and every frame leaves at least one beat there (a zero-length last
+/// beat when it has nothing else), so at most the FIFO's beats plus the
+/// beats between input and FIFO (r1, r2, r3, pend, held, the FIFO's output
+/// register: 6) can be waiting.
+const VERDICT_FIFO_LOG: usize = 6;
+const _: () = assert!((1 << OUT_FIFO_LOG) + 6 <= (1 << VERDICT_FIFO_LOG));
+
 #[derive(LogicBlock)]
 pub struct RxParse {
     pub clock: Signal<In, Clock>,
@@ -35,13 +47,14 @@ pub struct RxParse {
     pub m_hdr: HdrOut<1024>,
     pub m_axis: AxisOut<512, 64, 1>,
     pub m_raw: AxisOut<512, 64, 1>,
-    /// Frame counters, one per outcome.
-    pub cnt_roce: Signal<Out, Bits<32>>,
-    pub cnt_raw: Signal<Out, Bits<32>>,
-    pub cnt_malformed: Signal<Out, Bits<32>>,
-    pub cnt_icrc: Signal<Out, Bits<32>>,
-    pub cnt_ip_csum: Signal<Out, Bits<32>>,
-    pub cnt_mac_err: Signal<Out, Bits<32>>,
+    /// Frame counters, one per outcome: 64 bits (they wrap after 3,900
+    /// years of minimum-size frames at 100 Gb/s).
+    pub cnt_roce: Signal<Out, Bits<64>>,
+    pub cnt_raw: Signal<Out, Bits<64>>,
+    pub cnt_malformed: Signal<Out, Bits<64>>,
+    pub cnt_icrc: Signal<Out, Bits<64>>,
+    pub cnt_ip_csum: Signal<Out, Bits<64>>,
+    pub cnt_mac_err: Signal<Out, Bits<64>>,
     /// One pulse per frame as its fate is decided, with the outcome
     /// (0 RoCE, 1 raw, 2 malformed, 3 ICRC, 4 IPv4 checksum, 5 MAC error).
     pub done_valid: Signal<Out, Bit>,
@@ -127,20 +140,20 @@ pub struct RxParse {
     push_last: Signal<Local, Bit>,
     push_flags: Signal<Local, Bits<8>>,
     // ---- FIFO of outgoing beats (flags in tuser) and of ICRC verdicts
-    out_fifo: AxisFifo<512, 64, 8, 5>,
+    out_fifo: AxisFifo<512, 64, 8, OUT_FIFO_LOG>,
     /// One verdict per frame; deeper than the beat FIFO holds frames.
-    verdicts: AxisFifo<1, 1, 1, 6>,
+    verdicts: AxisFifo<1, 1, 1, VERDICT_FIFO_LOG>,
     // ---- output stage
     head_dest: Signal<Local, Bits<2>>,
     head_bad: Signal<Local, Bit>,
     head_code: Signal<Local, Bits<3>>,
     can_go: Signal<Local, Bit>,
-    c_roce: Reg<Bits<32>>,
-    c_raw: Reg<Bits<32>>,
-    c_malformed: Reg<Bits<32>>,
-    c_icrc: Reg<Bits<32>>,
-    c_csum: Reg<Bits<32>>,
-    c_mac: Reg<Bits<32>>,
+    c_roce: Reg<Bits<64>>,
+    c_raw: Reg<Bits<64>>,
+    c_malformed: Reg<Bits<64>>,
+    c_icrc: Reg<Bits<64>>,
+    c_csum: Reg<Bits<64>>,
+    c_mac: Reg<Bits<64>>,
     kind: TypeTag<Self>,
 }
 

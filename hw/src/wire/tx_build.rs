@@ -159,8 +159,8 @@ pub struct TxBuild {
     // ---- ICRC and output
     crc_gen: IcrcGen,
     hold: Constant<Bits<8>>,
-    icrcs: AxisFifo<32, 4, 1, 5>,
-    beats: AxisFifo<512, 64, 16, 5>,
+    icrcs: AxisFifo<32, 4, 1, ICRC_FIFO_LOG>,
+    beats: AxisFifo<512, 64, 16, BEAT_FIFO_LOG>,
     now: Reg<Bits<8>>,
     /// The head beat has waited HOLD cycles. Kept, because `age` is 8 bits
     /// and wraps while a stalled sink holds the beat: an offered beat stays
@@ -180,9 +180,16 @@ impl TxBuild {
     pub const HOLD: u64 = IcrcGen::LATENCY + 3;
 }
 
-// `beats` (32 deep) holds HOLD cycles of beats at one beat per cycle, and the
-// age compare is 8 bits wide
-const _: () = assert!(TxBuild::HOLD + 4 <= 32);
+/// Beats the holding FIFO holds: 2^5.
+const BEAT_FIFO_LOG: usize = 5;
+/// ICRCs their FIFO holds: 2^5. It is written on every ICRC without looking
+/// at its `tready`: an ICRC waits there only while its frame's last beat is
+/// in `beats` (they leave together), so there are at most as many as beats.
+const ICRC_FIFO_LOG: usize = 5;
+const _: () = assert!(ICRC_FIFO_LOG >= BEAT_FIFO_LOG);
+// `beats` holds HOLD cycles of beats at one beat per cycle (and room for the
+// input's registers), and the age compare is 8 bits wide
+const _: () = assert!(TxBuild::HOLD + 4 <= (1 << BEAT_FIFO_LOG) && TxBuild::HOLD < 256);
 
 impl Default for TxBuild {
     fn default() -> Self {
