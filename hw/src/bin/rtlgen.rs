@@ -1,5 +1,6 @@
 //! `rtlgen [--out DIR] [NAME...]`: emit catalog blocks as SystemVerilog,
-//! one `<name>.sv` per block (all blocks when no name is given).
+//! one `<name>.sv` per block (all blocks when no name is given, and then
+//! any other `.sv` file in DIR is removed).
 
 use rnic_hw::catalog::{catalog, CatalogEntry};
 use std::path::PathBuf;
@@ -28,6 +29,17 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     std::fs::create_dir_all(&out).expect("cannot create output directory");
+    if names.is_empty() {
+        // a block taken out of the catalog leaves no stale design for lint and synth
+        let known: Vec<String> = catalog().iter().map(|e| format!("{}.sv", e.name)).collect();
+        for f in std::fs::read_dir(&out).expect("cannot read output directory").flatten() {
+            let name = f.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".sv") && !known.contains(&name) {
+                std::fs::remove_file(f.path()).expect("cannot remove a stale design");
+                println!("{name:<20} removed: no longer in the catalog");
+            }
+        }
+    }
     for e in entries {
         match rnic_hw::catalog::emit(&e) {
             Ok(d) => {
