@@ -6,6 +6,9 @@
 //! request size (so none crosses 4 KiB) and issues one request per cycle,
 //! taking clients round-robin *per request*: a 64 KiB payload read cannot
 //! hold off a 128-byte descriptor fetch for more than three requests.
+//! Each client's next request (length, last piece) is computed a cycle
+//! ahead into registers, when its command is taken or its previous request
+//! issues, so the issue path is an arbiter and a multiplexer.
 //! Every request gets one of [`DMA_RD_TAGS`] tags and a 512-byte slot of a
 //! block-RAM reorder buffer, so completions are always accepted, whatever
 //! their order. 32 tags x 512 bytes cover the bandwidth-delay product of a
@@ -97,6 +100,9 @@ pub struct DmaEngine {
     c_busy: Reg<Bits<4>>,
     c_addr: [Reg<Bits<64>>; 4],
     c_rem: [Reg<Bits<32>>; 4],
+    // per client: the next request's length, and whether it ends the command
+    c_clen: [Reg<Bits<13>>; 4],
+    c_lp: Reg<Bits<4>>,
     rd_arb: RrArb4,
     req_valid: Reg<Bit>,
     req_addr: Reg<Bits<64>>,
@@ -148,9 +154,14 @@ pub struct DmaEngine {
     rd_gnt: Signal<Local, Bits<4>>,
     rd_issue: Signal<Local, Bit>,
     rd_sel_addr: Signal<Local, Bits<64>>,
-    rd_sel_rem: Signal<Local, Bits<32>>,
     rd_size: Signal<Local, Bits<13>>,
-    rd_room: Signal<Local, Bits<13>>,
+    nx_take: Signal<Local, Bit>,
+    nx_addr: Signal<Local, Bits<64>>,
+    nx_clen: Signal<Local, Bits<13>>,
+    nx_lo: Signal<Local, Bits<13>>,
+    nx_rem: Signal<Local, Bits<32>>,
+    nx_room: Signal<Local, Bits<13>>,
+    c_lp_n: Signal<Local, Bits<4>>,
     rd_clen: Signal<Local, Bits<13>>,
     rd_first: Signal<Local, Bits<6>>,
     rd_span: Signal<Local, Bits<13>>,
@@ -235,6 +246,7 @@ impl Logic for DmaEngine {
             self,
             clock,
             c_busy,
+            c_lp,
             rd_go,
             req_valid,
             req_addr,
@@ -289,6 +301,8 @@ impl Logic for DmaEngine {
             self.c_addr[i].d.next = self.c_addr[i].q.val();
             self.c_rem[i].clock.next = self.clock.val();
             self.c_rem[i].d.next = self.c_rem[i].q.val();
+            self.c_clen[i].clock.next = self.clock.val();
+            self.c_clen[i].d.next = self.c_clen[i].q.val();
             self.wc_addr[i].clock.next = self.clock.val();
             self.wc_addr[i].d.next = self.wc_addr[i].q.val();
             self.wc_rem[i].clock.next = self.clock.val();
@@ -322,26 +336,16 @@ impl Logic for DmaEngine {
         self.rd_issue.next = self.rd_req.val().any()
             & !self.rd_used.q.val().get_bit(5)
             & (!self.req_valid.q.val() | self.m_dma_rd_req.ready.val());
+        // each client's next request (length, last piece) is computed ahead, in registers
         self.rd_sel_addr.next = 0.into();
-        self.rd_sel_rem.next = 0.into();
+        self.rd_clen.next = 0.into();
+        self.rd_lastpiece.next = false;
         for i in 0..4 {
             if self.rd_gnt.val().get_bit(i) {
                 self.rd_sel_addr.next = self.c_addr[i].q.val();
-                self.rd_sel_rem.next = self.c_rem[i].q.val();
+                self.rd_clen.next = self.c_clen[i].q.val();
+                self.rd_lastpiece.next = self.c_lp.q.val().get_bit(i);
             }
-        }
-        // request size: 128 << min(cfg, 2)
-        self.rd_size.next = bits::<13>(512);
-        if self.cfg_max_read.val() < 2 {
-            self.rd_size.next = bits::<13>(128) << self.cfg_max_read.val();
-        }
-        self.rd_room.next =
-            self.rd_size.val() - (bit_cast::<13, 64>(self.rd_sel_addr.val()) & (self.rd_size.val() - 1));
-        self.rd_clen.next = self.rd_room.val();
-        self.rd_lastpiece.next = false;
-        if self.rd_sel_rem.val() <= bit_cast::<32, 13>(self.rd_room.val()) {
-            self.rd_clen.next = bit_cast::<13, 32>(self.rd_sel_rem.val());
-            self.rd_lastpiece.next = true;
         }
         self.rd_first.next = bit_cast::<6, 64>(self.rd_sel_addr.val());
         // offset of the last byte from the first beat's start
@@ -384,25 +388,51 @@ impl Logic for DmaEngine {
             self.req_addr.d.next = self.rd_sel_addr.val();
             self.req_len.d.next = self.rd_clen.val();
             self.req_tag.d.next = self.alloc_tag.val();
-            for i in 0..4 {
-                if self.rd_gnt.val().get_bit(i) {
-                    self.c_addr[i].d.next = self.c_addr[i].q.val() + bit_cast::<64, 13>(self.rd_clen.val());
-                    self.c_rem[i].d.next = self.c_rem[i].q.val() - bit_cast::<32, 13>(self.rd_clen.val());
-                }
-            }
         }
         // busy bits: set on accept, cleared when the last piece issues
         self.c_busy_n.next = self.c_busy.q.val();
         if self.rd_issue.val() & self.rd_lastpiece.val() {
             self.c_busy_n.next = self.c_busy.q.val() & !self.rd_gnt.val();
         }
+        // request size: 128 << min(cfg, 2), taken when a command is taken
+        self.rd_size.next = bits::<13>(512);
+        if self.cfg_max_read.val() < 2 {
+            self.rd_size.next = bits::<13>(128) << self.cfg_max_read.val();
+        }
+        // per client: the command's address and remainder after this cycle
+        // (taken, or advanced by an issued request) and the next request's
+        // length: up to the next multiple of the request size, or the rest
+        self.c_lp_n.next = self.c_lp.q.val();
         for i in 0..4 {
+            self.nx_take.next = self.rd_issue.val() & self.rd_gnt.val().get_bit(i);
+            self.nx_addr.next = self.c_addr[i].q.val();
+            self.nx_clen.next = self.c_clen[i].q.val();
+            self.nx_lo.next = bit_cast::<13, 64>(self.nx_addr.val()) + self.nx_clen.val();
+            self.nx_rem.next = self.c_rem[i].q.val() - bit_cast::<32, 13>(self.nx_clen.val());
+            if self.nx_take.val() {
+                self.c_addr[i].d.next = self.nx_addr.val() + bit_cast::<64, 13>(self.nx_clen.val());
+                self.c_rem[i].d.next = self.nx_rem.val();
+            }
             if self.s_rd[i].valid.val() & !self.c_busy.q.val().get_bit(i) & self.s_rd[i].len.val().any() {
+                self.nx_take.next = true;
                 self.c_busy_n.next = self.c_busy_n.val().replace_bit(i, true);
+                self.nx_addr.next = self.s_rd[i].addr.val();
+                self.nx_lo.next = bit_cast::<13, 64>(self.nx_addr.val());
+                self.nx_rem.next = self.s_rd[i].len.val();
                 self.c_addr[i].d.next = self.s_rd[i].addr.val();
                 self.c_rem[i].d.next = self.s_rd[i].len.val();
             }
+            self.nx_room.next = self.rd_size.val() - (self.nx_lo.val() & (self.rd_size.val() - 1));
+            if self.nx_take.val() {
+                self.c_clen[i].d.next = self.nx_room.val();
+                self.c_lp_n.next = self.c_lp_n.val().replace_bit(i, false);
+                if self.nx_rem.val() <= bit_cast::<32, 13>(self.nx_room.val()) {
+                    self.c_clen[i].d.next = bit_cast::<13, 32>(self.nx_rem.val());
+                    self.c_lp_n.next = self.c_lp_n.val().replace_bit(i, true);
+                }
+            }
         }
+        self.c_lp.d.next = self.c_lp_n.val();
         self.c_busy.d.next = self.c_busy_n.val();
         self.m_dma_rd_req.valid.next = self.req_valid.q.val();
         self.m_dma_rd_req.addr.next = self.req_addr.q.val();
