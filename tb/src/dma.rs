@@ -79,6 +79,9 @@ pub struct DmaBench {
     p: Ports,
     rng: Rng,
     pub stalls: Stalls,
+    /// Per client, a percentage that overrides `stalls.data_ready`
+    /// (`Some(0)`: the client takes no read data at all).
+    pub data_ready: [Option<u64>; CLIENTS],
     rd_todo: [VecDeque<ReadCmd>; CLIENTS],
     rd_presenting: [bool; CLIENTS],
     rd_wait: [VecDeque<ReadCmd>; CLIENTS],
@@ -97,8 +100,8 @@ pub struct DmaBench {
     pub rd_accepted: [Vec<u64>; CLIENTS],
     /// The PCIe encodings set by [`DmaBench::configure`].
     cfg: (u64, u64),
-    /// The tag the next read request must carry (tags go out in order).
-    next_tag: u64,
+    /// Read tags issued whose last data beat has not come back, by tag.
+    tags_out: u64,
     /// Read requests issued whose last data beat has not come back.
     pub tags_in_flight: u64,
     /// The most read tags ever in flight at once.
@@ -167,7 +170,8 @@ impl DmaBench {
             wr_done: Default::default(),
             rd_accepted: Default::default(),
             cfg: (2, 1),
-            next_tag: 0,
+            tags_out: 0,
+            data_ready: [None; CLIENTS],
             tags_in_flight: 0,
             max_tags_in_flight: 0,
             link_wr_open: false,
@@ -224,7 +228,7 @@ impl DmaBench {
                 self.rd_presenting[c] = true;
             }
             d.set_at(p.rd_valid[c], self.rd_presenting[c] as u64);
-            d.set_at(p.d_ready[c], self.rng.chance(s.data_ready) as u64);
+            d.set_at(p.d_ready[c], self.rng.chance(self.data_ready[c].unwrap_or(s.data_ready)) as u64);
             // write beat
             if !self.wr_presenting[c] && !self.wr_todo[c].is_empty() && self.rng.chance(s.wr_valid) {
                 let job = self.wr_todo[c].front().unwrap();
@@ -354,8 +358,8 @@ impl DmaBench {
     }
 
     /// The engine's side of the boundary (docs/host.md), beyond what the
-    /// host model checks: `s_dma_rd_data.tready` always 1; read tags issued
-    /// in order, at most 32 in flight; reads within the maximum read request
+    /// host model checks: `s_dma_rd_data.tready` always 1; read tags in 0..32,
+    /// at most 32 in flight, none reused while in flight; reads within the maximum read request
     /// size (at most 512 B) and never across a multiple of it; writes within
     /// the maximum payload size and never across a multiple of it.
     fn check_link(&mut self, now: u64) {
@@ -363,8 +367,8 @@ impl DmaBench {
         assert_eq!(d.get("s_dma_rd_data.tready"), 1, "cycle {now}: s_dma_rd_data.tready is always 1");
         if d.get("m_dma_rd_req.valid") == 1 && d.get("m_dma_rd_req.ready") == 1 {
             let (addr, len, tag) = (d.get("m_dma_rd_req.addr"), d.get("m_dma_rd_req.len"), d.get("m_dma_rd_req.tag"));
-            assert_eq!(tag, self.next_tag, "cycle {now}: read tags are issued in order");
-            self.next_tag = (tag + 1) % 32;
+            assert!(tag < 32 && self.tags_out >> tag & 1 == 0, "cycle {now}: read tag {tag} reused while in flight");
+            self.tags_out |= 1 << tag;
             let mrrs = (128u64 << self.cfg.0).min(512);
             assert!(
                 len <= mrrs && addr / mrrs == (addr + len - 1) / mrrs,
@@ -376,6 +380,7 @@ impl DmaBench {
         }
         if d.get("s_dma_rd_data.tvalid") == 1 && d.get("s_dma_rd_data.tlast") == 1 {
             self.tags_in_flight -= 1;
+            self.tags_out &= !(1 << d.get("s_dma_rd_data.tag"));
         }
         if d.get("m_dma_wr.tvalid") == 1 && d.get("m_dma_wr.tready") == 1 {
             if !self.link_wr_open {

@@ -6,14 +6,27 @@
 //! request size (so none crosses 4 KiB) and issues one request per cycle,
 //! taking clients round-robin *per request*: a 64 KiB payload read cannot
 //! hold off a 128-byte descriptor fetch for more than three requests.
+//! Each client's next request (length, last piece) is computed a cycle
+//! ahead into registers, when its command is taken or its previous request
+//! issues, so the issue path is an arbiter and a multiplexer.
 //! Every request gets one of [`DMA_RD_TAGS`] tags and a 512-byte slot of a
 //! block-RAM reorder buffer, so completions are always accepted, whatever
-//! their order. Tags are handed out and retired in issue order: a slot is
-//! delivered once all its data is in, to the client that asked, so each
-//! client sees its data in order, address-aligned, `tlast` on the last beat
-//! of each command, `tuser[0]` set on every beat of a failed request.
-//! 32 tags x 512 bytes cover the bandwidth-delay product of a Gen3 x16 link
-//! (13 GB/s x 900 ns = 11.7 KB).
+//! their order. 32 tags x 512 bytes cover the bandwidth-delay product of a
+//! Gen3 x16 link (13 GB/s x 900 ns = 11.7 KB).
+//!
+//! **Read delivery, each client on its own.** Each client keeps its tags in
+//! issue order (a 32-deep queue in LUTRAM behind a registered head slot) and
+//! its own output FIFO (5 beats, the block's registered output). Each cycle
+//! one beat goes to one client, round-robin per beat among the clients whose
+//! head slot has all its data and whose FIFO has a place not yet promised
+//! (credits), so a client that stops taking data only stops its own
+//! delivery: nothing runs from one client's `tready` to another client's
+//! `tvalid` or to the PCIe side. Each client sees its data in order,
+//! address-aligned, `tlast` on the last beat of each command, `tuser[0]` on
+//! every beat of a failed request. A tag returns to a free list only when
+//! its slot has been delivered; a client holds at most
+//! [`DMA_RD_TAGS_PER_CLIENT`] tags, so a stalled client leaves the others
+//! `DMA_RD_TAGS - DMA_RD_TAGS_PER_CLIENT` tags.
 //!
 //! **Writes.** Four clients (payload write, CQE write, context write-back,
 //! a spare) stream address-aligned data with `{addr, len}` on the first
@@ -38,6 +51,12 @@ pub const DMA_RD_CLIENTS: usize = 4;
 pub const DMA_WR_CLIENTS: usize = 4;
 /// Read requests in flight at once.
 pub const DMA_RD_TAGS: usize = 32;
+/// Read tags one client may hold (issued, slot not yet delivered): a
+/// client that stops taking data leaves the others the rest. The RTL
+/// compares with the literal (the emitter takes no constant here); the
+/// bench checks a lone client reaches exactly this many.
+pub const DMA_RD_TAGS_PER_CLIENT: usize = 28;
+const _: () = assert!(DMA_RD_TAGS_PER_CLIENT < DMA_RD_TAGS && DMA_RD_TAGS <= 32);
 /// Reorder-buffer bytes per read tag: the largest read request issued,
 /// whatever larger maximum read request size is configured.
 pub const DMA_RD_SLOT_BYTES: usize = 512;
@@ -81,37 +100,68 @@ pub struct DmaEngine {
     c_busy: Reg<Bits<4>>,
     c_addr: [Reg<Bits<64>>; 4],
     c_rem: [Reg<Bits<32>>; 4],
+    // per client: the next request's length, and whether it ends the command
+    c_clen: [Reg<Bits<13>>; 4],
+    c_lp: Reg<Bits<4>>,
     rd_arb: RrArb4,
     req_valid: Reg<Bit>,
     req_addr: Reg<Bits<64>>,
     req_len: Reg<Bits<13>>,
     req_tag: Reg<Bits<5>>,
-    rd_alloc: Reg<Bits<5>>,
     rd_used: Reg<Bits<6>>,
-    // per tag: client one-hot [19:16], last piece of command [15],
-    // first lane [14:9], last lane [8:3], beats - 1 [2:0]
-    rd_info: LutRam<Bits<20>, 5>,
+    // free tags: 0..31 handed out once after reset (`fl_fresh`), then the
+    // tags of delivered slots, in the order they were delivered
+    fl_fresh: Reg<Bits<6>>,
+    fl_mem: LutRam<Bits<5>, 5>,
+    fl_wr: Reg<Bits<5>>,
+    fl_rd: Reg<Bits<5>>,
+    // per tag: beat index of the next completion beat
     rd_beat: LutRam<Bits<3>, 5>,
     rd_buf: BlockRam<Bits<512>, 8>,
+    // per tag: all data in / a completion failed (cleared when issued)
     rd_done: Reg<Bits<32>>,
     rd_errs: Reg<Bits<32>>,
-    rd_head: Reg<Bits<5>>,
-    rd_dbeat: Reg<Bits<3>>,
-    rd_credits: Reg<Bits<3>>,
+    // per client: its tags in issue order, behind the head slot
+    q_mem: [LutRam<Bits<21>, 5>; 4],
+    q_wr: [Reg<Bits<5>>; 4],
+    q_rd: [Reg<Bits<5>>; 4],
+    // per client: tags held (issued, slot not yet delivered)
+    q_cnt: [Reg<Bits<6>>; 4],
+    // per client: a command waiting and fewer tags held than the cap
+    rd_go: Reg<Bits<4>>,
+    // per client: the head slot (oldest undelivered), its data all in, failed
+    h_val: Reg<Bits<4>>,
+    h_rdy: Reg<Bits<4>>,
+    h_err: Reg<Bits<4>>,
+    h_tag: [Reg<Bits<5>>; 4],
+    h_info: [Reg<Bits<16>>; 4],
+    h_beat: [Reg<Bits<3>>; 4],
+    // per client: places in its output FIFO not yet promised
+    cred: [Reg<Bits<3>>; 4],
+    dl_arb: RrArb4,
     p_valid: Reg<Bit>,
-    p_keep: Reg<Bits<64>>,
+    p_dst: Reg<Bits<4>>,
+    p_first: Reg<Bits<6>>,
+    p_lastl: Reg<Bits<6>>,
+    p_isfirst: Reg<Bit>,
+    p_islast: Reg<Bit>,
     p_last: Reg<Bit>,
-    p_user: Reg<Bits<5>>,
-    rd_out: AxisFifo<512, 64, 5, 2>,
+    p_err: Reg<Bits<1>>,
+    rd_out: [AxisFifo<512, 64, 1, 2>; 4],
     rd_err_count: Reg<Bits<32>>,
     // read locals
     rd_req: Signal<Local, Bits<4>>,
     rd_gnt: Signal<Local, Bits<4>>,
     rd_issue: Signal<Local, Bit>,
     rd_sel_addr: Signal<Local, Bits<64>>,
-    rd_sel_rem: Signal<Local, Bits<32>>,
     rd_size: Signal<Local, Bits<13>>,
-    rd_room: Signal<Local, Bits<13>>,
+    nx_take: Signal<Local, Bit>,
+    nx_addr: Signal<Local, Bits<64>>,
+    nx_clen: Signal<Local, Bits<13>>,
+    nx_lo: Signal<Local, Bits<13>>,
+    nx_rem: Signal<Local, Bits<32>>,
+    nx_room: Signal<Local, Bits<13>>,
+    c_lp_n: Signal<Local, Bits<4>>,
     rd_clen: Signal<Local, Bits<13>>,
     rd_first: Signal<Local, Bits<6>>,
     rd_span: Signal<Local, Bits<13>>,
@@ -119,16 +169,27 @@ pub struct DmaEngine {
     cpl_tag: Signal<Local, Bits<5>>,
     cpl_idx: Signal<Local, Bits<3>>,
     cpl_fire: Signal<Local, Bit>,
+    cpl_last: Signal<Local, Bit>,
+    cpl_elast: Signal<Local, Bit>,
+    alloc_tag: Signal<Local, Bits<5>>,
+    rd_iclr: Signal<Local, Bits<32>>,
     rd_set: Signal<Local, Bits<32>>,
     rd_eset: Signal<Local, Bits<32>>,
-    rd_clr: Signal<Local, Bits<32>>,
-    head_done: Signal<Local, Bit>,
-    head_err: Signal<Local, Bit>,
+    dl_cand: Signal<Local, Bits<4>>,
+    dl_last: Signal<Local, Bits<4>>,
+    dl_gnt: Signal<Local, Bits<4>>,
+    dl_ret: Signal<Local, Bits<4>>,
+    sel_tag: Signal<Local, Bits<5>>,
+    sel_beat: Signal<Local, Bits<3>>,
+    sel_info: Signal<Local, Bits<16>>,
+    sel_err: Signal<Local, Bit>,
+    h_val_n: Signal<Local, Bits<4>>,
+    q_ok_n: Signal<Local, Bits<4>>,
+    h_rdy_n: Signal<Local, Bits<4>>,
+    h_err_n: Signal<Local, Bits<4>>,
     d_issue: Signal<Local, Bit>,
-    d_lastbeat: Signal<Local, Bit>,
     d_keep: Signal<Local, Bits<64>>,
     d_free: Signal<Local, Bit>,
-    out_fire: Signal<Local, Bit>,
     ones: Signal<Local, Bits<64>>,
 
     // ---- write
@@ -185,21 +246,29 @@ impl Logic for DmaEngine {
             self,
             clock,
             c_busy,
+            c_lp,
+            rd_go,
             req_valid,
             req_addr,
             req_len,
             req_tag,
-            rd_alloc,
+            fl_wr,
+            fl_rd,
+            fl_fresh,
             rd_used,
             rd_done,
             rd_errs,
-            rd_head,
-            rd_dbeat,
-            rd_credits,
+            h_val,
+            h_rdy,
+            h_err,
             p_valid,
-            p_keep,
+            p_dst,
+            p_first,
+            p_lastl,
+            p_isfirst,
+            p_islast,
             p_last,
-            p_user,
+            p_err,
             rd_err_count,
             w_in,
             w_own,
@@ -218,9 +287,9 @@ impl Logic for DmaEngine {
             wr_err_count,
             proto_err_count
         );
-        clock!(self, clock, rd_info, rd_beat, rd_buf, wr_info);
-        self.rd_out.clock.next = self.clock.val();
-        self.rd_out.reset.next = self.reset.val();
+        clock!(self, clock, fl_mem, rd_beat, rd_buf, wr_info);
+        self.dl_arb.clock.next = self.clock.val();
+        self.dl_arb.reset.next = self.reset.val();
         self.wr_out.clock.next = self.clock.val();
         self.wr_out.reset.next = self.reset.val();
         self.rd_arb.clock.next = self.clock.val();
@@ -232,10 +301,25 @@ impl Logic for DmaEngine {
             self.c_addr[i].d.next = self.c_addr[i].q.val();
             self.c_rem[i].clock.next = self.clock.val();
             self.c_rem[i].d.next = self.c_rem[i].q.val();
+            self.c_clen[i].clock.next = self.clock.val();
+            self.c_clen[i].d.next = self.c_clen[i].q.val();
             self.wc_addr[i].clock.next = self.clock.val();
             self.wc_addr[i].d.next = self.wc_addr[i].q.val();
             self.wc_rem[i].clock.next = self.clock.val();
             self.wc_rem[i].d.next = self.wc_rem[i].q.val();
+            self.q_mem[i].clock.next = self.clock.val();
+            self.q_wr[i].clock.next = self.clock.val();
+            self.q_wr[i].d.next = self.q_wr[i].q.val();
+            self.q_rd[i].clock.next = self.clock.val();
+            self.q_rd[i].d.next = self.q_rd[i].q.val();
+            self.q_cnt[i].clock.next = self.clock.val();
+            self.h_tag[i].clock.next = self.clock.val();
+            self.h_tag[i].d.next = self.h_tag[i].q.val();
+            self.h_info[i].clock.next = self.clock.val();
+            self.h_info[i].d.next = self.h_info[i].q.val();
+            self.h_beat[i].clock.next = self.clock.val();
+            self.h_beat[i].d.next = self.h_beat[i].q.val();
+            self.cred[i].clock.next = self.clock.val();
         }
         self.ones.next = 0xFFFF_FFFF_FFFF_FFFFu64.into();
 
@@ -245,43 +329,56 @@ impl Logic for DmaEngine {
         }
 
         // ================= read: split and issue, one request per cycle =================
-        self.rd_req.next = self.c_busy.q.val();
+        // clients with a command and fewer than DMA_RD_TAGS_PER_CLIENT tags (registered)
+        self.rd_req.next = self.rd_go.q.val();
         self.rd_arb.req.next = self.rd_req.val();
         self.rd_gnt.next = self.rd_arb.grant.val();
         self.rd_issue.next = self.rd_req.val().any()
             & !self.rd_used.q.val().get_bit(5)
             & (!self.req_valid.q.val() | self.m_dma_rd_req.ready.val());
+        // each client's next request (length, last piece) is computed ahead, in registers
         self.rd_sel_addr.next = 0.into();
-        self.rd_sel_rem.next = 0.into();
+        self.rd_clen.next = 0.into();
+        self.rd_lastpiece.next = false;
         for i in 0..4 {
             if self.rd_gnt.val().get_bit(i) {
                 self.rd_sel_addr.next = self.c_addr[i].q.val();
-                self.rd_sel_rem.next = self.c_rem[i].q.val();
+                self.rd_clen.next = self.c_clen[i].q.val();
+                self.rd_lastpiece.next = self.c_lp.q.val().get_bit(i);
             }
-        }
-        // request size: 128 << min(cfg, 2)
-        self.rd_size.next = bits::<13>(512);
-        if self.cfg_max_read.val() < 2 {
-            self.rd_size.next = bits::<13>(128) << self.cfg_max_read.val();
-        }
-        self.rd_room.next =
-            self.rd_size.val() - (bit_cast::<13, 64>(self.rd_sel_addr.val()) & (self.rd_size.val() - 1));
-        self.rd_clen.next = self.rd_room.val();
-        self.rd_lastpiece.next = false;
-        if self.rd_sel_rem.val() <= bit_cast::<32, 13>(self.rd_room.val()) {
-            self.rd_clen.next = bit_cast::<13, 32>(self.rd_sel_rem.val());
-            self.rd_lastpiece.next = true;
         }
         self.rd_first.next = bit_cast::<6, 64>(self.rd_sel_addr.val());
         // offset of the last byte from the first beat's start
         self.rd_span.next = bit_cast::<13, 6>(self.rd_first.val()) + self.rd_clen.val() - 1;
-        self.rd_info.write_addr.next = self.rd_alloc.q.val();
-        self.rd_info.write_data.next = (bit_cast::<20, 4>(self.rd_gnt.val()) << 16)
-            | (bit_cast::<20, 1>(self.rd_lastpiece.val().into()) << 15)
-            | (bit_cast::<20, 6>(self.rd_first.val()) << 9)
-            | (bit_cast::<20, 6>(bit_cast::<6, 13>(self.rd_span.val())) << 3)
-            | bit_cast::<20, 3>(bit_cast::<3, 13>(self.rd_span.val() >> 6));
-        self.rd_info.write_enable.next = self.rd_issue.val();
+        // a free tag: 0..31 once each after reset, then the free list
+        self.fl_mem.read_addr.next = self.fl_rd.q.val();
+        self.alloc_tag.next = self.fl_mem.read_data.val();
+        if !self.fl_fresh.q.val().get_bit(5) {
+            self.alloc_tag.next = bit_cast::<5, 6>(self.fl_fresh.q.val());
+        }
+        self.rd_iclr.next = 0.into();
+        if self.rd_issue.val() {
+            self.rd_iclr.next = bits::<32>(1) << self.alloc_tag.val();
+            if self.fl_fresh.q.val().get_bit(5) {
+                self.fl_rd.d.next = self.fl_rd.q.val() + 1;
+            } else {
+                self.fl_fresh.d.next = self.fl_fresh.q.val() + 1;
+            }
+        }
+        // the tag and its slot's layout join the granted client's queue: tag [20:16],
+        // last piece of command [15], first lane [14:9], last lane [8:3], beats - 1 [2:0]
+        for i in 0..4 {
+            self.q_mem[i].write_addr.next = self.q_wr[i].q.val();
+            self.q_mem[i].write_data.next = (bit_cast::<21, 5>(self.alloc_tag.val()) << 16)
+                | (bit_cast::<21, 1>(self.rd_lastpiece.val().into()) << 15)
+                | (bit_cast::<21, 6>(self.rd_first.val()) << 9)
+                | (bit_cast::<21, 6>(bit_cast::<6, 13>(self.rd_span.val())) << 3)
+                | bit_cast::<21, 3>(bit_cast::<3, 13>(self.rd_span.val() >> 6));
+            self.q_mem[i].write_enable.next = self.rd_issue.val() & self.rd_gnt.val().get_bit(i);
+            if self.rd_issue.val() & self.rd_gnt.val().get_bit(i) {
+                self.q_wr[i].d.next = self.q_wr[i].q.val() + 1;
+            }
+        }
         self.rd_arb.advance.next = self.rd_issue.val();
         if self.m_dma_rd_req.ready.val() {
             self.req_valid.d.next = false;
@@ -290,27 +387,52 @@ impl Logic for DmaEngine {
             self.req_valid.d.next = true;
             self.req_addr.d.next = self.rd_sel_addr.val();
             self.req_len.d.next = self.rd_clen.val();
-            self.req_tag.d.next = self.rd_alloc.q.val();
-            self.rd_alloc.d.next = self.rd_alloc.q.val() + 1;
-            for i in 0..4 {
-                if self.rd_gnt.val().get_bit(i) {
-                    self.c_addr[i].d.next = self.c_addr[i].q.val() + bit_cast::<64, 13>(self.rd_clen.val());
-                    self.c_rem[i].d.next = self.c_rem[i].q.val() - bit_cast::<32, 13>(self.rd_clen.val());
-                }
-            }
+            self.req_tag.d.next = self.alloc_tag.val();
         }
         // busy bits: set on accept, cleared when the last piece issues
         self.c_busy_n.next = self.c_busy.q.val();
         if self.rd_issue.val() & self.rd_lastpiece.val() {
             self.c_busy_n.next = self.c_busy.q.val() & !self.rd_gnt.val();
         }
+        // request size: 128 << min(cfg, 2), taken when a command is taken
+        self.rd_size.next = bits::<13>(512);
+        if self.cfg_max_read.val() < 2 {
+            self.rd_size.next = bits::<13>(128) << self.cfg_max_read.val();
+        }
+        // per client: the command's address and remainder after this cycle
+        // (taken, or advanced by an issued request) and the next request's
+        // length: up to the next multiple of the request size, or the rest
+        self.c_lp_n.next = self.c_lp.q.val();
         for i in 0..4 {
+            self.nx_take.next = self.rd_issue.val() & self.rd_gnt.val().get_bit(i);
+            self.nx_addr.next = self.c_addr[i].q.val();
+            self.nx_clen.next = self.c_clen[i].q.val();
+            self.nx_lo.next = bit_cast::<13, 64>(self.nx_addr.val()) + self.nx_clen.val();
+            self.nx_rem.next = self.c_rem[i].q.val() - bit_cast::<32, 13>(self.nx_clen.val());
+            if self.nx_take.val() {
+                self.c_addr[i].d.next = self.nx_addr.val() + bit_cast::<64, 13>(self.nx_clen.val());
+                self.c_rem[i].d.next = self.nx_rem.val();
+            }
             if self.s_rd[i].valid.val() & !self.c_busy.q.val().get_bit(i) & self.s_rd[i].len.val().any() {
+                self.nx_take.next = true;
                 self.c_busy_n.next = self.c_busy_n.val().replace_bit(i, true);
+                self.nx_addr.next = self.s_rd[i].addr.val();
+                self.nx_lo.next = bit_cast::<13, 64>(self.nx_addr.val());
+                self.nx_rem.next = self.s_rd[i].len.val();
                 self.c_addr[i].d.next = self.s_rd[i].addr.val();
                 self.c_rem[i].d.next = self.s_rd[i].len.val();
             }
+            self.nx_room.next = self.rd_size.val() - (self.nx_lo.val() & (self.rd_size.val() - 1));
+            if self.nx_take.val() {
+                self.c_clen[i].d.next = self.nx_room.val();
+                self.c_lp_n.next = self.c_lp_n.val().replace_bit(i, false);
+                if self.nx_rem.val() <= bit_cast::<32, 13>(self.nx_room.val()) {
+                    self.c_clen[i].d.next = bit_cast::<13, 32>(self.nx_rem.val());
+                    self.c_lp_n.next = self.c_lp_n.val().replace_bit(i, true);
+                }
+            }
         }
+        self.c_lp.d.next = self.c_lp_n.val();
         self.c_busy.d.next = self.c_busy_n.val();
         self.m_dma_rd_req.valid.next = self.req_valid.q.val();
         self.m_dma_rd_req.addr.next = self.req_addr.q.val();
@@ -333,73 +455,166 @@ impl Logic for DmaEngine {
             (bit_cast::<8, 5>(self.cpl_tag.val()) << 3) | bit_cast::<8, 3>(self.cpl_idx.val());
         self.rd_buf.write_data.next = self.s_dma_rd_data.tdata.val();
         self.rd_buf.write_enable.next = self.cpl_fire.val();
+        self.cpl_last.next = self.cpl_fire.val() & self.s_dma_rd_data.tlast.val();
+        self.cpl_elast.next = self.cpl_last.val() & self.s_dma_rd_data.err.val();
         self.rd_set.next = 0.into();
         self.rd_eset.next = 0.into();
-        if self.cpl_fire.val() & self.s_dma_rd_data.tlast.val() {
+        if self.cpl_last.val() {
             self.rd_set.next = bits::<32>(1) << self.cpl_tag.val();
             if self.s_dma_rd_data.err.val() {
                 self.rd_eset.next = bits::<32>(1) << self.cpl_tag.val();
                 self.rd_err_count.d.next = self.rd_err_count.q.val() + 1;
             }
         }
+        // a slot's done and error bits are cleared when its tag is issued
+        self.rd_done.d.next = (self.rd_done.q.val() & !self.rd_iclr.val()) | self.rd_set.val();
+        self.rd_errs.d.next = (self.rd_errs.q.val() & !self.rd_iclr.val()) | self.rd_eset.val();
 
-        // ================= read: deliver the oldest tag once complete =================
-        self.head_done.next = (self.rd_done.q.val() >> self.rd_head.q.val()).get_bit(0);
-        self.head_err.next = (self.rd_errs.q.val() >> self.rd_head.q.val()).get_bit(0);
-        self.rd_info.read_addr.next = self.rd_head.q.val();
-        self.d_issue.next = self.head_done.val() & self.rd_credits.q.val().any();
-        self.d_lastbeat.next = self.rd_dbeat.q.val() == self.rd_info.read_data.val().get_bits::<3>(0);
-        self.d_keep.next = self.ones.val();
-        if !self.rd_dbeat.q.val().any() {
-            self.d_keep.next = self.ones.val() << self.rd_info.read_data.val().get_bits::<6>(9);
+        // ================= read: deliver, each client on its own =================
+        // A client is a candidate when its oldest slot is complete and its
+        // output FIFO has a place not yet promised; one beat per cycle goes
+        // to one candidate, round-robin per beat.
+        self.dl_cand.next = 0.into();
+        self.dl_last.next = 0.into();
+        for i in 0..4 {
+            self.dl_cand.next =
+                self.dl_cand.val().replace_bit(i, self.h_rdy.q.val().get_bit(i) & self.cred[i].q.val().any());
+            self.dl_last.next =
+                self.dl_last.val().replace_bit(i, self.h_beat[i].q.val() == self.h_info[i].q.val().get_bits::<3>(0));
         }
-        if self.d_lastbeat.val() {
-            self.d_keep.next = self.d_keep.val()
-                & (self.ones.val() >> (bits::<6>(63) - self.rd_info.read_data.val().get_bits::<6>(3)));
-        }
-        self.rd_buf.read_addr.next =
-            (bit_cast::<8, 5>(self.rd_head.q.val()) << 3) | bit_cast::<8, 3>(self.rd_dbeat.q.val());
-        self.d_free.next = self.d_issue.val() & self.d_lastbeat.val();
-        self.rd_clr.next = 0.into();
-        self.p_valid.d.next = self.d_issue.val();
-        if self.d_issue.val() {
-            self.p_keep.d.next = self.d_keep.val();
-            self.p_last.d.next = self.d_lastbeat.val() & self.rd_info.read_data.val().get_bit(15);
-            self.p_user.d.next = (bit_cast::<5, 4>(self.rd_info.read_data.val().get_bits::<4>(16)) << 1)
-                | bit_cast::<5, 1>(self.head_err.val().into());
-            self.rd_dbeat.d.next = self.rd_dbeat.q.val() + 1;
-            if self.d_lastbeat.val() {
-                self.rd_dbeat.d.next = 0.into();
-                self.rd_head.d.next = self.rd_head.q.val() + 1;
-                self.rd_clr.next = bits::<32>(1) << self.rd_head.q.val();
+        self.dl_arb.req.next = self.dl_cand.val();
+        self.dl_gnt.next = self.dl_arb.grant.val();
+        self.d_issue.next = self.dl_cand.val().any();
+        self.dl_arb.advance.next = self.d_issue.val();
+        self.dl_ret.next = self.dl_gnt.val() & self.dl_last.val();
+        self.d_free.next = self.dl_ret.val().any();
+        self.sel_tag.next = 0.into();
+        self.sel_beat.next = 0.into();
+        self.sel_info.next = 0.into();
+        self.sel_err.next = false;
+        for i in 0..4 {
+            if self.dl_gnt.val().get_bit(i) {
+                self.sel_tag.next = self.h_tag[i].q.val();
+                self.sel_beat.next = self.h_beat[i].q.val();
+                self.sel_info.next = self.h_info[i].q.val();
+                self.sel_err.next = self.h_err.q.val().get_bit(i);
             }
         }
-        self.rd_done.d.next = (self.rd_done.q.val() & !self.rd_clr.val()) | self.rd_set.val();
-        self.rd_errs.d.next = (self.rd_errs.q.val() & !self.rd_clr.val()) | self.rd_eset.val();
+        self.rd_buf.read_addr.next =
+            (bit_cast::<8, 5>(self.sel_tag.val()) << 3) | bit_cast::<8, 3>(self.sel_beat.val());
+        self.p_valid.d.next = self.d_issue.val();
+        self.p_dst.d.next = self.dl_gnt.val();
+        if self.d_issue.val() {
+            self.p_first.d.next = self.sel_info.val().get_bits::<6>(9);
+            self.p_lastl.d.next = self.sel_info.val().get_bits::<6>(3);
+            self.p_isfirst.d.next = !self.sel_beat.val().any();
+            self.p_islast.d.next = self.d_free.val();
+            self.p_last.d.next = self.d_free.val() & self.sel_info.val().get_bit(15);
+            self.p_err.d.next = self.sel_err.val().into();
+        }
+        // a delivered slot's tag goes back to the free list
+        self.fl_mem.write_addr.next = self.fl_wr.q.val();
+        self.fl_mem.write_data.next = self.sel_tag.val();
+        self.fl_mem.write_enable.next = self.d_free.val();
+        if self.d_free.val() {
+            self.fl_wr.d.next = self.fl_wr.q.val() + 1;
+        }
         self.rd_used.d.next = self.rd_used.q.val() + bit_cast::<6, 1>(self.rd_issue.val().into())
             - bit_cast::<6, 1>(self.d_free.val().into());
 
-        // the buffer's data meets its sideband one cycle later, into the output FIFO
-        self.rd_out.s_axis.tdata.next = self.rd_buf.read_data.val();
-        self.rd_out.s_axis.tkeep.next = self.p_keep.q.val();
-        self.rd_out.s_axis.tlast.next = self.p_last.q.val();
-        self.rd_out.s_axis.tuser.next = self.p_user.q.val();
-        self.rd_out.s_axis.tvalid.next = self.p_valid.q.val();
-        self.rd_out.m_axis.tready.next = false;
+        // per client: the head slot, refilled from the client's tag queue
+        self.h_val_n.next = self.h_val.q.val();
+        self.q_ok_n.next = 0.into();
+        self.h_rdy_n.next = 0.into();
+        self.h_err_n.next = 0.into();
         for i in 0..4 {
-            self.m_rd[i].tdata.next = self.rd_out.m_axis.tdata.val();
-            self.m_rd[i].tkeep.next = self.rd_out.m_axis.tkeep.val();
-            self.m_rd[i].tlast.next = self.rd_out.m_axis.tlast.val();
-            self.m_rd[i].tuser.next = self.rd_out.m_axis.tuser.val().get_bits::<1>(0);
-            self.m_rd[i].tvalid.next = self.rd_out.m_axis.tvalid.val() & self.rd_out.m_axis.tuser.val().get_bit(i + 1);
-            if self.rd_out.m_axis.tuser.val().get_bit(i + 1) & self.m_rd[i].tready.val() {
-                self.rd_out.m_axis.tready.next = true;
+            self.q_mem[i].read_addr.next = self.q_rd[i].q.val();
+            // q_ok: fewer than DMA_RD_TAGS_PER_CLIENT (28) tags held after this cycle
+            self.q_cnt[i].d.next = self.q_cnt[i].q.val();
+            self.q_ok_n.next = self.q_ok_n.val().replace_bit(i, self.q_cnt[i].q.val() < 28);
+            if self.rd_issue.val() & self.rd_gnt.val().get_bit(i) & !self.dl_ret.val().get_bit(i) {
+                self.q_cnt[i].d.next = self.q_cnt[i].q.val() + 1;
+                self.q_ok_n.next = self.q_ok_n.val().replace_bit(i, self.q_cnt[i].q.val() < 27);
+            }
+            if !(self.rd_issue.val() & self.rd_gnt.val().get_bit(i)) & self.dl_ret.val().get_bit(i) {
+                self.q_cnt[i].d.next = self.q_cnt[i].q.val() - 1;
+                self.q_ok_n.next = self.q_ok_n.val().replace_bit(i, true);
+            }
+            if self.dl_gnt.val().get_bit(i) {
+                self.h_beat[i].d.next = self.h_beat[i].q.val() + 1;
+                if self.dl_last.val().get_bit(i) {
+                    self.h_beat[i].d.next = 0.into();
+                }
+            }
+            if !self.h_val.q.val().get_bit(i) | self.dl_ret.val().get_bit(i) {
+                self.h_val_n.next = self.h_val_n.val().replace_bit(i, false);
+                if self.q_wr[i].q.val() != self.q_rd[i].q.val() {
+                    self.h_val_n.next = self.h_val_n.val().replace_bit(i, true);
+                    self.h_tag[i].d.next = self.q_mem[i].read_data.val().get_bits::<5>(16);
+                    self.h_info[i].d.next = self.q_mem[i].read_data.val().get_bits::<16>(0);
+                    self.q_rd[i].d.next = self.q_rd[i].q.val() + 1;
+                    self.h_rdy_n.next = self.h_rdy_n.val().replace_bit(
+                        i,
+                        (self.rd_done.q.val() >> self.q_mem[i].read_data.val().get_bits::<5>(16)).get_bit(0)
+                            | (self.cpl_last.val()
+                                & (self.cpl_tag.val() == self.q_mem[i].read_data.val().get_bits::<5>(16))),
+                    );
+                    self.h_err_n.next = self.h_err_n.val().replace_bit(
+                        i,
+                        (self.rd_errs.q.val() >> self.q_mem[i].read_data.val().get_bits::<5>(16)).get_bit(0)
+                            | (self.cpl_elast.val()
+                                & (self.cpl_tag.val() == self.q_mem[i].read_data.val().get_bits::<5>(16))),
+                    );
+                }
+            } else {
+                self.h_rdy_n.next = self.h_rdy_n.val().replace_bit(
+                    i,
+                    self.h_rdy.q.val().get_bit(i)
+                        | (self.cpl_last.val() & (self.cpl_tag.val() == self.h_tag[i].q.val())),
+                );
+                self.h_err_n.next = self.h_err_n.val().replace_bit(
+                    i,
+                    self.h_err.q.val().get_bit(i)
+                        | (self.cpl_elast.val() & (self.cpl_tag.val() == self.h_tag[i].q.val())),
+                );
             }
         }
-        self.out_fire.next = self.rd_out.m_axis.tvalid.val() & self.rd_out.m_axis.tready.val();
-        // credits: places left in the output FIFO (capacity 5) not yet promised
-        self.rd_credits.d.next = self.rd_credits.q.val() - bit_cast::<3, 1>(self.d_issue.val().into())
-            + bit_cast::<3, 1>(self.out_fire.val().into());
+        self.h_val.d.next = self.h_val_n.val();
+        self.h_rdy.d.next = self.h_rdy_n.val();
+        self.h_err.d.next = self.h_err_n.val();
+        self.rd_go.d.next = self.c_busy_n.val() & self.q_ok_n.val();
+
+        // the buffer's data meets its sideband one cycle later, into the client's FIFO
+        self.d_keep.next = self.ones.val();
+        if self.p_isfirst.q.val() {
+            self.d_keep.next = self.ones.val() << self.p_first.q.val();
+        }
+        if self.p_islast.q.val() {
+            self.d_keep.next = self.d_keep.val() & (self.ones.val() >> (bits::<6>(63) - self.p_lastl.q.val()));
+        }
+        for i in 0..4 {
+            self.rd_out[i].clock.next = self.clock.val();
+            self.rd_out[i].reset.next = self.reset.val();
+            self.rd_out[i].s_axis.tdata.next = self.rd_buf.read_data.val();
+            self.rd_out[i].s_axis.tkeep.next = self.d_keep.val();
+            self.rd_out[i].s_axis.tlast.next = self.p_last.q.val();
+            self.rd_out[i].s_axis.tuser.next = self.p_err.q.val();
+            self.rd_out[i].s_axis.tvalid.next = self.p_valid.q.val() & self.p_dst.q.val().get_bit(i);
+            self.m_rd[i].tdata.next = self.rd_out[i].m_axis.tdata.val();
+            self.m_rd[i].tkeep.next = self.rd_out[i].m_axis.tkeep.val();
+            self.m_rd[i].tlast.next = self.rd_out[i].m_axis.tlast.val();
+            self.m_rd[i].tuser.next = self.rd_out[i].m_axis.tuser.val();
+            self.m_rd[i].tvalid.next = self.rd_out[i].m_axis.tvalid.val();
+            self.rd_out[i].m_axis.tready.next = self.m_rd[i].tready.val();
+            // credits: places left in the client's FIFO (capacity 5) not yet promised
+            self.cred[i].d.next = self.cred[i].q.val();
+            if self.dl_gnt.val().get_bit(i) & !(self.rd_out[i].m_axis.tvalid.val() & self.m_rd[i].tready.val()) {
+                self.cred[i].d.next = self.cred[i].q.val() - 1;
+            }
+            if !self.dl_gnt.val().get_bit(i) & self.rd_out[i].m_axis.tvalid.val() & self.m_rd[i].tready.val() {
+                self.cred[i].d.next = self.cred[i].q.val() + 1;
+            }
+        }
         self.rd_tags_used.next = self.rd_used.q.val();
         self.cnt_rd_err.next = self.rd_err_count.q.val();
 
@@ -551,14 +766,24 @@ impl Logic for DmaEngine {
 
         if self.reset.val() {
             self.c_busy.d.next = 0.into();
+            self.rd_go.d.next = 0.into();
             self.req_valid.d.next = false;
-            self.rd_alloc.d.next = 0.into();
+            self.fl_wr.d.next = 0.into();
+            self.fl_rd.d.next = 0.into();
+            self.fl_fresh.d.next = 0.into();
             self.rd_used.d.next = 0.into();
             self.rd_done.d.next = 0.into();
             self.rd_errs.d.next = 0.into();
-            self.rd_head.d.next = 0.into();
-            self.rd_dbeat.d.next = 0.into();
-            self.rd_credits.d.next = 5.into();
+            self.h_val.d.next = 0.into();
+            self.h_rdy.d.next = 0.into();
+            self.h_err.d.next = 0.into();
+            for i in 0..4 {
+                self.q_wr[i].d.next = 0.into();
+                self.q_rd[i].d.next = 0.into();
+                self.q_cnt[i].d.next = 0.into();
+                self.h_beat[i].d.next = 0.into();
+                self.cred[i].d.next = 5.into();
+            }
             self.p_valid.d.next = false;
             self.rd_err_count.d.next = 0.into();
             self.w_in.d.next = false;

@@ -26,7 +26,9 @@ mod rr_arb;
 pub use cq_engine::{CqEngine, CqSetupIn, CqSetupOut, CqeIn, CqeOut};
 pub use ctx_engine::CtxEngine;
 pub use desc_fetch::{DescFetch, QueryIn, QueryOut, RingSetupIn, RingSetupOut};
-pub use dma_engine::{DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_WR_CLIENTS, DMA_WR_TAGS};
+pub use dma_engine::{
+    DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_RD_TAGS_PER_CLIENT, DMA_WR_CLIENTS, DMA_WR_TAGS,
+};
 pub use host_if::HostIf;
 pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};
 pub use rr_arb::RrArb4;
