@@ -36,6 +36,10 @@ pub struct RxBench {
     /// Output beats not shaped as docs/wire.md says (payload from byte 0,
     /// full beats but the last, one `tkeep = 0` beat for no payload).
     pub shape_errors: Vec<String>,
+    /// A header consumer that acts only on verified packets: it takes header
+    /// `k` from `m_hdr` only once payload `k`'s last beat (which carries the
+    /// frame's verdict) has been taken from `m_axis`.
+    pub hdr_waits_for_verdict: bool,
     /// The next beat taken starts a frame.
     at_frame_start: bool,
     p: [usize; 16],
@@ -83,6 +87,7 @@ impl RxBench {
             first_in_cycles: vec![],
             hdr_cycles: vec![],
             at_frame_start: true,
+            hdr_waits_for_verdict: false,
             shape_errors: vec![],
             p,
         }
@@ -113,7 +118,10 @@ impl RxBench {
             self.presenting = true;
         }
         d.set_words(p[4], &[self.presenting as u32]);
-        let (rh, ra, rr) = (rng.chance(p_ready), rng.chance(p_ready), rng.chance(p_ready));
+        let (mut rh, ra, rr) = (rng.chance(p_ready), rng.chance(p_ready), rng.chance(p_ready));
+        if self.hdr_waits_for_verdict && self.payloads.len() <= self.hdrs.len() {
+            rh = false;
+        }
         d.set_words(p[7], &[rh as u32]);
         d.set_words(p[9], &[ra as u32]);
         d.set_words(p[11], &[rr as u32]);

@@ -27,6 +27,8 @@ use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
+/// Headers the header FIFO holds: 2^2 (and its output register).
+const HDR_FIFO_LOG: usize = 2;
 /// Beats the output FIFO holds: 2^5.
 const OUT_FIFO_LOG: usize = 5;
 /// Verdicts the verdict FIFO holds: 2^6. It is written on every verdict
@@ -111,8 +113,11 @@ pub struct RxParse {
     pend_keep: Reg<Bits<64>>,
     pend_last: Reg<Bit>,
     pend_flags: Reg<Bits<8>>,
-    hdr_valid: Reg<Bit>,
-    hdr_data: Reg<Bits<1024>>,
+    /// Headers waiting for the consumer. A consumer may hold a header until
+    /// its frame's verdict (the payload's last beat) has gone by: the parser
+    /// stalls only when this FIFO is full, never on `m_hdr.tready` itself,
+    /// so the payload always gets through.
+    hdrs: AxisFifo<1024, 1, 1, HDR_FIFO_LOG>,
     // realigner combinational
     beat_no: Signal<Local, Bits<11>>,
     rest: Signal<Local, Bits<17>>,
@@ -219,8 +224,7 @@ impl Default for RxParse {
             pend_keep: Default::default(),
             pend_last: Default::default(),
             pend_flags: Default::default(),
-            hdr_valid: Default::default(),
-            hdr_data: Default::default(),
+            hdrs: Default::default(),
             beat_no: Default::default(),
             rest: Default::default(),
             left: Default::default(),
@@ -309,8 +313,6 @@ impl Logic for RxParse {
             pend_keep,
             pend_last,
             pend_flags,
-            hdr_valid,
-            hdr_data,
             c_roce,
             c_raw,
             c_malformed,
@@ -324,6 +326,8 @@ impl Logic for RxParse {
         self.out_fifo.reset.next = self.reset.val();
         self.verdicts.clock.next = self.clock.val();
         self.verdicts.reset.next = self.reset.val();
+        self.hdrs.clock.next = self.clock.val();
+        self.hdrs.reset.next = self.reset.val();
 
         // ---- input pipeline. Everything moves together (`go`); r1 may also
         // fill while empty. A first beat leaves r2 only with its second beat
@@ -336,7 +340,7 @@ impl Logic for RxParse {
         self.go.next = self.window_ok.val()
             & !(self.pend.q.val() & self.r3_valid.q.val() & self.r3_last.q.val())
             & self.out_fifo.s_axis.tready.val()
-            & !(self.hdr_valid.q.val() & !self.m_hdr.tready.val());
+            & self.hdrs.s_axis.tready.val();
         self.s_axis.tready.next = self.go.val() | !self.r1_valid.q.val();
         // the ICRC checker sees every beat the parser takes
         self.icrc.s_axis.tdata.next = self.s_axis.tdata.val();
@@ -399,24 +403,20 @@ impl Logic for RxParse {
             if self.decode.is_raw.val() {
                 self.ctx_start.d.next = 0.into();
             }
-            if self.decode.is_roce.val() & (self.decode.bad_reason.val() == 0) & self.decode.ip_csum_ok.val() {
-                self.hdr_valid.d.next = true;
-                self.hdr_data.d.next = self.decode.hdr.val();
-            }
         }
-        if self.m_hdr.tready.val()
-            & self.hdr_valid.q.val()
-            & !(self.go.val()
-                & self.r2_valid.q.val()
-                & self.r2_first.q.val()
-                & self.decode.is_roce.val()
-                & (self.decode.bad_reason.val() == 0)
-                & self.decode.ip_csum_ok.val())
-        {
-            self.hdr_valid.d.next = false;
-        }
-        self.m_hdr.tvalid.next = self.hdr_valid.q.val();
-        self.m_hdr.tdata.next = self.hdr_data.q.val();
+        self.hdrs.s_axis.tvalid.next = self.go.val()
+            & self.r2_valid.q.val()
+            & self.r2_first.q.val()
+            & self.decode.is_roce.val()
+            & (self.decode.bad_reason.val() == 0)
+            & self.decode.ip_csum_ok.val();
+        self.hdrs.s_axis.tdata.next = self.decode.hdr.val();
+        self.hdrs.s_axis.tkeep.next = 1.into();
+        self.hdrs.s_axis.tlast.next = true;
+        self.hdrs.s_axis.tuser.next = 0.into();
+        self.hdrs.m_axis.tready.next = self.m_hdr.tready.val();
+        self.m_hdr.tvalid.next = self.hdrs.m_axis.tvalid.val();
+        self.m_hdr.tdata.next = self.hdrs.m_axis.tdata.val();
 
         // ---- realigner at r3: beat `beat_no` of the frame
         self.beat_no.next = self.beat_idx.q.val();
@@ -651,7 +651,6 @@ impl Logic for RxParse {
             self.in_frame.d.next = false;
             self.held.d.next = false;
             self.pend.d.next = false;
-            self.hdr_valid.d.next = false;
             self.c_roce.d.next = 0.into();
             self.c_raw.d.next = 0.into();
             self.c_malformed.d.next = 0.into();
