@@ -61,6 +61,10 @@ SRL = {"SRL16E", "SRLC16E", "SRLC32E", "SRL16", "SRLC16"}
 FF_RE = re.compile(r"FD[RSCP]{1,2}E(_1)?$")
 LATCH_RE = re.compile(r"LD[CP]{1,2}E$")
 LUT_RE = re.compile(r"LUT([1-6])$")
+# The handshake rule (docs/streams.md): no path through logic from an input
+# `ready`/`tready` port to an output `ready`/`tready`/`valid`/`tvalid` port.
+READY_IN_RE = re.compile(r"(^|_)t?ready$")
+HANDSHAKE_OUT_RE = re.compile(r"(^|_)t?(ready|valid)$")
 MUXF = {"MUXF7", "MUXF8", "MUXF9"}
 CARRY = {"CARRY4": 4, "CARRY8": 8}
 BRAM = {"RAMB18E2": 0.5, "RAMB36E2": 1.0, "FIFO18E2": 0.5, "FIFO36E2": 1.0}
@@ -424,6 +428,27 @@ def analyze(module, weights, boxes=()):
         in_out = chain(arr_in, pred_in, b, d, describe)
     comb_outputs = sorted({d[1] for _, b, d in io})
 
+    # the handshake rule: which handshake outputs each ready input reaches through logic
+    out_port = defaultdict(list)
+    for b, d in ends:
+        if d[0] == "port":
+            out_port[b].append(d[1])
+    ready_paths = set()
+    for b, label in top_in.items():
+        pname = label.split("[", 1)[0]
+        if not READY_IN_RE.search(pname):
+            continue
+        seen, stack = {b}, [b]
+        while stack:
+            x = stack.pop()
+            for o in out_port.get(x, ()):
+                if HANDSHAKE_OUT_RE.search(o):  # a wire straight through counts too
+                    ready_paths.add((pname, o))
+            for db, *_ in arcs_from.get(x, ()):
+                if db not in seen:
+                    seen.add(db)
+                    stack.append(db)
+
     # fan-out: every net but the clocks and the reset input (the nets on clock pins,
     # the top inputs on flip-flop set/reset pins, and the ports named clock or reset,
     # which reach only black boxes in a parent of registered children)
@@ -460,6 +485,7 @@ def analyze(module, weights, boxes=()):
         "worst": worst,
         "in_out": in_out,
         "comb_outputs": comb_outputs,
+        "ready_paths": sorted(f"{a}>{o}" for a, o in ready_paths),
         "fanout": fanout,
         "ends": len(ends),
         "starts": len(all_starts),

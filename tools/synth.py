@@ -175,6 +175,10 @@ def load_budgets(path):
         if not isinstance(reason, str) or not re.search(r"\bissue \d+", reason):
             raise SystemExit(f"synth: {path}: the waiver of {name} must give its reason and the issue that removes it ('issue N')")
     b.setdefault("waivers", {})
+    hs = b.setdefault("handshake", {}).setdefault("exempt", {})
+    for name, reason in hs.items():
+        if not isinstance(reason, str) or not reason.strip():
+            raise SystemExit(f"synth: {path}: [handshake] exempt {name} must give its reason")
     b["levels"].setdefault("exempt", [])
     return b
 
@@ -246,10 +250,13 @@ def check_own(name, r, boxes):
     return None
 
 
-def over_budget(name, levels, luteq, memories, cells, budgets):
+def over_budget(name, levels, luteq, memories, cells, budgets, ready_paths=()):
     """(over budget: [str], warnings: [str]) of one design: its own weighted levels, its
-    LUT-eq (value, label, "~" when estimated) or None, its memories and its own cell counts."""
+    LUT-eq (value, label, "~" when estimated) or None, its memories, its own cell counts and
+    its paths from a ready input to a handshake output."""
     over, warn = [], []
+    if ready_paths and name not in budgets["handshake"]["exempt"]:
+        over.append("ready to handshake path(s) through logic: " + ", ".join(ready_paths))
     lv = budgets["levels"]
     if any(fnmatch.fnmatch(name, pat) for pat in lv["exempt"]):
         pass
@@ -443,12 +450,13 @@ def main():
         report += [""] + sta.path_text(r["in_out"], "worst input-to-output path")
         if r["comb_outputs"]:
             report += ["outputs reached from an input through logic: " + ", ".join(r["comb_outputs"])]
+        report += ["ready inputs reaching handshake outputs through logic (docs/streams.md): " + (", ".join(r.get("ready_paths", [])) or "none")]
         report += ["", "largest fan-out (clocks and the reset input excluded):"] + [f"  {f['loads']:6d}  {f['net']}" for f in r["fanout"]]
         report += ["", "memories (before mapping):"] + [f"  {m['name']}: {m['size']} x {m['width']}, {m['rd_ports']} read port(s), mapped to {m['as']}" for m in r.get("memories", [])] + ([] if r.get("memories") else ["  none"])
         report += ["", "cells of its own logic:"] + [f"  {c:<12} {n}" for c, n in r["res"]["cells"].items()]
         (srcdir / f"{name}.timing.txt").write_text("\n".join(report) + "\n")
 
-        over, warn = over_budget(name, r["levels"], luteq_budgeted(name), r.get("memories", []), r["res"]["cells"], budgets)
+        over, warn = over_budget(name, r["levels"], luteq_budgeted(name), r.get("memories", []), r["res"]["cells"], budgets, r.get("ready_paths", []))
         waiver = budgets["waivers"].get(name)
         if over and waiver:
             budget = f"WAIVED (over budget: {'; '.join(over)})"

@@ -227,6 +227,34 @@ class Timing(unittest.TestCase):
         self.assertIsNone(r["in_out"])
         self.assertEqual(r["comb_outputs"], [])
 
+    def test_ready_to_handshake_paths(self):
+        # m_axis_tready through a LUT into s_axis_tready: the rule's violation
+        n = Net()
+        mr, sr, sv, mv, q = n.bit("m_axis_tready"), n.bit("s_axis_tready"), n.bit("s_axis_tvalid"), n.bit("m_axis_tvalid"), n.bit("q")
+        for name, d, b in [("m_axis_tready", "input", mr), ("s_axis_tvalid", "input", sv), ("s_axis_tready", "output", sr), ("m_axis_tvalid", "output", mv)]:
+            n.port(name, d, [b])
+        n.lut([mr, q], sr)
+        n.ff(sv, q)
+        n.lut([q], mv)
+        self.assertEqual(n.run()["ready_paths"], ["m_axis_tready>s_axis_tready"])
+        # a wire straight through counts too; a valid input reaching an output does not
+        n = Net()
+        mr, sv, o = n.bit("m_tready"), n.bit("s_valid"), n.bit("x_valid")
+        n.port("m_tready", "input", [mr])
+        n.port("s_ready", "output", [mr])
+        n.port("s_valid", "input", [sv])
+        n.port("x_valid", "output", [o])
+        n.lut([sv], o)
+        self.assertEqual(n.run()["ready_paths"], ["m_tready>s_ready"])
+        # a register in between: none
+        n = Net()
+        mr, d, sr = n.bit("m_axis_tready"), n.bit(), n.bit("s_axis_tready")
+        n.port("m_axis_tready", "input", [mr])
+        n.port("s_axis_tready", "output", [sr])
+        n.lut([mr], d)
+        n.ff(d, sr)
+        self.assertEqual(n.run()["ready_paths"], [])
+
     def test_black_box_ports_are_ends_and_starts(self):
         n = Net()
         q, a, y, b = n.bit("q"), n.bit(), n.bit(), n.bit()
@@ -327,6 +355,14 @@ class Budgets(unittest.TestCase):
         self.assertEqual(synth.over_budget("y", 1.0, None, [dict(deep, **{"as": "bram"})], {}, b)[0], [])
         self.assertEqual(synth.over_budget("y", 1.0, None, [dict(deep, size=64)], {}, b)[0], [])
         self.assertEqual(synth.over_budget("y", 1.0, None, [], {"RAM256X1D": 2}, b)[0], ["LUTRAM primitive(s) deeper than 64: RAM256X1D"])
+
+    def test_handshake_rule_and_its_exemptions(self):
+        b = budgets()
+        self.assertEqual(synth.over_budget("x", 1.0, None, [], {}, b, ["m_tready>s_tready"])[0], ["ready to handshake path(s) through logic: m_tready>s_tready"])
+        b = budgets('[handshake]\nexempt = { x = "a stage inside blocks" }\n')
+        self.assertEqual(synth.over_budget("x", 1.0, None, [], {}, b, ["m_tready>s_tready"])[0], [])
+        with self.assertRaises(SystemExit):
+            budgets('[handshake]\nexempt = { x = "" }\n')
 
     def test_waiver_needs_its_issue(self):
         self.assertIn("tx", budgets('tx = "issue 9: being rewritten"')["waivers"])
