@@ -45,6 +45,7 @@ catalog! {
     axis_skid_buffer => crate::axis::AxisSkidBuffer<512, 64, 1>, 200;
     axis_fifo => crate::axis::AxisFifo<512, 64, 1, 4>, 200;
     pkt_reg_slice => crate::axis::PktRegSlice<256, 512, 64, 1>, 150;
+    axis_realign => crate::axis::AxisRealign, 200;
     axis_pipeline => crate::core::AxisPipeline<20>, 20;
     rnic_core => crate::core::RnicCore, 40;
     crc_fold_part => crate::wire::CrcFoldPart, 40;

@@ -56,7 +56,9 @@ impl Rng {
 }
 
 /// Drives `s_axis` and checks `m_axis` of a stream block against a
-/// scoreboard: every beat out must equal the next beat in.
+/// scoreboard: every beat out must equal the next beat in, or the next
+/// expected beat once [`StreamBench::expect`] gave any (a block that
+/// transforms its stream).
 pub struct StreamBench<M: Model> {
     pub sim: Clocked<M>,
     s: Ports,
@@ -64,6 +66,8 @@ pub struct StreamBench<M: Model> {
     to_send: VecDeque<Beat>,
     in_flight: VecDeque<Beat>,
     presenting: bool,
+    /// The beats to come out, when they are not the beats that went in.
+    expected: Option<VecDeque<Beat>>,
     pub sent: u64,
     pub received: u64,
     /// Cycle of each output beat, for throughput checks.
@@ -88,6 +92,7 @@ impl<M: Model> StreamBench<M> {
             to_send: VecDeque::new(),
             in_flight: VecDeque::new(),
             presenting: false,
+            expected: None,
             sent: 0,
             received: 0,
             out_cycles: vec![],
@@ -96,6 +101,12 @@ impl<M: Model> StreamBench<M> {
 
     pub fn queue(&mut self, beats: impl IntoIterator<Item = Beat>) {
         self.to_send.extend(beats);
+    }
+
+    /// The beats the block must put out, in order (from then on the input's
+    /// beats are not the scoreboard).
+    pub fn expect(&mut self, beats: impl IntoIterator<Item = Beat>) {
+        self.expected.get_or_insert_with(VecDeque::new).extend(beats);
     }
 
     /// One cycle: source offers a beat with probability `p_valid`%, sink is
@@ -129,16 +140,21 @@ impl<M: Model> StreamBench<M> {
             got.last = k[0] & 1 == 1;
             d.get_words(self.m.user, &mut k[..1]);
             got.user = k[0];
-            let want = self
-                .in_flight
-                .pop_front()
+            let want = match self.expected.as_mut() {
+                Some(e) => e.pop_front(),
+                None => self.in_flight.pop_front(),
+            };
+            let want = want
                 .unwrap_or_else(|| panic!("cycle {}: output beat with nothing in flight: {got:?}", self.sim.cycle()));
             assert_eq!(got, want, "cycle {}: beat {} differs", self.sim.cycle(), self.received);
             self.received += 1;
             self.out_cycles.push(self.sim.cycle());
         }
         if in_fire {
-            self.in_flight.push_back(self.to_send.pop_front().unwrap());
+            let b = self.to_send.pop_front().unwrap();
+            if self.expected.is_none() {
+                self.in_flight.push_back(b);
+            }
             self.presenting = false;
             self.sent += 1;
         }
@@ -146,7 +162,10 @@ impl<M: Model> StreamBench<M> {
     }
 
     pub fn idle(&self) -> bool {
-        self.to_send.is_empty() && self.in_flight.is_empty() && !self.presenting
+        self.to_send.is_empty()
+            && self.in_flight.is_empty()
+            && !self.presenting
+            && self.expected.as_ref().is_none_or(|e| e.is_empty())
     }
 }
 

@@ -8,11 +8,13 @@
 
 mod fifo;
 mod pkt;
+mod realign;
 mod reg_slice;
 mod skid_buffer;
 
 pub use fifo::AxisFifo;
 pub use pkt::{HdrIn, HdrOut, HdrRegSlice, PktRegSlice};
+pub use realign::AxisRealign;
 pub use reg_slice::AxisRegSlice;
 pub use skid_buffer::AxisSkidBuffer;
 

@@ -72,6 +72,8 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
+        // flow only: its output is its input moved by `r` lanes (tuser), checked in tb/tests/axis_realign.rs
+        "axis_realign" => streams(s, &[("s_axis", "m_axis")], false),
         "pkt_reg_slice" => streams(s, &[("s_hdr", "m_hdr"), ("s_axis", "m_axis")], true),
         // today a loopback; the parser and builder replace it, so only flow is checked
         "rnic_core" => streams(s, &[("s_axis_rx", "m_axis_tx")], false),
