@@ -31,10 +31,12 @@
 //! FCS) are passed on with it, not dropped here.
 
 use super::counter64::{Counter64, COUNTER_STEP_BITS};
+use super::frame_ram::FrameRam;
+use super::ram_full::RamFull;
 use super::read_side::FrameReader;
 use super::MacStreamIn;
 use crate::axis::{AxisOut, DATA_BITS, KEEP_BITS};
-use crate::prim::{DualClockRam, GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
+use crate::prim::{GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -85,9 +87,7 @@ pub struct MacRxFifo {
     drop_gray: Reg<Bits<DROP_GRAY_BITS>>,
     rd_sync: GraySync<RX_PTR_BITS>,
     // ---- storage: written in mac_clock, read in core_clock
-    ram_data: DualClockRam<Bits<DATA_BITS>, RX_ADDR_BITS>,
-    ram_keep: DualClockRam<Bits<KEEP_BITS>, RX_ADDR_BITS>,
-    ram_flags: DualClockRam<Bits<2>, RX_ADDR_BITS>,
+    ram: FrameRam<RX_ADDR_BITS>,
     // ---- core_clock
     reader: FrameReader<RX_ADDR_BITS, RX_PTR_BITS>,
     drop_sync: GraySync<DROP_GRAY_BITS>,
@@ -100,14 +100,11 @@ pub struct MacRxFifo {
     mid_next: Signal<Local, Bit>,
     frames_next: Signal<Local, Bits<RX_PTR_BITS>>,
     drop_next: Signal<Local, Bits<DROP_GRAY_BITS>>,
-    /// Distance to the reader, as XOR, for each pointer the write side may
-    /// move to; each is checked before the write decision picks one.
-    stay_xor: Signal<Local, Bits<RX_PTR_BITS>>,
-    move_xor: Signal<Local, Bits<RX_PTR_BITS>>,
-    back_xor: Signal<Local, Bits<RX_PTR_BITS>>,
-    full_if_stay: Signal<Local, Bit>,
-    full_if_move: Signal<Local, Bit>,
-    full_if_back: Signal<Local, Bit>,
+    /// Full if the pointer stays, moves on, rolls back: each is checked
+    /// before the write decision picks one.
+    full_if_stay: RamFull<RX_ADDR_BITS, RX_PTR_BITS>,
+    full_if_move: RamFull<RX_ADDR_BITS, RX_PTR_BITS>,
+    full_if_back: RamFull<RX_ADDR_BITS, RX_PTR_BITS>,
     kind: TypeTag<Self>,
 }
 
@@ -145,20 +142,17 @@ impl Logic for MacRxFifo {
         // last synchronized (same address, other wrap bit) is full. The
         // synchronized pointer only lags the real one, so this never lets a
         // beat overwrite an unread one.
-        self.stay_xor.next = self.wr_ptr.q.val() ^ self.rd_sync.bin.val();
-        self.move_xor.next = self.wr_plus1.q.val() ^ self.rd_sync.bin.val();
-        self.back_xor.next = self.start_ptr.q.val() ^ self.rd_sync.bin.val();
-        self.full_if_stay.next =
-            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.stay_xor.val()) == 0) & (self.stay_xor.val() != 0);
-        self.full_if_move.next =
-            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.move_xor.val()) == 0) & (self.move_xor.val() != 0);
-        self.full_if_back.next =
-            (bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.back_xor.val()) == 0) & (self.back_xor.val() != 0);
-        self.full.d.next = self.full_if_stay.val();
+        self.full_if_stay.ptr.next = self.wr_ptr.q.val();
+        self.full_if_stay.rd.next = self.rd_sync.bin.val();
+        self.full_if_move.ptr.next = self.wr_plus1.q.val();
+        self.full_if_move.rd.next = self.rd_sync.bin.val();
+        self.full_if_back.ptr.next = self.start_ptr.q.val();
+        self.full_if_back.rd.next = self.rd_sync.bin.val();
+        self.full.d.next = self.full_if_stay.full.val();
         if self.write.val() {
             self.wr_ptr.d.next = self.wr_plus1.q.val();
             self.wr_plus1.d.next = self.wr_plus1.q.val() + 1;
-            self.full.d.next = self.full_if_move.val();
+            self.full.d.next = self.full_if_move.full.val();
             if self.s_axis.tlast.val() {
                 self.start_ptr.d.next = self.wr_plus1.q.val();
                 self.start_plus1.d.next = self.wr_plus1.q.val() + 1;
@@ -168,7 +162,7 @@ impl Logic for MacRxFifo {
         if self.drop.val() {
             self.wr_ptr.d.next = self.start_ptr.q.val();
             self.wr_plus1.d.next = self.start_plus1.q.val();
-            self.full.d.next = self.full_if_back.val();
+            self.full.d.next = self.full_if_back.full.val();
             self.drop_next.next = self.drop_bin.q.val() + 1;
             self.dropping.d.next = !self.s_axis.tlast.val();
         }
@@ -198,37 +192,24 @@ impl Logic for MacRxFifo {
         self.drop_bin.d.next = self.drop_next.val();
         self.drop_gray.d.next = self.drop_next.val() ^ (self.drop_next.val() >> 1);
 
-        self.ram_data.write_clock.next = self.mac_clock.val();
-        self.ram_keep.write_clock.next = self.mac_clock.val();
-        self.ram_flags.write_clock.next = self.mac_clock.val();
-        self.ram_data.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
-        self.ram_keep.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
-        self.ram_flags.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
-        self.ram_data.write_enable.next = self.write.val();
-        self.ram_keep.write_enable.next = self.write.val();
-        self.ram_flags.write_enable.next = self.write.val();
-        self.ram_data.write_data.next = self.s_axis.tdata.val();
-        self.ram_keep.write_data.next = self.s_axis.tkeep.val();
-        // flags: bit 0 tlast, bit 1 tuser
-        self.ram_flags.write_data.next = bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1;
-        if self.s_axis.tlast.val() {
-            self.ram_flags.write_data.next = (bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1) | 1;
-        }
+        self.ram.write_clock.next = self.mac_clock.val();
+        self.ram.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram.write_enable.next = self.write.val();
+        self.ram.write_data.next = self.s_axis.tdata.val();
+        self.ram.write_keep.next = self.s_axis.tkeep.val();
+        self.ram.write_last.next = self.s_axis.tlast.val();
+        self.ram.write_user.next = self.s_axis.tuser.val();
 
         // ---- core_clock
         dff_setup!(self, core_clock, drop_seen, drop_step);
-        self.ram_data.read_clock.next = self.core_clock.val();
-        self.ram_keep.read_clock.next = self.core_clock.val();
-        self.ram_flags.read_clock.next = self.core_clock.val();
-        self.ram_data.read_addr.next = self.reader.read_addr.val();
-        self.ram_keep.read_addr.next = self.reader.read_addr.val();
-        self.ram_flags.read_addr.next = self.reader.read_addr.val();
+        self.ram.read_clock.next = self.core_clock.val();
+        self.ram.read_addr.next = self.reader.read_addr.val();
         self.reader.clock.next = self.core_clock.val();
         self.reader.reset.next = self.reset.val();
         self.reader.frames_gray.next = self.frames_gray.q.val();
-        self.reader.ram_data.next = self.ram_data.read_data.val();
-        self.reader.ram_keep.next = self.ram_keep.read_data.val();
-        self.reader.ram_flags.next = self.ram_flags.read_data.val();
+        self.reader.ram_data.next = self.ram.read_data.val();
+        self.reader.ram_keep.next = self.ram.read_keep.val();
+        self.reader.ram_flags.next = self.ram.read_flags.val();
         self.m_axis.tdata.next = self.reader.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.reader.m_axis.tkeep.val();
         self.m_axis.tlast.next = self.reader.m_axis.tlast.val();

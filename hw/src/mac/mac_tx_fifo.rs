@@ -15,9 +15,11 @@
 //! [`TX_MAX_FRAME_BEATS`], is asserted (a `const`) to fit twice, so one frame
 //! can be written while the one before it leaves.
 
+use super::frame_ram::FrameRam;
+use super::ram_full::RamFull;
 use super::read_side::FrameReader;
 use crate::axis::{AxisIn, AxisOut, DATA_BITS, KEEP_BITS};
-use crate::prim::{DualClockRam, GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
+use crate::prim::{GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -61,9 +63,7 @@ pub struct MacTxFifo {
     frames_gray: Reg<Bits<TX_PTR_BITS>>,
     rd_sync: GraySync<TX_PTR_BITS>,
     // ---- storage: written in core_clock, read in mac_clock
-    ram_data: DualClockRam<Bits<DATA_BITS>, TX_ADDR_BITS>,
-    ram_keep: DualClockRam<Bits<KEEP_BITS>, TX_ADDR_BITS>,
-    ram_flags: DualClockRam<Bits<2>, TX_ADDR_BITS>,
+    ram: FrameRam<TX_ADDR_BITS>,
     // ---- mac_clock
     mac_reset: SyncFlops<Bit>,
     reader: FrameReader<TX_ADDR_BITS, TX_PTR_BITS>,
@@ -71,11 +71,10 @@ pub struct MacTxFifo {
     push: Signal<Local, Bit>,
     wr_next: Signal<Local, Bits<TX_PTR_BITS>>,
     frames_next: Signal<Local, Bits<TX_PTR_BITS>>,
-    /// Distance to the reader, as XOR, if the pointer stays and if it moves.
-    stay_xor: Signal<Local, Bits<TX_PTR_BITS>>,
-    move_xor: Signal<Local, Bits<TX_PTR_BITS>>,
-    full_if_stay: Signal<Local, Bit>,
-    full_if_move: Signal<Local, Bit>,
+    /// Full if the pointer stays, moves on: each is checked
+    /// before the write decision picks one.
+    full_if_stay: RamFull<TX_ADDR_BITS, TX_PTR_BITS>,
+    full_if_move: RamFull<TX_ADDR_BITS, TX_PTR_BITS>,
     kind: TypeTag<Self>,
 }
 
@@ -108,53 +107,38 @@ impl Logic for MacTxFifo {
         // room next cycle: the next pointer not a whole RAM ahead of the
         // reader as last synchronized (which only lags the real one); both
         // candidates are checked before `push` picks one
-        self.stay_xor.next = self.wr_ptr.q.val() ^ self.rd_sync.bin.val();
-        self.move_xor.next = self.wr_plus1.q.val() ^ self.rd_sync.bin.val();
-        self.full_if_stay.next =
-            (bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.stay_xor.val()) == 0) & (self.stay_xor.val() != 0);
-        self.full_if_move.next =
-            (bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.move_xor.val()) == 0) & (self.move_xor.val() != 0);
-        self.ready.d.next = !self.full_if_stay.val();
+        self.full_if_stay.ptr.next = self.wr_ptr.q.val();
+        self.full_if_stay.rd.next = self.rd_sync.bin.val();
+        self.full_if_move.ptr.next = self.wr_plus1.q.val();
+        self.full_if_move.rd.next = self.rd_sync.bin.val();
+        self.ready.d.next = !self.full_if_stay.full.val();
         if self.push.val() {
-            self.ready.d.next = !self.full_if_move.val();
+            self.ready.d.next = !self.full_if_move.full.val();
         }
         if self.reset.val() {
             self.ready.d.next = false;
         }
         self.s_axis.tready.next = self.ready.q.val();
 
-        self.ram_data.write_clock.next = self.core_clock.val();
-        self.ram_keep.write_clock.next = self.core_clock.val();
-        self.ram_flags.write_clock.next = self.core_clock.val();
-        self.ram_data.write_addr.next = bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.wr_ptr.q.val());
-        self.ram_keep.write_addr.next = bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.wr_ptr.q.val());
-        self.ram_flags.write_addr.next = bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.wr_ptr.q.val());
-        self.ram_data.write_enable.next = self.push.val();
-        self.ram_keep.write_enable.next = self.push.val();
-        self.ram_flags.write_enable.next = self.push.val();
-        self.ram_data.write_data.next = self.s_axis.tdata.val();
-        self.ram_keep.write_data.next = self.s_axis.tkeep.val();
-        // flags: bit 0 tlast, bit 1 tuser
-        self.ram_flags.write_data.next = bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1;
-        if self.s_axis.tlast.val() {
-            self.ram_flags.write_data.next = (bit_cast::<2, 1>(self.s_axis.tuser.val()) << 1) | 1;
-        }
+        self.ram.write_clock.next = self.core_clock.val();
+        self.ram.write_addr.next = bit_cast::<TX_ADDR_BITS, TX_PTR_BITS>(self.wr_ptr.q.val());
+        self.ram.write_enable.next = self.push.val();
+        self.ram.write_data.next = self.s_axis.tdata.val();
+        self.ram.write_keep.next = self.s_axis.tkeep.val();
+        self.ram.write_last.next = self.s_axis.tlast.val();
+        self.ram.write_user.next = self.s_axis.tuser.val();
 
         // ---- mac_clock
         self.mac_reset.clock.next = self.mac_clock.val();
         self.mac_reset.d.next = self.reset.val();
-        self.ram_data.read_clock.next = self.mac_clock.val();
-        self.ram_keep.read_clock.next = self.mac_clock.val();
-        self.ram_flags.read_clock.next = self.mac_clock.val();
-        self.ram_data.read_addr.next = self.reader.read_addr.val();
-        self.ram_keep.read_addr.next = self.reader.read_addr.val();
-        self.ram_flags.read_addr.next = self.reader.read_addr.val();
+        self.ram.read_clock.next = self.mac_clock.val();
+        self.ram.read_addr.next = self.reader.read_addr.val();
         self.reader.clock.next = self.mac_clock.val();
         self.reader.reset.next = self.mac_reset.q.val();
         self.reader.frames_gray.next = self.frames_gray.q.val();
-        self.reader.ram_data.next = self.ram_data.read_data.val();
-        self.reader.ram_keep.next = self.ram_keep.read_data.val();
-        self.reader.ram_flags.next = self.ram_flags.read_data.val();
+        self.reader.ram_data.next = self.ram.read_data.val();
+        self.reader.ram_keep.next = self.ram.read_keep.val();
+        self.reader.ram_flags.next = self.ram.read_flags.val();
         self.m_axis.tdata.next = self.reader.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.reader.m_axis.tkeep.val();
         self.m_axis.tlast.next = self.reader.m_axis.tlast.val();

@@ -7,20 +7,25 @@
 //! * [`MacTxFifo`]: transmit. A frame leaves for the MAC only once it is in
 //!   the FIFO whole, so the MAC never sees a gap inside a frame.
 //!
-//! Both are asynchronous FIFOs over a [`crate::prim::DualClockRam`]; what
+//! Both are asynchronous FIFOs over a [`FrameRam`] (block RAM with a write
+//! clock and a read clock, [`crate::prim::DualClockRam`]); what
 //! crosses between the clocks is Gray-coded counters only
 //! ([`crate::prim::GraySync`]): the count of committed frames (writer to
 //! reader) and the read pointer (reader to writer), and on receive a small
 //! drop counter. Design, depths and figures: docs/mac.md.
 
 mod counter64;
+mod frame_ram;
 mod mac_rx_fifo;
 mod mac_tx_fifo;
+mod ram_full;
 mod read_side;
 
 pub use counter64::{Counter64, COUNTER_STEP_BITS};
+pub use frame_ram::FrameRam;
 pub use mac_rx_fifo::{MacRxFifo, DROP_GRAY_BITS, RX_ADDR_BITS, RX_DEPTH, RX_PTR_BITS};
 pub use mac_tx_fifo::{MacTxFifo, TX_ADDR_BITS, TX_DEPTH, TX_MAX_FRAME_BEATS, TX_MAX_FRAME_BYTES, TX_PTR_BITS};
+pub use ram_full::RamFull;
 pub use read_side::FrameReader;
 
 use rust_hdl::prelude::*;
