@@ -245,6 +245,12 @@ pub struct TxBuild {
     lo4: Reg<Bits<64>>,
     hl4: Reg<Bits<8>>,
     np4: Reg<Bits<11>>,
+    t4_ge64: Reg<Bit>,
+    t4_le64: Reg<Bit>,
+    t4_lt68: Reg<Bit>,
+    e4_ge64: Reg<Bit>,
+    e_sum: Signal<Local, Bits<16>>,
+    t_sum: Signal<Local, Bits<16>>,
     // ---- the header placed in lanes, on load
     g0: Signal<Local, Bits<17>>,
     csum: Signal<Local, Bits<16>>,
@@ -258,6 +264,13 @@ pub struct TxBuild {
     t_rem: Reg<Bits<16>>,
     e_rem: Reg<Bits<16>>,
     np_rem: Reg<Bits<11>>,
+    /// `t_rem` >= 128, <= 128, < 132; `e_rem` > 64, >= 128: compares kept
+    /// beside the counts, for the next beat's description.
+    t_ge128: Reg<Bit>,
+    t_le128: Reg<Bit>,
+    t_lt132: Reg<Bit>,
+    e_gt64: Reg<Bit>,
+    e_ge128: Reg<Bit>,
     hb_left: Reg<Bit>,
     w: Reg<Bits<4>>,
     lo: Reg<Bits<64>>,
@@ -452,6 +465,12 @@ impl Default for TxBuild {
             lo4: Default::default(),
             hl4: Default::default(),
             np4: Default::default(),
+            t4_ge64: Default::default(),
+            t4_le64: Default::default(),
+            t4_lt68: Default::default(),
+            e4_ge64: Default::default(),
+            e_sum: Default::default(),
+            t_sum: Default::default(),
             g0: Default::default(),
             csum: Default::default(),
             cs_le: Default::default(),
@@ -463,6 +482,11 @@ impl Default for TxBuild {
             t_rem: Default::default(),
             e_rem: Default::default(),
             np_rem: Default::default(),
+            t_ge128: Default::default(),
+            t_le128: Default::default(),
+            t_lt132: Default::default(),
+            e_gt64: Default::default(),
+            e_ge128: Default::default(),
             hb_left: Default::default(),
             w: Default::default(),
             lo: Default::default(),
@@ -532,9 +556,10 @@ impl Logic for TxBuild {
             self, clock, r1, v1, v2, f_reth, f_aeth, f_ack, f_atomic, f_ieth, f_deth, f_imm_only, f_imm_reth,
             f_imm_deth, ext_len2, ext2, eth2, vl2, l3_2, ub2, vlan2, v6_2, sa2, sb2, sc2, sd2, u2, p2, np2, v3, ext3,
             ipt3, udl3, ipk3, t1_3, t2_3, hl3, eth3, vl3, l3_3, ub3, vlan3, v6_3, u3, p3, np3, v4r, acc4, l3_4, rest4,
-            eth4, vl4, vlan4, v6_4, t4, e4, lo4, hl4, np4, in_frame, t_rem, e_rem, np_rem, hb_left, w, lo, hd, hq1,
-            pin, pin_v, carry, cur_a, cur_b, cur_keep, cur_last, cur_patch, cur_poff, cur_take, used, credit_ok,
-            r_data, r_keep, r_last, r_patch, r_poff, r_valid, now, ripe
+            eth4, vl4, vlan4, v6_4, t4, e4, lo4, hl4, np4, t4_ge64, t4_le64, t4_lt68, e4_ge64, in_frame, t_rem, e_rem,
+            np_rem, t_ge128, t_le128, t_lt132, e_gt64, e_ge128, hb_left, w, lo, hd, hq1, pin, pin_v, carry, cur_a,
+            cur_b, cur_keep, cur_last, cur_patch, cur_poff, cur_take, used, credit_ok, r_data, r_keep, r_last, r_patch,
+            r_poff, r_valid, now, ripe
         );
         clock!(self, clock, crc_gen, icrcs, beats);
         self.crc_gen.reset.next = self.reset.val();
@@ -766,6 +791,8 @@ impl Logic for TxBuild {
             | bit_cast::<16, 8>(self.ipt3.q.val().get_bits::<8>(8));
         self.udl_le.next = (bit_cast::<16, 8>(self.udl3.q.val().get_bits::<8>(0)) << 8)
             | bit_cast::<16, 8>(self.udl3.q.val().get_bits::<8>(8));
+        self.e_sum.next = bit_cast::<16, 8>(self.hl3.q.val()) + self.p3.q.val();
+        self.t_sum.next = bit_cast::<16, 8>(self.hl3.q.val()) + self.u3.q.val() + 4;
         if self.rdy4.val() {
             self.v4r.d.next = self.v3.q.val();
             self.acc4.d.next =
@@ -784,8 +811,13 @@ impl Logic for TxBuild {
             self.vlan4.d.next = self.vlan3.q.val();
             self.v6_4.d.next = self.v6_3.q.val();
             // header and payload; the whole frame (pad and ICRC too)
-            self.e4.d.next = bit_cast::<16, 8>(self.hl3.q.val()) + self.p3.q.val();
-            self.t4.d.next = bit_cast::<16, 8>(self.hl3.q.val()) + self.u3.q.val() + 4;
+            self.e4.d.next = self.e_sum.val();
+            self.t4.d.next = self.t_sum.val();
+            // the first beat's compares
+            self.t4_ge64.d.next = self.t_sum.val() >= 64;
+            self.t4_le64.d.next = self.t_sum.val() <= 64;
+            self.t4_lt68.d.next = self.t_sum.val() < 68;
+            self.e4_ge64.d.next = self.e_sum.val() >= 64;
             // the lanes below the payload's offset (header length mod 64)
             self.lo4.d.next = !(self.ones64.val() << self.hl3.q.val().get_bits::<6>(0));
             self.hl4.d.next = self.hl3.q.val();
@@ -824,26 +856,26 @@ impl Logic for TxBuild {
         // ---- the sequencer: one output beat per cycle, described by cur_* (registers)
         // the next beat's description: the new frame's first beat on load, else the beat after this one
         if self.load.val() {
-            self.nt_ge64.next = self.t4.q.val() >= 64;
+            self.nt_ge64.next = self.t4_ge64.q.val();
             self.nt_lo.next = self.t4.q.val().get_bits::<6>(0);
-            self.n_last.next = self.t4.q.val() <= 64;
-            self.n_patch.next = self.t4.q.val() < 68;
+            self.n_last.next = self.t4_le64.q.val();
+            self.n_patch.next = self.t4_lt68.q.val();
             self.n_poff.next = (self.t4.q.val() - 1).get_bits::<7>(0);
             self.ne_pos.next = true;
-            self.ne_ge64.next = self.e4.q.val() >= 64;
+            self.ne_ge64.next = self.e4_ge64.q.val();
             self.ne_lo.next = self.e4.q.val().get_bits::<6>(0);
             self.n_hdronly.next = self.hl4.q.val().get_bit(6);
             self.n_hdlo.next = true;
             self.n_take.next = !self.hl4.q.val().get_bit(6) & (self.np4.q.val() != 0);
             self.n_lo.next = self.lo4.q.val();
         } else {
-            self.nt_ge64.next = self.t_rem.q.val() >= 128;
+            self.nt_ge64.next = self.t_ge128.q.val();
             self.nt_lo.next = self.t_rem.q.val().get_bits::<6>(0);
-            self.n_last.next = self.t_rem.q.val() <= 128;
-            self.n_patch.next = self.t_rem.q.val() < 132;
+            self.n_last.next = self.t_le128.q.val();
+            self.n_patch.next = self.t_lt132.q.val();
             self.n_poff.next = (self.t_rem.q.val() - 65).get_bits::<7>(0);
-            self.ne_pos.next = self.e_rem.q.val() > 64;
-            self.ne_ge64.next = self.e_rem.q.val() >= 128;
+            self.ne_pos.next = self.e_gt64.q.val();
+            self.ne_ge64.next = self.e_ge128.q.val();
             self.ne_lo.next = self.e_rem.q.val().get_bits::<6>(0);
             self.n_hdronly.next = false;
             self.n_hdlo.next = self.hb_left.q.val();
@@ -892,6 +924,11 @@ impl Logic for TxBuild {
             self.in_frame.d.next = true;
             self.t_rem.d.next = self.t4.q.val();
             self.e_rem.d.next = self.e4.q.val();
+            self.t_ge128.d.next = self.t4.q.val() >= 128;
+            self.t_le128.d.next = self.t4.q.val() <= 128;
+            self.t_lt132.d.next = self.t4.q.val() < 132;
+            self.e_gt64.d.next = self.e4.q.val() > 64;
+            self.e_ge128.d.next = self.e4.q.val() >= 128;
             self.np_rem.d.next = self.np4.q.val();
             self.hb_left.d.next = self.hl4.q.val().get_bit(6);
             self.w.d.next = self.hl4.q.val().get_bits::<4>(2);
@@ -900,6 +937,12 @@ impl Logic for TxBuild {
             self.hq1.d.next = self.hdr_le.val().get_bits::<336>(512);
         } else if self.emit.val() {
             self.t_rem.d.next = self.t_rem.q.val() - 64;
+            // the compares of the counts less 64 (e_rem stops at 0)
+            self.t_ge128.d.next = self.t_rem.q.val() >= 192;
+            self.t_le128.d.next = self.t_rem.q.val() <= 192;
+            self.t_lt132.d.next = self.t_rem.q.val() < 196;
+            self.e_gt64.d.next = self.e_rem.q.val() > 128;
+            self.e_ge128.d.next = self.e_rem.q.val() >= 192;
             self.e_rem.d.next = 0.into();
             if self.e_rem.q.val() > 64 {
                 self.e_rem.d.next = self.e_rem.q.val() - 64;
