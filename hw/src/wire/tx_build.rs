@@ -137,7 +137,7 @@ const _: () = assert!(ETH_BYTES + IPV4_BYTES + UDP_BYTES + BTH_BYTES == 54);
 const _: () = assert!((TX_MAX_HDR_BYTES - 64) * 8 == 336);
 // a payload-carrying header leaves with payload bytes in its last beat; the
 // ICRC placement assumes frames end 2 bytes into a 4-byte word
-const _: () = assert!(ETH_BYTES % 4 == 2 && VLAN_TAG_BYTES % 4 == 0);
+const _: () = assert!(ETH_BYTES % 4 == 2 && VLAN_TAG_BYTES.is_multiple_of(4));
 const _: () = assert!(TX_HDR_FIELDS.len() == 37);
 
 #[derive(LogicBlock)]
