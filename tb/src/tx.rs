@@ -114,7 +114,9 @@ pub fn tx_header(p: &mut RocePacket, src_qp: u32, ip_id: u16) -> Vec<u32> {
 }
 
 /// Drives the builder: packets in (header + payload, with random stalls),
-/// frames out (with random backpressure).
+/// frames out (with random backpressure). Checks every cycle that an offered
+/// output beat stays offered, unchanged, and that `s_hdr.tready` and
+/// `s_axis.tready` do not follow `m_axis.tready` combinationally.
 pub struct TxBench {
     pub sim: Clocked<Dut>,
     hdrs: VecDeque<Vec<u32>>,
@@ -178,8 +180,18 @@ impl TxBench {
         d.set_s_hdr_tvalid(self.hdr_on as u64);
         d.set_s_axis_tvalid(self.pay_on as u64);
         let ready = rng.chance(p_ready);
+        // no combinational path from m_axis.tready to either input's tready
+        // (issue 9, item 3): with everything else held, flipping it changes neither
+        d.set_m_axis_tready(!ready as u64);
+        d.eval();
+        let flipped = (d.s_hdr_tready(), d.s_axis_tready());
         d.set_m_axis_tready(ready as u64);
         d.eval();
+        assert_eq!(
+            (d.s_hdr_tready(), d.s_axis_tready()),
+            flipped,
+            "cycle {now}: s_hdr.tready or s_axis.tready follows m_axis.tready"
+        );
         if self.hdr_on && d.s_hdr_tready() == 1 {
             self.hdr_in_cycles.push(now);
             self.hdrs.pop_front();

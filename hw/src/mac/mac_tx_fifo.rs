@@ -27,7 +27,8 @@ use rust_hdl::prelude::*;
 /// the largest RoCEv2 header stack that carries payload (Ethernet with a
 /// VLAN tag, IPv6, UDP, BTH, RETH and immediate data), a 4096-byte MTU
 /// payload, up to 3 pad bytes, and the ICRC.
-pub const TX_MAX_FRAME_BYTES: usize = 14 + 4 + 40 + 8 + 12 + 16 + 4 + TX_MTU + 3 + 4;
+pub const TX_MAX_FRAME_BYTES: usize =
+    crate::wire::TX_MAX_PAYLOAD_HDR_BYTES + TX_MTU + crate::wire::PAD_MAX_BYTES + crate::wire::ICRC_BYTES;
 /// The largest path MTU (`IBV_MTU_4096`).
 pub const TX_MTU: usize = 4096;
 pub const TX_MAX_FRAME_BEATS: usize = TX_MAX_FRAME_BYTES.div_ceil(KEEP_BITS);

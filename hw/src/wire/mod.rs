@@ -13,4 +13,7 @@ pub use icrc_gen::IcrcGen;
 pub use opcode_info::OpcodeInfo;
 pub use rx_header::{reason, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS};
 pub use rx_parse::RxParse;
-pub use tx_build::{TxBuild, TX_HDR_BITS, TX_HDR_FIELDS};
+pub use tx_build::{
+    TxBuild, ATOMIC_ETH_BYTES, BTH_BYTES, ETH_BYTES, ICRC_BYTES, IMMDT_BYTES, IPV4_BYTES, IPV6_BYTES, PAD_MAX_BYTES,
+    RETH_BYTES, TX_HDR_BITS, TX_HDR_FIELDS, TX_MAX_HDR_BYTES, TX_MAX_PAYLOAD_HDR_BYTES, UDP_BYTES, VLAN_TAG_BYTES,
+};
