@@ -155,6 +155,13 @@ pub fn build(node: &Node, parent_base: &str, reg: &mut Registry, is_top: bool) -
             return Err(EmitError::NameClash { module: module_label.clone(), name: v });
         }
     }
+    // nor a signal and a child instance (`f$d` of child `f` against child `f_d`)
+    for c in &node.children {
+        let v = sanitize(&c.inst);
+        if !seen.insert(v.clone()) {
+            return Err(EmitError::NameClash { module: module_label.clone(), name: v });
+        }
+    }
 
     // ---- header
     let mut t = String::new();

@@ -133,6 +133,31 @@ impl Logic for ClashTop {
     }
 }
 
+/// A child `inner_a` beside a child `inner` with a port `a`: the instance
+/// `inner_a` and the wire `inner_a` would share one Verilog name.
+#[derive(LogicBlock, Default)]
+struct InstanceClashTop {
+    pub x: Signal<In, Bits<4>>,
+    pub y: Signal<Out, Bits<4>>,
+    inner: Inc<4>,
+    inner_a: Inc<4>,
+}
+impl Logic for InstanceClashTop {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.inner.a.next = self.x.val();
+        self.inner_a.a.next = self.inner.y.val();
+        self.y.next = self.inner_a.y.val();
+    }
+}
+
+#[test]
+fn instance_and_signal_name_clash_is_reported() {
+    let mut c = InstanceClashTop::default();
+    c.connect_all();
+    assert!(matches!(emit(&c, "t"), Err(EmitError::NameClash { name, .. }) if name == "inner_a"));
+}
+
 #[test]
 fn name_clash_is_reported_not_merged() {
     let mut c = ClashTop::default();
