@@ -11,6 +11,6 @@ pub use crc_logic::{CrcAhead, CrcBack, CrcFoldPart, IcrcResidue, FOLD_CHUNKS};
 pub use icrc_check::IcrcCheck;
 pub use icrc_gen::IcrcGen;
 pub use opcode_info::OpcodeInfo;
-pub use rx_header::{reason, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS};
+pub use rx_header::{reason, RxHdrExpand, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS, RX_HDR_STORE_BITS};
 pub use rx_parse::RxParse;
 pub use tx_build::{TxBuild, TX_HDR_BITS, TX_HDR_FIELDS};
