@@ -54,6 +54,11 @@ pub enum NotRoceReason {
     UdpDestPort(u16),
     /// The IPv4 datagram is a fragment; RoCEv2 is never fragmented (DF set).
     Ipv4Fragment,
+    /// The IPv4 header carries options (IHL above 5). A well-formed RoCEv2
+    /// frame, but the NIC's receive parser hands it to software (the raw
+    /// queue): see [`crate::decode_frame_rx`]. [`crate::decode_frame`] itself
+    /// parses options.
+    Ipv4Options,
 }
 
 impl fmt::Display for NotRoceReason {
@@ -63,6 +68,7 @@ impl fmt::Display for NotRoceReason {
             NotRoceReason::IpProtocol(p) => write!(f, "IP protocol {p} is not UDP"),
             NotRoceReason::UdpDestPort(p) => write!(f, "UDP destination port {p} is not 4791"),
             NotRoceReason::Ipv4Fragment => f.write_str("IPv4 fragment"),
+            NotRoceReason::Ipv4Options => f.write_str("IPv4 header with options (left to software)"),
         }
     }
 }

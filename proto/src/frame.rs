@@ -264,6 +264,23 @@ pub fn decode_frame(frame: &[u8]) -> Result<RocePacket, DecodeError> {
     })
 }
 
+/// What the NIC's receive parser (`RxParse`) makes of a frame: exactly
+/// [`decode_frame`], except that a frame whose IPv4 header carries options
+/// (IHL above 5) is not RoCEv2 for the hardware
+/// (`NotRoceReason::Ipv4Options`): it goes whole to the raw queue, for
+/// software. The parser then finds every RoCEv2 header at one of four fixed
+/// offsets per (VLAN, IPv4/IPv6); no RoCEv2 sender (Linux rxe, ConnectX)
+/// sets IPv4 options. The check comes where the model meets the IPv4
+/// header: after the errors of a header that is cut short or has a wrong
+/// version or an IHL below 5 (malformed), before the other checks.
+pub fn decode_frame_rx(frame: &[u8]) -> Result<RocePacket, DecodeError> {
+    let (eth, ip_start) = EthernetHeader::decode(frame)?;
+    if eth.ethertype == ETHERTYPE_IPV4 && !Ipv4Header::decode(&frame[ip_start..])?.options.is_empty() {
+        return Err(DecodeError::NotRoce(NotRoceReason::Ipv4Options));
+    }
+    decode_frame(frame)
+}
+
 #[cfg(test)]
 mod tests {
     use std::net::{Ipv4Addr, Ipv6Addr};
@@ -317,6 +334,32 @@ mod tests {
         let decoded = decode_frame(&frame).unwrap();
         assert!(decoded.icrc_ok && decoded.ip_checksum_ok());
         assert_eq!(decoded.icrc, 0x2A00_FD82);
+    }
+
+    #[test]
+    fn ipv4_options_go_to_software_on_receive() {
+        let mut ip = Ipv4Header::new(Ipv4Addr::new(10, 0, 0, 1), Ipv4Addr::new(10, 0, 0, 2));
+        ip.options = vec![1, 1, 1, 0];
+        let packet = RocePacket::new(
+            eth(),
+            IpHeader::V4(ip),
+            0xC000,
+            Bth::new(Opcode::RcSendOnly, 0x11, Psn::new(5)),
+            ExtHeaders::Bare,
+            vec![7; 10],
+        );
+        let frame = encode_frame(&packet).unwrap();
+        assert!(decode_frame(&frame).is_ok(), "the model parses options");
+        assert_eq!(decode_frame_rx(&frame), Err(DecodeError::NotRoce(NotRoceReason::Ipv4Options)));
+        // without options, the receive path is decode_frame
+        let mut plain = packet.clone();
+        plain.ip = ipv4();
+        let frame = encode_frame(&plain).unwrap();
+        assert_eq!(decode_frame_rx(&frame), decode_frame(&frame));
+        // malformed before options: an IPv4 header cut short stays malformed
+        let mut cut = encode_frame(&packet).unwrap();
+        cut.truncate(14 + 22);
+        assert!(matches!(decode_frame_rx(&cut), Err(e) if !e.is_not_roce()));
     }
 
     #[test]

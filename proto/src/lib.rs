@@ -61,7 +61,7 @@ pub use bth::Bth;
 pub use error::{DecodeError, EncodeError, Layer, NotRoceReason};
 pub use eth::{EthernetHeader, MacAddr, VlanTag};
 pub use ext::{AtomicAckEth, AtomicEth, CnpReserved, Deth, ExtHeaders, Ieth, ImmDt, Reth};
-pub use frame::{decode_frame, encode_frame, encode_frame_verbatim, RocePacket};
+pub use frame::{decode_frame, decode_frame_rx, encode_frame, encode_frame_verbatim, RocePacket};
 pub use icrc::{icrc_compute, icrc_of_ip_packet, icrc_verify};
 pub use ip::{Ecn, IpHeader, IpVersion};
 pub use ipv4::Ipv4Header;

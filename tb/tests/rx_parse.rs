@@ -1,5 +1,8 @@
 //! The receive parser against the protocol model.
 //!
+//! The oracle is the protocol model's receive path (`decode_frame_rx`: IPv4
+//! with options goes to the raw queue).
+//!
 //! * Well-formed traffic (rxe captures, every opcode, IPv4/IPv6, VLAN, IPv4
 //!   options, bad ICRCs, bad IPv4 checksums, MAC errors, raw frames) under
 //!   random stalls: every header, payload byte, raw frame, bad flag, outcome
@@ -9,6 +12,7 @@
 //! * Line rate: back-to-back frames from the smallest ACK to 4 KiB payloads
 //!   enter at one beat per cycle.
 
+use rnic_hw::wire::RxParse;
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
 use rnic_tb::{capture, fixed_ip, model_fields, random_packet, unpack_header};
@@ -47,7 +51,7 @@ fn as_decoded_from_window(f: &[u8]) -> Vec<u8> {
 
 fn expect(f: &[u8], mac_err: bool) -> Expect {
     let none = Expect { code: MALFORMED, hdr: None, payload: None, raw: None };
-    match decode_frame(f) {
+    match decode_frame_rx(f) {
         Ok(p) => {
             let csum = p.ip_checksum_ok();
             let mut code = if !csum {
@@ -78,7 +82,7 @@ fn expect(f: &[u8], mac_err: bool) -> Expect {
             // malformed: nothing comes out, unless the frame's only fault is
             // its length, which shows at its end: then its output is marked bad
             let code = if mac_err { MAC_ERR } else { MALFORMED };
-            match decode_frame(&as_decoded_from_window(f)) {
+            match decode_frame_rx(&as_decoded_from_window(f)) {
                 Ok(p) if !p.ip_checksum_ok() => Expect { code, ..none },
                 Ok(p) => Expect { code, hdr: Some(model_fields(&p)), payload: Some((None, true)), ..none },
                 Err(e) if e.is_not_roce() => Expect { code, raw: Some((f.to_vec(), true)), ..none },
@@ -292,8 +296,11 @@ fn fuzz_100k_frames_against_the_model() {
 
 /// The parser's documented header latency (docs/wire.md): a frame's header
 /// is valid on `m_hdr` exactly this many cycles after the cycle in which
-/// its first beat was accepted.
-const HDR_LATENCY: u64 = 4;
+/// its first beat was accepted (its second beat, if any, taken in the next
+/// cycle): the entry stage, the 4 cycles of the decoder's window (4 for the
+/// decoder itself) and the header FIFO's 2.
+const HDR_LATENCY: u64 = RxParse::HDR_LATENCY;
+const _: () = assert!(HDR_LATENCY == 8);
 
 /// Frames of one shape back to back, no stalls: the input takes one beat
 /// every cycle; every frame's header comes out [`HDR_LATENCY`] cycles after

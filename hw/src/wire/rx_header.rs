@@ -1,25 +1,52 @@
 //! `RxHeaderDecode`: classifies a frame and parses every RoCEv2 header from
-//! its first 128 bytes (two beats hold the longest header chain: 18 B
-//! Ethernet+VLAN, 60 B IPv4 with options, 8 B UDP, 12 B BTH, 28 B AtomicETH).
+//! its first 128 bytes (two beats), in [`RxHeaderDecode::LATENCY`] = 4
+//! registered stages, one window per cycle (no stalls, no enable: every
+//! stage moves every cycle; a valid bit, from `idle`, travels with the
+//! window).
 //!
-//! Purely combinational. Bytes past the frame's end must be zero in
-//! `window`; `need_len` says how long the frame must be for the verdict to
-//! hold (the parser checks it when the frame ends), mirroring the protocol
-//! model's order of checks exactly:
+//! Bytes past the frame's end in the second beat are ignored when
+//! `one_beat` is set (the frame ends in its first beat); bytes past the end in the
+//! first beat must be zero. `need_len` says how long the frame must be for
+//! the verdict to hold (the parser checks it when the frame ends), mirroring
+//! the receive path of the protocol model (`rnic_proto::decode_frame_rx`)
+//! and its order of checks exactly:
 //!
 //! * Ethernet (one optional 802.1Q tag); not IPv4/IPv6: `raw`.
-//! * IPv4: version 4, IHL >= 5, else malformed; a fragment or not UDP: `raw`;
-//!   total length >= header length; IPv6: version 6; next header UDP or `raw`.
+//! * IPv4: version 4, IHL >= 5, else malformed; IHL above 5 (options), a
+//!   fragment or not UDP: `raw` (options are left to software: every
+//!   RoCEv2 sender sends IHL 5, and without options every header lies at
+//!   one of four fixed offsets per (VLAN, IPv4/IPv6)); total length >=
+//!   header length; IPv6: version 6; next header UDP or `raw`.
 //! * UDP: port 4791 or `raw`; UDP length == IP payload length.
 //! * BTH: TVer 0, a known opcode; the opcode's extended headers, 4 bytes of
 //!   ICRC, no payload on opcodes that carry none, pad <= payload.
 //!
+//! Stages (each ends in registers; every stage's registers are zero when
+//! its window is `idle`, which also keeps yosys from turning the
+//! pass-through fields into shift registers; the condition is a register
+//! that is 1 for "zero", so it maps to the flip-flops' reset pins without
+//! an inverter per flip-flop):
+//! 1. VLAN, IPv4/IPv6; the 40 IP header bytes at offset 14 or 18 (a 2-way
+//!    select), and bytes 34..106, where the UDP header starts at 34, 38, 54
+//!    or 58 (bytes from 64 on zeroed when `one_beat`);
+//! 2. the 48 bytes of UDP, BTH and extended headers at one of the four
+//!    offsets (a 4-way select by the registered (VLAN, IPv6)); IP fields;
+//!    the IPv4 checksum as three partial sums;
+//! 3. opcode table, lengths (IP payload, UDP payload, headers), the checks
+//!    that need only stage 2's registers, the checksum sum;
+//! 4. the comparisons against the UDP payload length, the checks in the
+//!    model's order (a priority encoder of registered bits), `need_len`,
+//!    `payload_len`, the checksum verdict, the stored header.
+//!
 //! Multi-byte fields are big-endian on the wire; each header region is
-//! byte-reversed once so every field is a plain slice.
+//! byte-reversed once (wiring) so every field is a plain slice.
 //! `hdr` packs the fields in the order of [`RX_HDR_FIELDS`] (first = most
-//! significant).
+//! significant); `stored` holds the same header in [`RX_HDR_STORE_BITS`]
+//! bits (the extended-header fields as the raw 28 bytes they are slices of),
+//! which [`RxHdrExpand`] turns into `hdr`: the parser queues `stored`.
 
 use super::OpcodeInfo;
+use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -70,6 +97,34 @@ pub const RX_HDR_FIELDS: &[(&str, usize)] = &[
     ("payload_len", 16),
 ];
 
+/// Width of the packed fields (the rest of `hdr`, at the top, is zero).
+pub const RX_HDR_PACKED_BITS: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < RX_HDR_FIELDS.len() {
+        n += RX_HDR_FIELDS[i].1;
+        i += 1;
+    }
+    n
+};
+
+/// Width of the stored header, most significant first: the BTH fields and
+/// the `has.*` flags of [`RX_HDR_FIELDS`] (91 bits), the 28 bytes after the
+/// BTH (every extended-header field of [`RX_HDR_FIELDS`] but `immdt` is a
+/// slice of them), `immdt` (32), then the fields from `ip.v6` on (297).
+pub const RX_HDR_STORE_BITS: usize = 91 + 224 + 32 + 297;
+
+/// The stored header's parts, as [`RxHdrExpand`] reads them (literals in
+/// `#[hdl_gen]` code, checked here).
+const STORE_TAIL: usize = 297;
+const STORE_IMM: usize = STORE_TAIL;
+const STORE_EXT: usize = STORE_IMM + 32;
+const STORE_HEAD: usize = STORE_EXT + 224;
+const _: () = assert!(STORE_TAIL == 1 + 6 + 2 + 128 + 128 + 16 + 16);
+const _: () = assert!(STORE_HEAD == 553 && RX_HDR_STORE_BITS == STORE_HEAD + 91 && RX_HDR_STORE_BITS == 644);
+const _: () = assert!(RX_HDR_PACKED_BITS == 91 + 128 + 32 + 224 + 64 + 32 + 32 + 32 + 24 + STORE_TAIL);
+const _: () = assert!(RX_HDR_PACKED_BITS <= RX_HDR_BITS);
+
 /// Why a frame is malformed (0: it is not).
 pub mod reason {
     pub const NONE: u64 = 0;
@@ -84,11 +139,63 @@ pub mod reason {
     pub const PAD: u64 = 9;
 }
 
+/// The stored header ([`RX_HDR_STORE_BITS`]) as the packed one
+/// ([`RX_HDR_FIELDS`] in [`RX_HDR_BITS`]): wiring only.
+#[derive(LogicBlock, Default)]
+pub struct RxHdrExpand {
+    pub stored: Signal<In, Bits<RX_HDR_STORE_BITS>>,
+    pub hdr: Signal<Out, Bits<RX_HDR_BITS>>,
+    ext: Signal<Local, Bits<224>>,
+    packed: Signal<Local, Bits<1024>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for RxHdrExpand {
+    #[hdl_gen]
+    fn update(&mut self) {
+        // the 28 bytes after the BTH, byte 0 at the top
+        self.ext.next = self.stored.val().get_bits::<224>(329);
+        // BTH fields and has.* flags
+        self.packed.next = bit_cast::<1024, 91>(self.stored.val().get_bits::<91>(553));
+        // RETH
+        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.ext.val().get_bits::<64>(160));
+        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(128));
+        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(96));
+        // AETH
+        self.packed.next = (self.packed.val() << 8) | bit_cast::<1024, 8>(self.ext.val().get_bits::<8>(216));
+        self.packed.next = (self.packed.val() << 24) | bit_cast::<1024, 24>(self.ext.val().get_bits::<24>(192));
+        // AtomicETH
+        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.ext.val().get_bits::<64>(160));
+        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(128));
+        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.ext.val().get_bits::<64>(64));
+        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.ext.val().get_bits::<64>(0));
+        // AtomicAckETH (after the AETH)
+        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.ext.val().get_bits::<64>(128));
+        // ImmDt (selected by the decoder), IETH, DETH
+        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.stored.val().get_bits::<32>(297));
+        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(192));
+        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(192));
+        self.packed.next = (self.packed.val() << 24) | bit_cast::<1024, 24>(self.ext.val().get_bits::<24>(160));
+        // ip.v6 .. payload_len
+        self.packed.next = (self.packed.val() << 297) | bit_cast::<1024, 297>(self.stored.val().get_bits::<297>(0));
+        self.hdr.next = self.packed.val();
+    }
+}
+
 #[derive(LogicBlock, Default)]
 pub struct RxHeaderDecode {
-    /// First 128 bytes of the frame (byte `i` at bits `8i..8i+8`), zero past its end.
+    pub clock: Signal<In, Clock>,
+    /// First 128 bytes of the frame (byte `i` at bits `8i..8i+8`).
     pub window: Signal<In, Bits<1024>>,
+    /// The frame ends in the first beat: bytes 64.. of `window` read as zero.
+    pub one_beat: Signal<In, Bit>,
+    /// `window` holds no frame's start this cycle: the outputs `LATENCY`
+    /// cycles later are zero (and `out_valid` low).
+    pub idle: Signal<In, Bit>,
+    /// The outputs below belong to the window given `LATENCY` cycles ago.
+    pub out_valid: Signal<Out, Bit>,
     pub hdr: Signal<Out, Bits<1024>>,
+    pub stored: Signal<Out, Bits<RX_HDR_STORE_BITS>>,
     /// Well-formed RoCEv2 (pending length, ICRC and IPv4 checksum).
     pub is_roce: Signal<Out, Bit>,
     /// Well-formed, not RoCEv2: for the raw queue.
@@ -106,276 +213,478 @@ pub struct RxHeaderDecode {
     pub payload_off: Signal<Out, Bits<7>>,
     pub payload_len: Signal<Out, Bits<16>>,
 
+    // ---- stage 1
     vlan: Signal<Local, Bit>,
     et: Signal<Local, Bits<16>>,
     ipw: Signal<Local, Bits<1024>>,
     rb: Signal<Local, Bits<8>>,
     ip_rev: Signal<Local, Bits<320>>,
-    v4: Signal<Local, Bit>,
-    v6: Signal<Local, Bit>,
-    ver: Signal<Local, Bits<4>>,
-    ihl: Signal<Local, Bits<4>>,
-    iph_len: Signal<Local, Bits<7>>,
-    ip_total: Signal<Local, Bits<17>>,
-    l2: Signal<Local, Bits<7>>,
-    proto: Signal<Local, Bits<8>>,
-    frag: Signal<Local, Bit>,
-    word: Signal<Local, Bits<16>>,
-    csum_acc: Signal<Local, Bits<22>>,
-    sums: [Signal<Local, Bits<22>>; 30],
-    sum_l1: [Signal<Local, Bits<22>>; 15],
-    sum_l2: [Signal<Local, Bits<22>>; 8],
-    sum_l3: [Signal<Local, Bits<22>>; 4],
-    sum_l4: [Signal<Local, Bits<22>>; 2],
-    csum_fold: Signal<Local, Bits<17>>,
-    csum: Signal<Local, Bits<16>>,
-    uw: Signal<Local, Bits<1024>>,
-    udp_rev: Signal<Local, Bits<64>>,
-    udp_payload: Signal<Local, Bits<17>>,
-    bw: Signal<Local, Bits<1024>>,
-    rev: Signal<Local, Bits<320>>,
-    opcode: Signal<Local, Bits<8>>,
+    s1_idle: Reg<Bit>,
+    s1_vlan: Reg<Bit>,
+    s1_v4: Reg<Bit>,
+    s1_v6: Reg<Bit>,
+    /// IP header bytes 0..40, byte 0 at the top.
+    s1_ip: Reg<Bits<320>>,
+    /// Frame bytes 34..106 (byte 34 at the bottom).
+    s1_u: Reg<Bits<576>>,
+    // ---- stage 2
+    rg: Signal<Local, Bits<384>>,
+    rrev: Signal<Local, Bits<384>>,
+    ipsh: Signal<Local, Bits<320>>,
+    w16: Signal<Local, Bits<16>>,
+    word: [Signal<Local, Bits<18>>; 10],
+    s2_idle: Reg<Bit>,
+    s2_vlan: Reg<Bit>,
+    s2_v4: Reg<Bit>,
+    s2_v6: Reg<Bit>,
+    /// UDP, BTH and extended headers: 48 bytes, UDP byte 0 at the top.
+    s2_r: Reg<Bits<384>>,
+    s2_ver_bad: Reg<Bit>,
+    s2_ihl: Reg<Bits<4>>,
+    s2_not_udp: Reg<Bit>,
+    s2_frag: Reg<Bit>,
+    s2_total: Reg<Bits<17>>,
+    s2_tc: Reg<Bits<8>>,
+    s2_src: Reg<Bits<128>>,
+    s2_dst: Reg<Bits<128>>,
+    s2_csum_st: Reg<Bits<16>>,
+    s2_sa: Reg<Bits<18>>,
+    s2_sb: Reg<Bits<18>>,
+    s2_sc: Reg<Bits<18>>,
+    // ---- stage 3
     info: OpcodeInfo,
-    known: Signal<Local, Bit>,
-    carries_payload: Signal<Local, Bit>,
-    has_reth: Signal<Local, Bit>,
-    has_aeth: Signal<Local, Bit>,
-    has_atomic: Signal<Local, Bit>,
-    has_atomicack: Signal<Local, Bit>,
-    has_imm: Signal<Local, Bit>,
-    has_ieth: Signal<Local, Bit>,
-    has_deth: Signal<Local, Bit>,
-    has_cnp: Signal<Local, Bit>,
-    ext_len: Signal<Local, Bits<17>>,
-    hdrs_len: Signal<Local, Bits<17>>,
-    ppad: Signal<Local, Bits<17>>,
-    pad: Signal<Local, Bits<17>>,
+    brev: Signal<Local, Bits<320>>,
+    l2: Signal<Local, Bits<7>>,
+    iph: Signal<Local, Bits<7>>,
+    ipmin: Signal<Local, Bits<7>>,
+    ip_pl18: Signal<Local, Bits<18>>,
+    udp_pl18: Signal<Local, Bits<18>>,
+    hdrs_len: Signal<Local, Bits<7>>,
     imm: Signal<Local, Bits<32>>,
-    packed: Signal<Local, Bits<1024>>,
-    tc: Signal<Local, Bits<8>>,
-    src: Signal<Local, Bits<128>>,
-    dst: Signal<Local, Bits<128>>,
+    fields: Signal<Local, Bits<1024>>,
+    s3_idle: Reg<Bit>,
+    s3_v4: Reg<Bit>,
+    s3_ip: Reg<Bit>,
+    s3_c1: Reg<Bit>,
+    s3_c2: Reg<Bit>,
+    s3_c3: Reg<Bit>,
+    s3_c4: Reg<Bit>,
+    s3_c5: Reg<Bit>,
+    s3_c6: Reg<Bit>,
+    s3_c9: Reg<Bit>,
+    s3_c10: Reg<Bit>,
+    s3_carries: Reg<Bit>,
+    s3_qp1: Reg<Bit>,
+    s3_ip_pl: Reg<Bits<17>>,
+    s3_udp_pl: Reg<Bits<17>>,
+    s3_udp_len: Reg<Bits<17>>,
+    s3_hdrs_len: Reg<Bits<17>>,
+    /// Headers and pad: the UDP payload less this is the payload.
+    s3_hp: Reg<Bits<17>>,
+    s3_need_a: Reg<Bits<17>>,
+    s3_need_b: Reg<Bits<17>>,
+    s3_need_c: Reg<Bits<17>>,
+    s3_need_d: Reg<Bits<17>>,
+    s3_poff: Reg<Bits<7>>,
+    s3_sum: Reg<Bits<20>>,
+    s3_csum_st: Reg<Bits<16>>,
+    /// The stored checksum plus one.
+    s3_csum_st1: Reg<Bits<16>>,
+    /// The stored header but `payload_len`.
+    s3_fields: Reg<Bits<628>>,
+    // ---- stage 4
+    fold: Signal<Local, Bits<17>>,
+    c7: Signal<Local, Bit>,
+    c8: Signal<Local, Bit>,
+    c11: Signal<Local, Bit>,
+    c12: Signal<Local, Bit>,
+    c13: Signal<Local, Bit>,
+    s4_idle: Reg<Bit>,
+    s4_roce: Reg<Bit>,
+    s4_raw: Reg<Bit>,
+    s4_qp1: Reg<Bit>,
+    s4_bad: Reg<Bits<4>>,
+    s4_need: Reg<Bits<17>>,
+    s4_csum_ok: Reg<Bit>,
+    s4_poff: Reg<Bits<7>>,
+    s4_plen: Reg<Bits<16>>,
+    s4_stored: Reg<Bits<RX_HDR_STORE_BITS>>,
+    expand: RxHdrExpand,
     kind: TypeTag<Self>,
+}
+
+impl RxHeaderDecode {
+    /// Cycles from a window to its outputs.
+    pub const LATENCY: u64 = 4;
 }
 
 impl Logic for RxHeaderDecode {
     #[hdl_gen]
     fn update(&mut self) {
-        // ---- Ethernet
+        dff_setup!(
+            self,
+            clock,
+            s1_idle,
+            s1_vlan,
+            s1_v4,
+            s1_v6,
+            s1_ip,
+            s1_u,
+            s2_idle,
+            s2_vlan,
+            s2_v4,
+            s2_v6,
+            s2_r,
+            s2_ver_bad,
+            s2_ihl,
+            s2_not_udp,
+            s2_frag,
+            s2_total,
+            s2_tc,
+            s2_src,
+            s2_dst,
+            s2_csum_st,
+            s2_sa,
+            s2_sb,
+            s2_sc,
+            s3_idle,
+            s3_v4,
+            s3_ip,
+            s3_c1,
+            s3_c2,
+            s3_c3,
+            s3_c4,
+            s3_c5,
+            s3_c6,
+            s3_c9,
+            s3_c10,
+            s3_carries,
+            s3_qp1,
+            s3_ip_pl,
+            s3_udp_pl,
+            s3_udp_len,
+            s3_hdrs_len,
+            s3_hp,
+            s3_need_a,
+            s3_need_b,
+            s3_need_c,
+            s3_need_d,
+            s3_poff,
+            s3_sum,
+            s3_csum_st,
+            s3_csum_st1,
+            s3_fields,
+            s4_idle,
+            s4_roce,
+            s4_raw,
+            s4_qp1,
+            s4_bad,
+            s4_need,
+            s4_csum_ok,
+            s4_poff,
+            s4_plen,
+            s4_stored
+        );
+
+        // ---- stage 1: Ethernet, and the byte ranges the later stages read
         self.vlan.next = self.window.val().get_bits::<16>(96) == 0x0081;
         self.et.next = self.window.val().get_bits::<16>(96);
-        self.l2.next = 14.into();
         self.ipw.next = self.window.val() >> 112;
         if self.vlan.val() {
             self.et.next = self.window.val().get_bits::<16>(128);
-            self.l2.next = 18.into();
             self.ipw.next = self.window.val() >> 144;
         }
-        self.v4.next = self.et.val() == 0x0008;
-        self.v6.next = self.et.val() == 0xdd86;
-
-        // ---- IP: first 40 bytes reversed, so big-endian fields are slices
         self.ip_rev.next = 0.into();
         for j in 0..40 {
             self.rb.next = self.ipw.val().get_bits::<8>(8 * j);
             self.ip_rev.next = (self.ip_rev.val() << 8) | bit_cast::<320, 8>(self.rb.val());
         }
-        self.ver.next = self.ipw.val().get_bits::<4>(4);
-        self.ihl.next = self.ipw.val().get_bits::<4>(0);
-        self.iph_len.next = bit_cast::<7, 4>(self.ihl.val()) << 2;
-        self.ip_total.next = bit_cast::<17, 16>(self.ip_rev.val().get_bits::<16>(288));
-        self.proto.next = self.ip_rev.val().get_bits::<8>(240);
-        // MF flag or a fragment offset
-        self.frag.next = self.ip_rev.val().get_bits::<14>(256).any();
-        if self.v6.val() {
-            self.iph_len.next = 40.into();
-            self.ip_total.next = bit_cast::<17, 16>(self.ip_rev.val().get_bits::<16>(272)) + 40;
-            self.proto.next = self.ip_rev.val().get_bits::<8>(264);
-            self.frag.next = false;
+        self.s1_idle.d.next = self.idle.val();
+        self.s1_vlan.d.next = self.vlan.val();
+        self.s1_v4.d.next = self.et.val() == 0x0008;
+        self.s1_v6.d.next = self.et.val() == 0xdd86;
+        self.s1_ip.d.next = self.ip_rev.val();
+        self.s1_u.d.next = self.window.val().get_bits::<576>(272);
+        if self.one_beat.val() {
+            self.s1_u.d.next = bit_cast::<576, 240>(self.window.val().get_bits::<240>(272));
         }
-        // IPv4 checksum as the model computes it: the sum with the checksum
-        // field zeroed, inverted, against the stored value
-        // (a balanced adder tree: a chain of 29 additions is 70 levels of logic)
-        for i in 0..30 {
-            self.word.next = self.ipw.val().get_bits::<16>(16 * i);
-            self.sums[i].next = 0.into();
-            if (i != 5) & ((i < 10) | ((bit_cast::<6, 4>(self.ihl.val()) << 1).index() > i)) {
-                self.sums[i].next = bit_cast::<22, 16>(self.word.val());
-            }
+        if self.idle.val() {
+            self.s1_vlan.d.next = false;
+            self.s1_v4.d.next = false;
+            self.s1_v6.d.next = false;
+            self.s1_ip.d.next = 0.into();
+            self.s1_u.d.next = 0.into();
         }
-        for i in 0..15 {
-            self.sum_l1[i].next = self.sums[2 * i].val() + self.sums[2 * i + 1].val();
-        }
-        for i in 0..7 {
-            self.sum_l2[i].next = self.sum_l1[2 * i].val() + self.sum_l1[2 * i + 1].val();
-        }
-        self.sum_l2[7].next = self.sum_l1[14].val();
-        for i in 0..4 {
-            self.sum_l3[i].next = self.sum_l2[2 * i].val() + self.sum_l2[2 * i + 1].val();
-        }
-        for i in 0..2 {
-            self.sum_l4[i].next = self.sum_l3[2 * i].val() + self.sum_l3[2 * i + 1].val();
-        }
-        self.csum_acc.next = self.sum_l4[0].val() + self.sum_l4[1].val();
-        self.csum_fold.next = bit_cast::<17, 16>(self.csum_acc.val().get_bits::<16>(0))
-            + bit_cast::<17, 6>(self.csum_acc.val().get_bits::<6>(16));
-        self.csum.next =
-            self.csum_fold.val().get_bits::<16>(0) + bit_cast::<16, 1>(self.csum_fold.val().get_bits::<1>(16));
-        self.ip_csum_ok.next = !self.v4.val() | (!self.csum.val() == self.ipw.val().get_bits::<16>(80));
 
-        // ---- UDP
-        self.uw.next = self.ipw.val() >> (bit_cast::<10, 7>(self.iph_len.val()) << 3);
-        self.udp_rev.next = 0.into();
-        for j in 0..8 {
-            self.rb.next = self.uw.val().get_bits::<8>(8 * j);
-            self.udp_rev.next = (self.udp_rev.val() << 8) | bit_cast::<64, 8>(self.rb.val());
+        // ---- stage 2: UDP..extended headers at 34, 38, 54 or 58; IP fields
+        self.rg.next = self.s1_u.q.val().get_bits::<384>(0);
+        if self.s1_vlan.q.val() & !self.s1_v6.q.val() {
+            self.rg.next = self.s1_u.q.val().get_bits::<384>(32);
         }
-        self.udp_payload.next = self.ip_total.val() - bit_cast::<17, 7>(self.iph_len.val()) - 8;
+        if !self.s1_vlan.q.val() & self.s1_v6.q.val() {
+            self.rg.next = self.s1_u.q.val().get_bits::<384>(160);
+        }
+        if self.s1_vlan.q.val() & self.s1_v6.q.val() {
+            self.rg.next = self.s1_u.q.val().get_bits::<384>(192);
+        }
+        self.rrev.next = 0.into();
+        for j in 0..48 {
+            self.rb.next = self.rg.val().get_bits::<8>(8 * j);
+            self.rrev.next = (self.rrev.val() << 8) | bit_cast::<384, 8>(self.rb.val());
+        }
+        self.s2_idle.d.next = self.s1_idle.q.val();
+        self.s2_vlan.d.next = self.s1_vlan.q.val();
+        self.s2_v4.d.next = self.s1_v4.q.val();
+        self.s2_v6.d.next = self.s1_v6.q.val();
+        self.s2_r.d.next = self.rrev.val();
+        self.s2_ver_bad.d.next = (self.s1_v4.q.val() & (self.s1_ip.q.val().get_bits::<4>(316) != 4))
+            | (self.s1_v6.q.val() & (self.s1_ip.q.val().get_bits::<4>(316) != 6));
+        self.s2_ihl.d.next = self.s1_ip.q.val().get_bits::<4>(312);
+        // IPv4: total length, protocol, MF flag or a fragment offset, TOS,
+        // addresses in the low 32 bits
+        self.s2_total.d.next = bit_cast::<17, 16>(self.s1_ip.q.val().get_bits::<16>(288));
+        self.s2_not_udp.d.next = self.s1_ip.q.val().get_bits::<8>(240) != 17;
+        self.s2_frag.d.next = self.s1_ip.q.val().get_bits::<14>(256).any();
+        self.s2_tc.d.next = self.s1_ip.q.val().get_bits::<8>(304);
+        self.s2_src.d.next = bit_cast::<128, 32>(self.s1_ip.q.val().get_bits::<32>(192));
+        self.s2_dst.d.next = bit_cast::<128, 32>(self.s1_ip.q.val().get_bits::<32>(160));
+        if self.s1_v6.q.val() {
+            self.s2_total.d.next = bit_cast::<17, 16>(self.s1_ip.q.val().get_bits::<16>(272)) + 40;
+            self.s2_not_udp.d.next = self.s1_ip.q.val().get_bits::<8>(264) != 17;
+            self.s2_frag.d.next = false;
+            // the traffic class straddles bytes 0 and 1
+            self.s2_tc.d.next = self.s1_ip.q.val().get_bits::<8>(308);
+            self.s2_src.d.next = self.s1_ip.q.val().get_bits::<128>(128);
+            self.s2_dst.d.next = self.s1_ip.q.val().get_bits::<128>(0);
+        }
+        // IPv4 checksum as the model computes it: the sum of the header's
+        // words with the checksum field left out, in three parts (`word[i]`
+        // is the header's word 9 - i; word 5, the checksum, is `word[4]`)
+        self.ipsh.next = self.s1_ip.q.val() >> 160;
+        for i in 0..10 {
+            self.w16.next = self.ipsh.val().get_bits::<16>(16 * i);
+            self.word[i].next = bit_cast::<18, 16>(self.w16.val());
+        }
+        self.s2_sa.d.next = self.word[0].val() + self.word[1].val() + self.word[2].val();
+        self.s2_sb.d.next = self.word[3].val() + self.word[5].val() + self.word[6].val();
+        self.s2_sc.d.next = self.word[7].val() + self.word[8].val() + self.word[9].val();
+        self.s2_csum_st.d.next = self.word[4].val().get_bits::<16>(0);
+        if self.s1_idle.q.val() {
+            self.s2_vlan.d.next = false;
+            self.s2_v4.d.next = false;
+            self.s2_v6.d.next = false;
+            self.s2_r.d.next = 0.into();
+            self.s2_ver_bad.d.next = false;
+            self.s2_ihl.d.next = 0.into();
+            self.s2_total.d.next = 0.into();
+            self.s2_not_udp.d.next = false;
+            self.s2_frag.d.next = false;
+            self.s2_tc.d.next = 0.into();
+            self.s2_src.d.next = 0.into();
+            self.s2_dst.d.next = 0.into();
+            self.s2_sa.d.next = 0.into();
+            self.s2_sb.d.next = 0.into();
+            self.s2_sc.d.next = 0.into();
+            self.s2_csum_st.d.next = 0.into();
+        }
 
-        // ---- BTH and extended headers: 40 bytes reversed
-        self.bw.next = self.uw.val() >> 64;
-        self.rev.next = 0.into();
-        for j in 0..40 {
-            self.rb.next = self.bw.val().get_bits::<8>(8 * j);
-            self.rev.next = (self.rev.val() << 8) | bit_cast::<320, 8>(self.rb.val());
+        // ---- stage 3: opcode table, lengths, the checks of stage 2's fields
+        // BTH and the 28 bytes after it, BTH byte 0 at the top
+        self.brev.next = self.s2_r.q.val().get_bits::<320>(0);
+        self.info.opcode.next = self.brev.val().get_bits::<8>(312);
+        self.l2.next = 14.into();
+        if self.s2_vlan.q.val() {
+            self.l2.next = 18.into();
         }
-        self.opcode.next = self.rev.val().get_bits::<8>(312);
-        self.info.opcode.next = self.opcode.val();
-        self.known.next = self.info.known.val();
-        self.carries_payload.next = self.info.carries_payload.val();
-        self.has_reth.next = self.info.has_reth.val();
-        self.has_aeth.next = self.info.has_aeth.val();
-        self.has_atomic.next = self.info.has_atomic.val();
-        self.has_atomicack.next = self.info.has_atomicack.val();
-        self.has_imm.next = self.info.has_imm.val();
-        self.has_ieth.next = self.info.has_ieth.val();
-        self.has_deth.next = self.info.has_deth.val();
-        self.has_cnp.next = self.info.has_cnp.val();
-        self.ext_len.next = bit_cast::<17, 6>(self.info.ext_len.val());
+        self.iph.next = bit_cast::<7, 4>(self.s2_ihl.q.val()) << 2;
+        self.ipmin.next = 20.into();
+        if self.s2_v6.q.val() {
+            self.iph.next = 40.into();
+            self.ipmin.next = 40.into();
+        }
+        self.ip_pl18.next = bit_cast::<18, 17>(self.s2_total.q.val()) - bit_cast::<18, 7>(self.iph.val());
+        self.udp_pl18.next = bit_cast::<18, 17>(self.s2_total.q.val()) - bit_cast::<18, 7>(self.iph.val() + 8);
         // BTH + extended headers + ICRC
-        self.hdrs_len.next = self.ext_len.val() + 16;
-        self.ppad.next = self.udp_payload.val() - self.hdrs_len.val();
-        self.pad.next = bit_cast::<17, 2>(self.rev.val().get_bits::<2>(308));
-        self.imm.next = self.rev.val().get_bits::<32>(192);
-        if self.has_reth.val() {
-            self.imm.next = self.rev.val().get_bits::<32>(64);
+        self.hdrs_len.next = bit_cast::<7, 6>(self.info.ext_len.val()) + 16;
+        self.s3_idle.d.next = self.s2_idle.q.val();
+        self.s3_v4.d.next = self.s2_v4.q.val();
+        self.s3_ip.d.next = self.s2_v4.q.val() | self.s2_v6.q.val();
+        self.s3_c1.d.next = self.s2_ver_bad.q.val();
+        self.s3_c2.d.next = self.s2_v4.q.val() & (self.s2_ihl.q.val() < 5);
+        self.s3_c3.d.next =
+            self.s2_frag.q.val() | self.s2_not_udp.q.val() | (self.s2_v4.q.val() & (self.s2_ihl.q.val() > 5));
+        self.s3_c4.d.next = self.s2_v4.q.val() & self.ip_pl18.val().get_bit(17);
+        self.s3_c5.d.next = self.udp_pl18.val().get_bit(17);
+        self.s3_c6.d.next = self.s2_r.q.val().get_bits::<16>(352) != 4791;
+        self.s3_c9.d.next = self.brev.val().get_bits::<4>(304) != 0;
+        self.s3_c10.d.next = !self.info.known.val();
+        self.s3_carries.d.next = self.info.carries_payload.val();
+        self.s3_qp1.d.next = self.brev.val().get_bits::<24>(256) == 1;
+        self.s3_ip_pl.d.next = self.ip_pl18.val().get_bits::<17>(0);
+        self.s3_udp_pl.d.next = self.udp_pl18.val().get_bits::<17>(0);
+        self.s3_udp_len.d.next = bit_cast::<17, 16>(self.s2_r.q.val().get_bits::<16>(336));
+        self.s3_hdrs_len.d.next = bit_cast::<17, 7>(self.hdrs_len.val());
+        self.s3_hp.d.next =
+            bit_cast::<17, 7>(self.hdrs_len.val()) + bit_cast::<17, 2>(self.brev.val().get_bits::<2>(308));
+        self.s3_need_a.d.next = bit_cast::<17, 7>(self.l2.val());
+        self.s3_need_b.d.next = bit_cast::<17, 7>(self.l2.val() + self.ipmin.val());
+        self.s3_need_c.d.next = bit_cast::<17, 7>(self.l2.val() + self.iph.val());
+        self.s3_need_d.d.next = bit_cast::<17, 7>(self.l2.val()) + self.s2_total.q.val();
+        self.s3_poff.d.next = self.l2.val() + self.iph.val() + 20 + bit_cast::<7, 6>(self.info.ext_len.val());
+        self.s3_sum.d.next = bit_cast::<20, 18>(self.s2_sa.q.val())
+            + bit_cast::<20, 18>(self.s2_sb.q.val())
+            + bit_cast::<20, 18>(self.s2_sc.q.val());
+        self.s3_csum_st.d.next = self.s2_csum_st.q.val();
+        self.s3_csum_st1.d.next = self.s2_csum_st.q.val() + 1;
+        // ImmDt: after the BTH, after a RETH or after a DETH
+        self.imm.next = self.brev.val().get_bits::<32>(192);
+        if self.info.has_reth.val() {
+            self.imm.next = self.brev.val().get_bits::<32>(64);
         }
-        if self.has_deth.val() {
-            self.imm.next = self.rev.val().get_bits::<32>(128);
+        if self.info.has_deth.val() {
+            self.imm.next = self.brev.val().get_bits::<32>(128);
+        }
+        // the stored header but payload_len, most significant first
+        self.fields.next = bit_cast::<1024, 8>(self.brev.val().get_bits::<8>(312));
+        self.fields.next = (self.fields.val() << 8) | bit_cast::<1024, 8>(self.brev.val().get_bits::<8>(304));
+        self.fields.next = (self.fields.val() << 16) | bit_cast::<1024, 16>(self.brev.val().get_bits::<16>(288));
+        self.fields.next = (self.fields.val() << 2) | bit_cast::<1024, 2>(self.brev.val().get_bits::<2>(286));
+        self.fields.next = (self.fields.val() << 24) | bit_cast::<1024, 24>(self.brev.val().get_bits::<24>(256));
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.brev.val().get_bits::<1>(255));
+        self.fields.next = (self.fields.val() << 24) | bit_cast::<1024, 24>(self.brev.val().get_bits::<24>(224));
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_reth.val().into());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_aeth.val().into());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_atomic.val().into());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_atomicack.val().into());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_imm.val().into());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_ieth.val().into());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_deth.val().into());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.info.has_cnp.val().into());
+        self.fields.next = (self.fields.val() << 224) | bit_cast::<1024, 224>(self.brev.val().get_bits::<224>(0));
+        self.fields.next = (self.fields.val() << 32) | bit_cast::<1024, 32>(self.imm.val());
+        self.fields.next = (self.fields.val() << 1) | bit_cast::<1024, 1>(self.s2_v6.q.val().into());
+        self.fields.next = (self.fields.val() << 8) | bit_cast::<1024, 8>(self.s2_tc.q.val());
+        self.fields.next = (self.fields.val() << 128) | bit_cast::<1024, 128>(self.s2_src.q.val());
+        self.fields.next = (self.fields.val() << 128) | bit_cast::<1024, 128>(self.s2_dst.q.val());
+        self.fields.next = (self.fields.val() << 16) | bit_cast::<1024, 16>(self.s2_r.q.val().get_bits::<16>(368));
+        self.s3_fields.d.next = self.fields.val().get_bits::<628>(0);
+        if self.s2_idle.q.val() {
+            self.s3_v4.d.next = false;
+            self.s3_ip.d.next = false;
+            self.s3_c1.d.next = false;
+            self.s3_c2.d.next = false;
+            self.s3_c3.d.next = false;
+            self.s3_c4.d.next = false;
+            self.s3_c5.d.next = false;
+            self.s3_c6.d.next = false;
+            self.s3_c9.d.next = false;
+            self.s3_c10.d.next = false;
+            self.s3_carries.d.next = false;
+            self.s3_qp1.d.next = false;
+            self.s3_ip_pl.d.next = 0.into();
+            self.s3_udp_pl.d.next = 0.into();
+            self.s3_udp_len.d.next = 0.into();
+            self.s3_hdrs_len.d.next = 0.into();
+            self.s3_hp.d.next = 0.into();
+            self.s3_need_a.d.next = 0.into();
+            self.s3_need_b.d.next = 0.into();
+            self.s3_need_c.d.next = 0.into();
+            self.s3_need_d.d.next = 0.into();
+            self.s3_poff.d.next = 0.into();
+            self.s3_sum.d.next = 0.into();
+            self.s3_csum_st.d.next = 0.into();
+            self.s3_csum_st1.d.next = 0.into();
+            self.s3_fields.d.next = 0.into();
         }
 
-        // ---- verdict, in the model's order of checks
-        self.is_roce.next = false;
-        self.is_raw.next = false;
-        self.qp1.next = false;
-        self.bad_reason.next = 0.into();
-        self.need_len.next = bit_cast::<17, 7>(self.l2.val());
-        if self.v4.val() | self.v6.val() {
-            self.need_len.next = bit_cast::<17, 7>(self.l2.val()) + 20;
-            if self.v6.val() {
-                self.need_len.next = bit_cast::<17, 7>(self.l2.val()) + 40;
-            }
-            if (self.v4.val() & (self.ver.val() != 4)) | (self.v6.val() & (self.ver.val() != 6)) {
-                self.bad_reason.next = 1.into();
-            } else if self.v4.val() & (self.ihl.val() < 5) {
-                self.bad_reason.next = 2.into();
+        // ---- stage 4: comparisons with the UDP payload length, the verdict
+        self.c7.next = self.s3_udp_len.q.val() != self.s3_ip_pl.q.val();
+        self.c8.next = self.s3_udp_pl.q.val() < 12;
+        self.c11.next = self.s3_udp_pl.q.val() < self.s3_hdrs_len.q.val();
+        self.c12.next = !self.s3_carries.q.val() & (self.s3_udp_pl.q.val() != self.s3_hdrs_len.q.val());
+        // the pad is longer than what follows the headers
+        self.c13.next = self.s3_udp_pl.q.val() < self.s3_hp.q.val();
+        self.s4_roce.d.next = false;
+        self.s4_raw.d.next = false;
+        self.s4_bad.d.next = 0.into();
+        self.s4_need.d.next = self.s3_need_a.q.val();
+        if self.s3_ip.q.val() {
+            self.s4_need.d.next = self.s3_need_b.q.val();
+            if self.s3_c1.q.val() {
+                self.s4_bad.d.next = 1.into();
+            } else if self.s3_c2.q.val() {
+                self.s4_bad.d.next = 2.into();
             } else {
-                self.need_len.next = bit_cast::<17, 7>(self.l2.val()) + bit_cast::<17, 7>(self.iph_len.val());
-                if self.frag.val() | (self.proto.val() != 17) {
-                    self.is_raw.next = true;
-                } else if self.v4.val() & (self.ip_total.val() < bit_cast::<17, 7>(self.iph_len.val())) {
-                    self.bad_reason.next = 3.into();
+                self.s4_need.d.next = self.s3_need_c.q.val();
+                if self.s3_c3.q.val() {
+                    self.s4_raw.d.next = true;
+                } else if self.s3_c4.q.val() {
+                    self.s4_bad.d.next = 3.into();
                 } else {
-                    self.need_len.next = bit_cast::<17, 7>(self.l2.val()) + self.ip_total.val();
-                    if self.ip_total.val() < (bit_cast::<17, 7>(self.iph_len.val()) + 8) {
-                        self.bad_reason.next = 4.into();
-                    } else if self.udp_rev.val().get_bits::<16>(32) != 4791 {
-                        self.is_raw.next = true;
-                    } else if bit_cast::<17, 16>(self.udp_rev.val().get_bits::<16>(16))
-                        != (self.ip_total.val() - bit_cast::<17, 7>(self.iph_len.val()))
-                    {
-                        self.bad_reason.next = 4.into();
-                    } else if self.udp_payload.val() < 12 {
-                        self.bad_reason.next = 7.into();
-                    } else if self.rev.val().get_bits::<4>(304) != 0 {
-                        self.bad_reason.next = 5.into();
-                    } else if !self.known.val() {
-                        self.bad_reason.next = 6.into();
-                    } else if self.udp_payload.val() < self.hdrs_len.val() {
-                        self.bad_reason.next = 7.into();
-                    } else if !self.carries_payload.val() & (self.ppad.val() != 0) {
-                        self.bad_reason.next = 8.into();
-                    } else if self.pad.val() > self.ppad.val() {
-                        self.bad_reason.next = 9.into();
+                    self.s4_need.d.next = self.s3_need_d.q.val();
+                    if self.s3_c5.q.val() {
+                        self.s4_bad.d.next = 4.into();
+                    } else if self.s3_c6.q.val() {
+                        self.s4_raw.d.next = true;
+                    } else if self.c7.val() {
+                        self.s4_bad.d.next = 4.into();
+                    } else if self.c8.val() {
+                        self.s4_bad.d.next = 7.into();
+                    } else if self.s3_c9.q.val() {
+                        self.s4_bad.d.next = 5.into();
+                    } else if self.s3_c10.q.val() {
+                        self.s4_bad.d.next = 6.into();
+                    } else if self.c11.val() {
+                        self.s4_bad.d.next = 7.into();
+                    } else if self.c12.val() {
+                        self.s4_bad.d.next = 8.into();
+                    } else if self.c13.val() {
+                        self.s4_bad.d.next = 9.into();
                     } else {
-                        // QP1 (the GSI) is a UD QP: parsed like any other
-                        self.is_roce.next = true;
-                        self.qp1.next = self.rev.val().get_bits::<24>(256) == 1;
+                        self.s4_roce.d.next = true;
                     }
                 }
             }
         } else {
-            self.is_raw.next = true;
+            self.s4_raw.d.next = true;
         }
-        self.payload_off.next = self.l2.val() + self.iph_len.val() + 8 + 12 + self.ext_len.val().get_bits::<7>(0);
-        self.payload_len.next = (self.ppad.val() - self.pad.val()).get_bits::<16>(0);
+        // QP1 (the GSI) is a UD QP: parsed like any other
+        self.s4_qp1.d.next = self.s3_qp1.q.val();
+        // the folded sum plus its carry, against the stored checksum's
+        // complement: one compare per value of the carry
+        self.fold.next = bit_cast::<17, 16>(self.s3_sum.q.val().get_bits::<16>(0))
+            + bit_cast::<17, 4>(self.s3_sum.q.val().get_bits::<4>(16));
+        self.s4_csum_ok.d.next = !self.s3_v4.q.val()
+            | (!self.fold.val().get_bit(16) & (self.fold.val().get_bits::<16>(0) == !self.s3_csum_st.q.val()))
+            | (self.fold.val().get_bit(16) & (self.fold.val().get_bits::<16>(0) == !self.s3_csum_st1.q.val()));
+        self.s4_poff.d.next = self.s3_poff.q.val();
+        self.s4_plen.d.next = (self.s3_udp_pl.q.val() - self.s3_hp.q.val()).get_bits::<16>(0);
+        self.s4_stored.d.next = (bit_cast::<644, 628>(self.s3_fields.q.val()) << 16)
+            | bit_cast::<644, 16>((self.s3_udp_pl.q.val() - self.s3_hp.q.val()).get_bits::<16>(0));
+        self.s4_idle.d.next = self.s3_idle.q.val();
+        if self.s3_idle.q.val() {
+            self.s4_roce.d.next = false;
+            self.s4_raw.d.next = false;
+            self.s4_qp1.d.next = false;
+            self.s4_bad.d.next = 0.into();
+            self.s4_need.d.next = 0.into();
+            self.s4_csum_ok.d.next = false;
+            self.s4_poff.d.next = 0.into();
+            self.s4_plen.d.next = 0.into();
+            self.s4_stored.d.next = 0.into();
+        }
 
-        // ---- packed header, most significant field first
-        self.packed.next = 0.into();
-        self.packed.next = bit_cast::<1024, 8>(self.opcode.val());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.rev.val().get_bits::<1>(311));
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.rev.val().get_bits::<1>(310));
-        self.packed.next = (self.packed.val() << 2) | bit_cast::<1024, 2>(self.rev.val().get_bits::<2>(308));
-        self.packed.next = (self.packed.val() << 4) | bit_cast::<1024, 4>(self.rev.val().get_bits::<4>(304));
-        self.packed.next = (self.packed.val() << 16) | bit_cast::<1024, 16>(self.rev.val().get_bits::<16>(288));
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.rev.val().get_bits::<1>(287));
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.rev.val().get_bits::<1>(286));
-        self.packed.next = (self.packed.val() << 24) | bit_cast::<1024, 24>(self.rev.val().get_bits::<24>(256));
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.rev.val().get_bits::<1>(255));
-        self.packed.next = (self.packed.val() << 24) | bit_cast::<1024, 24>(self.rev.val().get_bits::<24>(224));
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_reth.val().into());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_aeth.val().into());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_atomic.val().into());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_atomicack.val().into());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_imm.val().into());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_ieth.val().into());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_deth.val().into());
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.has_cnp.val().into());
-        // RETH
-        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.rev.val().get_bits::<64>(160));
-        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.rev.val().get_bits::<32>(128));
-        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.rev.val().get_bits::<32>(96));
-        // AETH
-        self.packed.next = (self.packed.val() << 8) | bit_cast::<1024, 8>(self.rev.val().get_bits::<8>(216));
-        self.packed.next = (self.packed.val() << 24) | bit_cast::<1024, 24>(self.rev.val().get_bits::<24>(192));
-        // AtomicETH
-        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.rev.val().get_bits::<64>(160));
-        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.rev.val().get_bits::<32>(128));
-        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.rev.val().get_bits::<64>(64));
-        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.rev.val().get_bits::<64>(0));
-        // AtomicAckETH (after the AETH)
-        self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.rev.val().get_bits::<64>(128));
-        // ImmDt, IETH, DETH
-        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.imm.val());
-        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.rev.val().get_bits::<32>(192));
-        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.rev.val().get_bits::<32>(192));
-        self.packed.next = (self.packed.val() << 24) | bit_cast::<1024, 24>(self.rev.val().get_bits::<24>(160));
-        // IP: traffic class (DSCP, ECN) and addresses (IPv4 in the low 32 bits)
-        self.tc.next = self.ip_rev.val().get_bits::<8>(304);
-        self.src.next = bit_cast::<128, 32>(self.ip_rev.val().get_bits::<32>(192));
-        self.dst.next = bit_cast::<128, 32>(self.ip_rev.val().get_bits::<32>(160));
-        if self.v6.val() {
-            // the traffic class straddles bytes 0 and 1
-            self.tc.next = self.ip_rev.val().get_bits::<8>(308);
-            self.src.next = self.ip_rev.val().get_bits::<128>(128);
-            self.dst.next = self.ip_rev.val().get_bits::<128>(0);
-        }
-        self.packed.next = (self.packed.val() << 1) | bit_cast::<1024, 1>(self.v6.val().into());
-        self.packed.next = (self.packed.val() << 8) | bit_cast::<1024, 8>(self.tc.val());
-        self.packed.next = (self.packed.val() << 128) | bit_cast::<1024, 128>(self.src.val());
-        self.packed.next = (self.packed.val() << 128) | bit_cast::<1024, 128>(self.dst.val());
-        self.packed.next = (self.packed.val() << 16) | bit_cast::<1024, 16>(self.udp_rev.val().get_bits::<16>(48));
-        self.packed.next = (self.packed.val() << 16) | bit_cast::<1024, 16>(self.payload_len.val());
-        self.hdr.next = self.packed.val();
+        self.out_valid.next = !self.s4_idle.q.val();
+        self.is_roce.next = self.s4_roce.q.val();
+        self.is_raw.next = self.s4_raw.q.val();
+        self.qp1.next = self.s4_roce.q.val() & self.s4_qp1.q.val();
+        self.bad_reason.next = self.s4_bad.q.val();
+        self.need_len.next = self.s4_need.q.val();
+        self.ip_csum_ok.next = self.s4_csum_ok.q.val();
+        self.payload_off.next = self.s4_poff.q.val();
+        self.payload_len.next = self.s4_plen.q.val();
+        self.stored.next = self.s4_stored.q.val();
+        self.expand.stored.next = self.s4_stored.q.val();
+        self.hdr.next = self.expand.hdr.val();
     }
 }

@@ -1,47 +1,99 @@
 //! `RxParse`: the receive parser. Frames from the MAC in; out come
 //!
 //! * `m_hdr`: the parsed header of each RoCEv2 frame ([`RxHeaderDecode`]'s
-//!   packed fields), before its payload;
+//!   packed fields, [`super::RX_HDR_FIELDS`]), before its payload;
 //! * `m_axis`: the payload, moved to start at byte 0 of a beat, exactly
 //!   `payload_len` bytes (one beat with `tkeep = 0` when there are none);
-//! * `m_raw`: whole frames that are not RoCEv2 (ARP, other IP traffic), for
-//!   the driver's raw queue. RoCEv2 to QP1 (the GSI: rdma_cm MADs) is UD
-//!   traffic like any other, on `m_hdr` and `m_axis`.
+//! * `m_raw`: whole frames that are not RoCEv2 (ARP, other IP traffic, IPv4
+//!   with options), for the driver's raw queue. RoCEv2 to QP1 (the GSI:
+//!   rdma_cm MADs) is UD traffic like any other, on `m_hdr` and `m_axis`.
 //!
 //! On both streams `tuser[0]` on the last beat says the frame is bad: its
 //! ICRC or IPv4 checksum failed, it is shorter than its IP length, or the MAC
-//! flagged it. Nothing downstream may act on a packet before that beat.
-//! Malformed frames are dropped without output. Every frame ends up in
-//! exactly one counter.
+//! flagged it (it is 0 on the other beats). Nothing downstream may act on a
+//! packet before that beat. Malformed frames are dropped without output.
+//! Every frame ends up in exactly one counter.
 //!
-//! Structure: a three-beat input pipeline (the decoder sees the first two
-//! beats of a frame), the realigner (which may produce two beats from a
-//! frame's last beat; the second waits one cycle in `pend` while the next
-//! frame's first beat, which never produces one, goes by), a 32-beat FIFO that absorbs the ICRC
-//! checker's latency, and the output stage, which releases a frame's last
-//! beat together with its ICRC verdict.
+//! Structure: a free-running pipeline, no stalls inside. Every stage moves
+//! every cycle; a beat that has nowhere to go does not exist, because the
+//! input takes a beat only when the output FIFO has room for every beat
+//! that may still come out of the pipeline (credits: `s_axis.tready` is a
+//! register computed from the FIFOs' occupancy, [`RxParse::SLOTS`] beats of
+//! margin). Stages:
+//!
+//! * `e`: the beat just taken. A frame's first beat waits here for its
+//!   second (unless it is also the last), so the two leave together and the
+//!   decoder sees both: the window is `e` (second beat) over `s1` (first).
+//! * `s1`..`s5`: the beat waits while [`RxHeaderDecode`] works on its
+//!   frame's window for [`RxHeaderDecode::LATENCY`] = 4 cycles; the decoder's
+//!   verdict is there when the frame's first beat is in `s5`. (A beat word
+//!   is zero in a stage without a beat, so yosys keeps these registers as
+//!   flip-flops rather than shift registers.)
+//! * `s5` -> `y`: per-beat control from the frame's context (loaded from the
+//!   decoder at the first beat): does this beat produce an output beat, its
+//!   `tkeep` and `tlast`, the destination (payload, raw, nowhere), the word
+//!   shift. The header is queued here. At the frame's last beat the frame's
+//!   status (MAC error, too short or malformed, IPv4 checksum, ICRC applies,
+//!   header sent) is computed in `y` and queued in `status`.
+//! * `x`: the realigner. The beat in `x` produces its output beat once its
+//!   successor is in `y` (or at once if it is the frame's last): payload
+//!   bytes from `{y, x}` shifted by a fixed 2 bytes plus whole words (a
+//!   4-way select by the shift's high bits, then a 4-way one by its low
+//!   bits; both selects come from registers set from the decoded header);
+//!   a raw beat is `x` itself. At most one output beat per cycle: a frame's
+//!   first beat never produces one except when it is also its last.
+//! * `f`: the output beat, into the 32-beat output FIFO.
+//!
+//! Then the output stage releases a frame's last beat (`tlast`) together with
+//! its ICRC verdict and its status.
+//!
+//! **Ready/valid rule** (issue 9, item 3): no combinational path from one
+//! port's `tready` to another port's `tready` or `tvalid`. `s_axis.tready`
+//! is a register; `m_axis`/`m_raw` `tvalid` come from the FIFOs' output
+//! registers; `m_hdr` is the header FIFO's output register; `m_axis.tready`
+//! and `m_raw.tready` reach only the output FIFO's read side (and registers:
+//! the occupancy counts, `done_*`). `make synth` shows no input-to-output
+//! path (`in>out` is `-`).
+//!
+//! **No deadlock with a header consumer that waits for the verdict**: the
+//! header FIFO stops the input only when it holds at least two headers (the
+//! limit is far above 2); then the oldest header's frame has been taken
+//! whole, and since nothing inside the pipeline ever waits, its payload and
+//! verdict reach `m_axis` however long `m_hdr` is held. Likewise the output
+//! FIFO stops the input only when it holds beats behind its head, so the
+//! frame at its head has been taken whole and its verdict comes.
 
-use super::{IcrcCheck, RxHeaderDecode};
+use super::{IcrcCheck, RxHdrExpand, RxHeaderDecode, RX_HDR_STORE_BITS};
 use crate::axis::{AxisFifo, AxisIn, AxisOut, HdrOut};
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
-/// Headers the header FIFO holds: 2^2 (and its output register).
-const HDR_FIFO_LOG: usize = 2;
-/// Beats the output FIFO holds: 2^5.
+/// Headers the header FIFO holds: 2^5 (and its output register).
+const HDR_FIFO_LOG: usize = 5;
+/// Beats the output FIFO holds: 2^5 (and its output register).
 const OUT_FIFO_LOG: usize = 5;
-/// Verdicts the verdict FIFO holds: 2^6. It is written on every verdict
-/// without looking at its `tready`: a verdict waits there only for a frame
-/// whose last beat the parser took and that has not left through the output
-/// FIFO, and every frame leaves at least one beat there (a zero-length last
-/// beat when it has nothing else), so at most the FIFO's beats plus the
-/// beats between input and FIFO (r1, r2, r3, pend, held, the FIFO's output
-/// register: 6) can be waiting.
+/// Verdicts (and statuses) the verdict and status FIFOs hold: 2^6. They are
+/// written on every verdict (status) without looking at their `tready`: one
+/// waits there only for a frame whose last beat was taken and whose `tlast`
+/// beat has not left the output FIFO, and that beat is in the FIFO or in a
+/// pipeline slot.
 const VERDICT_FIFO_LOG: usize = 6;
-const _: () = assert!((1 << OUT_FIFO_LOG) + 6 <= (1 << VERDICT_FIFO_LOG));
+/// Width of a beat word in the pipeline: data, keep, last, MAC error, first, valid.
+const BEAT_BITS: usize = 512 + 64 + 4;
+/// Output FIFO occupancy (with its output register) below which the input
+/// takes beats: every beat in a slot may still become one output beat, and
+/// the occupancy the decision reads is a cycle old.
+const OUT_LIMIT: usize = (1 << OUT_FIFO_LOG) + 1 - RxParse::SLOTS - 1;
+/// Header FIFO occupancy below which the input takes beats: frames whose
+/// first beat is in `e`..`s5` may still queue a header.
+const HDR_LIMIT: usize = (1 << HDR_FIFO_LOG) + 1 - 6 - 1;
+const _: () = assert!(OUT_LIMIT == 23 && HDR_LIMIT == 26 && BEAT_BITS == 580);
+// the limits stop the input only with two or more entries queued (no deadlock)
+const _: () = assert!(OUT_LIMIT >= 2 && HDR_LIMIT >= 2);
+const _: () = assert!((1 << OUT_FIFO_LOG) + 1 + RxParse::SLOTS <= (1 << VERDICT_FIFO_LOG));
 
-#[derive(LogicBlock)]
+#[derive(LogicBlock, Default)]
 pub struct RxParse {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
@@ -57,7 +109,8 @@ pub struct RxParse {
     pub cnt_icrc: Signal<Out, Bits<64>>,
     pub cnt_ip_csum: Signal<Out, Bits<64>>,
     pub cnt_mac_err: Signal<Out, Bits<64>>,
-    /// One pulse per frame as its fate is decided, with the outcome
+    /// One pulse per frame as its fate is decided (the cycle after its last
+    /// beat left), with the outcome
     /// (0 RoCE, 1 raw, 2 malformed, 3 ICRC, 4 IPv4 checksum, 5 MAC error).
     pub done_valid: Signal<Out, Bit>,
     pub done_code: Signal<Out, Bits<3>>,
@@ -66,93 +119,115 @@ pub struct RxParse {
 
     icrc: IcrcCheck,
     decode: RxHeaderDecode,
-    // ---- input pipeline: r1 (newest) -> r2 -> r3
-    r1_data: Reg<Bits<512>>,
-    r1_keep: Reg<Bits<64>>,
-    r1_last: Reg<Bit>,
-    r1_err: Reg<Bit>,
-    r1_valid: Reg<Bit>,
-    r1_first: Reg<Bit>,
-    r2_data: Reg<Bits<512>>,
-    r2_keep: Reg<Bits<64>>,
-    r2_last: Reg<Bit>,
-    r2_err: Reg<Bit>,
-    r2_valid: Reg<Bit>,
-    r2_first: Reg<Bit>,
-    r3_data: Reg<Bits<512>>,
-    r3_keep: Reg<Bits<64>>,
-    r3_last: Reg<Bit>,
-    r3_err: Reg<Bit>,
-    r3_valid: Reg<Bit>,
-    r3_first: Reg<Bit>,
+    // ---- input: credits, the entry stage
+    tready_q: Reg<Bit>,
+    occ: Reg<Bits<6>>,
+    hocc: Reg<Bits<6>>,
     in_frame: Reg<Bit>,
-    go: Signal<Local, Bit>,
-    window_ok: Signal<Local, Bit>,
-    // ---- frame context, loaded as a frame's first beat enters r3
-    ctx_roce: Reg<Bit>,
-    ctx_raw: Reg<Bit>,
-    ctx_bad: Reg<Bit>,
-    ctx_csum_bad: Reg<Bit>,
-    ctx_need: Reg<Bits<17>>,
-    ctx_start: Reg<Bits<1>>,
-    /// Where the payload starts in its first beat: lane `4 ctx_sel + 2`.
-    ctx_sel: Reg<Bits<4>>,
-    ctx_err: Reg<Bit>,
+    taken: Signal<Local, Bit>,
+    e_go: Signal<Local, Bit>,
+    e_data: Reg<Bits<512>>,
+    e_keep: Reg<Bits<64>>,
+    e_last: Reg<Bit>,
+    e_err: Reg<Bit>,
+    e_first: Reg<Bit>,
+    e_valid: Reg<Bit>,
+    // ---- beat words while the decoder works (bit 579 valid, 578 first,
+    // 577 MAC error, 576 last, 512.. keep, 0.. data)
+    s1_zero: Signal<Local, Bit>,
+    s1_empty: Reg<Bit>,
+    s2_empty: Reg<Bit>,
+    s3_empty: Reg<Bit>,
+    s4_empty: Reg<Bit>,
+    s5_empty: Reg<Bit>,
+    y_empty: Reg<Bit>,
+    s1: Reg<Bits<BEAT_BITS>>,
+    s2: Reg<Bits<BEAT_BITS>>,
+    s3: Reg<Bits<BEAT_BITS>>,
+    s4: Reg<Bits<BEAT_BITS>>,
+    s5: Reg<Bits<BEAT_BITS>>,
+    // ---- per-beat control at s5, from the frame context
     ctx_dest: Reg<Bits<2>>,
+    ctx_sel: Reg<Bits<4>>,
+    ctx_start: Reg<Bit>,
+    ctx_need: Reg<Bits<17>>,
+    ctx_bad: Reg<Bit>,
+    ctx_csum: Reg<Bit>,
     ctx_icrc: Reg<Bit>,
-    beat_idx: Reg<Bits<11>>,
-    remaining: Reg<Bits<17>>,
-    prev: Reg<Bits<512>>,
-    // the payload's last beat waits here for the frame's last beat
-    held: Reg<Bit>,
-    held_data: Reg<Bits<512>>,
-    held_keep: Reg<Bits<64>>,
-    // a second beat produced in one cycle waits here one cycle
-    pend: Reg<Bit>,
-    pend_data: Reg<Bits<512>>,
-    pend_keep: Reg<Bits<64>>,
-    pend_last: Reg<Bit>,
-    pend_flags: Reg<Bits<8>>,
-    /// Headers waiting for the consumer. A consumer may hold a header until
-    /// its frame's verdict (the payload's last beat) has gone by: the parser
-    /// stalls only when this FIFO is full, never on `m_hdr.tready` itself,
-    /// so the payload always gets through.
-    hdrs: AxisFifo<1024, 1, 1, HDR_FIFO_LOG>,
-    // realigner combinational
-    beat_no: Signal<Local, Bits<11>>,
-    rest: Signal<Local, Bits<17>>,
-    left: Signal<Local, Bits<17>>,
-    emit: Signal<Local, Bit>,
-    direct: Signal<Local, Bits<512>>,
-    tail_keep: Signal<Local, Bits<64>>,
-    a_valid: Signal<Local, Bit>,
-    a_data: Signal<Local, Bits<512>>,
-    a_keep: Signal<Local, Bits<64>>,
-    a_last: Signal<Local, Bit>,
-    b_valid: Signal<Local, Bit>,
-    frame_err: Signal<Local, Bit>,
+    ctx_err: Reg<Bit>,
+    ctx_n: Reg<Bits<11>>,
+    rem: Reg<Bits<17>>,
+    done: Reg<Bit>,
+    f_dest: Signal<Local, Bits<2>>,
+    f_sel: Signal<Local, Bits<4>>,
+    f_start: Signal<Local, Bit>,
+    f_need: Signal<Local, Bits<17>>,
+    f_bad: Signal<Local, Bit>,
+    f_csum: Signal<Local, Bit>,
+    f_icrc: Signal<Local, Bit>,
+    f_err: Signal<Local, Bit>,
+    f_n: Signal<Local, Bits<11>>,
+    f_r: Signal<Local, Bits<17>>,
+    f_done: Signal<Local, Bit>,
+    active: Signal<Local, Bit>,
+    r_nz: Signal<Local, Bit>,
+    r_le64: Signal<Local, Bit>,
+    keep_r: Signal<Local, Bits<64>>,
+    ones64: Signal<Local, Bits<64>>,
+    s5_valid: Signal<Local, Bit>,
+    s5_first: Signal<Local, Bit>,
+    s5_last: Signal<Local, Bit>,
+    // ---- y: the beat with its control
+    y: Reg<Bits<BEAT_BITS>>,
+    y_emit: Reg<Bit>,
+    y_okeep: Reg<Bits<64>>,
+    y_olast: Reg<Bit>,
+    y_dest: Reg<Bits<2>>,
+    y_sel: Reg<Bits<4>>,
+    y_n: Reg<Bits<11>>,
+    y_need: Reg<Bits<17>>,
+    y_flags: Reg<Bits<5>>,
+    need_m1: Signal<Local, Bits<17>>,
     long_enough: Signal<Local, Bit>,
-    need_idx: Signal<Local, Bits<11>>,
-    aligned: Signal<Local, Bits<512>>,
-    cat: Signal<Local, Bits<1024>>,
-    take: Signal<Local, Bits<17>>,
-    out_keep: Signal<Local, Bits<64>>,
-    ones64: Constant<Bits<64>>,
-    flags: Signal<Local, Bits<8>>,
-    push: Signal<Local, Bit>,
-    push_data: Signal<Local, Bits<512>>,
-    push_keep: Signal<Local, Bits<64>>,
-    push_last: Signal<Local, Bit>,
-    push_flags: Signal<Local, Bits<8>>,
-    // ---- FIFO of outgoing beats (flags in tuser) and of ICRC verdicts
-    out_fifo: AxisFifo<512, 64, 8, OUT_FIFO_LOG>,
-    /// One verdict per frame; deeper than the beat FIFO holds frames.
+    status_flags: Signal<Local, Bits<5>>,
+    // ---- x: the realigner
+    x_data: Reg<Bits<512>>,
+    x_last: Reg<Bit>,
+    x_due: Reg<Bit>,
+    x_okeep: Reg<Bits<64>>,
+    x_olast: Reg<Bit>,
+    x_dest: Reg<Bits<2>>,
+    x_sel: Reg<Bits<4>>,
+    fire: Signal<Local, Bit>,
+    cat16: Signal<Local, Bits<1024>>,
+    coarse: Signal<Local, Bits<608>>,
+    fine: Signal<Local, Bits<512>>,
+    // ---- f: the output beat
+    f_valid: Reg<Bit>,
+    f_data: Reg<Bits<512>>,
+    f_keep: Reg<Bits<64>>,
+    f_last: Reg<Bit>,
+    f_udest: Reg<Bits<2>>,
+    /// Headers waiting for the consumer. A consumer may hold a header until
+    /// its frame's verdict (the payload's last beat) has gone by.
+    hdrs: AxisFifo<RX_HDR_STORE_BITS, 1, 1, HDR_FIFO_LOG>,
+    expand: RxHdrExpand,
+    // ---- FIFOs of outgoing beats (destination in tuser), of ICRC verdicts
+    // and of frame statuses
+    out_fifo: AxisFifo<512, 64, 2, OUT_FIFO_LOG>,
     verdicts: AxisFifo<1, 1, 1, VERDICT_FIFO_LOG>,
+    status: AxisFifo<5, 1, 1, VERDICT_FIFO_LOG>,
     // ---- output stage
     head_dest: Signal<Local, Bits<2>>,
     head_bad: Signal<Local, Bit>,
     head_code: Signal<Local, Bits<3>>,
     can_go: Signal<Local, Bit>,
+    pop_last: Signal<Local, Bit>,
+    done_valid_q: Reg<Bit>,
+    done_code_q: Reg<Bits<3>>,
+    done_hdr_q: Reg<Bit>,
+    cnt_sel: Signal<Local, Bits<64>>,
+    cnt_inc: Signal<Local, Bits<64>>,
     c_roce: Reg<Bits<64>>,
     c_raw: Reg<Bits<64>>,
     c_malformed: Reg<Bits<64>>,
@@ -162,109 +237,14 @@ pub struct RxParse {
     kind: TypeTag<Self>,
 }
 
-impl Default for RxParse {
-    fn default() -> Self {
-        Self {
-            clock: Default::default(),
-            reset: Default::default(),
-            s_axis: Default::default(),
-            m_hdr: Default::default(),
-            m_axis: Default::default(),
-            m_raw: Default::default(),
-            cnt_roce: Default::default(),
-            cnt_raw: Default::default(),
-            cnt_malformed: Default::default(),
-            cnt_icrc: Default::default(),
-            cnt_ip_csum: Default::default(),
-            cnt_mac_err: Default::default(),
-            done_valid: Default::default(),
-            done_code: Default::default(),
-            done_hdr: Default::default(),
-            icrc: Default::default(),
-            decode: Default::default(),
-            r1_data: Default::default(),
-            r1_keep: Default::default(),
-            r1_last: Default::default(),
-            r1_err: Default::default(),
-            r1_valid: Default::default(),
-            r1_first: Default::default(),
-            r2_data: Default::default(),
-            r2_keep: Default::default(),
-            r2_last: Default::default(),
-            r2_err: Default::default(),
-            r2_valid: Default::default(),
-            r2_first: Default::default(),
-            r3_data: Default::default(),
-            r3_keep: Default::default(),
-            r3_last: Default::default(),
-            r3_err: Default::default(),
-            r3_valid: Default::default(),
-            r3_first: Default::default(),
-            in_frame: Default::default(),
-            go: Default::default(),
-            window_ok: Default::default(),
-            ctx_roce: Default::default(),
-            ctx_raw: Default::default(),
-            ctx_bad: Default::default(),
-            ctx_csum_bad: Default::default(),
-            ctx_need: Default::default(),
-            ctx_start: Default::default(),
-            ctx_sel: Default::default(),
-            ctx_err: Default::default(),
-            ctx_dest: Default::default(),
-            ctx_icrc: Default::default(),
-            beat_idx: Default::default(),
-            remaining: Default::default(),
-            prev: Default::default(),
-            held: Default::default(),
-            held_data: Default::default(),
-            held_keep: Default::default(),
-            pend: Default::default(),
-            pend_data: Default::default(),
-            pend_keep: Default::default(),
-            pend_last: Default::default(),
-            pend_flags: Default::default(),
-            hdrs: Default::default(),
-            beat_no: Default::default(),
-            rest: Default::default(),
-            left: Default::default(),
-            emit: Default::default(),
-            direct: Default::default(),
-            tail_keep: Default::default(),
-            a_valid: Default::default(),
-            a_data: Default::default(),
-            a_keep: Default::default(),
-            a_last: Default::default(),
-            b_valid: Default::default(),
-            frame_err: Default::default(),
-            long_enough: Default::default(),
-            need_idx: Default::default(),
-            aligned: Default::default(),
-            cat: Default::default(),
-            take: Default::default(),
-            out_keep: Default::default(),
-            ones64: Constant::new(u64::MAX.into()),
-            flags: Default::default(),
-            push: Default::default(),
-            push_data: Default::default(),
-            push_keep: Default::default(),
-            push_last: Default::default(),
-            push_flags: Default::default(),
-            out_fifo: Default::default(),
-            verdicts: Default::default(),
-            head_dest: Default::default(),
-            head_bad: Default::default(),
-            head_code: Default::default(),
-            can_go: Default::default(),
-            c_roce: Default::default(),
-            c_raw: Default::default(),
-            c_malformed: Default::default(),
-            c_icrc: Default::default(),
-            c_csum: Default::default(),
-            c_mac: Default::default(),
-            kind: Default::default(),
-        }
-    }
+impl RxParse {
+    /// Pipeline slots a taken beat may be in before it reaches the output
+    /// FIFO: `e`, `s1`..`s5`, `y`, `x`, `f`.
+    pub const SLOTS: usize = 9;
+    /// Cycles from the cycle a frame's first beat is taken to the cycle its
+    /// header is valid on `m_hdr` (the second beat, if any, taken in the
+    /// next cycle): `e`, `s1`..`s5`, then the header FIFO's two.
+    pub const HDR_LATENCY: u64 = 2 + RxHeaderDecode::LATENCY + 2;
 }
 
 impl Logic for RxParse {
@@ -273,46 +253,62 @@ impl Logic for RxParse {
         dff_setup!(
             self,
             clock,
-            r1_data,
-            r1_keep,
-            r1_last,
-            r1_err,
-            r1_valid,
-            r1_first,
-            r2_data,
-            r2_keep,
-            r2_last,
-            r2_err,
-            r2_valid,
-            r2_first,
-            r3_data,
-            r3_keep,
-            r3_last,
-            r3_err,
-            r3_valid,
-            r3_first,
+            tready_q,
+            occ,
+            hocc,
             in_frame,
-            ctx_roce,
-            ctx_raw,
-            ctx_bad,
-            ctx_csum_bad,
-            ctx_need,
-            ctx_start,
-            ctx_sel,
-            ctx_err,
+            e_data,
+            e_keep,
+            e_last,
+            e_err,
+            e_first,
+            e_valid,
+            s1_empty,
+            s2_empty,
+            s3_empty,
+            s4_empty,
+            s5_empty,
+            y_empty,
+            s1,
+            s2,
+            s3,
+            s4,
+            s5,
             ctx_dest,
+            ctx_sel,
+            ctx_start,
+            ctx_need,
+            ctx_bad,
+            ctx_csum,
             ctx_icrc,
-            beat_idx,
-            remaining,
-            prev,
-            held,
-            held_data,
-            held_keep,
-            pend,
-            pend_data,
-            pend_keep,
-            pend_last,
-            pend_flags,
+            ctx_err,
+            ctx_n,
+            rem,
+            done,
+            y,
+            y_emit,
+            y_okeep,
+            y_olast,
+            y_dest,
+            y_sel,
+            y_n,
+            y_need,
+            y_flags,
+            x_data,
+            x_last,
+            x_due,
+            x_okeep,
+            x_olast,
+            x_dest,
+            x_sel,
+            f_valid,
+            f_data,
+            f_keep,
+            f_last,
+            f_udest,
+            done_valid_q,
+            done_code_q,
+            done_hdr_q,
             c_roce,
             c_raw,
             c_malformed,
@@ -322,255 +318,270 @@ impl Logic for RxParse {
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
+        self.decode.clock.next = self.clock.val();
         self.out_fifo.clock.next = self.clock.val();
         self.out_fifo.reset.next = self.reset.val();
         self.verdicts.clock.next = self.clock.val();
         self.verdicts.reset.next = self.reset.val();
+        self.status.clock.next = self.clock.val();
+        self.status.reset.next = self.reset.val();
         self.hdrs.clock.next = self.clock.val();
         self.hdrs.reset.next = self.reset.val();
 
-        // ---- input pipeline. Everything moves together (`go`); r1 may also
-        // fill while empty. A first beat leaves r2 only with its second beat
-        // behind it (or as the frame's last), so the decoder sees both.
-        self.window_ok.next =
-            !(self.r2_valid.q.val() & self.r2_first.q.val() & !self.r2_last.q.val() & !self.r1_valid.q.val());
-        // room for this cycle's push and the header; a last beat that may
-        // produce two beats waits while one is still pending (never seen in
-        // valid traffic: a frame's first beat always clears `pend`)
-        self.go.next = self.window_ok.val()
-            & !(self.pend.q.val() & self.r3_valid.q.val() & self.r3_last.q.val())
-            & self.out_fifo.s_axis.tready.val()
-            & self.hdrs.s_axis.tready.val();
-        self.s_axis.tready.next = self.go.val() | !self.r1_valid.q.val();
+        // ---- input: a beat is taken when the registered tready is high
+        self.s_axis.tready.next = self.tready_q.q.val();
+        self.taken.next = self.s_axis.tvalid.val() & self.tready_q.q.val();
         // the ICRC checker sees every beat the parser takes
         self.icrc.s_axis.tdata.next = self.s_axis.tdata.val();
         self.icrc.s_axis.tkeep.next = self.s_axis.tkeep.val();
         self.icrc.s_axis.tlast.next = self.s_axis.tlast.val();
         self.icrc.s_axis.tuser.next = self.s_axis.tuser.val();
-        self.icrc.s_axis.tvalid.next = self.s_axis.tvalid.val() & (self.go.val() | !self.r1_valid.q.val());
-        if self.s_axis.tvalid.val() & (self.go.val() | !self.r1_valid.q.val()) {
+        self.icrc.s_axis.tvalid.next = self.taken.val();
+        if self.taken.val() {
             self.in_frame.d.next = !self.s_axis.tlast.val();
+            self.e_data.d.next = self.s_axis.tdata.val();
+            self.e_keep.d.next = self.s_axis.tkeep.val();
+            self.e_last.d.next = self.s_axis.tlast.val();
+            self.e_err.d.next = self.s_axis.tuser.val().get_bit(0);
+            self.e_first.d.next = !self.in_frame.q.val();
         }
-        if self.go.val() | !self.r1_valid.q.val() {
-            self.r1_data.d.next = self.s_axis.tdata.val();
-            self.r1_keep.d.next = self.s_axis.tkeep.val();
-            self.r1_last.d.next = self.s_axis.tlast.val();
-            self.r1_err.d.next = self.s_axis.tuser.val().get_bit(0);
-            self.r1_valid.d.next = self.s_axis.tvalid.val();
-            self.r1_first.d.next = !self.in_frame.q.val();
+        // a first beat that is not the last waits for its second
+        self.e_go.next = self.e_valid.q.val() & (self.taken.val() | !self.e_first.q.val() | self.e_last.q.val());
+        self.e_valid.d.next = self.taken.val() | (self.e_valid.q.val() & !self.e_go.val());
+        // a stage without a beat holds zeros (the condition is a 1-for-zero
+        // signal, so it maps to the flip-flops' reset pins, no inverter each)
+        self.s1_zero.next = !self.e_go.val();
+        self.s1_empty.d.next = self.s1_zero.val();
+        self.s1.d.next = (bit_cast::<580, 1>(true.into()) << 579)
+            | (bit_cast::<580, 1>(self.e_first.q.val().into()) << 578)
+            | (bit_cast::<580, 1>(self.e_err.q.val().into()) << 577)
+            | (bit_cast::<580, 1>(self.e_last.q.val().into()) << 576)
+            | (bit_cast::<580, 64>(self.e_keep.q.val()) << 512)
+            | bit_cast::<580, 512>(self.e_data.q.val());
+        if self.s1_zero.val() {
+            self.s1.d.next = 0.into();
         }
-        if self.go.val() {
-            self.r2_data.d.next = self.r1_data.q.val();
-            self.r2_keep.d.next = self.r1_keep.q.val();
-            self.r2_last.d.next = self.r1_last.q.val();
-            self.r2_err.d.next = self.r1_err.q.val();
-            self.r2_valid.d.next = self.r1_valid.q.val();
-            self.r2_first.d.next = self.r1_first.q.val();
-            self.r3_data.d.next = self.r2_data.q.val();
-            self.r3_keep.d.next = self.r2_keep.q.val();
-            self.r3_last.d.next = self.r2_last.q.val();
-            self.r3_err.d.next = self.r2_err.q.val();
-            self.r3_valid.d.next = self.r2_valid.q.val();
-            self.r3_first.d.next = self.r2_first.q.val();
+        self.s2_empty.d.next = self.s1_empty.q.val();
+        self.s2.d.next = self.s1.q.val();
+        if self.s1_empty.q.val() {
+            self.s2.d.next = 0.into();
         }
-        // ---- the decoder's window: the first beat (bytes past the end zeroed) and the second
-        self.decode.window.next = bit_cast::<1024, 512>(self.r2_data.q.val());
-        if !self.r2_last.q.val() {
-            self.decode.window.next =
-                (bit_cast::<1024, 512>(self.r1_data.q.val()) << 512) | bit_cast::<1024, 512>(self.r2_data.q.val());
+        self.s3_empty.d.next = self.s2_empty.q.val();
+        self.s3.d.next = self.s2.q.val();
+        if self.s2_empty.q.val() {
+            self.s3.d.next = 0.into();
         }
-        // ---- frame context and header, as the first beat moves into r3
-        if self.go.val() & self.r2_valid.q.val() & self.r2_first.q.val() {
-            self.ctx_roce.d.next = self.decode.is_roce.val() & (self.decode.bad_reason.val() == 0);
-            self.ctx_raw.d.next = self.decode.is_raw.val() & (self.decode.bad_reason.val() == 0);
-            self.ctx_bad.d.next = self.decode.bad_reason.val() != 0;
-            self.ctx_csum_bad.d.next = !self.decode.ip_csum_ok.val();
-            self.ctx_need.d.next = self.decode.need_len.val();
-            self.ctx_start.d.next = self.decode.payload_off.val().get_bits::<1>(6);
-            // a RoCEv2 payload starts 2 bytes into a 4-byte word (a 14- or
-            // 18-byte Ethernet header, then whole words): 16 possible lanes
-            self.ctx_sel.d.next = self.decode.payload_off.val().get_bits::<4>(2);
-            self.remaining.d.next = bit_cast::<17, 16>(self.decode.payload_len.val());
+        self.s4_empty.d.next = self.s3_empty.q.val();
+        self.s4.d.next = self.s3.q.val();
+        if self.s3_empty.q.val() {
+            self.s4.d.next = 0.into();
+        }
+        self.s5_empty.d.next = self.s4_empty.q.val();
+        self.s5.d.next = self.s4.q.val();
+        if self.s4_empty.q.val() {
+            self.s5.d.next = 0.into();
+        }
+        self.y_empty.d.next = self.s5_empty.q.val();
+        self.y.d.next = self.s5.q.val();
+        if self.s5_empty.q.val() {
+            self.y.d.next = 0.into();
+        }
+
+        // ---- the decoder's window: the second beat (in e) over the first (in s1)
+        self.decode.window.next = (bit_cast::<1024, 512>(self.e_data.q.val()) << 512)
+            | bit_cast::<1024, 512>(self.s1.q.val().get_bits::<512>(0));
+        self.decode.one_beat.next = self.s1.q.val().get_bit(576);
+        self.decode.idle.next = !(self.s1.q.val().get_bit(579) & self.s1.q.val().get_bit(578));
+
+        // ---- s5: the frame's context (the decoder's verdict at its first beat)
+        self.s5_valid.next = self.s5.q.val().get_bit(579);
+        self.s5_first.next = self.s5.q.val().get_bit(578);
+        self.s5_last.next = self.s5.q.val().get_bit(576);
+        self.f_dest.next = self.ctx_dest.q.val();
+        self.f_sel.next = self.ctx_sel.q.val();
+        self.f_start.next = self.ctx_start.q.val();
+        self.f_need.next = self.ctx_need.q.val();
+        self.f_bad.next = self.ctx_bad.q.val();
+        self.f_csum.next = self.ctx_csum.q.val();
+        self.f_icrc.next = self.ctx_icrc.q.val();
+        self.f_err.next = self.ctx_err.q.val() | self.s5.q.val().get_bit(577);
+        self.f_n.next = self.ctx_n.q.val();
+        self.f_r.next = self.rem.q.val();
+        self.f_done.next = self.done.q.val();
+        if self.s5_first.val() {
             // where the frame's beats go: 0 payload, 1 raw queue, 2 nowhere
-            self.ctx_dest.d.next = 0.into();
+            self.f_dest.next = 0.into();
             if self.decode.is_raw.val() {
-                self.ctx_dest.d.next = 1.into();
+                self.f_dest.next = 1.into();
             }
             if (self.decode.bad_reason.val() != 0) | (!self.decode.ip_csum_ok.val() & self.decode.is_roce.val()) {
-                self.ctx_dest.d.next = 2.into();
+                self.f_dest.next = 2.into();
             }
-            self.ctx_icrc.d.next = self.decode.is_roce.val();
-            if self.decode.is_raw.val() {
-                self.ctx_start.d.next = 0.into();
+            // a RoCEv2 payload starts 2 bytes into a 4-byte word (a 14- or
+            // 18-byte Ethernet header, then whole words): 16 possible words
+            self.f_sel.next = self.decode.payload_off.val().get_bits::<4>(2);
+            self.f_start.next = self.decode.payload_off.val().get_bit(6);
+            self.f_need.next = self.decode.need_len.val();
+            self.f_bad.next = self.decode.bad_reason.val() != 0;
+            self.f_csum.next = !self.decode.ip_csum_ok.val() & self.decode.is_roce.val();
+            self.f_icrc.next = self.decode.is_roce.val();
+            self.f_err.next = self.s5.q.val().get_bit(577);
+            self.f_n.next = 0.into();
+            self.f_r.next = bit_cast::<17, 16>(self.decode.payload_len.val());
+            self.f_done.next = false;
+        }
+        // payload bytes: from the payload's first beat on, min(rest, 64) per beat
+        self.active.next = !self.s5_first.val() | !self.f_start.val();
+        self.r_nz.next = self.f_r.val() != 0;
+        self.r_le64.next = self.f_r.val() <= 64;
+        self.ones64.next = 0.into();
+        self.ones64.next = !self.ones64.val();
+        self.keep_r.next = !(self.ones64.val() << self.f_r.val().get_bits::<6>(0));
+        if self.f_r.val().get_bits::<11>(6).any() {
+            self.keep_r.next = self.ones64.val();
+        }
+        self.y_dest.d.next = self.f_dest.val();
+        self.y_sel.d.next = self.f_sel.val();
+        self.y_n.d.next = self.f_n.val();
+        self.y_need.d.next = self.f_need.val();
+        // the payload: its beats, then (if none carried tlast) one at the frame's end
+        self.y_emit.d.next = (self.active.val() & self.r_nz.val()) | (self.s5_last.val() & !self.f_done.val());
+        self.y_okeep.d.next = self.keep_r.val();
+        self.y_olast.d.next = self.r_le64.val() | self.s5_last.val();
+        if self.f_dest.val() == 1 {
+            // raw frames pass as they are
+            self.y_emit.d.next = true;
+            self.y_okeep.d.next = self.s5.q.val().get_bits::<64>(512);
+            self.y_olast.d.next = self.s5_last.val();
+        }
+        if self.f_dest.val() == 2 {
+            // nothing but a zero-length last beat, which carries the verdict
+            self.y_emit.d.next = self.s5_last.val();
+            self.y_okeep.d.next = 0.into();
+            self.y_olast.d.next = true;
+        }
+        // tuser of the status: [0] MAC error, [1] malformed (short: set in y),
+        // [2] IPv4 checksum, [3] ICRC applies, [4] header sent
+        self.y_flags.d.next = bit_cast::<5, 1>(self.f_err.val().into())
+            | (bit_cast::<5, 1>(self.f_bad.val().into()) << 1)
+            | (bit_cast::<5, 1>(self.f_csum.val().into()) << 2)
+            | (bit_cast::<5, 1>(self.f_icrc.val().into()) << 3)
+            | (bit_cast::<5, 1>((self.f_dest.val() == 0).into()) << 4);
+        if self.s5_valid.val() {
+            self.ctx_dest.d.next = self.f_dest.val();
+            self.ctx_sel.d.next = self.f_sel.val();
+            self.ctx_start.d.next = self.f_start.val();
+            self.ctx_need.d.next = self.f_need.val();
+            self.ctx_bad.d.next = self.f_bad.val();
+            self.ctx_csum.d.next = self.f_csum.val();
+            self.ctx_icrc.d.next = self.f_icrc.val();
+            self.ctx_err.d.next = self.f_err.val();
+            self.ctx_n.d.next = self.f_n.val() + 1;
+            self.rem.d.next = self.f_r.val();
+            self.done.d.next = self.f_done.val();
+            if self.active.val() & self.r_nz.val() {
+                self.rem.d.next = self.f_r.val() - 64;
+                if self.r_le64.val() {
+                    self.rem.d.next = 0.into();
+                    self.done.d.next = true;
+                }
             }
         }
-        self.hdrs.s_axis.tvalid.next = self.go.val()
-            & self.r2_valid.q.val()
-            & self.r2_first.q.val()
+        if self.s5_empty.q.val() {
+            self.y_emit.d.next = false;
+            self.y_okeep.d.next = 0.into();
+            self.y_olast.d.next = false;
+            self.y_dest.d.next = 0.into();
+            self.y_sel.d.next = 0.into();
+            self.y_n.d.next = 0.into();
+            self.y_need.d.next = 0.into();
+            self.y_flags.d.next = 0.into();
+        }
+        // the header leaves as the first beat moves on
+        self.hdrs.s_axis.tvalid.next = self.s5_valid.val()
+            & self.s5_first.val()
             & self.decode.is_roce.val()
             & (self.decode.bad_reason.val() == 0)
             & self.decode.ip_csum_ok.val();
-        self.hdrs.s_axis.tdata.next = self.decode.hdr.val();
+        self.hdrs.s_axis.tdata.next = self.decode.stored.val();
         self.hdrs.s_axis.tkeep.next = 1.into();
         self.hdrs.s_axis.tlast.next = true;
         self.hdrs.s_axis.tuser.next = 0.into();
         self.hdrs.m_axis.tready.next = self.m_hdr.tready.val();
         self.m_hdr.tvalid.next = self.hdrs.m_axis.tvalid.val();
-        self.m_hdr.tdata.next = self.hdrs.m_axis.tdata.val();
+        self.expand.stored.next = self.hdrs.m_axis.tdata.val();
+        self.m_hdr.tdata.next = self.expand.hdr.val();
 
-        // ---- realigner at r3: beat `beat_no` of the frame
-        self.beat_no.next = self.beat_idx.q.val();
-        self.frame_err.next = self.ctx_err.q.val() | self.r3_err.q.val();
-        if self.r3_first.q.val() {
-            self.beat_no.next = 0.into();
-            self.frame_err.next = self.r3_err.q.val();
+        // ---- y: at a frame's last beat, the frame holds byte need-1 (in an
+        // earlier beat or in this one), and its status is queued
+        self.need_m1.next = self.y_need.q.val() - 1;
+        self.long_enough.next = (self.y_need.q.val() == 0)
+            | (self.y_n.q.val() > self.need_m1.val().get_bits::<11>(6))
+            | ((self.y_n.q.val() == self.need_m1.val().get_bits::<11>(6))
+                & (self.y.q.val().get_bits::<64>(512) >> self.need_m1.val().get_bits::<6>(0)).get_bit(0));
+        self.status_flags.next = self.y_flags.q.val();
+        if !self.long_enough.val() {
+            self.status_flags.next = self.y_flags.q.val() | 0x02;
         }
-        // the frame holds byte need-1: in an earlier beat, or in this last one
-        self.need_idx.next = (self.ctx_need.q.val() - 1).get_bits::<11>(6);
-        self.long_enough.next = (self.ctx_need.q.val() == 0)
-            | (self.beat_no.val() > self.need_idx.val())
-            | ((self.beat_no.val() == self.need_idx.val())
-                & (self.r3_keep.q.val() >> (self.ctx_need.q.val() - 1).get_bits::<6>(0)).get_bit(0));
-        // payload bytes from this beat and the one before, shifted to byte 0
-        self.cat.next = (bit_cast::<1024, 512>(self.r3_data.q.val()) << 512) | bit_cast::<1024, 512>(self.prev.q.val());
-        // a fixed 2-byte shift, then one by whole words (4 mux stages, not 6)
-        self.aligned.next =
-            ((self.cat.val() >> 16) >> (bit_cast::<10, 4>(self.ctx_sel.q.val()) << 5)).get_bits::<512>(0);
-        self.direct.next = (self.r3_data.q.val() >> 16) >> (bit_cast::<10, 4>(self.ctx_sel.q.val()) << 5);
-        self.take.next = 64.into();
-        if self.remaining.q.val() < 64 {
-            self.take.next = self.remaining.q.val();
+        self.status.s_axis.tvalid.next = self.y.q.val().get_bit(579) & self.y.q.val().get_bit(576);
+        self.status.s_axis.tdata.next = self.status_flags.val();
+        self.status.s_axis.tkeep.next = 1.into();
+        self.status.s_axis.tlast.next = true;
+        self.status.s_axis.tuser.next = 0.into();
+
+        // ---- x: the beat in x produces its output once its successor is in y
+        self.fire.next = self.x_due.q.val() & (self.y.q.val().get_bit(579) | self.x_last.q.val());
+        if self.y.q.val().get_bit(579) {
+            self.x_data.d.next = self.y.q.val().get_bits::<512>(0);
+            self.x_last.d.next = self.y.q.val().get_bit(576);
+            self.x_due.d.next = self.y_emit.q.val();
+            self.x_okeep.d.next = self.y_okeep.q.val();
+            self.x_olast.d.next = self.y_olast.q.val();
+            self.x_dest.d.next = self.y_dest.q.val();
+            self.x_sel.d.next = self.y_sel.q.val();
+        } else if self.fire.val() {
+            self.x_due.d.next = false;
         }
-        self.out_keep.next = !(self.ones64.val() << self.take.val().get_bits::<7>(0));
-        if self.take.val() == 64 {
-            self.out_keep.next = self.ones64.val();
+        // payload bytes from x and the beat after it, 2 bytes then whole words
+        // on: by 0, 4, 8 or 12 words, then by 0..3 words
+        self.cat16.next = ((bit_cast::<1024, 512>(self.y.q.val().get_bits::<512>(0)) << 512)
+            | bit_cast::<1024, 512>(self.x_data.q.val()))
+            >> 16;
+        self.coarse.next = self.cat16.val().get_bits::<608>(0);
+        if self.x_sel.q.val().get_bits::<2>(2) == 1 {
+            self.coarse.next = self.cat16.val().get_bits::<608>(128);
         }
-        self.rest.next = self.remaining.q.val() - self.take.val();
-        // a payload beat is due once the beat after the payload's first is here
-        self.emit.next = (self.ctx_dest.q.val() == 0)
-            & (self.beat_no.val() > bit_cast::<11, 1>(self.ctx_start.q.val()))
-            & (self.remaining.q.val() != 0);
-        // payload bytes still unsent after this beat
-        self.left.next = self.remaining.q.val();
-        if self.emit.val() {
-            self.left.next = self.rest.val();
+        if self.x_sel.q.val().get_bits::<2>(2) == 2 {
+            self.coarse.next = self.cat16.val().get_bits::<608>(256);
         }
-        // tuser: [1:0] destination, [2] MAC error, [3] short or malformed, [4] IPv4 checksum, [5] ICRC applies,
-        // [6] header sent
-        self.flags.next = bit_cast::<8, 2>(self.ctx_dest.q.val());
-        if self.frame_err.val() {
-            self.flags.next = self.flags.val() | 0x04;
+        if self.x_sel.q.val().get_bits::<2>(2) == 3 {
+            self.coarse.next = self.cat16.val().get_bits::<608>(384);
         }
-        if !self.long_enough.val() | self.ctx_bad.q.val() {
-            self.flags.next = self.flags.val() | 0x08;
+        if self.x_dest.q.val() == 1 {
+            self.coarse.next = bit_cast::<608, 512>(self.x_data.q.val());
         }
-        if self.ctx_csum_bad.q.val() & self.ctx_icrc.q.val() {
-            self.flags.next = self.flags.val() | 0x10;
+        self.fine.next = self.coarse.val().get_bits::<512>(0);
+        if (self.x_sel.q.val().get_bits::<2>(0) == 1) & (self.x_dest.q.val() != 1) {
+            self.fine.next = self.coarse.val().get_bits::<512>(32);
         }
-        if self.ctx_icrc.q.val() {
-            self.flags.next = self.flags.val() | 0x20;
+        if (self.x_sel.q.val().get_bits::<2>(0) == 2) & (self.x_dest.q.val() != 1) {
+            self.fine.next = self.coarse.val().get_bits::<512>(64);
         }
-        if self.ctx_dest.q.val() == 0 {
-            // RoCE frames that reach the payload stream had their header sent
-            self.flags.next = self.flags.val() | 0x40;
+        if (self.x_sel.q.val().get_bits::<2>(0) == 3) & (self.x_dest.q.val() != 1) {
+            self.fine.next = self.coarse.val().get_bits::<512>(96);
         }
-        // payload bytes that lie in this beat alone (the last output of a frame)
-        self.tail_keep.next = !(self.ones64.val() << self.left.val().get_bits::<7>(0));
-        if self.left.val() >= 64 {
-            self.tail_keep.next = self.ones64.val();
-        }
-        // up to two beats from this input beat: `a`, then `b`
-        self.a_valid.next = false;
-        self.a_data.next = self.aligned.val();
-        self.a_keep.next = self.out_keep.val();
-        self.a_last.next = false;
-        self.b_valid.next = false;
-        if self.r3_valid.q.val() & self.go.val() {
-            self.beat_idx.d.next = self.beat_no.val() + 1;
-            self.ctx_err.d.next = self.frame_err.val();
-            self.prev.d.next = self.r3_data.q.val();
-            if self.ctx_dest.q.val() == 1 {
-                // raw frames pass as they are
-                self.a_valid.next = true;
-                self.a_data.next = self.r3_data.q.val();
-                self.a_keep.next = self.r3_keep.q.val();
-                self.a_last.next = self.r3_last.q.val();
-            } else if self.emit.val() {
-                if !self.r3_last.q.val() {
-                    // (on the last beat the next frame's context loads instead)
-                    self.remaining.d.next = self.rest.val();
-                }
-                if self.rest.val() != 0 {
-                    self.a_valid.next = true;
-                } else if self.r3_last.q.val() {
-                    self.a_valid.next = true;
-                    self.a_last.next = true;
-                } else {
-                    // the payload's last beat waits for the frame's end (flags)
-                    self.held.d.next = true;
-                    self.held_data.d.next = self.aligned.val();
-                    self.held_keep.d.next = self.out_keep.val();
-                }
-            }
-            if self.r3_last.q.val() & (self.ctx_dest.q.val() != 1) {
-                if self.held.q.val() {
-                    self.a_valid.next = true;
-                    self.a_data.next = self.held_data.q.val();
-                    self.a_keep.next = self.held_keep.q.val();
-                    self.a_last.next = true;
-                    self.held.d.next = false;
-                } else if (self.ctx_dest.q.val() == 0) & (self.left.val() != 0) {
-                    // the rest of the payload lies in this beat
-                    if self.a_valid.val() {
-                        self.b_valid.next = true;
-                    } else {
-                        self.a_valid.next = true;
-                        self.a_data.next = self.direct.val();
-                        self.a_keep.next = self.tail_keep.val();
-                        self.a_last.next = true;
-                    }
-                } else if !self.a_valid.val() {
-                    // nothing (more) to send: a zero-length last beat carries the verdict
-                    self.a_valid.next = true;
-                    self.a_keep.next = 0.into();
-                    self.a_last.next = true;
-                }
-            }
-        }
-        // into the FIFO in order: the pending beat, then `a`, then `b`
-        self.push.next = self.pend.q.val() | self.a_valid.val();
-        self.push_data.next = self.a_data.val();
-        self.push_keep.next = self.a_keep.val();
-        self.push_last.next = self.a_last.val();
-        self.push_flags.next = self.flags.val();
-        if self.pend.q.val() {
-            self.push_data.next = self.pend_data.q.val();
-            self.push_keep.next = self.pend_keep.q.val();
-            self.push_last.next = self.pend_last.q.val();
-            self.push_flags.next = self.pend_flags.q.val();
-        }
-        if self.out_fifo.s_axis.tready.val() {
-            self.pend.d.next = false;
-            if self.pend.q.val() & self.a_valid.val() {
-                self.pend.d.next = true;
-                self.pend_data.d.next = self.a_data.val();
-                self.pend_keep.d.next = self.a_keep.val();
-                self.pend_last.d.next = self.a_last.val();
-                self.pend_flags.d.next = self.flags.val();
-            }
-            if self.b_valid.val() {
-                self.pend.d.next = true;
-                self.pend_data.d.next = self.direct.val();
-                self.pend_keep.d.next = self.tail_keep.val();
-                self.pend_last.d.next = true;
-                self.pend_flags.d.next = self.flags.val();
-            }
-        }
-        self.out_fifo.s_axis.tvalid.next = self.push.val();
-        self.out_fifo.s_axis.tdata.next = self.push_data.val();
-        self.out_fifo.s_axis.tkeep.next = self.push_keep.val();
-        self.out_fifo.s_axis.tlast.next = self.push_last.val();
-        self.out_fifo.s_axis.tuser.next = self.push_flags.val();
+        self.f_valid.d.next = self.fire.val();
+        self.f_data.d.next = self.fine.val();
+        self.f_keep.d.next = self.x_okeep.q.val();
+        self.f_last.d.next = self.x_olast.q.val();
+        self.f_udest.d.next = self.x_dest.q.val();
+
+        // ---- f: into the output FIFO (never full: the credits)
+        self.out_fifo.s_axis.tvalid.next = self.f_valid.q.val();
+        self.out_fifo.s_axis.tdata.next = self.f_data.q.val();
+        self.out_fifo.s_axis.tkeep.next = self.f_keep.q.val();
+        self.out_fifo.s_axis.tlast.next = self.f_last.q.val();
+        self.out_fifo.s_axis.tuser.next = self.f_udest.q.val();
 
         self.verdicts.s_axis.tvalid.next = self.icrc.verdict_valid.val();
         self.verdicts.s_axis.tdata.next = bit_cast::<1, 1>(self.icrc.verdict_icrc_ok.val().into());
@@ -578,26 +589,28 @@ impl Logic for RxParse {
         self.verdicts.s_axis.tlast.next = true;
         self.verdicts.s_axis.tuser.next = 0.into();
 
-        // ---- output stage
-        self.head_dest.next = self.out_fifo.m_axis.tuser.val().get_bits::<2>(0);
-        self.can_go.next = !self.out_fifo.m_axis.tlast.val() | self.verdicts.m_axis.tvalid.val();
+        // ---- output stage: a frame's last beat leaves with its verdict and status
+        self.head_dest.next = self.out_fifo.m_axis.tuser.val();
+        self.can_go.next =
+            !self.out_fifo.m_axis.tlast.val() | (self.verdicts.m_axis.tvalid.val() & self.status.m_axis.tvalid.val());
         self.head_code.next = 0.into();
         if self.head_dest.val() == 1 {
             self.head_code.next = 1.into();
         }
-        if self.out_fifo.m_axis.tuser.val().get_bit(5) & !self.verdicts.m_axis.tdata.val().get_bit(0) {
+        if self.status.m_axis.tdata.val().get_bit(3) & !self.verdicts.m_axis.tdata.val().get_bit(0) {
             self.head_code.next = 3.into();
         }
-        if self.out_fifo.m_axis.tuser.val().get_bit(4) {
+        if self.status.m_axis.tdata.val().get_bit(2) {
             self.head_code.next = 4.into();
         }
-        if self.out_fifo.m_axis.tuser.val().get_bit(3) {
+        if self.status.m_axis.tdata.val().get_bit(1) {
             self.head_code.next = 2.into();
         }
-        if self.out_fifo.m_axis.tuser.val().get_bit(2) {
+        if self.status.m_axis.tdata.val().get_bit(0) {
             self.head_code.next = 5.into();
         }
-        self.head_bad.next = (self.head_code.val() != 0) & (self.head_code.val() != 1);
+        self.head_bad.next =
+            self.out_fifo.m_axis.tlast.val() & (self.head_code.val() != 0) & (self.head_code.val() != 1);
         self.m_axis.tdata.next = self.out_fifo.m_axis.tdata.val();
         self.m_axis.tkeep.next = self.out_fifo.m_axis.tkeep.val();
         self.m_axis.tlast.next = self.out_fifo.m_axis.tlast.val();
@@ -612,29 +625,52 @@ impl Logic for RxParse {
             & (((self.head_dest.val() == 0) & self.m_axis.tready.val())
                 | ((self.head_dest.val() == 1) & self.m_raw.tready.val())
                 | (self.head_dest.val() == 2));
-        self.verdicts.m_axis.tready.next =
+        self.pop_last.next =
             self.out_fifo.m_axis.tvalid.val() & self.out_fifo.m_axis.tready.val() & self.out_fifo.m_axis.tlast.val();
-        self.done_valid.next = self.verdicts.m_axis.tready.val();
-        self.done_code.next = self.head_code.val();
-        self.done_hdr.next = self.out_fifo.m_axis.tuser.val().get_bit(6);
-        if self.verdicts.m_axis.tready.val() {
-            if self.head_code.val() == 0 {
-                self.c_roce.d.next = self.c_roce.q.val() + 1;
+        self.verdicts.m_axis.tready.next = self.pop_last.val();
+        self.status.m_axis.tready.next = self.pop_last.val();
+        self.done_valid_q.d.next = self.pop_last.val();
+        self.done_code_q.d.next = self.head_code.val();
+        self.done_hdr_q.d.next = self.status.m_axis.tdata.val().get_bit(4);
+        self.done_valid.next = self.done_valid_q.q.val();
+        self.done_code.next = self.done_code_q.q.val();
+        self.done_hdr.next = self.done_hdr_q.q.val();
+        // one frame decided per cycle at most: one incrementer for the six counters
+        self.cnt_sel.next = self.c_roce.q.val();
+        if self.done_code_q.q.val() == 1 {
+            self.cnt_sel.next = self.c_raw.q.val();
+        }
+        if self.done_code_q.q.val() == 2 {
+            self.cnt_sel.next = self.c_malformed.q.val();
+        }
+        if self.done_code_q.q.val() == 3 {
+            self.cnt_sel.next = self.c_icrc.q.val();
+        }
+        if self.done_code_q.q.val() == 4 {
+            self.cnt_sel.next = self.c_csum.q.val();
+        }
+        if self.done_code_q.q.val() == 5 {
+            self.cnt_sel.next = self.c_mac.q.val();
+        }
+        self.cnt_inc.next = self.cnt_sel.val() + 1;
+        if self.done_valid_q.q.val() {
+            if self.done_code_q.q.val() == 0 {
+                self.c_roce.d.next = self.cnt_inc.val();
             }
-            if self.head_code.val() == 1 {
-                self.c_raw.d.next = self.c_raw.q.val() + 1;
+            if self.done_code_q.q.val() == 1 {
+                self.c_raw.d.next = self.cnt_inc.val();
             }
-            if self.head_code.val() == 2 {
-                self.c_malformed.d.next = self.c_malformed.q.val() + 1;
+            if self.done_code_q.q.val() == 2 {
+                self.c_malformed.d.next = self.cnt_inc.val();
             }
-            if self.head_code.val() == 3 {
-                self.c_icrc.d.next = self.c_icrc.q.val() + 1;
+            if self.done_code_q.q.val() == 3 {
+                self.c_icrc.d.next = self.cnt_inc.val();
             }
-            if self.head_code.val() == 4 {
-                self.c_csum.d.next = self.c_csum.q.val() + 1;
+            if self.done_code_q.q.val() == 4 {
+                self.c_csum.d.next = self.cnt_inc.val();
             }
-            if self.head_code.val() == 5 {
-                self.c_mac.d.next = self.c_mac.q.val() + 1;
+            if self.done_code_q.q.val() == 5 {
+                self.c_mac.d.next = self.cnt_inc.val();
             }
         }
         self.cnt_roce.next = self.c_roce.q.val();
@@ -644,13 +680,36 @@ impl Logic for RxParse {
         self.cnt_ip_csum.next = self.c_csum.q.val();
         self.cnt_mac_err.next = self.c_mac.q.val();
 
+        // ---- credits: the FIFOs' occupancy, and the input's tready from it
+        self.occ.d.next = self.occ.q.val() + bit_cast::<6, 1>(self.f_valid.q.val().into())
+            - bit_cast::<6, 1>((self.out_fifo.m_axis.tvalid.val() & self.out_fifo.m_axis.tready.val()).into());
+        self.hocc.d.next = self.hocc.q.val() + bit_cast::<6, 1>(self.hdrs.s_axis.tvalid.val().into())
+            - bit_cast::<6, 1>((self.hdrs.m_axis.tvalid.val() & self.m_hdr.tready.val()).into());
+        self.tready_q.d.next = (self.occ.q.val() < 23) & (self.hocc.q.val() < 26);
+
         if self.reset.val() {
-            self.r1_valid.d.next = false;
-            self.r2_valid.d.next = false;
-            self.r3_valid.d.next = false;
+            // ready in the first cycle after reset (sources hold tvalid low
+            // while in reset)
+            self.tready_q.d.next = true;
+            self.occ.d.next = 0.into();
+            self.hocc.d.next = 0.into();
             self.in_frame.d.next = false;
-            self.held.d.next = false;
-            self.pend.d.next = false;
+            self.e_valid.d.next = false;
+            self.s1_empty.d.next = true;
+            self.s2_empty.d.next = true;
+            self.s3_empty.d.next = true;
+            self.s4_empty.d.next = true;
+            self.s5_empty.d.next = true;
+            self.y_empty.d.next = true;
+            self.s1.d.next = 0.into();
+            self.s2.d.next = 0.into();
+            self.s3.d.next = 0.into();
+            self.s4.d.next = 0.into();
+            self.s5.d.next = 0.into();
+            self.y.d.next = 0.into();
+            self.x_due.d.next = false;
+            self.f_valid.d.next = false;
+            self.done_valid_q.d.next = false;
             self.c_roce.d.next = 0.into();
             self.c_raw.d.next = 0.into();
             self.c_malformed.d.next = 0.into();
