@@ -19,8 +19,8 @@
 //! Moderation timers: a CQ that needs one enters a FIFO (block RAM) with its
 //! deadline (in microseconds, rounded up so it never fires early); the head
 //! is checked each cycle and, if not due, moves to the tail. With N CQs
-//! waiting, a timer fires at most max(N, [`BRAM_FIFO_LATENCY`](crate::prim::BRAM_FIFO_LATENCY) + 1) cycles
-//! late, plus the pipeline below, and no cycle ever walks the CQ table.
+//! waiting, a timer fires at most max(N, [`BRAM_FIFO_LATENCY`](crate::prim::BRAM_FIFO_LATENCY)) cycles
+//! late, plus 5 cycles from the head to `m_irq`, and no cycle ever walks the CQ table.
 //!
 //! One event per cycle enters a three-stage read-modify-write (setup >
 //! query > doorbell > timer > CQE): A presents the CQN to the RAMs, B has
@@ -162,6 +162,7 @@ pub struct CqEngine {
     tmr_push_d: Reg<Bits<26>>,
     irqs: AxisFifo<27, 1, 1, IRQ_LOG>,
     irq_used: Reg<Bits<5>>,
+    irq_popped: Reg<Bit>,
     irq_push_v: Reg<Bit>,
     irq_push_d: Reg<Bits<27>>,
     us_div: Reg<Bits<8>>,
@@ -303,6 +304,7 @@ impl Logic for CqEngine {
             tmr_push_v,
             tmr_push_d,
             irq_used,
+            irq_popped,
             irq_push_v,
             irq_push_d,
             us_div,
@@ -735,12 +737,14 @@ impl Logic for CqEngine {
         self.irq_pop.next = self.m_irq.valid.val() & self.m_irq.ready.val();
         self.irqs.m_axis.tready.next = self.irq_pop.val();
         // places reserved at A by every event that may fire, released at C
-        // by those that did not, and by each interrupt that leaves
+        // by those that did not, and by each interrupt that left (a cycle
+        // late: the count is never below the FIFO's)
+        self.irq_popped.d.next = self.irq_pop.val();
         self.irq_rel.next = (self.db2.q.val() | self.tm2.q.val() | self.ce2.q.val()) & !self.fire.val();
         self.irq_used.d.next = self.irq_used.q.val()
             + bit_cast::<5, 1>((self.ev_db.val() | self.ev_timer.val() | self.ev_cqe.val()).into())
             - bit_cast::<5, 1>(self.irq_rel.val().into())
-            - bit_cast::<5, 1>(self.irq_pop.val().into());
+            - bit_cast::<5, 1>(self.irq_popped.q.val().into());
 
         // ---- the write stage: the oldest command with its CQE
         self.wc.next = self.wcmd.m_axis.tdata.val();
@@ -792,6 +796,7 @@ impl Logic for CqEngine {
             self.tmr_room.d.next = false;
             self.tmr_push_v.d.next = false;
             self.irq_used.d.next = 0.into();
+            self.irq_popped.d.next = false;
             self.irq_push_v.d.next = false;
             self.su_busy.d.next = false;
             self.su_go.d.next = false;
