@@ -705,3 +705,527 @@ fn store_writes_back_ring_indices() {
     assert_eq!((w.qpn, w.rq, w.index), (30, false, 5));
     assert_eq!(w.bytes, vec![0xA5; 128]);
 }
+
+// ------------------------------------------------------------------ hazards
+//
+// The two table blocks alone (their Verilog), with events on one QP and one
+// CQ in consecutive cycles: the block's pipelined read-modify-write must
+// act as if every event were applied alone, in the order taken (within a
+// cycle: setup, query, doorbell, as docs/host.md ranks them).
+
+use rnic_sim::models::{cq_engine, desc_fetch};
+use rnic_sim::{Clocked, Model};
+use std::collections::VecDeque;
+
+/// One input event of the descriptor fetcher, and when it is first offered.
+#[derive(Clone, Copy, Debug)]
+enum QpEvent {
+    /// QPN, SQ (base, log, prod, cons), RQ (base, log, prod, cons), live
+    Setup(u32, (u64, u8, u16, u16), (u64, u8, u16, u16), bool),
+    Query(u32),
+    /// QPN, RQ, index
+    Db(u32, bool, u16),
+}
+
+fn wide_set<M: Model>(m: &mut M, name: &str, w: &[u32]) {
+    let i = m.port(name);
+    m.set_words(i, w);
+}
+
+fn wide_get<M: Model>(m: &M, name: &str) -> Vec<u32> {
+    let i = m.port(name);
+    let mut w = vec![0u32; m.ports()[i].words()];
+    m.get_words(i, &mut w);
+    w
+}
+
+/// The 64 bytes the host returns for a descriptor read at `addr`.
+fn wqe_pattern(addr: u64) -> [u32; 16] {
+    std::array::from_fn(|i| (addr as u32).wrapping_mul(2_654_435_761) ^ (i as u32 * 0x0101_0101) ^ (addr >> 32) as u32)
+}
+
+/// The order in which a table block's stage A takes events offered to it:
+/// each class (setup 0, query 1, doorbell 2, CQE 3) in the order taken on
+/// its port, from the cycle after; each cycle the lowest class with one
+/// waiting. `taken`: (cycle taken on the port, class, event).
+fn processing_order<E: Copy>(taken: &[(u64, u8, E)]) -> Vec<(u64, E)> {
+    let mut queues: [VecDeque<(u64, E)>; 4] = Default::default();
+    let mut sorted = taken.to_vec();
+    sorted.sort_by_key(|&(c, r, _)| (c, r));
+    for &(c, r, e) in &sorted {
+        queues[r as usize].push_back((c, e));
+    }
+    let mut out = vec![];
+    let mut cycle = sorted.first().map_or(0, |t| t.0) + 1;
+    while queues.iter().any(|q| !q.is_empty()) {
+        if let Some(q) = queues.iter_mut().find(|q| q.front().is_some_and(|&(c, _)| c < cycle)) {
+            out.push((cycle, q.pop_front().unwrap().1));
+        }
+        cycle += 1;
+    }
+    out
+}
+
+#[test]
+fn back_to_back_events_on_one_qp_match_a_reference() {
+    let mut sim = Clocked::new(desc_fetch::Dut::new());
+    sim.dut.set("enable", 0);
+    sim.reset(2);
+    let (qa, qb) = (5u32, 9u32);
+    let (sq_a, rq_a, sq_b) = (0x10_0000u64, 0x20_0000u64, 0x30_0000u64);
+    // (first cycle offered, event): phase 1 (fetch off) every event in
+    // consecutive cycles on QP a, with setups of a and b in between
+    let mut script: Vec<(u64, QpEvent)> = vec![];
+    let mut t = 10;
+    let setup_a = |p: u16, c: u16| QpEvent::Setup(qa, (sq_a, 6, p, c), (rq_a, 6, p, c), true);
+    script.push((t, setup_a(0, 0)));
+    for i in 1..=12u16 {
+        script.push((t + i as u64, QpEvent::Db(qa, i % 3 == 0, i)));
+    }
+    script.push((t + 6, QpEvent::Query(qa)));
+    t += 20;
+    script.push((t, QpEvent::Setup(qb, (sq_b, 5, 3, 3), (sq_b + 0x8000, 2, 1, 1), true)));
+    script.push((t + 1, QpEvent::Db(qb, false, 4)));
+    for i in 0..6u16 {
+        script.push((t + 1 + i as u64, QpEvent::Db(qa, false, 20 + i)));
+    }
+    script.push((t + 8, QpEvent::Query(qb)));
+    t += 16;
+    // a setup (reload) of a with doorbells on a in the cycles just before and after
+    script.push((t, setup_a(40, 40)));
+    for i in 0..5u16 {
+        script.push((t - 2 + i as u64, QpEvent::Db(qa, i % 2 == 1, 41 + i)));
+    }
+    script.push((t + 6, QpEvent::Query(qa)));
+    // invalidate b, then doorbells to it fail; one for a QP never loaded
+    t += 14;
+    script.push((t, QpEvent::Setup(qb, (0, 0, 0, 0), (0, 0, 0, 0), false)));
+    script.push((t, QpEvent::Db(qb, false, 5)));
+    script.push((t + 1, QpEvent::Db(qb, true, 2)));
+    script.push((t + 2, QpEvent::Db(77, false, 1)));
+    script.push((t + 8, QpEvent::Query(qa)));
+    let phase2 = t + 20;
+    // phase 2 (fetch on): doorbells on a every cycle race the fetches of a
+    for i in 0..40u16 {
+        script.push((phase2 + i as u64, QpEvent::Db(qa, i % 2 == 1, 46 + i / 2)));
+    }
+    script.push((phase2 + 20, QpEvent::Query(qa)));
+
+    let mut setups: VecDeque<(u64, QpEvent)> = VecDeque::new();
+    let mut queries: VecDeque<(u64, QpEvent)> = VecDeque::new();
+    let mut dbs: VecDeque<(u64, QpEvent)> = VecDeque::new();
+    for &(c, e) in &script {
+        match e {
+            QpEvent::Setup(..) => setups.push_back((c, e)),
+            QpEvent::Query(..) => queries.push_back((c, e)),
+            QpEvent::Db(..) => dbs.push_back((c, e)),
+        }
+    }
+    // acceptance order: (cycle, rank) -> event
+    let mut taken: Vec<(u64, u8, QpEvent)> = vec![];
+    let mut answers: Vec<u64> = vec![];
+    let mut db_errors = 0;
+    let mut db_taken_cycles: Vec<u64> = vec![];
+    // DMA: commands waiting, beats to return
+    let mut reads: VecDeque<(u64, u64)> = VecDeque::new();
+    let mut rd_beat: Option<(u64, u64)> = None;
+    let mut wqes: Vec<(u32, bool, u16, Vec<u32>)> = vec![];
+    let mut cur: Vec<u32> = vec![];
+    let mut rng = Rng(21);
+    let end = phase2 + 3000;
+    while sim.cycle() < end {
+        let now = sim.cycle();
+        let d = &mut sim.dut;
+        d.set("enable", (now >= phase2) as u64);
+        let offer = |q: &VecDeque<(u64, QpEvent)>| q.front().filter(|(c, _)| *c <= now).map(|&(_, e)| e);
+        let su = offer(&setups);
+        if let Some(QpEvent::Setup(q, s, r, live)) = su {
+            d.set("s_setup.qpn", q as u64);
+            d.set("s_setup.sq_base", s.0);
+            d.set("s_setup.sq_log", s.1 as u64);
+            d.set("s_setup.sq_prod", s.2 as u64);
+            d.set("s_setup.sq_cons", s.3 as u64);
+            d.set("s_setup.rq_base", r.0);
+            d.set("s_setup.rq_log", r.1 as u64);
+            d.set("s_setup.rq_prod", r.2 as u64);
+            d.set("s_setup.rq_cons", r.3 as u64);
+            d.set("s_setup.live", live as u64);
+        }
+        d.set("s_setup.valid", su.is_some() as u64);
+        let qu = offer(&queries);
+        if let Some(QpEvent::Query(q)) = qu {
+            d.set("s_query.index", q as u64);
+        }
+        d.set("s_query.valid", qu.is_some() as u64);
+        let db = offer(&dbs);
+        if let Some(QpEvent::Db(q, rq, i)) = db {
+            d.set("s_db.kind", if rq { DoorbellKind::RqProducer } else { DoorbellKind::SqProducer } as u64);
+            d.set("s_db.queue", q as u64);
+            d.set("s_db.index", i as u64);
+        }
+        d.set("s_db.valid", db.is_some() as u64);
+        d.set("m_rd.ready", rng.chance(70) as u64);
+        if rd_beat.is_none() {
+            rd_beat = reads.pop_front();
+        }
+        let rd_valid = rd_beat.is_some() && rng.chance(80);
+        if let Some((a, left)) = rd_beat {
+            wide_set(d, "s_rd.tdata", &wqe_pattern(a));
+            d.set("s_rd.tkeep", u64::MAX);
+            d.set("s_rd.tlast", (left == 1) as u64);
+            d.set("s_rd.tuser", 0);
+        }
+        d.set("s_rd.tvalid", rd_valid as u64);
+        let wqe_ready = rng.chance(60);
+        d.set("m_wqe.tready", wqe_ready as u64);
+        d.eval();
+        if let Some(e) = su.filter(|_| d.get("s_setup.ready") == 1) {
+            taken.push((now, 0, e));
+            setups.pop_front();
+        }
+        if let Some(e) = qu.filter(|_| d.get("s_query.ready") == 1) {
+            taken.push((now, 1, e));
+            queries.pop_front();
+        }
+        if let Some(e) = db.filter(|_| d.get("s_db.ready") == 1) {
+            taken.push((now, 2, e));
+            db_taken_cycles.push(now);
+            dbs.pop_front();
+        }
+        if d.get("query_valid") == 1 {
+            answers.push(d.get("query_data"));
+        }
+        db_errors += d.get("db_error");
+        if d.get("m_rd.valid") == 1 && d.get("m_rd.ready") == 1 {
+            let (a, len) = (d.get("m_rd.addr"), d.get("m_rd.len"));
+            assert!(len > 0 && len % 64 == 0 && a % 64 == 0, "descriptor read {a:#x} {len}");
+            for k in 0..len / 64 {
+                reads.push_back((a + 64 * k, len / 64 - k));
+            }
+        }
+        if rd_valid && d.get("s_rd.tready") == 1 {
+            rd_beat = None;
+        }
+        if d.get("m_wqe.tvalid") == 1 && wqe_ready {
+            cur.extend(wide_get(d, "m_wqe.tdata"));
+            if d.get("m_wqe.tlast") == 1 {
+                let u = d.get("m_wqe.tuser");
+                assert_eq!(u >> 41 & 1, 0, "no DMA error");
+                wqes.push(((u >> 16 & 0xFF_FFFF) as u32, u >> 40 & 1 == 1, u as u16, std::mem::take(&mut cur)));
+            }
+        }
+        sim.tick();
+    }
+    assert!(setups.is_empty() && queries.is_empty() && dbs.is_empty(), "every event taken");
+    // one doorbell per cycle: doorbells offered back to back are taken in
+    // consecutive cycles unless a setup or query is ahead of them
+    let runs = db_taken_cycles.windows(2).filter(|w| w[1] == w[0] + 1).count();
+    assert!(runs >= 40, "doorbells taken in consecutive cycles: {runs}");
+
+    // the reference: every event alone, in the order the block takes them
+    let order = processing_order(&taken);
+    let mut rings: HashMap<(u32, bool), (bool, u16, u16)> = HashMap::new(); // live, pi, ci
+    let mut want_answers: Vec<(u64, bool)> = vec![]; // data, whether ci is exact
+    let mut want_errors = 0;
+    for &(c, e) in &order {
+        match e {
+            QpEvent::Setup(q, s, r, live) => {
+                rings.insert((q, false), (live, s.2, s.3));
+                rings.insert((q, true), (live, r.2, r.3));
+            }
+            QpEvent::Query(q) => {
+                let g = |rq| rings.get(&(q, rq)).map_or((0, 0), |r| (r.1, r.2));
+                let (s, r) = (g(false), g(true));
+                let word = s.0 as u64 | (s.1 as u64) << 16 | (r.0 as u64) << 32 | (r.1 as u64) << 48;
+                want_answers.push((word, c < phase2));
+            }
+            QpEvent::Db(q, rq, i) => match rings.get_mut(&(q, rq)) {
+                Some(r) if r.0 && q >= 2 => r.1 = i,
+                _ => want_errors += 1,
+            },
+        }
+    }
+    assert_eq!(answers.len(), want_answers.len(), "one answer per query");
+    for (k, (&got, &(want, exact))) in answers.iter().zip(&want_answers).enumerate() {
+        if exact {
+            assert_eq!(got, want, "query {k}: {got:#018x}, reference {want:#018x}");
+        } else {
+            // while fetching, the fetch indices move; the producer indices are exact
+            assert_eq!(got & 0xFFFF_0000_FFFF, want & 0xFFFF_0000_FFFF, "query {k}: producer indices");
+        }
+    }
+    assert_eq!(db_errors, want_errors, "doorbell errors");
+    // phase 2: every WQE of a's rings from the reload's index 40 up to the
+    // last doorbell, once, in order, with the bytes of its slot
+    for (rq, base, log, size) in [(false, sq_a, 6u32, 128u64), (true, rq_a, 6, 64)] {
+        let got: Vec<_> = wqes.iter().filter(|w| w.0 == qa && w.1 == rq).collect();
+        let last = rings[&(qa, rq)].1;
+        assert_eq!(got.len(), last.wrapping_sub(40) as usize, "{} WQEs fetched", if rq { "RQ" } else { "SQ" });
+        for (k, w) in got.iter().enumerate() {
+            let index = 40u16.wrapping_add(k as u16);
+            assert_eq!(w.2, index, "WQE order");
+            let addr = base + ring::slot(index, log) as u64 * size;
+            let want: Vec<u32> = (0..size / 64).flat_map(|b| wqe_pattern(addr + 64 * b)).collect();
+            assert_eq!(w.3, want, "WQE {index} bytes");
+        }
+    }
+    assert!(wqes.iter().all(|w| w.0 == qa), "only QP a had work");
+    eprintln!("{} events taken, {} answers checked, {} WQEs fetched", taken.len(), answers.len(), wqes.len());
+}
+
+/// One input event of the CQ engine.
+#[derive(Clone, Copy, Debug)]
+enum CqEvent {
+    /// CQN, base, log, prod, cons, armed, solicited only, vector, MOD_COUNT, live
+    Setup(u32, u64, u8, u16, u16, bool, bool, u16, u16, bool),
+    Query(u32),
+    /// CQN, arm (else consumer), index, solicited
+    Db(u32, bool, u16, bool),
+    /// CQN, number (its WR_ID), solicited, error status
+    Cqe(u32, u64, bool, bool),
+}
+
+#[derive(Clone, Copy, Default)]
+struct RefCq {
+    live: bool,
+    base: u64,
+    log: u8,
+    prod: u16,
+    cons: u16,
+    armed: bool,
+    sol: bool,
+    overrun: bool,
+    pending: u16,
+    count: u16,
+    vector: u16,
+}
+
+fn cqe_of(n: u64, err: bool) -> [u8; 32] {
+    let mut e = HostBench::make_cqe(1000 + n, 7, n as u16);
+    if err {
+        cqe::STATUS.set(&mut e, rnic_contract::codes::WcStatus::LocProtErr).unwrap();
+    }
+    e
+}
+
+#[test]
+fn back_to_back_events_on_one_cq_match_a_reference() {
+    let mut sim = Clocked::new(cq_engine::Dut::new());
+    let default_count = 2u16;
+    sim.dut.set("irq_mod_count", default_count as u64);
+    sim.dut.set("irq_mod_time", 0);
+    sim.reset(2);
+    let (c, d) = (3u32, 4u32);
+    let mut script: Vec<(u64, CqEvent)> = vec![
+        (8, CqEvent::Setup(d, 0x50_0000, 4, 0, 0, true, true, 12, 0, true)),
+        (12, CqEvent::Setup(c, 0x40_0000, 3, 0, 0, true, false, 11, 3, true)),
+    ];
+    // CQEs on c (and now and then d) in consecutive cycles, with consumer
+    // and arm doorbells on c in between: the ring of 8 overruns on the way
+    for i in 0..16u64 {
+        let q = if i % 4 == 3 { d } else { c };
+        script.push((13 + i, CqEvent::Cqe(q, i, i % 8 == 7, i == 11)));
+    }
+    script.push((16, CqEvent::Db(c, false, 2, false)));
+    script.push((17, CqEvent::Db(c, false, 3, false)));
+    script.push((19, CqEvent::Db(c, true, 3, false)));
+    script.push((20, CqEvent::Db(c, true, 3, false)));
+    script.push((22, CqEvent::Db(2000, false, 1, false)));
+    script.push((40, CqEvent::Query(c)));
+    script.push((41, CqEvent::Query(d)));
+    // reload c (armed, count 2) with CQEs on it in the cycles around
+    script.push((55, CqEvent::Setup(c, 0x40_0000, 3, 30, 30, true, false, 11, 2, true)));
+    for i in 0..6u64 {
+        script.push((54 + i, CqEvent::Cqe(c, 100 + i, false, false)));
+    }
+    script.push((57, CqEvent::Db(c, true, 33, false)));
+    script.push((58, CqEvent::Db(c, false, 33, false)));
+    script.push((75, CqEvent::Query(c)));
+    script.sort_by_key(|e| e.0);
+
+    let class = |e: &CqEvent| match e {
+        CqEvent::Setup(..) => 0usize,
+        CqEvent::Query(..) => 1,
+        CqEvent::Db(..) => 2,
+        CqEvent::Cqe(..) => 3,
+    };
+    let mut offered: [VecDeque<(u64, CqEvent)>; 4] = Default::default();
+    for &(t, e) in &script {
+        offered[class(&e)].push_back((t, e));
+    }
+    let mut taken: Vec<(u64, u8, CqEvent)> = vec![];
+    let mut answers = vec![];
+    let mut writes: Vec<(u64, Vec<u32>)> = vec![];
+    let mut irqs: Vec<u64> = vec![];
+    let (mut overruns, mut db_errors) = (0u64, 0u64);
+    let mut done_at: VecDeque<u64> = VecDeque::new();
+    let mut rng = Rng(31);
+    let mut cqe_taken_cycles = vec![];
+    while sim.cycle() < 400 {
+        let now = sim.cycle();
+        let dut = &mut sim.dut;
+        let cur: Vec<Option<CqEvent>> =
+            offered.iter().map(|q| q.front().filter(|(t, _)| *t <= now).map(|&(_, e)| e)).collect();
+        if let Some(CqEvent::Setup(q, base, log, prod, cons, armed, sol, vector, count, live)) = cur[0] {
+            for (name, v) in [
+                ("cqn", q as u64),
+                ("base", base),
+                ("log", log as u64),
+                ("prod", prod as u64),
+                ("cons", cons as u64),
+                ("armed", armed as u64),
+                ("solicited", sol as u64),
+                ("overrun", 0),
+                ("vector", vector as u64),
+                ("mod_count", count as u64),
+                ("mod_time", 0),
+                ("live", live as u64),
+            ] {
+                dut.set(&format!("s_setup.{name}"), v);
+            }
+        }
+        if let Some(CqEvent::Query(q)) = cur[1] {
+            dut.set("s_query.index", q as u64);
+        }
+        if let Some(CqEvent::Db(q, arm, i, sol)) = cur[2] {
+            dut.set("s_db.kind", if arm { DoorbellKind::CqArm } else { DoorbellKind::CqConsumer } as u64);
+            dut.set("s_db.queue", q as u64);
+            dut.set("s_db.index", i as u64);
+            dut.set("s_db.solicited", sol as u64);
+        }
+        if let Some(CqEvent::Cqe(q, n, sol, err)) = cur[3] {
+            let e = cqe_of(n, err);
+            let w: Vec<u32> = e.chunks(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect();
+            wide_set(dut, "s_cqe.data", &w);
+            dut.set("s_cqe.cqn", q as u64);
+            dut.set("s_cqe.solicited", sol as u64);
+        }
+        for (k, name) in ["s_setup", "s_query", "s_db", "s_cqe"].iter().enumerate() {
+            dut.set(&format!("{name}.valid"), cur[k].is_some() as u64);
+        }
+        let wr_ready = rng.chance(70);
+        dut.set("m_wr.tready", wr_ready as u64);
+        dut.set("wr_done", done_at.front().is_some_and(|&t| t <= now) as u64);
+        if done_at.front().is_some_and(|&t| t <= now) {
+            done_at.pop_front();
+        }
+        dut.set("m_irq.ready", 1);
+        dut.eval();
+        for (k, name) in ["s_setup", "s_query", "s_db", "s_cqe"].iter().enumerate() {
+            if let Some(e) = cur[k].filter(|_| dut.get(&format!("{name}.ready")) == 1) {
+                taken.push((now, k as u8, e));
+                offered[k].pop_front();
+                if k == 3 {
+                    cqe_taken_cycles.push(now);
+                }
+            }
+        }
+        if dut.get("query_valid") == 1 {
+            answers.push(dut.get("query_data"));
+        }
+        if dut.get("m_wr.tvalid") == 1 && wr_ready {
+            let w = wide_get(dut, "m_wr.tdata");
+            let keep = dut.get("m_wr.tkeep");
+            assert!(keep == 0xFFFF_FFFF || keep == 0xFFFF_FFFF_0000_0000, "one CQE per write");
+            let half = if keep == 0xFFFF_FFFF { w[..8].to_vec() } else { w[8..].to_vec() };
+            writes.push((dut.get("m_wr.addr"), half));
+            done_at.push_back(now + 5 + rng.next() % 8);
+        }
+        if dut.get("m_irq.valid") == 1 {
+            irqs.push(dut.get("m_irq.vector"));
+        }
+        overruns += dut.get("ev_overrun");
+        db_errors += dut.get("db_error");
+        sim.tick();
+    }
+    assert!(offered.iter().all(|q| q.is_empty()), "every event taken");
+    let runs = cqe_taken_cycles.windows(2).filter(|w| w[1] == w[0] + 1).count();
+    assert!(runs >= 15, "CQEs taken in consecutive cycles: {runs}");
+
+    // the reference, in the order the block takes the events
+    let mut cqs: HashMap<u32, RefCq> = HashMap::new();
+    let (mut want_writes, mut want_irqs, mut want_answers) = (vec![], vec![], vec![]);
+    let (mut want_overruns, mut want_errors, mut want_drops) = (0u64, 0u64, 0u64);
+    for (_, e) in processing_order(&taken) {
+        match e {
+            CqEvent::Setup(q, base, log, prod, cons, armed, sol, vector, count, live) => {
+                cqs.insert(
+                    q,
+                    RefCq { live, base, log, prod, cons, armed, sol, overrun: false, pending: 0, count, vector },
+                );
+            }
+            CqEvent::Query(q) => {
+                let r = cqs[&q];
+                let at0 = 8 * cqc::PROD.byte;
+                want_answers.push(
+                    r.prod as u64
+                        | (r.cons as u64) << 16
+                        | (r.log as u64) << 32
+                        | (r.armed as u64) << (cqc::ARMED.pos() - at0)
+                        | (r.sol as u64) << (cqc::SOLICITED.pos() - at0)
+                        | (r.overrun as u64) << (cqc::OVERRUN.pos() - at0),
+                );
+            }
+            CqEvent::Db(q, arm, i, sol) => match cqs.get_mut(&q).filter(|r| r.live && q < 1024) {
+                Some(r) => {
+                    r.cons = i;
+                    if arm {
+                        if i != r.prod {
+                            want_irqs.push(r.vector as u64);
+                            r.pending = 0;
+                            r.armed = false;
+                        } else {
+                            r.armed = true;
+                            r.sol = sol;
+                        }
+                    }
+                }
+                None => want_errors += 1,
+            },
+            CqEvent::Cqe(q, n, sol, err) => {
+                let r = cqs.get_mut(&q).unwrap();
+                if !r.live || r.overrun {
+                    want_drops += 1;
+                } else if r.prod.wrapping_sub(r.cons) == 1 << r.log {
+                    want_drops += 1;
+                    r.overrun = true;
+                    want_overruns += 1;
+                } else {
+                    let mut e = cqe_of(n, err);
+                    cqe::OWNER.set(&mut e, ring::owner_for(r.prod, r.log.into())).unwrap();
+                    let w: Vec<u32> = e.chunks(4).map(|b| u32::from_le_bytes(b.try_into().unwrap())).collect();
+                    want_writes.push((r.base + 32 * ring::slot(r.prod, r.log.into()) as u64, w));
+                    r.prod = r.prod.wrapping_add(1);
+                    r.pending += 1;
+                    let count = if r.count == 0 { default_count } else { r.count };
+                    let fire = r.armed && if r.sol { sol || err } else { r.pending >= count };
+                    if fire {
+                        want_irqs.push(r.vector as u64);
+                        r.pending = 0;
+                        r.armed = false;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(writes.len(), want_writes.len(), "CQE writes");
+    for (k, (got, want)) in writes.iter().zip(&want_writes).enumerate() {
+        assert_eq!(got, want, "write {k}");
+    }
+    assert_eq!(irqs, want_irqs, "interrupts, in order");
+    assert_eq!(answers, want_answers, "query answers");
+    assert_eq!((overruns, db_errors), (want_overruns, want_errors), "overrun events, doorbell errors");
+    assert_eq!(sim.dut.get("cnt_cqe_drop"), want_drops, "dropped CQEs");
+    assert!(
+        want_overruns >= 1 && want_irqs.len() >= 4,
+        "the script reaches an overrun and interrupts: {want_overruns} overruns, {} interrupts",
+        want_irqs.len()
+    );
+    eprintln!(
+        "{} events, {} CQE writes, {} interrupts, {} drops: as the reference",
+        taken.len(),
+        writes.len(),
+        irqs.len(),
+        want_drops
+    );
+}

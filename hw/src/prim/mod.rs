@@ -1,10 +1,12 @@
 //! Primitives with hand-written Verilog and a Rust model each.
 mod block_ram;
+mod bram_fifo;
 mod dual_clock_ram;
 mod gray_sync;
 mod lut_ram;
 mod reg;
 pub use block_ram::BlockRam;
+pub use bram_fifo::{BramFifo, BRAM_FIFO_LATENCY};
 pub use dual_clock_ram::DualClockRam;
 pub use gray_sync::{to_gray, GraySync, SyncFlops, GRAY_SYNC_MAX_BITS};
 pub use lut_ram::LutRam;
