@@ -38,8 +38,10 @@
 //! [`DMA_RD_TAGS_PER_CLIENT`] tags, so a stalled client leaves the others
 //! `DMA_RD_TAGS - DMA_RD_TAGS_PER_CLIENT` tags.
 //!
-//! The maximum read request size is read when a request is cut: change it
-//! only while no read is in progress.
+//! The maximum read request size is a register that follows
+//! `cfg_max_read` only while no command is in progress or being taken, so
+//! every request of a command is cut with one size; a new size applies
+//! from the next cycle.
 
 use super::dma_fifo::DmaFifo;
 use super::rr_arb::RrArb4;
@@ -327,8 +329,6 @@ impl Logic for DmaRd {
             self.sz_n.next = bits::<13>(128) << self.cfg_max_read.val();
         }
         self.mask_n.next = self.sz_n.val() - 1;
-        self.rsz.d.next = self.sz_n.val();
-        self.rmask.d.next = self.mask_n.val();
 
         // ================= commands: the first request, computed when taken =================
         self.c_busy_n.next = self.c_busy.q.val();
@@ -361,6 +361,13 @@ impl Logic for DmaRd {
             }
         }
         self.f_lp.d.next = self.flp_n.val();
+
+        // the sizes change only while nothing is in progress or starting, so
+        // every piece of a transfer is cut with the same size
+        if !(self.c_busy.q.val().any() | self.acc.val().any()) {
+            self.rsz.d.next = self.sz_n.val();
+            self.rmask.d.next = self.mask_n.val();
+        }
 
         // ================= the grant, a register =================
         // clients with a request ready next cycle (being taken, being

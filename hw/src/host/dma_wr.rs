@@ -25,8 +25,9 @@
 //! then granted); the pieces after it follow without a gap. Write
 //! completions return in issue order; a client gets a `wr_done` pulse when
 //! the last piece of its write is done (`wr_done_err` if any piece failed).
-//! The maximum payload size is read when a piece is cut: change it only
-//! while no write is in progress.
+//! The maximum payload size is a register that follows `cfg_max_payload`
+//! only while no write is in progress or being taken, so every piece of a
+//! write is cut with one size; a new size applies from the next cycle.
 
 use super::dma_fifo::DmaFifo;
 use super::rr_arb::RrArb4;
@@ -217,8 +218,6 @@ impl Logic for DmaWr {
             self.sz_n.next = bits::<13>(128) << self.cfg_max_payload.val();
         }
         self.mask_n.next = self.sz_n.val() - 1;
-        self.wsz.d.next = self.sz_n.val();
-        self.wmask.d.next = self.mask_n.val();
 
         // ================= first piece, from the first beat's ports =================
         // up to the next multiple of the payload size, or all of it; beats - 1
@@ -249,6 +248,13 @@ impl Logic for DmaWr {
             }
         }
         self.f_lp.d.next = self.flp_n.val();
+
+        // the sizes change only while nothing is in progress or starting, so
+        // every piece of a transfer is cut with the same size
+        if !(self.busy.q.val().any() | self.cap.val().any()) {
+            self.wsz.d.next = self.sz_n.val();
+            self.wmask.d.next = self.mask_n.val();
+        }
 
         // ================= the grant, a register =================
         // clients with a piece ready next cycle: a first piece being taken,
