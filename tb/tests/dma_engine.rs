@@ -32,6 +32,8 @@ fn reads_any_alignment_reordered_under_backpressure() {
     for (i, mrrs) in [0u64, 1, 2, 5].into_iter().enumerate() {
         let mut b = DmaBench::new(reordering(), Iommu::strict(), 100 + i as u64);
         b.configure(mrrs, 1);
+        // the engine registers cfg_max_*: they take effect the cycle after they are set
+        b.step();
         b.stalls = Stalls { cmd_valid: 40, data_ready: 60, wr_valid: 100, link_ready: 70 };
         let bytes = random_reads(&mut b, &mut rng, 12, 6000);
         // a few tiny and boundary cases on every client
@@ -58,6 +60,8 @@ fn writes_any_alignment_under_backpressure() {
     for (i, mps) in [0u64, 1, 5].into_iter().enumerate() {
         let mut b = DmaBench::new(PcieConfig::gen3_x16(), Iommu::strict(), 200 + i as u64);
         b.configure(2, mps);
+        // the engine registers cfg_max_*: they take effect the cycle after they are set
+        b.step();
         b.stalls = Stalls { cmd_valid: 100, data_ready: 100, wr_valid: 60, link_ready: 70 };
         // disjoint ranges so the final memory is determined
         let mut next = WRITE_BASE + 5;
@@ -187,6 +191,8 @@ fn benchmarks_doc_states_the_measured_cycle_counts() {
         .and_then(|s| s.split("<!-- /bench:dma-bandwidth -->").next())
         .expect("docs/benchmarks.md has the dma-bandwidth section");
     let mut rows = 0;
+    // every row is measured before any is compared, so a failure shows the whole table
+    let (mut doc_rows, mut measured, mut fractions) = (vec![], vec![], vec![]);
     for line in section.lines().filter(|l| l.starts_with("| ") && !l.starts_with("| transfer")) {
         let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
         let size: u64 = match cells[0].split_once(' ') {
@@ -203,21 +209,20 @@ fn benchmarks_doc_states_the_measured_cycle_counts() {
             format!("{:.1}", w.bytes as f64 / w.cycles as f64),
             format!("{:.1} %", w.fraction * 100.0),
         ];
-        assert_eq!(cells[1..], got, "docs/benchmarks.md, {} row", cells[0]);
-        if size >= 512 {
-            // README: 98 % of the modelled link from 512 B transfers
-            assert!(
-                r.fraction >= 0.98 && w.fraction >= 0.98,
-                "{size} B: read {:.3}, write {:.3}",
-                r.fraction,
-                w.fraction
-            );
-        }
+        doc_rows.push(format!("| {} |", cells.join(" | ")));
+        measured.push(format!("| {} | {} |", cells[0], got.join(" | ")));
+        fractions.push((size, r.fraction, w.fraction));
         rows += 1;
     }
-    assert_eq!(rows, 8, "eight transfer sizes, 256 B to 64 KiB");
     let lat = |len: u32| format!("{} cycles", read_latency(len));
     let (l64, l4k) = (lat(64), lat(4096));
+    eprintln!("measured:\n{}\nidle read latency: 64 B {l64}, 4 KiB {l4k}", measured.join("\n"));
+    assert_eq!(doc_rows, measured, "docs/benchmarks.md, the dma-bandwidth table");
+    assert_eq!(rows, 8, "eight transfer sizes, 256 B to 64 KiB");
+    for (size, r, w) in fractions.into_iter().filter(|f| f.0 >= 512) {
+        // README: 98 % of the modelled link from 512 B transfers
+        assert!(r >= 0.98 && w >= 0.98, "{size} B: read {r:.3}, write {w:.3}");
+    }
     assert!(section.contains(&format!("64 B {l64}, 4 KiB {l4k}")), "idle read latency is 64 B {l64}, 4 KiB {l4k}");
     let rt = PcieConfig::gen3_x16().read_round_trip;
     assert!(section.contains(&format!("{rt}-cycle read round trip")), "round trip {rt}");
@@ -280,7 +285,7 @@ fn a_stalled_client_does_not_block_the_others() {
     let last = b.rd_done[0].iter().chain(&b.rd_done[2]).max().unwrap() - start;
     // about 100 requests, most of them on the DMA_RD_TAGS - DMA_RD_TAGS_PER_CLIENT
     // tags the payload client leaves; cycle counts are deterministic
-    assert_eq!(last, 2864, "cycles for the descriptor and context reads with the payload client stalled");
+    assert_eq!(last, 2839, "cycles for the descriptor and context reads with the payload client stalled");
     assert_eq!(b.rd_bytes[PAYLOAD], 0, "the stalled client took nothing");
     assert_eq!(
         b.counter("rd_tags_used"),

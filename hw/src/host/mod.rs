@@ -19,6 +19,9 @@ mod cq_engine;
 mod ctx_engine;
 mod desc_fetch;
 mod dma_engine;
+mod dma_fifo;
+mod dma_rd;
+mod dma_wr;
 mod host_if;
 mod reg_file;
 mod rr_arb;
@@ -29,6 +32,8 @@ pub use desc_fetch::{DescFetch, QueryIn, QueryOut, RingSetupIn, RingSetupOut};
 pub use dma_engine::{
     DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_RD_TAGS_PER_CLIENT, DMA_WR_CLIENTS, DMA_WR_TAGS,
 };
+pub use dma_rd::{DmaRd, RdTagCap};
+pub use dma_wr::DmaWr;
 pub use host_if::HostIf;
 pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};
 pub use rr_arb::RrArb4;

@@ -1,7 +1,9 @@
 //! `RrArb4`: round-robin arbiter over four requesters. `grant` is one-hot
 //! (combinational from `req`): the first requester after the last one
-//! granted, wrapping. The pointer moves only when the user takes the grant
-//! (`advance`), so a requester that waits keeps its turn.
+//! granted, wrapping; `grant_idx` is its index. The pointer moves only when
+//! the user takes the grant (`advance`), so a requester that waits keeps its
+//! turn. Each grant bit is a function of the four requests and the two
+//! pointer bits: one LUT6, one level.
 
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
@@ -15,29 +17,96 @@ pub struct RrArb4 {
     /// The grant was used this cycle.
     pub advance: Signal<In, Bit>,
     pub grant: Signal<Out, Bits<4>>,
-    // requesters after the last granted one
-    after_last: Reg<Bits<4>>,
-    masked: Signal<Local, Bits<4>>,
-    pick: Signal<Local, Bits<4>>,
+    /// Index of the granted requester (0 when none).
+    pub grant_idx: Signal<Out, Bits<2>>,
+    // index of the last requester granted (3 after reset: requester 0 first)
+    last: Reg<Bits<2>>,
+    g: Signal<Local, Bits<4>>,
     kind: TypeTag<Self>,
 }
 
 impl Logic for RrArb4 {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, after_last);
-        self.masked.next = self.req.val() & self.after_last.q.val();
-        self.pick.next = self.req.val();
-        if self.masked.val().any() {
-            self.pick.next = self.masked.val();
+        dff_setup!(self, clock, last);
+        // priority order starts after `last`: (1 2 3 0), (2 3 0 1), (3 0 1 2), (0 1 2 3)
+        self.g.next = 0.into();
+        if self.last.q.val() == 0 {
+            self.g.next = self.g.val().replace_bit(1, self.req.val().get_bit(1));
+            self.g.next = self.g.val().replace_bit(2, self.req.val().get_bit(2) & !self.req.val().get_bit(1));
+            self.g.next = self
+                .g
+                .val()
+                .replace_bit(3, self.req.val().get_bit(3) & !self.req.val().get_bit(1) & !self.req.val().get_bit(2));
+            self.g.next = self.g.val().replace_bit(
+                0,
+                self.req.val().get_bit(0)
+                    & !self.req.val().get_bit(1)
+                    & !self.req.val().get_bit(2)
+                    & !self.req.val().get_bit(3),
+            );
         }
-        // lowest set bit
-        self.grant.next = self.pick.val() & (!self.pick.val() + 1);
-        if self.advance.val() {
-            self.after_last.d.next = !((self.grant.val() << 1) - 1);
+        if self.last.q.val() == 1 {
+            self.g.next = self.g.val().replace_bit(2, self.req.val().get_bit(2));
+            self.g.next = self.g.val().replace_bit(3, self.req.val().get_bit(3) & !self.req.val().get_bit(2));
+            self.g.next = self
+                .g
+                .val()
+                .replace_bit(0, self.req.val().get_bit(0) & !self.req.val().get_bit(2) & !self.req.val().get_bit(3));
+            self.g.next = self.g.val().replace_bit(
+                1,
+                self.req.val().get_bit(1)
+                    & !self.req.val().get_bit(2)
+                    & !self.req.val().get_bit(3)
+                    & !self.req.val().get_bit(0),
+            );
+        }
+        if self.last.q.val() == 2 {
+            self.g.next = self.g.val().replace_bit(3, self.req.val().get_bit(3));
+            self.g.next = self.g.val().replace_bit(0, self.req.val().get_bit(0) & !self.req.val().get_bit(3));
+            self.g.next = self
+                .g
+                .val()
+                .replace_bit(1, self.req.val().get_bit(1) & !self.req.val().get_bit(3) & !self.req.val().get_bit(0));
+            self.g.next = self.g.val().replace_bit(
+                2,
+                self.req.val().get_bit(2)
+                    & !self.req.val().get_bit(3)
+                    & !self.req.val().get_bit(0)
+                    & !self.req.val().get_bit(1),
+            );
+        }
+        if self.last.q.val() == 3 {
+            self.g.next = self.g.val().replace_bit(0, self.req.val().get_bit(0));
+            self.g.next = self.g.val().replace_bit(1, self.req.val().get_bit(1) & !self.req.val().get_bit(0));
+            self.g.next = self
+                .g
+                .val()
+                .replace_bit(2, self.req.val().get_bit(2) & !self.req.val().get_bit(0) & !self.req.val().get_bit(1));
+            self.g.next = self.g.val().replace_bit(
+                3,
+                self.req.val().get_bit(3)
+                    & !self.req.val().get_bit(0)
+                    & !self.req.val().get_bit(1)
+                    & !self.req.val().get_bit(2),
+            );
+        }
+        self.grant.next = self.g.val();
+        self.grant_idx.next = 0.into();
+        if self.g.val().get_bit(1) {
+            self.grant_idx.next = 1.into();
+        }
+        if self.g.val().get_bit(2) {
+            self.grant_idx.next = 2.into();
+        }
+        if self.g.val().get_bit(3) {
+            self.grant_idx.next = 3.into();
+        }
+        if self.advance.val() & self.g.val().any() {
+            self.last.d.next = self.grant_idx.val();
         }
         if self.reset.val() {
-            self.after_last.d.next = 0.into();
+            self.last.d.next = 3.into();
         }
     }
 }
