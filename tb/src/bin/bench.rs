@@ -88,7 +88,8 @@ fn dma_bandwidth() {
     table.push_str(&format!(
         "\nLink model: PCIe Gen3 x16 as `rnic_host::PcieConfig::gen3_x16()`: {} B/cycle each way \
          ({:.1} GB/s at 250 MHz), {}-cycle read round trip, {} B completions; the engine with its defaults \
-         (512 B read requests, 256 B payloads, 32 read tags). Each row moves 1 MiB in back-to-back \
+         (512 B read requests, 256 B payloads, {} read tags of which one client holds at most \
+         `DMA_RD_TAGS_PER_CLIENT` = {}). Each row moves 1 MiB in back-to-back \
          transfers of that size on one client; the figure runs from the first command to the last byte \
          delivered (reads) or the last write completion (writes). Idle read latency, command to last \
          byte: 64 B {lat64} cycles, 4 KiB {lat4k} cycles (round trip {}). Cycle counts of the generated \
@@ -97,6 +98,8 @@ fn dma_bandwidth() {
         link.read_bytes_per_cycle as f64 * 0.25,
         link.read_round_trip,
         link.max_completion_bytes,
+        rnic_hw::host::DMA_RD_TAGS,
+        rnic_hw::host::DMA_RD_TAGS_PER_CLIENT,
         link.read_round_trip
     ));
     println!("## DMA bandwidth\n\n{table}");
