@@ -21,7 +21,7 @@ pub struct DmaFifo<const W: usize, const A: usize> {
     pub m_data: Signal<Out, Bits<W>>,
     pub m_valid: Signal<Out, Bit>,
     pub m_ready: Signal<In, Bit>,
-    mem: LutRam<Bits<W>, A>,
+    ram: LutRam<Bits<W>, A>,
     // pointers carry a wrap bit each so full and empty differ
     wr_ptr: Reg<Bits<A>>,
     wr_wrap: Reg<Bit>,
@@ -41,17 +41,17 @@ impl<const W: usize, const A: usize> Logic for DmaFifo<W, A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wr_ptr, wr_wrap, rd_ptr, rd_wrap, out_data, out_valid);
-        clock!(self, clock, mem);
+        clock!(self, clock, ram);
         self.same_ptr.next = self.wr_ptr.q.val() == self.rd_ptr.q.val();
         self.mem_empty.next = self.same_ptr.val() & (self.wr_wrap.q.val() == self.rd_wrap.q.val());
         self.mem_full.next = self.same_ptr.val() & (self.wr_wrap.q.val() != self.rd_wrap.q.val());
         self.s_ready.next = !self.mem_full.val();
         self.push.next = self.s_valid.val() & !self.mem_full.val();
         self.load.next = !self.mem_empty.val() & (!self.out_valid.q.val() | self.m_ready.val());
-        self.mem.write_addr.next = self.wr_ptr.q.val();
-        self.mem.write_data.next = self.s_data.val();
-        self.mem.write_enable.next = self.push.val();
-        self.mem.read_addr.next = self.rd_ptr.q.val();
+        self.ram.write_addr.next = self.wr_ptr.q.val();
+        self.ram.write_data.next = self.s_data.val();
+        self.ram.write_enable.next = self.push.val();
+        self.ram.read_addr.next = self.rd_ptr.q.val();
         if self.push.val() {
             self.wr_ptr.d.next = self.wr_ptr.q.val() + 1;
             if self.wr_ptr.q.val().all() {
@@ -59,7 +59,7 @@ impl<const W: usize, const A: usize> Logic for DmaFifo<W, A> {
             }
         }
         if self.load.val() {
-            self.out_data.d.next = self.mem.read_data.val();
+            self.out_data.d.next = self.ram.read_data.val();
             self.out_valid.d.next = true;
             self.rd_ptr.d.next = self.rd_ptr.q.val() + 1;
             if self.rd_ptr.q.val().all() {

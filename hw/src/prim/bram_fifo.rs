@@ -32,7 +32,7 @@ pub struct BramFifo<const W: usize, const A: usize, const C: usize> {
     pub m_ready: Signal<In, Bit>,
     /// Words held (RAM, reads on their way, head registers).
     pub count: Signal<Out, Bits<C>>,
-    mem: BlockRam<Bits<W>, A>,
+    ram: BlockRam<Bits<W>, A>,
     wp: Reg<Bits<A>>,
     rp: Reg<Bits<A>>,
     in_mem: Reg<Bits<C>>,
@@ -53,16 +53,16 @@ impl<const W: usize, const A: usize, const C: usize> Logic for BramFifo<W, A, C>
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, wp, rp, in_mem, total, pend, v0, v1, v2, d0, d1, d2);
-        clock!(self, clock, mem);
+        clock!(self, clock, ram);
         self.pop.next = self.m_ready.val() & self.v0.q.val();
         // a read lands next cycle: issue it only if the three registers can
         // take it and the one already on its way without any pop
         self.issue.next = self.in_mem.q.val().any() & !self.v2.q.val() & !(self.v1.q.val() & self.pend.q.val());
 
-        self.mem.write_addr.next = self.wp.q.val();
-        self.mem.write_data.next = self.push_data.val();
-        self.mem.write_enable.next = self.push.val();
-        self.mem.read_addr.next = self.rp.q.val();
+        self.ram.write_addr.next = self.wp.q.val();
+        self.ram.write_data.next = self.push_data.val();
+        self.ram.write_enable.next = self.push.val();
+        self.ram.read_addr.next = self.rp.q.val();
         if self.push.val() {
             self.wp.d.next = self.wp.q.val() + 1;
         }
@@ -96,20 +96,20 @@ impl<const W: usize, const A: usize, const C: usize> Logic for BramFifo<W, A, C>
         if self.pend.q.val() {
             if self.pop.val() {
                 if self.v1.q.val() {
-                    self.d1.d.next = self.mem.read_data.val();
+                    self.d1.d.next = self.ram.read_data.val();
                     self.v1.d.next = true;
                 } else {
-                    self.d0.d.next = self.mem.read_data.val();
+                    self.d0.d.next = self.ram.read_data.val();
                     self.v0.d.next = true;
                 }
             } else if !self.v0.q.val() {
-                self.d0.d.next = self.mem.read_data.val();
+                self.d0.d.next = self.ram.read_data.val();
                 self.v0.d.next = true;
             } else if !self.v1.q.val() {
-                self.d1.d.next = self.mem.read_data.val();
+                self.d1.d.next = self.ram.read_data.val();
                 self.v1.d.next = true;
             } else {
-                self.d2.d.next = self.mem.read_data.val();
+                self.d2.d.next = self.ram.read_data.val();
                 self.v2.d.next = true;
             }
         }
