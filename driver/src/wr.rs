@@ -321,9 +321,6 @@ pub(crate) fn encode_send(i: usize, wr: &SendWr<'_>, lim: &SendLimits) -> Result
             if matches!(wr.op, SendOp::RdmaRead { .. }) || wr.op.is_atomic() {
                 return Err(bad("inline data on an operation that reads into local memory"));
             }
-            if lim.max_inline == 0 {
-                return Err(Error::Unsupported { feature: "INLINE" });
-            }
             if data.len() > lim.max_inline {
                 return Err(Error::InlineTooLong { wr: i, len: data.len(), max: lim.max_inline });
             }
