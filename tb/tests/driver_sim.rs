@@ -196,7 +196,7 @@ fn the_driver_runs_the_simulated_host_side() {
     ])
     .unwrap();
     let send_sges = [s(2048, 100), s(3000, 200), s(8000, 192)];
-    let remote = RemoteAddr { addr: 0xABCD_0000, rkey: 0x5566_77 };
+    let remote = RemoteAddr { addr: 0xABCD_0000, rkey: 0x0055_6677 };
     let wrs = [
         SendWr::new(0x200, SendOp::Send, &send_sges[..1]),
         SendWr::new(0x201, SendOp::RdmaWriteWithImm { remote, imm: 0xFEED }, &send_sges)
