@@ -348,12 +348,12 @@ fn the_driver_runs_the_simulated_host_side() {
     probe.run_until(20_000, "eight more WQEs", |b| b.wqes.len() == 13);
 
     // ---- deregistration clears the entry; the slot comes back with a new key
-    let key = mr.lkey();
+    let (key, slot) = (mr.lkey(), mr.mpt_index());
     mr.deregister().unwrap();
     let entry = probe.read_iova(mpt_base, mpt::SIZE);
     assert_eq!(mpt::VALID.get(&entry), Ok(false));
     let mr2 = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
-    assert_eq!(mpt::key_index(mr2.lkey()), mpt::key_index(key));
+    assert_eq!(mr2.mpt_index(), slot);
     assert_ne!(mr2.lkey(), key, "a reused slot has a new tag");
     // Without TRANSLATION the device caches no MPT entry: no MPT command.
     assert!(ctx_commands(&probe).iter().all(|c| c.1 != ContextTable::Mpt && c.1 != ContextTable::Mtt));

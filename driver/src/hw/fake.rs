@@ -70,10 +70,13 @@ impl Default for FakeConfig {
                 | f(feat::ATOMICS)
                 | f(feat::INLINE)
                 | f(feat::TRANSLATION),
-            limits: 10 | 10 << 8 | 8 << 16 | 15 << 24,
+            limits: regs::id_limits::LOG_MAX_QP.encode(10).unwrap_or(0)
+                | regs::id_limits::LOG_MAX_CQ.encode(10).unwrap_or(0)
+                | regs::id_limits::LOG_MAX_MPT.encode(8).unwrap_or(0)
+                | regs::id_limits::LOG_MAX_RING.encode(rnic_contract::ring::MAX_LOG_SIZE).unwrap_or(0),
             irq_vectors: 64,
             mac: [0x02, 0x00, 0x5E, 0x10, 0x20, 0x30],
-            status: regs::status::LINK_UP.mask() | 100 << regs::status::LINK_GBPS.lsb,
+            status: regs::status::LINK_UP.mask() | regs::status::LINK_GBPS.encode(100).unwrap_or(0),
             dma_bytes: 256 << 20,
         }
     }
