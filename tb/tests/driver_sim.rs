@@ -380,3 +380,55 @@ fn the_driver_runs_the_simulated_host_side() {
         probe.with(|b| b.irqs.len())
     );
 }
+
+/// Modifies between posts take the device's indices back (Store) before
+/// loading the new context, so nothing is fetched twice or skipped; a trip
+/// through RESET starts the rings over at index 0.
+#[test]
+fn modify_between_posts_keeps_the_device_indices() {
+    let (hw, probe) = SimHw::new(9);
+    let ctx = Device::from_hw(hw).open().unwrap();
+    ctx.set_gid(1, ipv4_gid([10, 0, 0, 1])).unwrap();
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(16, None).unwrap();
+    let buf = ctx.alloc_buffer(PAGE_SIZE).unwrap();
+    let mr = pd.reg_mr(&buf, 0, PAGE_SIZE, AccessFlags::LOCAL_WRITE).unwrap();
+    let sge = [Sge::new(&mr, 0, 64).unwrap()];
+    let recv = |id: u64| RecvWr { wr_id: id, sg_list: &sge };
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).max_recv_wr(8).build().unwrap();
+    let init = QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(AccessFlags::NONE);
+    let peer = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid([10, 0, 0, 2]), [2, 0, 0, 0, 0, 2]) };
+    let rtr = QpAttr::new()
+        .state(QpState::ReadyToReceive)
+        .av(peer)
+        .path_mtu(Mtu::Mtu1024)
+        .dest_qpn(3)
+        .rq_psn(0)
+        .max_dest_rd_atomic(1)
+        .min_rnr_timer(1);
+    qp.modify(&init).unwrap();
+    qp.post_recv(&[recv(0), recv(1), recv(2)]).unwrap();
+    probe.run_until(20_000, "three receive WQEs", |b| b.wqes.len() == 3);
+    qp.modify(&rtr).unwrap();
+    // The Store brought the device's indices: three posted, three fetched.
+    let e = qp.context_entry();
+    assert_eq!((qpc::RQ_PROD.get(&e), qpc::RQ_CONS.get(&e)), (Ok(3), Ok(3)));
+    qp.post_recv(&[recv(3), recv(4)]).unwrap();
+    probe.run_until(20_000, "two more", |b| b.wqes.len() == 5);
+    probe.with(|b| b.steps(2_000));
+    let fetched = probe.with(|b| b.wqes.clone());
+    assert_eq!(fetched.len(), 5, "nothing fetched twice");
+    for (i, w) in fetched.iter().enumerate() {
+        assert_eq!((w.qpn, w.rq, w.index), (qp.qp_num(), true, i as u16));
+        assert_eq!(recv_wqe::WR_ID.get(&w.bytes), Ok(i as u64));
+    }
+    // Through RESET: the device forgets the QP, the rings start over.
+    qp.modify(&QpAttr::new().state(QpState::Reset)).unwrap();
+    assert_eq!(qp.producer_indices(), (0, 0));
+    qp.modify(&init).unwrap();
+    qp.post_recv(&[recv(10)]).unwrap();
+    probe.run_until(20_000, "one after the reset", |b| b.wqes.len() == 6);
+    let w = probe.with(|b| b.wqes[5].clone());
+    assert_eq!((w.index, recv_wqe::WR_ID.get(&w.bytes)), (0, Ok(10)));
+    assert_eq!(ctx.take_events().unwrap().0, 0);
+}
