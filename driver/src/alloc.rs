@@ -3,41 +3,47 @@
 
 use crate::error::{Error, Resource, Result};
 
-/// Numbers `first..end`, lowest free first.
+/// Numbers `first..end`: the most recently given back first, then fresh
+/// ones in order. Memory grows with the numbers in use, not with the range
+/// (PD numbers span 2^24).
 #[derive(Debug)]
 pub(crate) struct Pool {
     resource: Resource,
     first: u32,
-    used: Vec<bool>,
+    end: u32,
+    next: u32,
+    free: Vec<u32>,
 }
 
 impl Pool {
     pub(crate) fn new(resource: Resource, first: u32, end: u32) -> Self {
-        Pool { resource, first, used: vec![false; end.saturating_sub(first) as usize] }
+        Pool { resource, first, end: end.max(first), next: first, free: Vec::new() }
     }
 
     pub(crate) fn capacity(&self) -> u32 {
-        self.used.len() as u32
+        self.end - self.first
     }
 
     pub(crate) fn take(&mut self) -> Result<u32> {
-        let i = self
-            .used
-            .iter()
-            .position(|u| !u)
-            .ok_or(Error::Exhausted { resource: self.resource, capacity: self.capacity() })?;
-        self.used[i] = true;
-        Ok(self.first + i as u32)
+        if let Some(n) = self.free.pop() {
+            return Ok(n);
+        }
+        if self.next < self.end {
+            self.next += 1;
+            return Ok(self.next - 1);
+        }
+        Err(Error::Exhausted { resource: self.resource, capacity: self.capacity() })
     }
 
+    /// Gives `n` back; numbers outside the pool or already free are ignored.
     pub(crate) fn give(&mut self, n: u32) {
-        if let Some(u) = n.checked_sub(self.first).and_then(|i| self.used.get_mut(i as usize)) {
-            *u = false;
+        if (self.first..self.next).contains(&n) && !self.free.contains(&n) {
+            self.free.push(n);
         }
     }
 
     pub(crate) fn in_use(&self) -> u32 {
-        self.used.iter().filter(|u| **u).count() as u32
+        self.next - self.first - self.free.len() as u32
     }
 }
 

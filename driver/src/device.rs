@@ -370,12 +370,14 @@ pub fn ipv4_gid(ip: [u8; 4]) -> Gid {
 impl Context {
     fn bring_up(mut hw: Box<dyn Hw>, config: ContextConfig) -> Result<Context> {
         let (mut attr, limits) = read_attr(hw.as_mut())?;
-        let log = |want: u32, field: rnic_contract::reg::Field<u32>| want.min(field.get(limits));
+        // Every table index fits the doorbell's and the commands' 24 bits.
+        let max_log = regs::doorbell::QUEUE.width;
+        let log = |want: u32, field: rnic_contract::reg::Field<u32>| want.min(field.get(limits)).min(max_log);
         let log_qp = log(config.log_qps, regs::id_limits::LOG_MAX_QP);
         let log_cq = log(config.log_cqs, regs::id_limits::LOG_MAX_CQ);
         let log_mpt = log(config.log_mrs, regs::id_limits::LOG_MAX_MPT);
-        let log_mtt = config.log_mtt.min(regs::mtt_log_entries::LOG2.mask());
-        let log_ah = config.log_ahs.min(regs::ah_log_entries::LOG2.mask());
+        let log_mtt = config.log_mtt.min(max_log);
+        let log_ah = config.log_ahs.min(max_log);
         // The device stops before its tables change.
         hw.write32(regs::ctrl::OFFSET, 0)?;
         let mut tables: Vec<Table> = Vec::new();
