@@ -376,6 +376,9 @@ fn registers_dma_and_interrupts() {
     assert_eq!(hw.read32(regs::scratch::OFFSET), Ok(0x1234_5678));
     hw.write64(regs::doorbell::OFFSET, 0x0100_0005_0000_0007).unwrap();
     assert_eq!(hw.read64(regs::doorbell::OFFSET), Ok(0x0100_0005_0000_0007));
+    assert_eq!(hw.read32(regs::doorbell::OFFSET + 4), Ok(0x0100_0005), "the high half at +4");
+    assert_eq!(hw.write64(4, 0), Err(HwError::BadRegister { offset: 4, bar_len: BAR_LEN as u64 }));
+    assert_eq!(hw.write64(0x1FFC, 0), Err(HwError::BadRegister { offset: 0x1FFC, bar_len: BAR_LEN as u64 }));
     assert_eq!(hw.read32(0x2000), Err(HwError::BadRegister { offset: 0x2000, bar_len: BAR_LEN as u64 }));
     assert_eq!(hw.write32(2, 0), Err(HwError::BadRegister { offset: 2, bar_len: BAR_LEN as u64 }));
 

@@ -210,6 +210,22 @@ impl<S: Sys> Hw for VfioHw<S> {
         Ok(())
     }
 
+    /// One 64-bit store, as the contract asks of the doorbell (the PCIe
+    /// bridge delivers the low half, then the high half).
+    fn write64(&mut self, offset: u32, value: u64) -> Result<(), HwError> {
+        let p = self.reg_ptr(offset)?;
+        if !offset.is_multiple_of(8) {
+            return Err(HwError::BadRegister { offset, bar_len: self.bar_len as u64 });
+        }
+        // The high half must be inside BAR0 too.
+        self.reg_ptr(offset + 4)?;
+        fence(Ordering::SeqCst);
+        // SAFETY: `p` is 8-byte aligned (offset and the page-aligned mapping)
+        // and both halves are inside the BAR0 mapping; volatile, as in read32.
+        unsafe { p.cast::<u64>().write_volatile(value) };
+        Ok(())
+    }
+
     fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, HwError> {
         let len = page_round(len).ok_or(HwError::NoMemory { len })?;
         let ptr = self.sys.mmap(None, 0, len).map_err(os("mmap DMA buffer"))?;
