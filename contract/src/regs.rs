@@ -62,6 +62,13 @@ registers! {
         INLINE = bit 6, width 1;
         /// The raw receive and transmit rings.
         RAW_RINGS = bit 7, width 1;
+        /// Memory regions are enforced: the device checks every local SGE and
+        /// incoming RDMA against the MPT, translates through the MTT, caches
+        /// both and takes context commands on the MPT and MTT tables. Without
+        /// it the device reads neither table and refuses those commands
+        /// (`ctx_status.ERROR`); a driver fills the tables all the same and
+        /// skips the commands.
+        TRANSLATION = bit 8, width 1;
     }
 
     /// Width of the packet data path in bytes (64 for the 512-bit, 100 Gb/s
@@ -90,6 +97,21 @@ registers! {
         /// log2 of the deepest work queue or CQ ring (at most 15: ring indices
         /// are 16-bit and free-running).
         LOG_MAX_RING = bit 24, width 8;
+    }
+
+    /// The port's MAC address, low 32 bits: the address as a 48-bit
+    /// big-endian number, so the last byte on the wire is bits 7:0. From the
+    /// board (EEPROM) or the build; all zero when the build has none. The
+    /// driver derives the port's default GID from it.
+    id_mac_lo @ 0x0018: u32, Ro, reset build {
+        /// MAC bits 31:0 (wire bytes 2..5).
+        MAC = bit 0, width 32;
+    }
+
+    /// The port's MAC address, high 16 bits.
+    id_mac_hi @ 0x001C: u32, Ro, reset build {
+        /// MAC bits 47:32 (wire bytes 0 and 1, byte 0 in bits 15:8).
+        MAC = bit 0, width 16;
     }
 
     /// Global control. Context table and raw ring registers may only change

@@ -1,0 +1,646 @@
+//! Every verbs call's error paths, against the in-crate fake device: each
+//! failure is the typed error that says what was wrong, nothing is half
+//! done (a refused list posts nothing, a failed create gives its entries
+//! back), and what the driver tells the device is in the contract's form.
+
+use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, QpType, SendOpcode, WcStatus};
+use rnic_contract::layouts::{cqe, send_wqe};
+use rnic_contract::regs::{self, id_features};
+use rnic_driver::device::CTX_POLLS;
+use rnic_driver::hw::fake::{CtxCommand, FakeConfig, FakeHandle, FakeHw};
+use rnic_driver::hw::{HwError, PAGE_SIZE};
+use rnic_driver::*;
+use std::time::Duration;
+
+fn open(config: FakeConfig) -> (Context, FakeHandle) {
+    open_with(config, ContextConfig::default())
+}
+
+fn open_with(config: FakeConfig, cc: ContextConfig) -> (Context, FakeHandle) {
+    let hw = FakeHw::new(config);
+    let h = hw.handle();
+    (Device::from_hw(hw).open_with(cc).unwrap(), h)
+}
+
+fn without(features: &[rnic_contract::reg::Field<u32>]) -> FakeConfig {
+    let mut c = FakeConfig::default();
+    for f in features {
+        c.features &= !f.mask();
+    }
+    c
+}
+
+fn to_rts(qp: &mut QueuePair, ctx: &Context) {
+    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(AccessFlags::NONE)).unwrap();
+    qp.modify(
+        &QpAttr::new()
+            .state(QpState::ReadyToReceive)
+            .av(AhAttr::new(ctx.query_gid(1, 0).unwrap(), [2, 0, 0, 0, 0, 1]))
+            .path_mtu(Mtu::Mtu1024)
+            .dest_qpn(9)
+            .rq_psn(0)
+            .max_dest_rd_atomic(1)
+            .min_rnr_timer(1),
+    )
+    .unwrap();
+    qp.modify(
+        &QpAttr::new().state(QpState::ReadyToSend).sq_psn(0).timeout(1).retry_cnt(1).rnr_retry(1).max_rd_atomic(1),
+    )
+    .unwrap();
+}
+
+#[test]
+fn open_refuses_another_device_and_gives_memory_back() {
+    let hw = FakeHw::new(FakeConfig { magic: 0xDEAD_BEEF, ..FakeConfig::default() });
+    assert_eq!(Device::from_hw(hw).open().unwrap_err(), Error::NotRnic { magic: 0xDEAD_BEEF });
+    let hw = FakeHw::new(FakeConfig { version: rnic_contract::ABI_VERSION + 1, ..FakeConfig::default() });
+    assert_eq!(
+        Device::from_hw(hw).open().unwrap_err(),
+        Error::AbiMismatch { device: rnic_contract::ABI_VERSION + 1, driver: rnic_contract::ABI_VERSION }
+    );
+    // Room for the QP and CQ tables, not the rest.
+    let hw = FakeHw::new(FakeConfig { dma_bytes: 200 << 10, ..FakeConfig::default() });
+    let h = hw.handle();
+    assert!(matches!(Device::from_hw(hw).open().unwrap_err(), Error::Hw(HwError::NoMemory { .. })));
+    assert_eq!(h.regions(), 0, "the tables allocated before the failure are freed");
+    // Bring-up order: stop, tables, enable.
+    let (ctx, h) = open(FakeConfig::default());
+    let w = h.register_writes();
+    assert_eq!(w.first(), Some(&(regs::ctrl::OFFSET, 0)));
+    assert_eq!(w.last(), Some(&(regs::ctrl::OFFSET, regs::ctrl::ENABLE.mask())));
+    let (qpc, log) = ctx.table_base(ContextTable::Qp);
+    assert!(w.contains(&(regs::qpc_base_lo::OFFSET, qpc as u32)) && w.contains(&(regs::qpc_log_entries::OFFSET, log)));
+    drop(ctx);
+    assert_eq!(h.regions(), 0, "closing the last handle frees the tables");
+    assert_eq!(h.register_writes().last(), Some(&(regs::ctrl::OFFSET, 0)), "and stops the device");
+}
+
+#[test]
+fn queries_and_the_gid_table() {
+    let (ctx, _) = open(FakeConfig { status: 0, ..FakeConfig::default() });
+    assert_eq!(
+        ctx.query_port(1).unwrap(),
+        PortAttr { state: PortState::Down, speed_gbps: 0, max_mtu: Mtu::Mtu4096, gid_tbl_len: 16, pkey_tbl_len: 1 }
+    );
+    assert_eq!(ctx.query_port(0), Err(Error::BadPort { port: 0 }));
+    assert_eq!(ctx.query_gid(2, 0), Err(Error::BadPort { port: 2 }));
+    assert_eq!(ctx.query_gid(1, 3), Err(Error::NoGid { index: 3 }));
+    assert_eq!(ctx.query_gid(1, 99), Err(Error::NoGid { index: 99 }));
+    let mac = FakeConfig::default().mac;
+    assert_eq!(ctx.query_gid(1, 0).unwrap(), link_local_gid(mac));
+    assert_eq!(ctx.query_device().mac, mac);
+    assert!(matches!(ctx.set_gid(0, [0; 16]), Err(Error::TooLarge { what: "settable GID index", .. })));
+    assert!(matches!(ctx.set_gid(16, [0; 16]), Err(Error::TooLarge { .. })));
+    ctx.set_gid(3, ipv4_gid([192, 168, 1, 1])).unwrap();
+    assert_eq!(ctx.query_gid(1, 3).unwrap()[12..], [192, 168, 1, 1]);
+    // Calls from inside with_hw are refused, not a panic.
+    assert_eq!(ctx.with_hw(|_| ctx.query_port(1)).unwrap(), Err(Error::Reentrant));
+}
+
+#[test]
+fn buffers_check_their_bounds() {
+    let (ctx, _) = open(FakeConfig::default());
+    assert_eq!(ctx.alloc_buffer(0).unwrap_err(), Error::Zero { what: "buffer length" });
+    let b = ctx.alloc_buffer(10).unwrap();
+    assert_eq!(b.write(4090, &[0; 7]), Err(Error::OutOfRange { what: "buffer", offset: 4090, len: 7, size: 4096 }));
+    assert!(b.read(usize::MAX, &mut [0; 2]).is_err(), "no overflow");
+}
+
+#[test]
+fn memory_regions() {
+    let (ctx, h) =
+        open_with(FakeConfig::default(), ContextConfig { log_mrs: 1, log_mtt: 3, ..ContextConfig::default() });
+    let pd = ctx.alloc_pd().unwrap();
+    let buf = ctx.alloc_buffer(16 * PAGE_SIZE).unwrap();
+    let lw = AccessFlags::LOCAL_WRITE;
+    assert_eq!(pd.reg_mr(&buf, 0, 0, lw).unwrap_err(), Error::Zero { what: "memory region length" });
+    assert_eq!(
+        pd.reg_mr(&buf, 16 * PAGE_SIZE - 1, 2, lw).unwrap_err(),
+        Error::OutOfRange { what: "buffer", offset: 16 * PAGE_SIZE as u64 - 1, len: 2, size: 16 * PAGE_SIZE as u64 }
+    );
+    for a in [AccessFlags::REMOTE_WRITE, AccessFlags::REMOTE_ATOMIC] {
+        assert!(matches!(pd.reg_mr(&buf, 0, 8, a), Err(Error::BadAttribute { attr: "access", .. })));
+    }
+    assert!(matches!(
+        pd.reg_mr(&buf, 0, 8, AccessFlags(0x100)),
+        Err(Error::BadAttribute { reason: "unknown access bits", .. })
+    ));
+    // 8 MTT entries: 9 pages do not fit.
+    assert_eq!(
+        pd.reg_mr(&buf, 0, 9 * PAGE_SIZE, lw).unwrap_err(),
+        Error::TooLarge { what: "memory region pages", requested: 9, max: 8 }
+    );
+    // A buffer of another context.
+    let (other, _) = open(FakeConfig::default());
+    let foreign = other.alloc_buffer(64).unwrap();
+    assert_eq!(pd.reg_mr(&foreign, 0, 8, lw).unwrap_err(), Error::Mismatch { what: "buffer" });
+
+    // Register: MTT entries, the MPT entry, then a Load of it (TRANSLATION).
+    let a = pd.reg_mr(&buf, 0, 5 * PAGE_SIZE, lw).unwrap();
+    assert_eq!(
+        h.commands().last(),
+        Some(&CtxCommand { op: ContextOp::Load, table: ContextTable::Mpt, index: a.mpt_index(), failed: false })
+    );
+    // 5 of 8 pages used: 4 more do not fit, 3 do.
+    assert_eq!(
+        pd.reg_mr(&buf, 0, 4 * PAGE_SIZE, lw).unwrap_err(),
+        Error::Exhausted { resource: Resource::Mtt, capacity: 8 }
+    );
+    assert_eq!(ctx.in_use(Resource::Mpt), 1, "a failed registration gives its slot back");
+    let b = pd.reg_mr(&buf, 0, 3 * PAGE_SIZE, lw).unwrap();
+    assert_eq!(pd.reg_mr(&buf, 0, 1, lw).unwrap_err(), Error::Exhausted { resource: Resource::Mpt, capacity: 2 });
+    assert_eq!(ctx.in_use(Resource::Mtt), 8);
+    drop(b);
+    let c = pd.reg_mr(&buf, 0, 1, lw).unwrap();
+    assert_eq!(pd.reg_mr(&buf, 0, 1, lw).unwrap_err(), Error::Exhausted { resource: Resource::Mpt, capacity: 2 });
+
+    // Deregister: Invalidate of the MPT entry, then of each MTT entry.
+    let n = h.commands().len();
+    let (slot, key) = (a.mpt_index(), a.lkey());
+    a.deregister().unwrap();
+    let cmds = h.commands()[n..].to_vec();
+    assert_eq!(cmds.len(), 6);
+    assert_eq!((cmds[0].op, cmds[0].table, cmds[0].index), (ContextOp::Invalidate, ContextTable::Mpt, slot));
+    assert!(cmds[1..].iter().all(|c| c.op == ContextOp::Invalidate && c.table == ContextTable::Mtt));
+    let again = pd.reg_mr(&buf, 0, 1, lw).unwrap();
+    assert_eq!(again.mpt_index(), slot);
+    assert_ne!(again.lkey(), key, "a fresh tag");
+
+    // A refused Load fails the registration and frees the slot.
+    drop(again);
+    h.fail_next_ctx();
+    let e = pd.reg_mr(&buf, 0, 1, lw).unwrap_err();
+    assert!(matches!(e, Error::ContextCommand { op: ContextOp::Load, table: ContextTable::Mpt, .. }));
+    assert_eq!(ctx.in_use(Resource::Mpt), 1, "only c");
+    // A refused Invalidate keeps the slot reserved: the device may hold it.
+    h.fail_next_ctx();
+    assert!(matches!(c.deregister(), Err(Error::ContextCommand { op: ContextOp::Invalidate, .. })));
+    assert_eq!(ctx.in_use(Resource::Mpt), 1);
+    // A command that stays busy times out.
+    h.busy_for(CTX_POLLS + 5);
+    assert!(matches!(pd.reg_mr(&buf, 0, 1, lw), Err(Error::ContextTimeout { polls: CTX_POLLS, .. })));
+}
+
+#[test]
+fn memory_regions_without_translation_skip_the_commands() {
+    let (ctx, h) = open(without(&[id_features::TRANSLATION]));
+    let pd = ctx.alloc_pd().unwrap();
+    let buf = ctx.alloc_buffer(64).unwrap();
+    let mr = pd.reg_mr(&buf, 0, 64, AccessFlags::NONE).unwrap();
+    mr.deregister().unwrap();
+    assert!(h.commands().is_empty());
+}
+
+#[test]
+fn completion_queues_and_channels() {
+    let (ctx, h) = open_with(
+        FakeConfig { irq_vectors: 3, ..FakeConfig::default() },
+        ContextConfig { log_cqs: 1, ..ContextConfig::default() },
+    );
+    assert_eq!(ctx.create_cq(0, None).unwrap_err(), Error::Zero { what: "cqe" });
+    assert_eq!(
+        ctx.create_cq(1 << 16, None).unwrap_err(),
+        Error::TooLarge { what: "cqe", requested: 1 << 16, max: 1 << 15 }
+    );
+    // vectors 1 and 2 (0 is the events vector)
+    let ch = ctx.create_comp_channel().unwrap();
+    let _ch2 = ctx.create_comp_channel().unwrap();
+    assert_eq!(ctx.create_comp_channel().unwrap_err(), Error::Exhausted { resource: Resource::Vector, capacity: 2 });
+    let (other, _) = open(FakeConfig::default());
+    let foreign = other.create_comp_channel().unwrap();
+    assert_eq!(ctx.create_cq(4, Some(&foreign)).unwrap_err(), Error::Mismatch { what: "completion channel" });
+    h.fail_next_ctx();
+    assert!(matches!(
+        ctx.create_cq(4, None),
+        Err(Error::ContextCommand { op: ContextOp::Load, table: ContextTable::Cq, .. })
+    ));
+    assert_eq!(ctx.in_use(Resource::Cq), 0);
+    let cq = ctx.create_cq(3, Some(&ch)).unwrap();
+    assert_eq!(cq.capacity(), 4);
+    let plain = ctx.create_cq(4, None).unwrap();
+    assert_eq!(ctx.create_cq(4, None).unwrap_err(), Error::Exhausted { resource: Resource::Cq, capacity: 2 });
+    assert_eq!(plain.req_notify(false), Err(Error::NoChannel { cqn: plain.cqn() }));
+    assert_eq!(ch.get_event(Duration::from_micros(5)), Err(Error::Timeout { what: "completion event" }));
+
+    // Polling: owner bits across a wrap of the 4-entry ring, consumer doorbells.
+    for round in 0..3u64 {
+        for i in 0..3u64 {
+            let mut e = [0u8; cqe::SIZE];
+            cqe::WR_ID.set(&mut e, round * 10 + i).unwrap();
+            assert!(h.complete(cq.cqn(), e));
+        }
+        let wcs = cq.poll(2).unwrap();
+        assert_eq!(wcs.iter().map(|w| w.wr_id).collect::<Vec<_>>(), [round * 10, round * 10 + 1], "at most max");
+        assert_eq!(cq.poll(8).unwrap()[0].wr_id, round * 10 + 2);
+        assert!(cq.poll(8).unwrap().is_empty());
+    }
+    assert_eq!(cq.consumer_index(), 9);
+    let last = h.doorbells().into_iter().rev().find(|d| d.kind == DoorbellKind::CqConsumer).unwrap();
+    assert_eq!((last.queue, last.index), (cq.cqn(), 9));
+    // Arm with solicited only: the doorbell carries it.
+    cq.req_notify(true).unwrap();
+    let d = *h.doorbells().last().unwrap();
+    assert_eq!((d.kind, d.index, d.solicited), (DoorbellKind::CqArm, 9, true));
+
+    // A CQE that does not decode is an error, consumed; polling goes on.
+    let mut bad = [0u8; cqe::SIZE];
+    bad[cqe::STATUS.byte] = 0xEE;
+    assert!(h.complete(cq.cqn(), bad));
+    let mut good = [0u8; cqe::SIZE];
+    cqe::WR_ID.set(&mut good, 77).unwrap();
+    cqe::STATUS.set(&mut good, WcStatus::WrFlushErr).unwrap();
+    assert!(h.complete(cq.cqn(), good));
+    let e = cq.poll(8).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            Error::BadCqe { index: 9, error: rnic_contract::Error::UnknownCode { field: "STATUS", value: 0xEE }, .. }
+        ),
+        "{e:?}"
+    );
+    let w = cq.poll(8).unwrap();
+    assert_eq!((w[0].wr_id, w[0].status, w[0].opcode), (77, WcStatus::WrFlushErr, None));
+}
+
+#[test]
+fn queue_pair_creation() {
+    let (ctx, h) = open_with(
+        without(&[id_features::UC, id_features::UD]),
+        ContextConfig { log_qps: 2, ..ContextConfig::default() },
+    );
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(8, None).unwrap();
+    assert_eq!(pd.create_qp(QpType::Uc, &cq, &cq).build().unwrap_err(), Error::Unsupported { feature: "UC" });
+    assert_eq!(pd.create_qp(QpType::Ud, &cq, &cq).build().unwrap_err(), Error::Unsupported { feature: "UD" });
+    let rc = || pd.create_qp(QpType::Rc, &cq, &cq);
+    assert_eq!(rc().max_send_wr(0).build().unwrap_err(), Error::Zero { what: "max_send_wr" });
+    assert_eq!(rc().max_recv_wr(0).build().unwrap_err(), Error::Zero { what: "max_recv_wr" });
+    assert_eq!(
+        rc().max_recv_wr(40000).build().unwrap_err(),
+        Error::TooLarge { what: "max_recv_wr", requested: 40000, max: 1 << 15 }
+    );
+    assert_eq!(
+        rc().max_send_sge(5).build().unwrap_err(),
+        Error::TooLarge { what: "max_send_sge", requested: 5, max: 4 }
+    );
+    assert_eq!(
+        rc().max_recv_sge(4).build().unwrap_err(),
+        Error::TooLarge { what: "max_recv_sge", requested: 4, max: 3 }
+    );
+    assert_eq!(
+        rc().max_inline_data(65).build().unwrap_err(),
+        Error::TooLarge { what: "max_inline_data", requested: 65, max: 64 }
+    );
+    let (other, _) = open(FakeConfig::default());
+    let foreign = other.create_cq(4, None).unwrap();
+    assert_eq!(
+        pd.create_qp(QpType::Rc, &cq, &foreign).build().unwrap_err(),
+        Error::Mismatch { what: "completion queue" }
+    );
+    let regions = h.regions();
+    let a = rc().max_send_wr(5).build().unwrap();
+    assert_eq!(a.cap().max_send_wr, 8, "rounded up");
+    assert_eq!(a.qp_num(), 2, "QP 0 and 1 are reserved");
+    let _b = rc().build().unwrap();
+    assert_eq!(rc().build().unwrap_err(), Error::Exhausted { resource: Resource::Qp, capacity: 2 });
+    assert_eq!(h.regions(), regions + 4, "a failed create leaves no ring behind");
+    drop(a);
+    assert_eq!(h.regions(), regions + 2);
+    assert!(rc().build().is_ok());
+    let (ctx2, _) = open(without(&[id_features::INLINE]));
+    let pd2 = ctx2.alloc_pd().unwrap();
+    let cq2 = ctx2.create_cq(8, None).unwrap();
+    assert_eq!(
+        pd2.create_qp(QpType::Rc, &cq2, &cq2).max_inline_data(1).build().unwrap_err(),
+        Error::Unsupported { feature: "INLINE" }
+    );
+    assert_eq!(ctx2.query_device().max_inline_data, 0);
+}
+
+#[test]
+fn modify_checks_transitions_attributes_and_values() {
+    let (ctx, h) = open(without(&[id_features::ATOMICS]));
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(8, None).unwrap();
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    use QpState::{Init, ReadyToReceive, ReadyToSend, Reset};
+    assert_eq!(
+        qp.modify(&QpAttr::new().state(ReadyToSend)).unwrap_err(),
+        Error::InvalidTransition { qp_type: QpType::Rc, from: Reset, to: ReadyToSend }
+    );
+    assert_eq!(
+        qp.modify(&QpAttr::new().state(Init).port(1).pkey_index(0)).unwrap_err(),
+        Error::MissingAttribute { from: Reset, to: Init, attr: "ACCESS_FLAGS" }
+    );
+    let init = QpAttr::new().state(Init).port(1).pkey_index(0).access_flags(AccessFlags::NONE);
+    assert_eq!(
+        qp.modify(&init.qkey(5)).unwrap_err(),
+        Error::AttributeNotAllowed { from: Reset, to: Init, attr: "QKEY" }
+    );
+    assert!(matches!(qp.modify(&init.port(2)), Err(Error::BadAttribute { attr: "port_num", value: 2, .. })));
+    assert!(matches!(qp.modify(&init.pkey_index(1)), Err(Error::BadAttribute { attr: "pkey_index", .. })));
+    assert!(matches!(
+        qp.modify(&init.access_flags(AccessFlags(0x40))),
+        Err(Error::BadAttribute { attr: "qp_access_flags", .. })
+    ));
+    assert_eq!(
+        qp.modify(&init.access_flags(AccessFlags::REMOTE_ATOMIC)).unwrap_err(),
+        Error::Unsupported { feature: "ATOMICS" }
+    );
+    assert!(matches!(qp.modify(&init.cur_state(Init)), Err(Error::AttributeNotAllowed { attr: "CUR_STATE", .. })));
+    assert_eq!(qp.state(), Reset, "nothing changed");
+    assert!(h.commands().iter().all(|c| c.table != ContextTable::Qp), "nothing sent to the device");
+    // A refused Load leaves the QP where it was.
+    h.fail_next_ctx();
+    assert!(matches!(
+        qp.modify(&init),
+        Err(Error::ContextCommand { op: ContextOp::Load, table: ContextTable::Qp, .. })
+    ));
+    assert_eq!(qp.state(), Reset);
+    qp.modify(&init).unwrap();
+    // INIT -> RTR with bad values, each named.
+    let av = AhAttr::new(ctx.query_gid(1, 0).unwrap(), [2, 0, 0, 0, 0, 1]);
+    let rtr = QpAttr::new()
+        .state(ReadyToReceive)
+        .av(av)
+        .path_mtu(Mtu::Mtu4096)
+        .dest_qpn(3)
+        .rq_psn(0)
+        .max_dest_rd_atomic(1)
+        .min_rnr_timer(0);
+    assert!(matches!(
+        qp.modify(&rtr.rq_psn(1 << 24)),
+        Err(Error::BadAttribute { attr: "rq_psn", value: 0x100_0000, .. })
+    ));
+    assert!(matches!(qp.modify(&rtr.dest_qpn(1 << 24)), Err(Error::BadAttribute { attr: "dest_qp_num", .. })));
+    assert!(matches!(qp.modify(&rtr.min_rnr_timer(32)), Err(Error::BadAttribute { attr: "min_rnr_timer", .. })));
+    let mut no_gid = av;
+    no_gid.sgid_index = 5;
+    assert_eq!(qp.modify(&rtr.av(no_gid)).unwrap_err(), Error::NoGid { index: 5 });
+    let alt = rtr.with_mask(rtr.mask() | QpAttrMask::ALT_PATH);
+    assert_eq!(qp.modify(&alt).unwrap_err(), Error::Unsupported { feature: "alternate paths (ALT_PATH)" });
+    qp.modify(&rtr).unwrap();
+    let rts = QpAttr::new().state(ReadyToSend).sq_psn(0).timeout(0).retry_cnt(0).rnr_retry(0).max_rd_atomic(0);
+    assert!(matches!(qp.modify(&rts.retry_cnt(8)), Err(Error::BadAttribute { attr: "retry_cnt", value: 8, .. })));
+    assert!(matches!(qp.modify(&rts.timeout(32)), Err(Error::BadAttribute { attr: "timeout", .. })));
+    assert!(matches!(qp.modify(&rts.cur_state(Init)), Err(Error::BadAttribute { attr: "cur_qp_state", .. })));
+    qp.modify(&rts.cur_state(ReadyToReceive)).unwrap();
+    // Each modify after the first took the device's state back first.
+    let qp_cmds: Vec<ContextOp> =
+        h.commands().iter().filter(|c| c.table == ContextTable::Qp && !c.failed).map(|c| c.op).collect();
+    assert_eq!(qp_cmds, [ContextOp::Load, ContextOp::Store, ContextOp::Load, ContextOp::Store, ContextOp::Load]);
+    // Back to RESET: the device forgets the QP.
+    qp.modify(&QpAttr::new().state(Reset)).unwrap();
+    assert_eq!(h.commands().last().map(|c| (c.op, c.table)), Some((ContextOp::Invalidate, ContextTable::Qp)));
+    assert_eq!(qp.producer_indices(), (0, 0));
+}
+
+#[test]
+fn posting_checks_every_request_and_posts_all_or_nothing() {
+    let (ctx, h) = open(without(&[id_features::ATOMICS]));
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(8, None).unwrap();
+    let buf = ctx.alloc_buffer(PAGE_SIZE).unwrap();
+    let mr = pd.reg_mr(&buf, 0, 1024, AccessFlags::LOCAL_WRITE).unwrap();
+    assert_eq!(
+        Sge::new(&mr, 1000, 25),
+        Err(Error::OutOfRange { what: "memory region", offset: 1000, len: 25, size: 1024 })
+    );
+    let sge = Sge::new(&mr, 0, 8).unwrap();
+    let mut qp = pd
+        .create_qp(QpType::Rc, &cq, &cq)
+        .max_send_wr(4)
+        .max_recv_wr(2)
+        .max_send_sge(2)
+        .max_recv_sge(1)
+        .max_inline_data(16)
+        .build()
+        .unwrap();
+    let send = SendWr::new(1, SendOp::Send, std::slice::from_ref(&sge));
+    let recv = RecvWr { wr_id: 1, sg_list: std::slice::from_ref(&sge) };
+    assert_eq!(
+        qp.post_recv(&[recv]).unwrap_err(),
+        Error::WrongStateToPost { queue: Queue::Recv, qpn: qp.qp_num(), state: QpState::Reset }
+    );
+    qp.modify(&QpAttr::new().state(QpState::Init).port(1).pkey_index(0).access_flags(AccessFlags::NONE)).unwrap();
+    assert_eq!(
+        qp.post_send(&[send]).unwrap_err(),
+        Error::WrongStateToPost { queue: Queue::Send, qpn: qp.qp_num(), state: QpState::Init }
+    );
+    let two = [sge, sge];
+    assert_eq!(
+        qp.post_recv(&[recv, RecvWr { wr_id: 2, sg_list: &two }]).unwrap_err(),
+        Error::TooManySges { queue: Queue::Recv, wr: 1, given: 2, max: 1 }
+    );
+    assert_eq!(qp.producer_indices(), (0, 0), "nothing of a refused list is posted");
+    assert_eq!(
+        qp.post_recv(&[recv, recv, recv]).unwrap_err(),
+        Error::QueueFull { queue: Queue::Recv, qpn: qp.qp_num(), wr: 2, depth: 2 }
+    );
+    qp.post_recv(&[recv, recv]).unwrap();
+    assert_eq!(h.doorbells().last().map(|d| (d.kind, d.index)), Some((DoorbellKind::RqProducer, 2)));
+    qp.modify(
+        &QpAttr::new()
+            .state(QpState::ReadyToReceive)
+            .av(AhAttr::new(ctx.query_gid(1, 0).unwrap(), [0; 6]))
+            .path_mtu(Mtu::Mtu256)
+            .dest_qpn(5)
+            .rq_psn(0)
+            .max_dest_rd_atomic(0)
+            .min_rnr_timer(0),
+    )
+    .unwrap();
+    qp.modify(
+        &QpAttr::new().state(QpState::ReadyToSend).sq_psn(0).timeout(0).retry_cnt(0).rnr_retry(0).max_rd_atomic(0),
+    )
+    .unwrap();
+
+    let three = [sge, sge, sge];
+    let remote = RemoteAddr { addr: 0x1000, rkey: 7 };
+    let cases: Vec<(SendWr, Error)> = vec![
+        (SendWr::new(1, SendOp::Send, &three), Error::TooManySges { queue: Queue::Send, wr: 1, given: 3, max: 2 }),
+        (SendWr::inline(1, SendOp::Send, &[0; 17]), Error::InlineTooLong { wr: 1, len: 17, max: 16 }),
+        (
+            SendWr::inline(1, SendOp::RdmaRead { remote }, &[0; 4]),
+            Error::BadWorkRequest { wr: 1, reason: "inline data on an operation that reads into local memory" },
+        ),
+        (
+            SendWr::new(1, SendOp::AtomicFetchAndAdd { remote, add: 1 }, std::slice::from_ref(&sge)),
+            Error::Unsupported { feature: "ATOMICS" },
+        ),
+        (send.flags(SendFlags(0x80)), Error::BadWorkRequest { wr: 1, reason: "unknown send flags" }),
+    ];
+    for (wr, err) in cases {
+        assert_eq!(qp.post_send(&[send, wr]).unwrap_err(), err);
+        assert_eq!(qp.producer_indices().0, 0);
+    }
+    assert_eq!(
+        qp.post_send(&[send; 5]).unwrap_err(),
+        Error::QueueFull { queue: Queue::Send, qpn: qp.qp_num(), wr: 4, depth: 4 }
+    );
+    // Inline data lands in the WQE.
+    qp.post_send(&[SendWr::inline(9, SendOp::Send, b"inline!").flags(SendFlags::NONE)]).unwrap();
+    let (sq, _) = qp.ring_iovas();
+    let wqe = h.read_iova(sq, send_wqe::SIZE).unwrap();
+    assert_eq!(send_wqe::INLINE.get(&wqe), Ok(true));
+    assert_eq!(send_wqe::INLINE_LEN.get(&wqe), Ok(7));
+    assert_eq!(send_wqe::SIGNALED.get(&wqe), Ok(false));
+    assert_eq!(send_wqe::OPCODE.get(&wqe), Ok(SendOpcode::Send));
+    assert_eq!(&wqe[send_wqe::SGES.byte..send_wqe::SGES.byte + 7], b"inline!");
+    assert_eq!(
+        h.doorbells().last().map(|d| (d.kind, d.queue, d.index)),
+        Some((DoorbellKind::SqProducer, qp.qp_num(), 1))
+    );
+    assert_eq!(h.bad_doorbells(), 0);
+}
+
+#[test]
+fn operations_follow_the_qp_type() {
+    let (ctx, _) = open(FakeConfig::default());
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(8, None).unwrap();
+    let buf = ctx.alloc_buffer(PAGE_SIZE).unwrap();
+    let mr = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    let s8 = Sge::new(&mr, 0, 8).unwrap();
+    let s4 = Sge::new(&mr, 0, 4).unwrap();
+    let remote = RemoteAddr { addr: 0x1000, rkey: 7 };
+    let mut rc = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    to_rts(&mut rc, &ctx);
+    let misaligned = RemoteAddr { addr: 0x1004, rkey: 7 };
+    assert_eq!(
+        rc.post_send(&[SendWr::new(1, SendOp::AtomicCmpAndSwp { remote: misaligned, compare: 0, swap: 1 }, &[s8])])
+            .unwrap_err(),
+        Error::BadWorkRequest { wr: 0, reason: "atomic remote address not 8-byte aligned" }
+    );
+    assert_eq!(
+        rc.post_send(&[SendWr::new(1, SendOp::AtomicFetchAndAdd { remote, add: 1 }, &[s4])]).unwrap_err(),
+        Error::BadWorkRequest { wr: 0, reason: "an atomic takes exactly one 8-byte SGE" }
+    );
+    rc.post_send(&[SendWr::new(1, SendOp::AtomicFetchAndAdd { remote, add: 1 }, &[s8])]).unwrap();
+
+    let mut uc = pd.create_qp(QpType::Uc, &cq, &cq).build().unwrap();
+    uc.modify(&QpAttr::new().state(QpState::Init).port(1).pkey_index(0).access_flags(AccessFlags::NONE)).unwrap();
+    uc.modify(
+        &QpAttr::new()
+            .state(QpState::ReadyToReceive)
+            .av(AhAttr::new(ctx.query_gid(1, 0).unwrap(), [0; 6]))
+            .path_mtu(Mtu::Mtu256)
+            .dest_qpn(5)
+            .rq_psn(0),
+    )
+    .unwrap();
+    uc.modify(&QpAttr::new().state(QpState::ReadyToSend).sq_psn(0)).unwrap();
+    assert_eq!(
+        uc.post_send(&[SendWr::new(1, SendOp::RdmaRead { remote }, &[s8])]).unwrap_err(),
+        Error::OpcodeNotForQpType { wr: 0, opcode: "RdmaRead", qp_type: QpType::Uc }
+    );
+
+    let mut ud = pd.create_qp(QpType::Ud, &cq, &cq).build().unwrap();
+    ud.modify(&QpAttr::new().state(QpState::Init).port(1).pkey_index(0).qkey(0x1111)).unwrap();
+    ud.modify(&QpAttr::new().state(QpState::ReadyToReceive)).unwrap();
+    ud.modify(&QpAttr::new().state(QpState::ReadyToSend).sq_psn(0)).unwrap();
+    assert_eq!(
+        ud.post_send(&[SendWr::new(1, SendOp::Send, &[s8])]).unwrap_err(),
+        Error::BadWorkRequest { wr: 0, reason: "a UD send needs a destination" }
+    );
+    let ah = pd.create_ah(&AhAttr::new(ctx.query_gid(1, 0).unwrap(), [2, 0, 0, 0, 0, 3])).unwrap();
+    let dest = UdDest { ah: &ah, remote_qpn: 0x77, remote_qkey: 0x1111 };
+    assert_eq!(
+        rc.post_send(&[SendWr::new(1, SendOp::Send, &[s8]).to(dest)]).unwrap_err(),
+        Error::BadWorkRequest { wr: 0, reason: "a UD destination on a connected QP" }
+    );
+    let other_pd = ctx.alloc_pd().unwrap();
+    let foreign_ah = other_pd.create_ah(&AhAttr::new(ctx.query_gid(1, 0).unwrap(), [0; 6])).unwrap();
+    assert_eq!(
+        ud.post_send(&[SendWr::new(1, SendOp::Send, &[s8]).to(UdDest { ah: &foreign_ah, ..dest })]).unwrap_err(),
+        Error::Mismatch { what: "address handle" }
+    );
+    assert!(matches!(
+        ud.post_send(&[SendWr::new(1, SendOp::Send, &[s8]).to(UdDest { remote_qpn: 1 << 24, ..dest })]),
+        Err(Error::BadAttribute { attr: "remote_qpn", .. })
+    ));
+    ud.post_send(&[SendWr::new(5, SendOp::SendWithImm { imm: 0xAB }, &[s8]).to(dest)]).unwrap();
+    assert_eq!(
+        ud.post_send(&[SendWr::new(1, SendOp::RdmaWrite { remote }, &[s8]).to(dest)]).unwrap_err(),
+        Error::OpcodeNotForQpType { wr: 0, opcode: "RdmaWrite", qp_type: QpType::Ud }
+    );
+}
+
+#[test]
+fn address_handles() {
+    let (ctx, _) = open(without(&[id_features::IPV6, id_features::VLAN]));
+    ctx.set_gid(1, ipv4_gid([10, 0, 0, 1])).unwrap();
+    let pd = ctx.alloc_pd().unwrap();
+    let v4 = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid([10, 0, 0, 2]), [0; 6]) };
+    assert!(pd.create_ah(&v4).is_ok());
+    assert_eq!(pd.create_ah(&AhAttr { sgid_index: 0, ..v4 }).unwrap_err(), Error::Unsupported { feature: "IPV6" });
+    assert_eq!(pd.create_ah(&AhAttr { sgid_index: 9, ..v4 }).unwrap_err(), Error::NoGid { index: 9 });
+    assert_eq!(
+        pd.create_ah(&AhAttr { vlan: Some(Vlan { id: 5, pcp: 0 }), ..v4 }).unwrap_err(),
+        Error::Unsupported { feature: "VLAN" }
+    );
+    let (ctx, _) = open(FakeConfig::default());
+    ctx.set_gid(1, ipv4_gid([10, 0, 0, 1])).unwrap();
+    let pd = ctx.alloc_pd().unwrap();
+    assert!(matches!(
+        pd.create_ah(&AhAttr { sgid_index: 0, ..v4 }),
+        Err(Error::BadAttribute { reason: "source and destination GIDs of different IP versions", .. })
+    ));
+    assert!(matches!(
+        pd.create_ah(&AhAttr { vlan: Some(Vlan { id: 4096, pcp: 0 }), ..v4 }),
+        Err(Error::BadAttribute { attr: "vlan.id", .. })
+    ));
+    assert!(matches!(
+        pd.create_ah(&AhAttr { flow_label: 1 << 20, ..v4 }),
+        Err(Error::BadAttribute { attr: "flow_label", .. })
+    ));
+    let (ctx, _) = open_with(FakeConfig::default(), ContextConfig { log_ahs: 0, ..ContextConfig::default() });
+    let pd = ctx.alloc_pd().unwrap();
+    let g = ctx.query_gid(1, 0).unwrap();
+    let a = pd.create_ah(&AhAttr::new(g, [0; 6])).unwrap();
+    assert_eq!(
+        pd.create_ah(&AhAttr::new(g, [0; 6])).unwrap_err(),
+        Error::Exhausted { resource: Resource::Ah, capacity: 1 }
+    );
+    drop(a);
+    assert!(pd.create_ah(&AhAttr::new(g, [0; 6])).is_ok());
+}
+
+#[test]
+fn destructor_failures_are_kept_for_the_caller() {
+    let (ctx, h) = open(FakeConfig::default());
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(8, None).unwrap();
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    qp.modify(&QpAttr::new().state(QpState::Init).port(1).pkey_index(0).access_flags(AccessFlags::NONE)).unwrap();
+    let qpn = qp.qp_num();
+    h.fail_next_ctx();
+    drop(qp);
+    assert_eq!(
+        ctx.take_teardown_errors(),
+        [Error::ContextCommand { op: ContextOp::Invalidate, table: ContextTable::Qp, index: qpn }]
+    );
+    assert!(ctx.take_teardown_errors().is_empty(), "taken once");
+    assert_eq!(ctx.in_use(Resource::Qp), 1, "a QP the device may still hold keeps its number");
+    // The CQ outlives every QP on it; dropping the last handle invalidates it.
+    drop(cq);
+    assert_eq!(h.commands().last().map(|c| (c.op, c.table)), Some((ContextOp::Invalidate, ContextTable::Cq)));
+}
+
+#[test]
+fn errors_say_what_was_wrong() {
+    let text = Error::QueueFull { queue: Queue::Send, qpn: 7, wr: 3, depth: 8 }.to_string();
+    assert_eq!(text, "QP 7 Send queue full (8 entries) at work request 3; nothing posted");
+    assert_eq!(
+        Error::MissingAttribute { from: QpState::Init, to: QpState::ReadyToReceive, attr: "PATH_MTU" }.to_string(),
+        "Init -> ReadyToReceive needs PATH_MTU"
+    );
+    assert_eq!(
+        Error::Hw(HwError::Os { op: "VFIO_IOMMU_MAP_DMA".into(), errno: libc::ENOMEM }).to_string(),
+        format!(
+            "hardware: VFIO_IOMMU_MAP_DMA: OS error {} ({})",
+            libc::ENOMEM,
+            std::io::Error::from_raw_os_error(libc::ENOMEM)
+        )
+    );
+}
