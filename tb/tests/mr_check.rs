@@ -195,3 +195,16 @@ fn rate_and_latency_at_full_speed() {
 /// Cycles from a request offered to its single piece taken, with MPT and
 /// MTT lookups answering one cycle after the read.
 const LATENCY: u64 = 15;
+
+/// The contract's NAK code for a failed rkey is the protocol model's
+/// "remote access error" (the contract cannot depend on the model).
+#[test]
+fn nak_code_matches_the_protocol_model() {
+    use rnic_contract::mr::{MrFault, NAK_REMOTE_ACCESS_ERROR};
+    use rnic_proto::NakCode;
+    assert_eq!(NakCode::from_code(NAK_REMOTE_ACCESS_ERROR), NakCode::RemoteAccessError);
+    let MrFault::Remote { nak_code, .. } = MrError::KeyMismatch.fault(Access::RemoteWrite) else {
+        panic!("a remote access fails remotely");
+    };
+    assert_eq!(NakCode::from_code(nak_code), NakCode::RemoteAccessError);
+}
