@@ -238,16 +238,19 @@ layouts! {
     }
 
     /// Memory protection entry of a memory region (`ibv_reg_mr`), entry
-    /// KEY >> 8 of the MPT table. The device checks every local SGE and
-    /// every incoming RDMA or atomic against it, then translates through
-    /// the region's MTT entries.
+    /// `key_index(KEY, T)` of the MPT table of 2^T entries (T:
+    /// `mpt_log_entries`). The device checks every local SGE and every
+    /// incoming RDMA or atomic against it, then translates through the
+    /// region's MTT entries (`rnic_contract::mr`, docs/memory.md).
     mpt, 64 bytes {
         /// First virtual address of the region.
         VA_BASE: u64 = byte 0, bit 0, width 64;
-        /// Length in bytes: addresses in [VA_BASE, VA_BASE + LENGTH) are valid.
+        /// Length in bytes: addresses in [VA_BASE, VA_BASE + LENGTH) are
+        /// valid. The driver keeps VA_BASE + LENGTH at most 2^64.
         LENGTH: u64 = byte 8, bit 0, width 64;
-        /// The region's key, both lkey and rkey: table index in bits 31:8, a
-        /// tag in bits 7:0 that changes on reuse so stale keys fail.
+        /// The region's key, both lkey and rkey, compared in full (all 32
+        /// bits) with the key of every access: the entry's index in bits
+        /// T-1:0, a random tag in bits 31:T (`key`, `mr::draw_key`).
         KEY: u32 = byte 16, bit 0, width 32;
         /// Protection domain: only QPs of the same PD may use the region.
         PD: u32 = byte 20, bit 0, width 24;
@@ -262,19 +265,39 @@ layouts! {
         REMOTE_READ: bool = byte 24, bit 2, width 1;
         /// Peers may use atomics on it (`IBV_ACCESS_REMOTE_ATOMIC`).
         REMOTE_ATOMIC: bool = byte 24, bit 3, width 1;
-        /// log2 of the page size the MTT entries map (12: 4 KiB, 21: 2 MiB).
+        /// log2 of the page size the MTT entries map: one of
+        /// `LOG_PAGE_SIZES` (12: 4 KiB, 21: 2 MiB, 30: 1 GiB); an entry with
+        /// another value is treated as invalid.
         LOG_PAGE_SIZE: u8 = byte 25, bit 0, width 6;
-        /// MTT entry of the region's first page; later pages follow.
+        /// MTT entry of the region's first page (the page holding VA_BASE);
+        /// later pages follow.
         MTT_BASE: u32 = byte 28, bit 0, width 32;
     } {
-        /// The key of MPT entry `index` (below 2^24) with `tag`.
-        pub const fn key(index: u32, tag: u8) -> u32 {
-            index << 8 | tag as u32
+        /// The page sizes the device translates, as log2: 4 KiB, 2 MiB, 1 GiB.
+        pub const LOG_PAGE_SIZES: [u32; 3] = [12, 21, 30];
+
+        /// Largest `mpt_log_entries`: the tag keeps at least 8 bits.
+        pub const MAX_LOG_ENTRIES: u32 = 24;
+
+        /// The key of entry `index` of a table of 2^`log_entries` entries,
+        /// with `tag` (below 2^(32 - log_entries)) in the bits above the index.
+        pub const fn key(index: u32, tag: u32, log_entries: u32) -> u32 {
+            ((tag as u64) << log_entries | (index as u64 & index_mask(log_entries) as u64)) as u32
         }
 
-        /// The MPT entry a key names.
-        pub const fn key_index(key: u32) -> u32 {
-            key >> 8
+        /// The table entry a key names: its low `log_entries` bits.
+        pub const fn key_index(key: u32, log_entries: u32) -> u32 {
+            key & index_mask(log_entries)
+        }
+
+        /// The tag of a key: the bits above the index.
+        pub const fn key_tag(key: u32, log_entries: u32) -> u32 {
+            ((key as u64) >> log_entries) as u32
+        }
+
+        /// The index bits of a key in a table of 2^`log_entries` entries.
+        pub const fn index_mask(log_entries: u32) -> u32 {
+            ((1u64 << log_entries) - 1) as u32
         }
 
         /// Where virtual address `va` of a region lives: the page of the
@@ -288,7 +311,8 @@ layouts! {
             Some(((va >> log_page_size) - (va_base >> log_page_size), va & ((1 << log_page_size) - 1)))
         }
 
-        /// `len` bytes from `va` lie inside the region.
+        /// `len` bytes from `va` lie inside the region. Computed without
+        /// sums, so no VA or length wraps around 2^64 into the region.
         pub const fn contains(va: u64, len: u64, va_base: u64, length: u64) -> bool {
             va >= va_base && len <= length && va - va_base <= length - len
         }

@@ -57,6 +57,7 @@ pub mod codes;
 pub mod doc;
 mod error;
 pub mod layouts;
+pub mod mr;
 pub mod regs;
 pub mod ring;
 

@@ -210,9 +210,9 @@ fn sge_lists_fill_the_wqe_tails() {
 
 #[test]
 fn memory_region_keys_and_translation() {
-    let key = mpt::key(0x12_3456, 0x9A);
-    assert_eq!(key, 0x1234_569A);
-    assert_eq!(mpt::key_index(key), 0x12_3456);
+    let key = mpt::key(0x12_3456, 0x9A, 24);
+    assert_eq!(key, 0x9A12_3456);
+    assert_eq!(mpt::key_index(key, 24), 0x12_3456);
     // A region starting 0x100 into a 4 KiB page: its first page is MTT_BASE.
     assert_eq!(mpt::locate(0x7000_0100, 0x7000_0100, 12), Some((0, 0x100)));
     assert_eq!(mpt::locate(0x7000_0FFF, 0x7000_0100, 12), Some((0, 0xFFF)));

@@ -68,6 +68,7 @@ catalog! {
     mac_rx_fifo => crate::mac::MacRxFifo, 200;
     mac_tx_fifo => crate::mac::MacTxFifo, 200;
     counter64 => crate::mac::Counter64, 300;
+    mr_check => crate::mr::MrCheck, 200;
 }
 
 /// Look an entry up by name.

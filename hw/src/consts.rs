@@ -7,7 +7,8 @@
 //! the RTL follows on the next build.
 
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
-use rnic_contract::layouts::{cqc, cqe, qpc};
+use rnic_contract::layouts::{cqc, cqe, mpt, qpc};
+use rnic_contract::mr::{Access, MrError, MTT_PER_LINE};
 use rnic_contract::regs;
 
 macro_rules! rtl_consts {
@@ -118,6 +119,49 @@ rtl_consts! {
     FETCH_BATCH: u64 = 8;
     /// `id_limits`: deepest ring 2^15, CQs, QPs.
     LIMITS_WORD: u64 = (15 << 24) | (LOG_CQS << 8) | LOG_QPS;
+    // ---- memory regions (hw/src/mr): MPT field positions, page sizes, codes
+    MPT_VA_BASE: usize = mpt::VA_BASE.pos();
+    MPT_LENGTH: usize = mpt::LENGTH.pos();
+    MPT_KEY: usize = mpt::KEY.pos();
+    MPT_PD: usize = mpt::PD.pos();
+    MPT_VALID: usize = mpt::VALID.pos();
+    MPT_LOCAL_WRITE: usize = mpt::LOCAL_WRITE.pos();
+    MPT_REMOTE_WRITE: usize = mpt::REMOTE_WRITE.pos();
+    MPT_REMOTE_READ: usize = mpt::REMOTE_READ.pos();
+    MPT_REMOTE_ATOMIC: usize = mpt::REMOTE_ATOMIC.pos();
+    MPT_LOG_PAGE: usize = mpt::LOG_PAGE_SIZE.pos();
+    MPT_MTT_BASE: usize = mpt::MTT_BASE.pos();
+    /// The three page sizes (A < B < C) as shifts, bytes and address masks.
+    PAGE_SHIFT_A: usize = mpt::LOG_PAGE_SIZES[0];
+    PAGE_SHIFT_B: usize = mpt::LOG_PAGE_SIZES[1];
+    PAGE_SHIFT_C: usize = mpt::LOG_PAGE_SIZES[2];
+    /// The same, as values an MPT entry's LOG_PAGE_SIZE is compared with.
+    PAGE_LOG_A: u64 = mpt::LOG_PAGE_SIZES[0];
+    PAGE_LOG_B: u64 = mpt::LOG_PAGE_SIZES[1];
+    PAGE_LOG_C: u64 = mpt::LOG_PAGE_SIZES[2];
+    PAGE_BYTES_A: u64 = 1u64 << mpt::LOG_PAGE_SIZES[0];
+    PAGE_BYTES_B: u64 = 1u64 << mpt::LOG_PAGE_SIZES[1];
+    PAGE_BYTES_C: u64 = 1u64 << mpt::LOG_PAGE_SIZES[2];
+    PAGE_OFF_A: u64 = (1u64 << mpt::LOG_PAGE_SIZES[0]) - 1;
+    PAGE_OFF_B: u64 = (1u64 << mpt::LOG_PAGE_SIZES[1]) - 1;
+    PAGE_OFF_C: u64 = (1u64 << mpt::LOG_PAGE_SIZES[2]) - 1;
+    PAGE_ADDR_A: u64 = !((1u64 << mpt::LOG_PAGE_SIZES[0]) - 1);
+    PAGE_ADDR_B: u64 = !((1u64 << mpt::LOG_PAGE_SIZES[1]) - 1);
+    PAGE_ADDR_C: u64 = !((1u64 << mpt::LOG_PAGE_SIZES[2]) - 1);
+    MTT_LINE_SHIFT: usize = MTT_PER_LINE.trailing_zeros();
+    /// `MrCheck`: log2 of its request and job FIFOs and of its MTT line buffer.
+    MR_FIFO_LOG: usize = 4;
+    MR_LINE_LOG: usize = 4;
+    MR_INVALID: u64 = MrError::Invalid as u8;
+    MR_KEY_MISMATCH: u64 = MrError::KeyMismatch as u8;
+    MR_PD_MISMATCH: u64 = MrError::PdMismatch as u8;
+    MR_ACCESS_DENIED: u64 = MrError::AccessDenied as u8;
+    MR_OUT_OF_BOUNDS: u64 = MrError::OutOfBounds as u8;
+    ACC_LOCAL_READ: u64 = Access::LocalRead as u8;
+    ACC_LOCAL_WRITE: u64 = Access::LocalWrite as u8;
+    ACC_REMOTE_READ: u64 = Access::RemoteRead as u8;
+    ACC_REMOTE_WRITE: u64 = Access::RemoteWrite as u8;
+    ACC_REMOTE_ATOMIC: u64 = Access::RemoteAtomic as u8;
 }
 
 // What the RTL assumes about the layouts beyond positions.

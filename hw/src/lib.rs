@@ -10,6 +10,7 @@ pub mod consts;
 pub mod core;
 pub mod host;
 pub mod mac;
+pub mod mr;
 pub mod prim;
 pub mod sem;
 pub mod wire;

@@ -189,6 +189,7 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
 pub mod dma;
 pub mod driver_hw;
 pub mod host_bench;
+pub mod mr;
 pub mod replay;
 pub mod rx;
 

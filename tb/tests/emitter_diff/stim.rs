@@ -69,6 +69,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "desc_fetch" => desc_fetch(s),
         "cq_engine" => cq_engine(s),
         "ctx_engine" => ctx_engine(s),
+        "mr_check" => mr_check(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
@@ -1506,5 +1507,35 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
         reached("payload writes done", pay_wr_done, N_PAY as u64),
         reached("DMA read requests at the boundary", port.stats.read_requests, 60),
         reached("DMA writes at the boundary", port.stats.write_requests, 50),
+    ])
+}
+
+// ---------------------------------------------------------------- memory regions
+
+/// `MrCheck` through `rnic_tb::mr::MrBench`: random regions and requests,
+/// lookups with random latency and stalls, every beat checked against the
+/// contract's reference on the way.
+fn mr_check<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_tb::mr::{MrBench, MrKnobs, MrWorld};
+    let mut rng = Rng(0x5eed_0010);
+    let world = MrWorld::random(&mut rng, 6, 24);
+    let mut b = MrBench::new(world.clone(), MrKnobs::RANDOM, 0x10);
+    for _ in 0..120 {
+        b.send(world.random_request(&mut rng));
+    }
+    reset(s)?;
+    let limit = s.now() + 20_000;
+    while !b.done() {
+        assert!(s.now() < limit, "mr_check: {} requests taken, {} beats", b.taken, b.beats);
+        b.drive(s);
+        s.eval();
+        b.sample(s).unwrap_or_else(|e| panic!("mr_check: {e}"));
+        s.step()?;
+    }
+    Ok(vec![
+        reached("requests answered", b.taken, 120),
+        reached("failed checks", b.failed, 20),
+        reached("pieces", b.pieces, 60),
+        reached("MTT lines read", b.lines_read, 30),
     ])
 }
