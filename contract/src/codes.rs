@@ -282,7 +282,7 @@ codes! {
         Qp = 0,
         /// Completion queue contexts (`cqc`), indexed by CQN.
         Cq = 1,
-        /// Memory protection entries (`mpt`), indexed by key >> 8.
+        /// Memory protection entries (`mpt`), indexed by the key's low T bits (`mpt::key_index`).
         Mpt = 2,
         /// Memory translation entries (`mtt`).
         Mtt = 3,

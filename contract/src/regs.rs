@@ -241,7 +241,7 @@ registers! {
         LOG2 = bit 0, width 5;
     }
 
-    /// Memory protection table (`mpt` entries, indexed by key >> 8), low half
+    /// Memory protection table (`mpt` entries, indexed by `mpt::key_index(key, T)`, the key's low T bits), low half
     /// of its IOVA.
     mpt_base_lo @ 0x0120: u32, Rw, reset 0 {
         /// Bits 31:0 of the table's IOVA; 4 KiB aligned.

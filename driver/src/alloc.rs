@@ -1,7 +1,10 @@
-//! Allocators for the driver's tables: single entries (QPNs, CQNs, MPT and
-//! AH slots, vectors) and contiguous runs (MTT entries).
+//! Allocators for the driver's tables: single entries (QPNs, CQNs, AH
+//! slots, vectors), MPT slots with their keys, and contiguous runs (MTT
+//! entries).
 
 use crate::error::{Error, Resource, Result};
+use rnic_contract::mr::draw_key;
+use std::collections::HashMap;
 
 /// Numbers `first..end`: the most recently given back first, then fresh
 /// ones in order. Memory grows with the numbers in use, not with the range
@@ -44,6 +47,50 @@ impl Pool {
 
     pub(crate) fn in_use(&self) -> u32 {
         self.next - self.first - self.free.len() as u32
+    }
+}
+
+/// MPT slots and their keys: a slot drawn at random among the free ones and
+/// a fresh random tag, different from the slot's previous one
+/// (`rnic_contract::mr::draw_key`), so a peer learns nothing about the next
+/// key from the ones it has seen (docs/memory.md states the entropy).
+#[derive(Debug)]
+pub(crate) struct KeySlots {
+    log: u32,
+    free: Vec<u32>,
+    /// The last key of every slot ever used.
+    last: HashMap<u32, u32>,
+}
+
+impl KeySlots {
+    pub(crate) fn new(log: u32) -> Self {
+        KeySlots { log, free: (0..1u32 << log).collect(), last: HashMap::new() }
+    }
+
+    /// A free slot and its new key, from `rng` (the OS CSPRNG in the driver).
+    pub(crate) fn take(&mut self, rng: &mut impl FnMut() -> u32) -> Result<(u32, u32)> {
+        let (pos, key) = draw_key(&self.free, |s| self.last.get(&s).copied(), self.log, rng)
+            .ok_or(Error::Exhausted { resource: Resource::Mpt, capacity: 1 << self.log })?;
+        let slot = self.free.swap_remove(pos);
+        self.last.insert(slot, key);
+        Ok((slot, key))
+    }
+
+    /// Gives slot `n` back; slots outside the table or already free are ignored.
+    pub(crate) fn give(&mut self, n: u32) {
+        if n < 1 << self.log && !self.free.contains(&n) {
+            self.free.push(n);
+        }
+    }
+
+    pub(crate) fn in_use(&self) -> u32 {
+        (1u32 << self.log) - self.free.len() as u32
+    }
+
+    /// The slot a key names.
+    #[cfg(test)]
+    pub(crate) fn index(&self, key: u32) -> u32 {
+        rnic_contract::layouts::mpt::key_index(key, self.log)
     }
 }
 
@@ -119,5 +166,31 @@ mod tests {
         r.give(b, 8);
         assert_eq!(r.free_total(), 16);
         assert_eq!(r.take(16), Ok(0));
+    }
+
+    #[test]
+    fn key_slots_draw_random_slots_and_fresh_tags() {
+        let mut x = 0x9E37_79B9u32;
+        let mut rng = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let mut k = KeySlots::new(4);
+        let taken: Vec<(u32, u32)> = (0..16).map(|_| k.take(&mut rng).unwrap()).collect();
+        assert_eq!(k.take(&mut rng), Err(Error::Exhausted { resource: Resource::Mpt, capacity: 16 }));
+        let mut slots: Vec<u32> = taken.iter().map(|t| t.0).collect();
+        assert_ne!(slots, (0..16).collect::<Vec<_>>(), "slots are not handed out in order");
+        slots.sort();
+        assert_eq!(slots, (0..16).collect::<Vec<_>>());
+        for &(slot, key) in &taken {
+            assert_eq!(k.index(key), slot);
+        }
+        let (slot, key) = taken[3];
+        k.give(slot);
+        let (again, key2) = k.take(&mut rng).unwrap();
+        assert_eq!(again, slot);
+        assert_ne!(key2, key, "a reused slot gets a new tag");
     }
 }

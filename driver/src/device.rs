@@ -7,7 +7,7 @@
 //! context tables in DMA memory (each sized to the smaller of the device's
 //! limit and [`ContextConfig`]), program their bases and enable the device.
 
-use crate::alloc::{Pool, Runs};
+use crate::alloc::{KeySlots, Pool, Runs};
 use crate::error::{Error, Resource, Result};
 use crate::hw::{DmaRegion, Hw};
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu};
@@ -188,8 +188,7 @@ pub(crate) struct Tables {
 pub(crate) struct Allocators {
     pub qpn: Pool,
     pub cqn: Pool,
-    pub mpt: Pool,
-    pub mpt_tags: Vec<u8>,
+    pub mpt: KeySlots,
     pub mtt: Runs,
     pub ah: Pool,
     pub pd: Pool,
@@ -414,14 +413,10 @@ impl Context {
         attr.max_ah = 1 << log_ah;
         // Vector 0 is the events interrupt (`irq_events` resets to 0).
         let vectors = Pool::new(Resource::Vector, 1, attr.irq_vectors.into());
-        let seed = hw.now().subsec_nanos();
-        let mpt_tags =
-            (0..attr.max_mr).map(|i| (seed.wrapping_mul(2_654_435_761).wrapping_add(i) >> 3) as u8).collect();
         let alloc = Allocators {
             qpn,
             cqn: Pool::new(Resource::Cq, 0, attr.max_cq),
-            mpt: Pool::new(Resource::Mpt, 0, attr.max_mr),
-            mpt_tags,
+            mpt: KeySlots::new(log_mpt),
             mtt: Runs::new(Resource::Mtt, attr.max_mtt),
             ah: Pool::new(Resource::Ah, 0, attr.max_ah),
             pd: Pool::new(Resource::Pd, 1, 1 << qpc::PD.width),

@@ -1,7 +1,9 @@
 //! Memory regions (`ibv_reg_mr`, `ibv_dereg_mr`).
 //!
-//! Registering picks a free MPT slot, gives it a fresh key (the slot's index
-//! and an 8-bit tag that changes on every reuse, `mpt::key`), writes one MTT
+//! Registering draws a free MPT slot at random and gives it a fresh key (the
+//! slot's index in the low bits, a random tag above that differs from the
+//! slot's previous one: `rnic_contract::mr::draw_key` over the OS CSPRNG,
+//! docs/memory.md), writes one MTT
 //! entry per 4 KiB page and the MPT entry into the host-memory tables, and
 //! on a device with `TRANSLATION` issues a context Load of the entry.
 //! Deregistering clears the entry's VALID bit, and on such a device
@@ -11,6 +13,7 @@
 use crate::buffer::{BufInner, DmaBuffer};
 use crate::device::Shared;
 use crate::error::{Error, Result};
+use crate::hw::os_random::random_u32;
 use crate::hw::{LOG_PAGE_SIZE, PAGE_SIZE};
 use crate::pd::{PdInner, ProtectionDomain};
 use rnic_contract::codes::{ContextOp, ContextTable};
@@ -125,7 +128,7 @@ impl ProtectionDomain {
         let addr = region.va + offset as u64;
         let first_page = offset / PAGE_SIZE;
         let pages = ((offset + len - 1) / PAGE_SIZE - first_page + 1) as u32;
-        let (index, tag, mtt_base) = {
+        let (index, key, mtt_base) = {
             let mut a = ctx.alloc.borrow_mut();
             if pages > a.mtt.capacity() {
                 return Err(Error::TooLarge {
@@ -134,7 +137,21 @@ impl ProtectionDomain {
                     max: a.mtt.capacity().into(),
                 });
             }
-            let index = a.mpt.take()?;
+            let mut failed = None;
+            let mut rng = || {
+                random_u32().unwrap_or_else(|e| {
+                    failed = Some(e);
+                    0
+                })
+            };
+            let drawn = a.mpt.take(&mut rng);
+            if let Some(e) = failed {
+                if let Ok((index, _)) = drawn {
+                    a.mpt.give(index);
+                }
+                return Err(e.into());
+            }
+            let (index, key) = drawn?;
             let mtt_base = match a.mtt.take(pages) {
                 Ok(b) => b,
                 Err(e) => {
@@ -142,15 +159,13 @@ impl ProtectionDomain {
                     return Err(e);
                 }
             };
-            let tag = &mut a.mpt_tags[index as usize];
-            *tag = tag.wrapping_add(1);
-            (index, *tag, mtt_base)
+            (index, key, mtt_base)
         };
         let mr = MemoryRegion {
             pd: self.inner.clone(),
             _buffer: buffer.inner.clone(),
             index,
-            key: mpt::key(index, tag),
+            key,
             addr,
             len: len as u64,
             mtt_base,
@@ -215,7 +230,7 @@ impl MemoryRegion {
         false
     }
 
-    /// The MPT slot (`key >> 8`).
+    /// The MPT slot (`mpt::key_index(key, T)`).
     pub fn mpt_index(&self) -> u32 {
         self.index
     }

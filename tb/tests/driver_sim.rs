@@ -92,7 +92,7 @@ fn the_driver_runs_the_simulated_host_side() {
     let (mtt_base, _) = ctx.table_base(ContextTable::Mtt);
     let entry = probe.read_iova(mpt_base + (mpt::SIZE as u64) * u64::from(mr.mpt_index()), mpt::SIZE);
     assert_eq!(mpt::KEY.get(&entry), Ok(mr.lkey()));
-    assert_eq!(mpt::key_index(mr.lkey()), mr.mpt_index());
+    assert_eq!(mpt::key_index(mr.lkey(), mpt_log), mr.mpt_index());
     assert_eq!(mpt::VA_BASE.get(&entry), Ok(buf.va() + 100));
     assert_eq!(mpt::LENGTH.get(&entry), Ok(2 * PAGE_SIZE as u64));
     assert_eq!(mpt::PD.get(&entry), Ok(pd.pdn()));

@@ -19,6 +19,7 @@
 //!   depends on the simulator.
 
 pub mod fake;
+pub mod os_random;
 pub mod vfio;
 
 use std::fmt;
