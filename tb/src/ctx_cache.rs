@@ -79,16 +79,20 @@ pub struct ClientDma {
     entry: usize,
     entries: u64,
     rd_q: VecDeque<(u64, u64)>,
-    rd_beats: VecDeque<([u32; 16], bool)>,
+    rd_beats: VecDeque<([u32; 16], bool, bool)>,
     rd_on: bool,
     rd_ready: bool,
     wr_ready: bool,
     wr: Option<(u64, Vec<u8>)>,
     /// Writes whose `wr_done` has not been given: (due cycle, address, bytes).
-    wr_pending: VecDeque<(u64, u64, Vec<u8>)>,
+    wr_pending: VecDeque<(u64, u64, Vec<u8>, bool)>,
     /// Entry reads and write-backs seen, and the cycle of each.
     pub reads: Vec<(u64, u64)>,
     pub writes: Vec<(u64, u64)>,
+    /// The next this many reads fail (`tuser` on every beat), and the next
+    /// this many writes complete with `wr_done_err` (and do not land).
+    pub fail_reads: u64,
+    pub fail_writes: u64,
     rng: Rng,
 }
 
@@ -144,6 +148,8 @@ impl ClientDma {
             wr_pending: VecDeque::new(),
             reads: vec![],
             writes: vec![],
+            fail_reads: 0,
+            fail_writes: 0,
             rng: Rng(seed | 1),
         }
     }
@@ -187,8 +193,10 @@ impl ClientDma {
                     );
                     let data = self.mem.read_vec(addr, self.entry);
                     let n = self.entry / 64;
+                    let fail = self.fail_reads > 0;
+                    self.fail_reads -= fail as u64;
                     for (k, c) in data.chunks(64).enumerate() {
-                        self.rd_beats.push_back((words(c).try_into().unwrap(), k + 1 == n));
+                        self.rd_beats.push_back((words(c).try_into().unwrap(), k + 1 == n, fail));
                     }
                 }
             }
@@ -196,23 +204,25 @@ impl ClientDma {
         if !self.rd_on && !self.rd_beats.is_empty() && self.rng.chance(self.timing.data_pct) {
             self.rd_on = true;
         }
-        if let (true, Some((w, last))) = (self.rd_on, self.rd_beats.front()) {
+        if let (true, Some((w, last, fail))) = (self.rd_on, self.rd_beats.front()) {
             d.set_words(self.p.d_data, w);
             d.set_at(self.p.d_keep, u64::MAX);
             d.set_at(self.p.d_last, *last as u64);
-            d.set_at(self.p.d_user, 0);
+            d.set_at(self.p.d_user, *fail as u64);
         }
         d.set_at(self.p.d_valid, self.rd_on as u64);
-        let done = match self.wr_pending.front() {
-            Some(&(at, _, _)) if at <= now => {
-                let (_, addr, data) = self.wr_pending.pop_front().unwrap();
-                self.mem.write(addr, &data);
-                true
+        let (done, err) = match self.wr_pending.front() {
+            Some(&(at, _, _, _)) if at <= now => {
+                let (_, addr, data, fail) = self.wr_pending.pop_front().unwrap();
+                if !fail {
+                    self.mem.write(addr, &data);
+                }
+                (true, fail)
             }
-            _ => false,
+            _ => (false, false),
         };
         d.set_at(self.p.wr_done, done as u64);
-        d.set_at(self.p.wr_done_err, 0);
+        d.set_at(self.p.wr_done_err, err as u64);
     }
 
     fn sample<M: Model>(&mut self, d: &M, now: u64) {
@@ -240,7 +250,9 @@ impl ClientDma {
                 let lat = self.lat(self.timing.wr_lat);
                 // completions in issue order
                 let at = (now + lat).max(self.wr_pending.back().map_or(0, |w| w.0 + 1));
-                self.wr_pending.push_back((at, addr, data));
+                let fail = self.fail_writes > 0;
+                self.fail_writes -= fail as u64;
+                self.wr_pending.push_back((at, addr, data, fail));
                 self.writes.push((addr, now));
             }
         }
@@ -255,20 +267,22 @@ pub struct Req {
     /// Byte enables of a write (bit i: byte i of the entry).
     pub mask: u128,
     pub data: Vec<u8>,
+    /// The bench expects `err` (a DMA failure it injected).
+    pub fails: bool,
 }
 
 impl Req {
     pub fn read(index: u32) -> Self {
-        Req { op: CACHE_OP_READ, index, mask: 0, data: vec![] }
+        Req { op: CACHE_OP_READ, index, mask: 0, data: vec![], fails: false }
     }
     pub fn write(index: u32, mask: u128, data: Vec<u8>) -> Self {
-        Req { op: CACHE_OP_WRITE, index, mask, data }
+        Req { op: CACHE_OP_WRITE, index, mask, data, fails: false }
     }
     pub fn invalidate(index: u32) -> Self {
-        Req { op: CACHE_OP_INVALIDATE, index, mask: 0, data: vec![] }
+        Req { op: CACHE_OP_INVALIDATE, index, mask: 0, data: vec![], fails: false }
     }
     pub fn flush(index: u32) -> Self {
-        Req { op: CACHE_OP_FLUSH, index, mask: 0, data: vec![] }
+        Req { op: CACHE_OP_FLUSH, index, mask: 0, data: vec![], fails: false }
     }
 }
 
@@ -396,7 +410,7 @@ impl<M: Model> CacheBench<M> {
 
     /// The reference's answer to `r`, applied.
     fn apply(rf: &mut Reference, mem: &HostMemory, r: &Req, taken: u64) -> Expect {
-        if r.index as u64 >= rf.entries {
+        if r.index as u64 >= rf.entries || r.fails {
             return Expect { req: r.clone(), taken, err: true, data: None };
         }
         let cur = rf.get(mem, r.index);

@@ -223,3 +223,25 @@ fn requests_per_cycle_by_miss_rate() {
         last = rate;
     }
 }
+
+/// A failed DMA read answers every request waiting for it with `err` and
+/// leaves the entry out of the cache (the next read fetches it again); a
+/// failed write-back answers the flush that waited for it with `err`.
+#[test]
+fn dma_errors_answer_err() {
+    let mut b = mtt(10, DmaTiming::fixed(100, 50), 10);
+    b.dma.fail_reads = 1;
+    b.push(Req { fails: true, ..Req::read(4) });
+    b.push(Req { fails: true, ..Req::write(4, 0xF, vec![1; 64]) });
+    b.run(2000);
+    b.push(Req::read(4));
+    b.run(2000);
+    assert_eq!(b.dma.reads.len(), 2, "the failed entry must be read again");
+    b.push(Req::write(4, 0xF0, vec![2; 64]));
+    b.run(2000);
+    b.dma.fail_writes = 1;
+    b.push(Req { fails: true, ..Req::flush(4) });
+    b.run(2000);
+    assert_eq!(b.dma.writes.len(), 1);
+    assert_eq!(b.done.iter().filter(|d| d.1.err).count(), 3);
+}
