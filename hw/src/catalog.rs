@@ -69,6 +69,8 @@ catalog! {
     mac_tx_fifo => crate::mac::MacTxFifo, 200;
     counter64 => crate::mac::Counter64, 300;
     mr_check => crate::mr::MrCheck, 200;
+    qpc_cache => crate::host::CtxCache<1024, 128, 10>, 40;
+    mtt_cache => crate::host::CtxCache<512, 64, 8>, 60;
 }
 
 /// Look an entry up by name.

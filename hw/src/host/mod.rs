@@ -16,6 +16,7 @@
 //! DMA path.
 
 mod cq_engine;
+mod ctx_cache;
 mod ctx_engine;
 mod desc_fetch;
 mod dma_engine;
@@ -27,6 +28,10 @@ mod reg_file;
 mod rr_arb;
 
 pub use cq_engine::{CqEngine, CqSetupIn, CqSetupOut, CqeIn, CqeOut};
+pub use ctx_cache::{
+    CacheReqIn, CacheReqOut, CacheRespIn, CacheRespOut, CtxCache, CACHE_OP_FLUSH, CACHE_OP_INVALIDATE, CACHE_OP_READ,
+    CACHE_OP_WRITE, CTX_CACHE_ID_BITS, CTX_CACHE_MSHRS,
+};
 pub use ctx_engine::CtxEngine;
 pub use desc_fetch::{DescFetch, QueryIn, QueryOut, RingSetupIn, RingSetupOut};
 pub use dma_engine::{

@@ -70,6 +70,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "cq_engine" => cq_engine(s),
         "ctx_engine" => ctx_engine(s),
         "mr_check" => mr_check(s),
+        "qpc_cache" | "mtt_cache" => ctx_cache(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
@@ -1537,5 +1538,62 @@ fn mr_check<S: Sim>(s: &mut S) -> Outcome {
         reached("failed checks", b.failed, 20),
         reached("pieces", b.pieces, 60),
         reached("MTT lines read", b.lines_read, 30),
+    ])
+}
+
+// ---------------------------------------------------------------- context cache
+
+/// Requests of every kind to a few indices, some sharing a set (hits,
+/// misses, evictions with write-backs, parked requests and their replays),
+/// a few beyond the table; every 11th DMA read and write fails.
+fn ctx_cache<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_000c);
+    let mut mem = ClientMem::new(s);
+    mem.err_every = 11;
+    let entry = s.ports()[s.port("m_resp.data")].width / 8;
+    s.set("tbl_base", 0x10_0000);
+    s.set("tbl_log", 12);
+    reset(s)?;
+    let limit = s.now() + 30_000;
+    while bit(s, "init") {
+        assert!(s.now() < limit, "ctx_cache: the tag array is still being cleared");
+        s.step()?;
+    }
+    let want = 160u64;
+    let (mut sent, mut on, mut resps, mut errs) = (0u64, false, 0u64, 0u64);
+    while resps < want {
+        assert!(s.now() < limit, "ctx_cache: {resps} of {want} requests answered");
+        let now = s.now();
+        mem.drive(s, &mut rng, now);
+        if !on && sent < want && rng.chance(60) {
+            let beyond = if rng.chance(3) { 4096 } else { 0 };
+            let index = rng.next() % 8 + 256 * (rng.next() % 3) + 1024 * (rng.next() % 2) + beyond;
+            s.set("s_req.op", rng.next() % 4);
+            s.set("s_req.index", index);
+            set_wide(s, "s_req.mask", &random_words(&mut rng, entry / 32));
+            set_wide(s, "s_req.data", &random_words(&mut rng, entry / 4));
+            s.set("s_req.id", sent & 0xFF);
+            on = true;
+        }
+        s.set("s_req.valid", on as u64);
+        let rr = rng.chance(70);
+        s.set("m_resp.ready", rr as u64);
+        s.eval();
+        mem.sample(s, &mut rng, now);
+        if on && bit(s, "s_req.ready") {
+            on = false;
+            sent += 1;
+        }
+        if rr && bit(s, "m_resp.valid") {
+            resps += 1;
+            errs += s.get("m_resp.err") & 1;
+        }
+        s.step()?;
+    }
+    Ok(vec![
+        reached("requests answered", resps, want),
+        reached("entry reads (misses)", mem.reads, 10),
+        reached("write-backs", mem.writes, 5),
+        reached("answers with err (beyond the table, DMA errors)", errs, 3),
     ])
 }
