@@ -88,6 +88,7 @@
 pub mod ah;
 mod alloc;
 pub mod buffer;
+pub mod connect;
 pub mod cq;
 pub mod device;
 mod error;

@@ -1,0 +1,124 @@
+//! Opening the device the `-d` option names, with a clock the measurement
+//! loops read: the simulator's own clock on the simulator (wall time would
+//! measure the simulation), the monotonic clock on a board.
+
+use crate::options::DeviceSel;
+use rnic_driver::hw::{DmaRegion, Hw, HwError};
+use rnic_driver::{Context, Device};
+use std::cell::Cell;
+use std::rc::Rc;
+use std::time::Duration;
+
+/// Seed of the simulator's host model.
+pub const SIM_SEED: u64 = 1;
+
+/// The device clock as of the driver's last access to the device.
+#[derive(Clone, Default)]
+pub struct Clock(Rc<Cell<Duration>>);
+
+impl Clock {
+    /// Nanoseconds on the device's clock.
+    pub fn now_ns(&self) -> u64 {
+        self.0.get().as_nanos() as u64
+    }
+}
+
+/// A backend that stamps the clock after every access that can wait: a
+/// register read, a DMA read (CQ polling), a relax, an interrupt wait.
+pub struct Clocked<H> {
+    inner: H,
+    clock: Clock,
+}
+
+impl<H: Hw> Clocked<H> {
+    /// Wraps `inner`; returns the clock handle with it.
+    pub fn new(mut inner: H) -> (Clocked<H>, Clock) {
+        let clock = Clock::default();
+        clock.0.set(inner.now());
+        (Clocked { inner, clock: clock.clone() }, clock)
+    }
+
+    fn stamp(&mut self) {
+        self.clock.0.set(self.inner.now());
+    }
+}
+
+impl<H: Hw> Hw for Clocked<H> {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn read32(&mut self, offset: u32) -> Result<u32, HwError> {
+        let r = self.inner.read32(offset);
+        self.stamp();
+        r
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> Result<(), HwError> {
+        self.inner.write32(offset, value)
+    }
+    fn read64(&mut self, offset: u32) -> Result<u64, HwError> {
+        let r = self.inner.read64(offset);
+        self.stamp();
+        r
+    }
+    fn write64(&mut self, offset: u32, value: u64) -> Result<(), HwError> {
+        self.inner.write64(offset, value)
+    }
+    fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, HwError> {
+        self.inner.alloc_dma(len)
+    }
+    fn free_dma(&mut self, region: &DmaRegion) -> Result<(), HwError> {
+        self.inner.free_dma(region)
+    }
+    fn dma_write(&mut self, region: &DmaRegion, offset: usize, data: &[u8]) -> Result<(), HwError> {
+        self.inner.dma_write(region, offset, data)
+    }
+    fn dma_read(&mut self, region: &DmaRegion, offset: usize, buf: &mut [u8]) -> Result<(), HwError> {
+        let r = self.inner.dma_read(region, offset, buf);
+        self.stamp();
+        r
+    }
+    fn wait_irq(&mut self, vector: u16, timeout: Duration) -> Result<bool, HwError> {
+        let r = self.inner.wait_irq(vector, timeout);
+        self.stamp();
+        r
+    }
+    fn vectors(&self) -> u16 {
+        self.inner.vectors()
+    }
+    fn relax(&mut self) {
+        self.inner.relax();
+        self.stamp();
+    }
+    fn now(&mut self) -> Duration {
+        self.stamp();
+        self.clock.0.get()
+    }
+}
+
+/// An open device: the context, its name as the tools print it, its clock.
+pub struct Opened {
+    /// The verbs context.
+    pub ctx: Context,
+    /// `rnic_sim`, `rnic_0000:01:00.0`.
+    pub name: String,
+    /// The device clock.
+    pub clock: Clock,
+}
+
+/// Opens the simulator (a fresh Verilated host side behind the host model)
+/// or the board at a PCI address through VFIO.
+pub fn open(sel: &DeviceSel) -> Result<Opened, rnic_driver::Error> {
+    let (device, name, clock) = match sel {
+        DeviceSel::Sim => {
+            let (hw, _probe) = rnic_tb::driver_hw::SimHw::new(SIM_SEED);
+            let (hw, clock) = Clocked::new(hw);
+            (Device::from_hw(hw), "rnic_sim".to_string(), clock)
+        }
+        DeviceSel::Pci(bdf) => {
+            let hw = rnic_driver::hw::vfio::VfioHw::open(rnic_driver::hw::vfio::LibcSys, bdf)?;
+            let (hw, clock) = Clocked::new(hw);
+            (Device::from_hw(hw), format!("rnic_{bdf}"), clock)
+        }
+    };
+    Ok(Opened { ctx: device.open()?, name, clock })
+}

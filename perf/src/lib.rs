@@ -1,0 +1,19 @@
+//! perftest-compatible tools for the rnic: `rnic-perf` (write_bw, read_bw,
+//! send_bw, atomic_bw, write_lat, read_lat, send_lat, with perftest's
+//! options and tables) and `rnic-devinfo` (shaped like `ibv_devinfo`), over
+//! the driver on either backend: the simulator by default, a board through
+//! VFIO when `-d` names a PCI address.
+//!
+//! * [`options`]: the command line, with typed errors;
+//! * [`report`]: perftest's output as pure functions;
+//! * [`devinfo`]: ibv_devinfo's output;
+//! * [`device`]: opening the backend, with the device clock;
+//! * [`run`]: the test, in perftest's order.
+
+#![warn(missing_docs)]
+
+pub mod device;
+pub mod devinfo;
+pub mod options;
+pub mod report;
+pub mod run;

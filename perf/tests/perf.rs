@@ -1,0 +1,406 @@
+//! rnic-perf and rnic-devinfo: the options, perftest's output built by hand
+//! from its format strings (linux-rdma/perftest commit
+//! 00b55b6660d0170dabe2c1b49193e8fbe265086e), and the tools run on the
+//! simulator.
+
+use rnic_contract::codes::Mtu;
+use rnic_driver::connect::QpEndpoint;
+use rnic_perf::options::*;
+use rnic_perf::report::*;
+use std::process::Command;
+
+fn argv(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+#[test]
+fn defaults_are_perftests() {
+    // 64 KiB messages: perftest turns CQ moderation off above 8 KiB unless -Q is given.
+    let o = parse(&argv("rnic-perf write_bw")).unwrap();
+    assert_eq!((o.size, o.iters, o.tx_depth, o.cq_mod, o.port, o.qps), (65536, 5000, 128, 1, 18515, 1));
+    assert_eq!(parse(&argv("rnic-perf write_bw -s 8192")).unwrap().cq_mod, 100);
+    assert_eq!(parse(&argv("rnic-perf write_bw -Q 50")).unwrap().cq_mod, 50);
+    // force_dependecies: the depth at most the iterations, moderation at most the depth.
+    let o = parse(&argv("rnic-perf send_bw -n 20 -s 64")).unwrap();
+    assert_eq!((o.tx_depth, o.rx_depth, o.cq_mod), (20, 20, 20));
+    assert_eq!(parse(&argv("rnic-perf write_bw -s 64 -l 4")).unwrap().cq_mod, 4);
+    assert_eq!((o.device.clone(), o.server.clone(), o.gid_index), (DeviceSel::Sim, None, None));
+    let o = parse(&argv("rnic-perf read_bw")).unwrap();
+    assert_eq!((o.iters, o.rx_depth), (1000, 1));
+    let o = parse(&argv("rnic-perf send_bw")).unwrap();
+    assert_eq!(o.rx_depth, 512);
+    let o = parse(&argv("rnic-perf send_lat")).unwrap();
+    assert_eq!((o.size, o.tx_depth), (2, 1));
+    assert_eq!(parse(&argv("rnic-perf atomic_bw")).unwrap().size, 8);
+    // argv[0] names the test, as perftest's binaries do.
+    assert_eq!(parse(&argv("/usr/bin/ib_read_lat")).unwrap().test, Test::ReadLat);
+    assert_eq!(parse(&argv("rnic_write_lat -s 64")).unwrap().size, 64);
+    for t in Test::ALL {
+        assert_eq!(parse(&[String::from("rnic-perf"), t.name().into()]).unwrap().test, t);
+    }
+}
+
+#[test]
+fn every_option_parses() {
+    let o = parse(&argv(
+        "rnic-perf write_bw -d 0000:3b:00.1 -i 1 -x 3 -s4096 -n 100 -q 4 -c UC -m 2048 -t 64 -r 32 -u 18 \
+         -b -N -Q 2 -l 4 -I 64 -p 20000 -e --report_gbits --run_infinitely --write_with_imm 10.0.0.2",
+    ))
+    .unwrap();
+    assert_eq!(o.device, DeviceSel::Pci("0000:3b:00.1".into()));
+    assert_eq!((o.gid_index, o.size, o.iters, o.qps, o.connection), (Some(3), 4096, 100, 4, Connection::Uc));
+    // force_dependecies: a WRITE test's receive depth is DEF_RX_RDMA whatever -r says.
+    assert_eq!((o.mtu, o.tx_depth, o.rx_depth, o.qp_timeout), (Some(Mtu::Mtu2048), 64, 1, 18));
+    assert!(o.bidirectional && o.no_peak && o.use_event && o.report_gbits && o.run_infinitely && o.write_with_imm);
+    assert_eq!((o.cq_mod, o.post_list, o.inline_size, o.port), (2, 4, 64, 20000));
+    assert_eq!(o.server.as_deref(), Some("10.0.0.2"));
+    let o = parse(&argv("rnic-perf read_lat --size=256 --iters 50 -o 4 -D 3")).err();
+    assert_eq!(o, Some(OptError::Conflict("-D runs for a time; -n counts iterations")));
+    let o = parse(&argv("rnic-perf read_bw -D 3 -a -o 4 -A CMP_AND_SWAP")).unwrap();
+    assert_eq!((o.duration, o.all, o.outs, o.atomic_type), (Some(3), true, Some(4), AtomicType::CmpAndSwap));
+    assert_eq!(o.sizes().len(), 23);
+    assert_eq!((o.sizes()[0], *o.sizes().last().unwrap()), (2, MAX_SIZE));
+}
+
+#[test]
+fn bad_command_lines_are_typed() {
+    let bad = |s: &str| parse(&argv(s)).unwrap_err();
+    assert_eq!(bad("rnic-perf"), OptError::UnknownTest(String::new()));
+    assert_eq!(bad("rnic-perf write_bandwidth"), OptError::UnknownTest("write_bandwidth".into()));
+    assert_eq!(bad("rnic-perf write_bw --frobnicate"), OptError::UnknownOption("--frobnicate".into()));
+    assert_eq!(bad("rnic-perf write_bw -s"), OptError::MissingValue("-s".into()));
+    assert!(matches!(bad("rnic-perf write_bw -s 0"), OptError::BadValue { option, .. } if option == "-s"));
+    assert!(
+        matches!(bad("rnic-perf write_bw -s 8388609"), OptError::BadValue { reason, .. } if reason.contains("8388608"))
+    );
+    assert!(matches!(bad("rnic-perf write_bw -n 4"), OptError::BadValue { option, .. } if option == "-n"));
+    assert!(matches!(bad("rnic-perf write_bw -n lots"), OptError::BadValue { reason, .. } if reason == "not a number"));
+    assert!(matches!(bad("rnic-perf write_bw -m 1500"), OptError::BadValue { option, .. } if option == "-m"));
+    assert!(matches!(bad("rnic-perf write_bw -d mlx5_0"), OptError::BadValue { option, .. } if option == "-d"));
+    assert!(matches!(bad("rnic-perf write_bw -c XRC"), OptError::BadValue { option, .. } if option == "-c"));
+    assert!(matches!(bad("rnic-perf write_bw -x 16"), OptError::BadValue { option, .. } if option == "-x"));
+    assert!(matches!(bad("rnic-perf write_bw -i 2"), OptError::BadValue { option, .. } if option == "-i"));
+    assert_eq!(bad("rnic-perf write_bw -a -s 64"), OptError::Conflict("-a runs every size; -s names one"));
+    assert_eq!(bad("rnic-perf write_bw -c UD"), OptError::Conflict("UD carries SEND only"));
+    assert_eq!(bad("rnic-perf read_bw -c UC"), OptError::Conflict("UC has no READ or atomics"));
+    assert_eq!(bad("rnic-perf atomic_bw -s 16"), OptError::Conflict("an atomic moves 8 bytes: -s must be 8"));
+    assert_eq!(bad("rnic-perf write_lat -b"), OptError::Conflict("-b is for BW tests"));
+    assert_eq!(bad("rnic-perf write_bw a b"), OptError::ExtraArgument("b".into()));
+    assert_eq!(
+        bad("rnic-perf write_bw -n 10 -l 4"),
+        OptError::Conflict("Number of iterations must be a multiple of post list size")
+    );
+    assert_eq!(
+        bad("rnic-perf write_bw -l 4 -Q 3"),
+        OptError::Conflict("Post list size must be a multiple of CQ moderation")
+    );
+    assert_eq!(
+        bad("rnic-perf write_bw -l 4 -t 2"),
+        OptError::Conflict("the post list is longer than the send queue (-t)")
+    );
+    assert_eq!(bad("rnic-perf write_bw -h"), OptError::Help);
+    assert!(is_pci_address("0000:01:00.0") && !is_pci_address("0000:01:00") && !is_pci_address("000g:01:00.0"));
+}
+
+#[test]
+fn c_alternate_hex_is_printfs() {
+    // printf("%#04x", 0) is "0000": C drops the 0x for zero; the width counts the 0x.
+    assert_eq!(c_alt_hex(0, 4), "0000");
+    assert_eq!(c_alt_hex(0x12, 6), "0x0012");
+    assert_eq!(c_alt_hex(0x123456, 6), "0x123456");
+    assert_eq!(c_alt_hex(0x7f12_3456_7000, 16), "0x007f1234567000");
+}
+
+const DASHES: &str = "---------------------------------------------------------------------------------------\n";
+
+fn write_bw_info(client: bool) -> HeaderInfo<'static> {
+    HeaderInfo {
+        verb: Verb::Write,
+        kind: Kind::Bw,
+        write_with_imm: false,
+        atomic_type: "FETCH_AND_ADD",
+        duplex: false,
+        post_list: 1,
+        device: "rnic_sim",
+        qps: 1,
+        connection: "RC",
+        client,
+        tx_depth: 128,
+        rx_depth: 1,
+        cq_mod: 100,
+        mtu_bytes: 1024,
+        gid_index: Some(1),
+        inline_size: 0,
+        out_reads: 1,
+    }
+}
+
+#[test]
+fn header_block_is_perftests() {
+    assert_eq!(DASHES.len(), 88);
+    let expected = [
+        DASHES,
+        "                    RDMA_Write BW Test\n",
+        " Dual-port       : OFF\t\tDevice         : rnic_sim\n",
+        " Number of qps   : 1\t\tTransport type : IB\n",
+        " Connection type : RC\t\tUsing SRQ      : OFF\n",
+        " PCIe relax order: Unsupported\t\tLock-free      : OFF\n",
+        " ibv_wr* API     : OFF\t\tUsing Enhanced Reorder      : OFF\n",
+        " TX depth        : 128\n",
+        " CQ Moderation   : 100\n",
+        " CQE Poll Batch  : Dynamic\n",
+        " Mtu             : 1024[B]\n",
+        " Link type       : Ethernet\n",
+        " GID index       : 1\n",
+        " Max inline data : 0[B]\n",
+        " rdma_cm QPs\t : OFF\n",
+        " Data ex. method : Ethernet\n",
+        DASHES,
+    ]
+    .concat();
+    assert_eq!(header(&write_bw_info(true)), expected);
+
+    // The server of send_lat: no TX depth, an RX depth, no CQ moderation.
+    let info = HeaderInfo { verb: Verb::Send, kind: Kind::Lat, rx_depth: 512, gid_index: None, ..write_bw_info(false) };
+    let h = header(&info);
+    assert!(h.contains("                    Send Latency Test\n"), "{h}");
+    assert!(h.contains(" RX depth        : 512\n") && !h.contains("TX depth") && !h.contains("CQ Moderation"));
+    assert!(!h.contains("GID index"));
+    // READ and atomics show outstanding reads instead of inline data.
+    let info = HeaderInfo { verb: Verb::Atomic, out_reads: 16, ..write_bw_info(true) };
+    let h = header(&info);
+    assert!(h.contains("                    Atomic FETCH_AND_ADD BW Test\n"), "{h}");
+    assert!(h.contains(" Outstand reads  : 16\n") && !h.contains("Max inline"));
+    let info = HeaderInfo { duplex: true, post_list: 4, ..write_bw_info(true) };
+    assert!(header(&info).contains("RDMA_Write Bidirectional Post List BW Test\n Dual-port"));
+}
+
+fn endpoint() -> QpEndpoint {
+    QpEndpoint {
+        lid: 0,
+        out_reads: 16,
+        qpn: 0x123,
+        psn: 0xabcdef,
+        rkey: 0x1234,
+        vaddr: 0x7f12_3456_7000,
+        srqn: 0,
+        gid: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 192, 168, 1, 1],
+    }
+}
+
+#[test]
+fn address_lines_are_perftests() {
+    // BASIC_ADDR_FMT " %s address: LID %#04x QPN %#06x PSN %#06x", then
+    // READ_FMT " OUT %#04x" falling through to RDMA_FMT " RKey %#08x VAddr %#016llx".
+    let gid = " GID: 00:00:00:00:00:00:00:00:00:00:255:255:192:168:01:01\n";
+    assert_eq!(
+        address_lines(false, Verb::Write, &endpoint(), true),
+        format!(" local address: LID 0000 QPN 0x0123 PSN 0xabcdef RKey 0x001234 VAddr 0x007f1234567000\n{gid}")
+    );
+    assert_eq!(
+        address_lines(true, Verb::Read, &endpoint(), false),
+        " remote address: LID 0000 QPN 0x0123 PSN 0xabcdef OUT 0x10 RKey 0x001234 VAddr 0x007f1234567000\n"
+    );
+    assert_eq!(
+        address_lines(false, Verb::Send, &endpoint(), false),
+        " local address: LID 0000 QPN 0x0123 PSN 0xabcdef\n"
+    );
+}
+
+#[test]
+fn bw_table_is_perftests() {
+    assert_eq!(
+        bw_table_header(false),
+        format!("{DASHES} #bytes     #iterations    BW peak[MiB/sec]    BW average[MiB/sec]   MsgRate[Mpps]\n")
+    );
+    assert_eq!(
+        bw_table_header(true),
+        format!("{DASHES} #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]\n")
+    );
+    // REPORT_FMT " %-7lu    %-10lu       %-7.2lf            %-7.2lf\t\t     %-7.6lf" + REPORT_EXT
+    let f = BwFigures { size: 65536, iters: 5000, bw_peak: 11000.5, bw_avg: 10999.25, msg_rate: 0.175988 };
+    let expected = [
+        " ",
+        "65536  ",
+        "    ",
+        "5000      ",
+        "       ",
+        "11000.50",
+        "            ",
+        "10999.25",
+        "\t\t     ",
+        "0.175988",
+        "\n",
+    ];
+    assert_eq!(bw_row(&f, false), expected.concat());
+    let f = BwFigures { size: 2, iters: 5000, bw_peak: 1.5, bw_avg: 0.25, msg_rate: 11.0 };
+    let expected = [
+        " ",
+        "2      ",
+        "    ",
+        "5000      ",
+        "       ",
+        "1.50   ",
+        "            ",
+        "0.25   ",
+        "\t\t     ",
+        "11.000000",
+        "\n",
+    ];
+    assert_eq!(bw_row(&f, true), expected.concat());
+    // Below 0.1 Gb/s: REPORT_FMT_EXT " %-7lu    %lu           %-7.6lf            %-7.6lf            %-7.6lf"
+    let f = BwFigures { size: 2, iters: 5, bw_peak: 0.05, bw_avg: 0.04, msg_rate: 2.5 };
+    let expected = [
+        " ",
+        "2      ",
+        "    ",
+        "5",
+        "           ",
+        "0.050000",
+        "            ",
+        "0.040000",
+        "            ",
+        "2.500000",
+        "\n",
+    ];
+    assert_eq!(bw_row(&f, true), expected.concat());
+}
+
+#[test]
+fn bw_figures_as_perftest_computes_them() {
+    // Four messages of 1000 bytes, a completion every second one.
+    let posted = [0, 10, 20, 30];
+    let completed = [100, 100, 200, 200];
+    let f = bw_figures(1000, &posted, &completed, 2, 1, false, false);
+    // 4000 bytes in 200 ns; the peak is the best window: 50 ns a message.
+    assert_eq!(f.iters, 4);
+    assert!((f.bw_avg - 4000.0 * 1e9 / 200.0 / 1_048_576.0).abs() < 1e-9, "{f:?}");
+    assert!((f.bw_peak - 1000.0 * 1e9 / 50.0 / 1_048_576.0).abs() < 1e-9, "{f:?}");
+    assert!((f.msg_rate - 20.0).abs() < 1e-12);
+    let g = bw_figures(1000, &posted, &completed, 2, 1, false, true);
+    assert!((g.bw_avg - 160.0).abs() < 1e-9 && (g.bw_peak - 160.0).abs() < 1e-9, "{g:?}");
+    // -N: no peak (0), the average over the first completion only, as perftest.
+    let n = bw_figures(1000, &posted, &completed, 2, 1, true, false);
+    assert_eq!(n.bw_peak, 0.0);
+    assert!((n.bw_avg - 4000.0 * 1e9 / 100.0 / 1_048_576.0).abs() < 1e-9);
+}
+
+#[test]
+fn lat_table_is_perftests() {
+    assert_eq!(
+        lat_table_header(),
+        format!(
+            "{DASHES} #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] \n"
+        )
+    );
+    // Deltas 1..5 us of round trip plus two outliers; WRITE halves them.
+    let deltas = [3000u64, 1000, 200_000, 5000, 2000, 100_000, 4000];
+    let mut stamps = vec![0u64];
+    for d in deltas {
+        stamps.push(stamps.last().unwrap() + d);
+    }
+    let f = lat_figures(2, Verb::Write, &stamps).unwrap();
+    assert_eq!(f.iters, 8);
+    assert_eq!((f.t_min, f.t_typical, f.t_avg), (0.5, 1.5, 1.5));
+    // perftest's t_max and percentiles index delta[measure_cnt] and
+    // delta[ceil(n * 0.99)]: past the kept samples, into the tail.
+    assert_eq!((f.t_max, f.p99, f.p99_9), (50.0, 50.0, 50.0));
+    // stdev with perftest's int truncations: (1, 0, 0, 0, -1) squared.
+    assert!((f.t_stdev - (2.0f64 / 5.0).sqrt()).abs() < 1e-12);
+    let r = lat_figures(2, Verb::Read, &stamps).unwrap();
+    assert_eq!((r.t_min, r.t_typical), (1.0, 3.0));
+    assert_eq!(lat_figures(2, Verb::Read, &stamps[..4]).map(|f| f.iters), Some(4));
+    assert!(lat_figures(2, Verb::Read, &stamps[..3]).is_none());
+    // REPORT_FMT_LAT
+    let expected = [
+        " ",
+        "2      ",
+        " ",
+        "8",
+        "          ",
+        "0.50   ",
+        "        ",
+        "50.00  ",
+        "      ",
+        "1.50   ",
+        "  \t       ",
+        "1.50   ",
+        "     \t",
+        "0.63   ",
+        "\t\t",
+        "50.00  ",
+        " \t\t",
+        "50.00  ",
+        "\n",
+    ];
+    assert_eq!(lat_row(&f), expected.concat());
+}
+
+#[test]
+fn devinfo_on_the_simulator() {
+    let out = Command::new(env!("CARGO_BIN_EXE_rnic-devinfo")).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let (major, minor) = (rnic_contract::ABI_MAJOR, rnic_contract::ABI_MINOR);
+    // Today's RTL: id_mac_* read 0 (the GUID of a zero MAC), status 0 (the port down).
+    let expected = [
+        "hca_id:\trnic_sim\n".to_string(),
+        "\ttransport:\t\t\tInfiniBand (0)\n".into(),
+        format!("\tfw_ver:\t\t\t\t{major}.{minor}\n"),
+        "\tnode_guid:\t\t\t0200:00ff:fe00:0000\n".into(),
+        "\tsys_image_guid:\t\t\t0200:00ff:fe00:0000\n".into(),
+        "\tvendor_id:\t\t\t0x0000\n".into(),
+        "\tvendor_part_id:\t\t\t0\n".into(),
+        format!("\thw_ver:\t\t\t\t0x{major:X}\n"),
+        "\tphys_port_cnt:\t\t\t1\n".into(),
+        "\t\tport:\t1\n".into(),
+        "\t\t\tstate:\t\t\tPORT_DOWN (1)\n".into(),
+        "\t\t\tmax_mtu:\t\t4096 (5)\n".into(),
+        "\t\t\tactive_mtu:\t\t4096 (5)\n".into(),
+        "\t\t\tsm_lid:\t\t\t0\n".into(),
+        "\t\t\tport_lid:\t\t0\n".into(),
+        "\t\t\tport_lmc:\t\t0x00\n".into(),
+        "\t\t\tlink_layer:\t\tEthernet\n\n".into(),
+    ]
+    .concat();
+    assert_eq!(text, expected);
+    let bad = Command::new(env!("CARGO_BIN_EXE_rnic-devinfo")).args(["-d", "mlx5_0"]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn perf_stops_with_no_transport_and_prints_no_figure() {
+    for test in ["write_bw", "read_lat"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_rnic-perf")).args([test, "-n", "10"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+        assert!(
+            err.contains(&format!(
+                "rnic-perf {test}: the device has no transport: id_features 0x00000000 has no RC bit"
+            )),
+            "{err}"
+        );
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_rnic-perf")).args(["write_bw", "-s", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("option -s: \"0\": must be in 1..=8388608"));
+}
+
+#[test]
+fn feature_check_names_what_is_missing() {
+    use rnic_perf::run::{check_features, PerfError};
+    let o = parse(&argv("rnic-perf atomic_bw")).unwrap();
+    assert!(matches!(check_features(0, &o), Err(PerfError::NoTransport { features: 0 })));
+    assert!(matches!(check_features(1, &o), Err(PerfError::MissingFeature { feature: "ATOMICS", features: 1 })));
+    assert!(check_features(1 | 1 << 5, &o).is_ok());
+    let o = parse(&argv("rnic-perf send_bw -c UD -I 64")).unwrap();
+    assert!(matches!(check_features(1, &o), Err(PerfError::MissingFeature { feature: "UD", .. })));
+    assert!(matches!(check_features(1 | 1 << 2, &o), Err(PerfError::MissingFeature { feature: "INLINE", .. })));
+    let o = parse(&argv("rnic-perf write_bw -D 5")).unwrap();
+    assert!(matches!(rnic_perf::run::not_yet(&o), Err(PerfError::NotYet("-D (duration)"))));
+    assert!(rnic_perf::run::not_yet(&parse(&argv("rnic-perf write_bw")).unwrap()).is_ok());
+    let gid = rnic_driver::link_local_gid([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
+    assert_eq!(rnic_perf::run::mac_from_gid(&gid), Some([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]));
+    assert_eq!(rnic_perf::run::mac_from_gid(&rnic_driver::ipv4_gid([10, 0, 0, 1])), None);
+}
