@@ -293,7 +293,7 @@ pub struct RxHeaderDecode {
     s3_csum_st: Reg<Bits<16>>,
     /// The stored checksum plus one.
     s3_csum_st1: Reg<Bits<16>>,
-    /// The stored header but `payload_len`.
+    /// The stored header but `payload_len` and `payload_lane`.
     s3_fields: Reg<Bits<628>>,
     // ---- stage 4
     fold: Signal<Local, Bits<17>>,
