@@ -30,6 +30,7 @@ pub fn model_fields(p: &RocePacket) -> BTreeMap<&'static str, u128> {
         ("bth.psn", b.psn.value() as u128),
         ("udp.srcport", p.udp.src_port as u128),
         ("payload_len", p.payload.len() as u128),
+        ("payload_lane", (payload_offset(p) % 64) as u128),
     ] {
         m.insert(k, v);
     }
@@ -171,6 +172,11 @@ pub fn random_packet(rng: &mut Rng, opcode: Opcode) -> RocePacket {
         IpHeader::V4(h)
     };
     RocePacket::new(eth, ip, rng.next() as u16, bth, ext, payload)
+}
+
+/// Where a packet's payload starts in its frame: the length of its headers.
+pub fn payload_offset(p: &RocePacket) -> usize {
+    p.eth.header_len() + p.ip.header_len() + UdpHeader::LEN + Bth::LEN + p.ext.len()
 }
 
 /// Unpack the parser's header (`RX_HDR_BITS` as 32-bit words) into named fields.

@@ -14,6 +14,9 @@ pub struct FrameResult {
     pub frame: usize,
     pub code: u8,
     pub fields: Option<BTreeMap<&'static str, u128>>,
+    /// With the header, the payload: its bytes (by `tkeep`) and the `tkeep`
+    /// of each of its beats (it comes in its wire lanes).
+    pub payload: Option<(Vec<u8>, Vec<u64>)>,
 }
 
 impl FrameResult {
@@ -95,7 +98,11 @@ pub fn replay(frames: &[Vec<u8>]) -> Vec<FrameResult> {
     }
     let mut rng = Rng(1);
     tb.run_until(&mut rng, frames.len(), 100, 100);
+    assert!(tb.shape_errors.is_empty(), "{:?}", &tb.shape_errors[..tb.shape_errors.len().min(5)]);
+    // a payload goes with each header, in order
+    assert_eq!(tb.payloads.len(), tb.hdrs.len());
     let mut hdrs = tb.hdrs.iter();
+    let mut payloads = tb.payloads.iter().zip(&tb.payload_keeps);
     tb.codes
         .iter()
         .zip(&tb.sent_hdr)
@@ -105,6 +112,11 @@ pub fn replay(frames: &[Vec<u8>]) -> Vec<FrameResult> {
             code,
             fields: if sent {
                 Some(unpack_header(hdrs.next().expect("a header per frame that sent one")))
+            } else {
+                None
+            },
+            payload: if sent {
+                payloads.next().map(|((bytes, _), keeps)| (bytes.clone(), keeps.clone()))
             } else {
                 None
             },

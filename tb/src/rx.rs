@@ -6,6 +6,19 @@ use rnic_sim::models::rx_parse::Dut;
 use rnic_sim::{Clocked, Model};
 use std::collections::VecDeque;
 
+/// The `tkeep` of each beat of a payload of `len` bytes whose first byte is
+/// in lane `lane` (a payload in its wire lanes, docs/wire.md): the lanes
+/// from `lane` up in the first beat, whole beats, the lanes below its end in
+/// the last; one beat with no lane for an empty payload.
+pub fn lane_keeps(lane: usize, len: usize) -> Vec<u64> {
+    assert!(lane < 64);
+    let mask = |lo: usize, hi: usize| (lo..hi).fold(0u64, |m, i| m | 1 << i);
+    let end = lane + len;
+    (0..end.div_ceil(64).max(1))
+        .map(|b| mask(lane.max(64 * b) - 64 * b, end.min(64 * b + 64).max(64 * b) - 64 * b))
+        .collect()
+}
+
 /// Outcome codes of `RxParse::done_code`.
 pub const ROCE: u8 = 0;
 pub const RAW: u8 = 1;
@@ -22,8 +35,11 @@ pub struct RxBench {
     pub presenting: bool,
     pub hdrs: Vec<Vec<u32>>,
     pub payloads: Vec<(Vec<u8>, bool)>,
+    /// The `tkeep` of every beat of each payload in `payloads`.
+    pub payload_keeps: Vec<Vec<u64>>,
     pub raws: Vec<(Vec<u8>, bool)>,
     pub cur_payload: Vec<u8>,
+    pub cur_keeps: Vec<u64>,
     pub cur_raw: Vec<u8>,
     pub codes: Vec<u8>,
     /// Per decided frame: did it send a header?
@@ -33,8 +49,12 @@ pub struct RxBench {
     pub first_in_cycles: Vec<u64>,
     /// Cycle in which each header was taken from `m_hdr`.
     pub hdr_cycles: Vec<u64>,
-    /// Output beats not shaped as docs/wire.md says (payload from byte 0,
-    /// full beats but the last, one `tkeep = 0` beat for no payload).
+    /// Cycle in which each payload's first beat was taken from `m_axis`.
+    pub payload_cycles: Vec<u64>,
+    /// Output beats not shaped as docs/wire.md says (a payload in its wire
+    /// lanes: one run of lanes over its beats, whole beats but the first and
+    /// the last, one `tkeep = 0` beat for no payload). Where each payload
+    /// starts is checked against its header ([`lane_keeps`]).
     pub shape_errors: Vec<String>,
     /// A header consumer that acts only on verified packets: it takes header
     /// `k` from `m_hdr` only once payload `k`'s last beat (which carries the
@@ -78,14 +98,17 @@ impl RxBench {
             presenting: false,
             hdrs: vec![],
             payloads: vec![],
+            payload_keeps: vec![],
             raws: vec![],
             cur_payload: vec![],
+            cur_keeps: vec![],
             cur_raw: vec![],
             codes: vec![],
             sent_hdr: vec![],
             in_beats: 0,
             first_in_cycles: vec![],
             hdr_cycles: vec![],
+            payload_cycles: vec![],
             at_frame_start: true,
             hdr_waits_for_verdict: false,
             shape_errors: vec![],
@@ -135,16 +158,24 @@ impl RxBench {
         if ra && get(d, p[8]) == 1 {
             let keep = d.m_axis_tkeep();
             let last = d.m_axis_tlast() == 1;
-            // payload from byte 0: full beats, then the rest in the low lanes;
-            // no payload is one beat with tkeep = 0
-            let first = self.cur_payload.is_empty();
-            let ok = if last { keep & keep.wrapping_add(1) == 0 && (keep != 0 || first) } else { keep == u64::MAX };
+            // the payload in its wire lanes: one run of lanes, from some lane
+            // up to lane 63 on the first beat, whole beats, from lane 0 on the
+            // last; no payload is one beat with tkeep = 0
+            let first = self.cur_keeps.is_empty();
+            if first {
+                self.payload_cycles.push(now);
+            }
+            let run = keep >> keep.trailing_zeros().min(63);
+            let one_run = keep == 0 || run & run.wrapping_add(1) == 0;
+            let ok = one_run && (keep != 0 || (first && last)) && (first || keep & 1 == 1) && (last || keep >> 63 == 1);
             if !ok {
                 self.shape_errors.push(format!("cycle {now}: payload beat with tkeep {keep:#018x} (tlast {last})"));
             }
             self.cur_payload.extend(Self::bytes(&d.m_axis_tdata(), keep));
+            self.cur_keeps.push(keep);
             if last {
                 self.payloads.push((std::mem::take(&mut self.cur_payload), get(d, p[14]) == 1));
+                self.payload_keeps.push(std::mem::take(&mut self.cur_keeps));
             }
         }
         if rr && get(d, p[10]) == 1 {

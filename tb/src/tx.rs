@@ -1,10 +1,11 @@
 //! Driving the transmit builder: a model packet becomes the builder's header
 //! fields, the RTL's frame comes back as bytes.
 
-use rnic_hw::wire::{TX_HDR_BITS, TX_HDR_FIELDS};
+use crate::rx::lane_keeps;
+use rnic_hw::wire::{TxBuild, TX_HDR_BITS, TX_HDR_FIELDS};
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
-use rnic_sim::frames::frame_beats;
+use rnic_sim::frames::Beat512;
 use rnic_sim::models::tx_build::Dut;
 use rnic_sim::{Clocked, Model};
 use std::collections::VecDeque;
@@ -113,6 +114,55 @@ pub fn tx_header(p: &mut RocePacket, src_qp: u32, ip_id: u16) -> Vec<u32> {
     words
 }
 
+/// A field of a builder header (`TX_HDR_BITS` as 32-bit words), by name.
+pub fn tx_field(header: &[u32], name: &str) -> u128 {
+    let mut top: usize = TX_HDR_FIELDS.iter().map(|f| f.1).sum();
+    for (n, width) in TX_HDR_FIELDS {
+        top -= width;
+        if *n == name {
+            return (0..*width).fold(0, |v, k| v | (((header[(top + k) / 32] >> ((top + k) % 32)) & 1) as u128) << k);
+        }
+    }
+    panic!("no transmit header field {name}")
+}
+
+/// The lane in which the builder takes the payload of the packet `header`
+/// describes: [`TxBuild::payload_lane`] of its (VLAN, IPv4/IPv6, opcode).
+pub fn tx_payload_lane(header: &[u32]) -> usize {
+    let op = Opcode::from_u8(tx_field(header, "opcode") as u8).expect("a known opcode");
+    TxBuild::payload_lane(tx_field(header, "vlan") == 1, tx_field(header, "v6") == 1, op.layout().len())
+}
+
+/// A payload as a stream in its wire lanes: byte `j` in lane `(lane + j) %
+/// 64` of beat `(lane + j) / 64`, `tkeep` marking the payload's bytes
+/// ([`lane_keeps`]) and the lanes outside it filled with `0xe7` (the
+/// builder must not take them). Empty payloads have no beat.
+pub fn payload_beats(payload: &[u8], lane: usize) -> Vec<Beat512> {
+    if payload.is_empty() {
+        return vec![];
+    }
+    let keeps = lane_keeps(lane, payload.len());
+    let n = keeps.len();
+    keeps
+        .iter()
+        .enumerate()
+        .map(|(b, &keep)| {
+            let mut bytes = [0xe7u8; 64];
+            for (i, x) in bytes.iter_mut().enumerate() {
+                let j = (64 * b + i).wrapping_sub(lane);
+                if keep >> i & 1 == 1 {
+                    *x = payload[j];
+                }
+            }
+            let mut data = [0u32; 16];
+            for (i, w) in data.iter_mut().enumerate() {
+                *w = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+            }
+            Beat512 { data, keep, last: b + 1 == n }
+        })
+        .collect()
+}
+
 /// Drives the builder: packets in (header + payload, with random stalls),
 /// frames out (with random backpressure). Checks every cycle that an offered
 /// output beat stays offered, unchanged, and that `s_hdr.tready` and
@@ -120,7 +170,7 @@ pub fn tx_header(p: &mut RocePacket, src_qp: u32, ip_id: u16) -> Vec<u32> {
 pub struct TxBench {
     pub sim: Clocked<Dut>,
     hdrs: VecDeque<Vec<u32>>,
-    payload: VecDeque<rnic_sim::frames::Beat512>,
+    payload: VecDeque<Beat512>,
     pub frames: Vec<Vec<u8>>,
     cur: Vec<u8>,
     /// Cycle of every output beat.
@@ -155,11 +205,11 @@ impl TxBench {
         }
     }
 
+    /// A packet: its header, and its payload placed in its wire lanes
+    /// ([`payload_beats`] at [`tx_payload_lane`]).
     pub fn queue(&mut self, header: Vec<u32>, payload: &[u8]) {
+        self.payload.extend(payload_beats(payload, tx_payload_lane(&header)));
         self.hdrs.push_back(header);
-        if !payload.is_empty() {
-            self.payload.extend(frame_beats(payload));
-        }
     }
 
     pub fn cycle(&mut self, rng: &mut Rng, p_valid: u64, p_ready: u64) {

@@ -1,11 +1,15 @@
 //! `make replay` on the rxe captures: what the RTL parser reports for every
 //! frame equals what tshark decoded (the `.fields.tsv` beside each pcap),
 //! field for field (8,498 fields, as docs/wire.md says), and the ICRC fails
-//! on exactly the three corrupted frames; tshark itself, run on the
-//! captures, reports no expert item and nothing malformed.
+//! on exactly the three corrupted frames; every payload comes out in its
+//! wire lanes (`tkeep` from the header's `payload_lane`), byte for byte the
+//! model's; tshark itself, run on the captures, reports no expert item and
+//! nothing malformed.
 
-use rnic_tb::capture;
+use rnic_proto::decode_frame_rx;
 use rnic_tb::replay::replay;
+use rnic_tb::rx::lane_keeps;
+use rnic_tb::{capture, payload_offset};
 
 fn tsv(name: &str) -> Vec<std::collections::BTreeMap<String, String>> {
     let p = rnic_proto::vectors::rxe_file(name);
@@ -41,6 +45,7 @@ fn replay_matches_tshark() {
         assert_eq!(rows.len(), frames.len());
         let results = replay(&frames);
         let mut compared = 0;
+        let (mut payloads, mut payload_bytes) = (0, 0);
         let mut bad = vec![];
         for (r, row) in results.iter().zip(&rows) {
             assert_eq!(r.frame.to_string(), row["frame.number"]);
@@ -66,8 +71,24 @@ fn replay_matches_tshark() {
                 compared += 1;
             }
             assert!(r.to_json().starts_with(&format!("{{\"frame\":{}", r.frame)));
+            // the payload in its wire lanes, from the lane the header gives,
+            // equal to the model's payload and where the model puts it
+            if let Some(f) = &r.fields {
+                let p = decode_frame_rx(&frames[r.frame - 1]).expect("a frame with a header is RoCEv2");
+                let (bytes, keeps) = r.payload.as_ref().expect("a payload with each header");
+                let lane = f["payload_lane"] as usize;
+                assert_eq!(lane, payload_offset(&p) % 64, "{name} frame {}: payload lane", r.frame);
+                assert_eq!(keeps, &lane_keeps(lane, p.payload.len()), "{name} frame {}: tkeep", r.frame);
+                assert_eq!(bytes, &p.payload, "{name} frame {}: payload", r.frame);
+                payloads += 1;
+                payload_bytes += bytes.len();
+            }
         }
-        eprintln!("{name}: {} frames, {compared} fields equal to tshark's, ICRC failures at {bad:?}", frames.len());
+        eprintln!(
+            "{name}: {} frames, {compared} fields equal to tshark's, ICRC failures at {bad:?}; {payloads} payloads ({payload_bytes} B) in their wire lanes equal to the model's",
+            frames.len()
+        );
+        assert!(payloads > 100);
         assert!(compared > 1000);
         total += compared;
         if name == "rxe_with_3_bad_icrc" {

@@ -15,9 +15,9 @@
 use rnic_hw::wire::RxParse;
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
-use rnic_tb::{capture, fixed_ip, model_fields, random_packet, unpack_header};
+use rnic_tb::{capture, fixed_ip, model_fields, payload_offset, random_packet, unpack_header};
 
-use rnic_tb::rx::{RxBench, ICRC, IP_CSUM, MAC_ERR, MALFORMED, RAW, ROCE};
+use rnic_tb::rx::{lane_keeps, RxBench, ICRC, IP_CSUM, MAC_ERR, MALFORMED, RAW, ROCE};
 
 /// What the model says happens to a frame, and what must come out.
 /// A payload of `None` bytes is one whose bytes are not promised (a frame
@@ -157,10 +157,17 @@ fn check_outputs(tb: &RxBench, exp: &[Expect]) {
     }
     let payloads: Vec<_> = exp.iter().filter_map(|e| e.payload.clone()).collect();
     assert_eq!(tb.payloads.len(), payloads.len(), "payload packets out");
-    for (i, (got, want)) in tb.payloads.iter().zip(&payloads).enumerate() {
+    assert_eq!(tb.payload_keeps.len(), payloads.len());
+    // a payload goes with its frame's header (both or neither, in order)
+    assert_eq!(tb.hdrs.len(), tb.payloads.len(), "a header per payload");
+    for (i, ((got, want), hdr)) in tb.payloads.iter().zip(&payloads).zip(&tb.hdrs).enumerate() {
         assert_eq!(got.1, want.1, "payload {i}: bad flag");
         if let Some(bytes) = &want.0 {
             assert_eq!(&got.0, bytes, "payload {i}: bytes");
+            // in its wire lanes, from the lane the header gives (the model's
+            // lane: checked with the header's fields above)
+            let lane = unpack_header(hdr)["payload_lane"] as usize;
+            assert_eq!(tb.payload_keeps[i], lane_keeps(lane, bytes.len()), "payload {i}: tkeep of its beats");
         }
     }
     let raws: Vec<_> = exp.iter().filter_map(|e| e.raw.clone()).collect();
@@ -275,6 +282,7 @@ fn fuzz_100k_frames_against_the_model() {
         tb.sent_hdr.clear();
         tb.hdrs.clear();
         tb.payloads.clear();
+        tb.payload_keeps.clear();
         tb.raws.clear();
         done += batch;
     }
@@ -301,14 +309,21 @@ fn fuzz_100k_frames_against_the_model() {
 /// decoder itself) and the header FIFO's 2.
 const HDR_LATENCY: u64 = RxParse::HDR_LATENCY;
 const _: () = assert!(HDR_LATENCY == 8);
+/// The payload's latency (docs/wire.md): a payload beat is valid on
+/// `m_axis` this many cycles after the frame beat it is went in (the
+/// payload stays in its wire lanes: no realigner stage; 11 before).
+const PAYLOAD_LATENCY: u64 = RxParse::PAYLOAD_LATENCY;
+const _: () = assert!(PAYLOAD_LATENCY == 9);
 
 /// Frames of one shape back to back, no stalls: the input takes one beat
 /// every cycle; every frame's header comes out [`HDR_LATENCY`] cycles after
-/// the frame's first beat went in. Every shape runs over IPv4 and IPv6.
+/// the frame's first beat went in, its payload's first beat
+/// [`PAYLOAD_LATENCY`] cycles after the frame beat that holds it (the last
+/// beat for no payload). Every shape runs over IPv4 and IPv6.
 #[test]
 fn line_rate_back_to_back() {
     let mut rng = Rng(5);
-    let mut shapes: Vec<(String, Vec<u8>)> = vec![];
+    let mut shapes: Vec<(String, Vec<u8>, u64)> = vec![];
     for (op, len) in [
         (Opcode::RcAck, 0usize),
         (Opcode::RcSendOnly, 0),
@@ -327,13 +342,18 @@ fn line_rate_back_to_back() {
             p.ip = fixed_ip(v6);
             let f = encode_frame(&p).unwrap();
             assert_eq!(matches!(decode_frame(&f).unwrap().ip, IpHeader::V6(_)), v6, "{op:?}: IP version");
-            shapes.push((format!("{op:?} {len} B {}", if v6 { "IPv6" } else { "IPv4" }), f));
+            // the frame beat that holds the payload's first byte (or, with
+            // no payload, the frame's last beat, which makes its empty beat)
+            let beat = if len == 0 { (f.len() - 1) / 64 } else { payload_offset(&p) / 64 };
+            shapes.push((format!("{op:?} {len} B {}", if v6 { "IPv6" } else { "IPv4" }), f, beat as u64));
         }
     }
     assert_eq!(shapes.len(), 18, "nine shapes, each over IPv4 and IPv6");
     // the smallest frame is the IPv4 ACK: 62 bytes, one beat
     assert_eq!(shapes[0].1.len(), 62);
-    for (name, frame) in shapes {
+    // payloads that start in the first beat and in the second
+    assert!(shapes.iter().any(|s| s.2 == 0) && shapes.iter().any(|s| s.2 == 1));
+    for (name, frame, beat) in shapes {
         let mut tb = RxBench::new();
         let count = 40;
         for _ in 0..count {
@@ -353,8 +373,13 @@ fn line_rate_back_to_back() {
         for (i, (h, f)) in tb.hdr_cycles.iter().zip(&tb.first_in_cycles).enumerate() {
             assert_eq!(h - f, HDR_LATENCY, "{name} frame {i}: header {} cycles after the first beat", h - f);
         }
+        assert_eq!(tb.payload_cycles.len(), count, "{name}: one payload per frame");
+        for (i, (p, f)) in tb.payload_cycles.iter().zip(&tb.first_in_cycles).enumerate() {
+            let lat = p - (f + beat);
+            assert_eq!(lat, PAYLOAD_LATENCY, "{name} frame {i}: payload {lat} cycles after the beat that holds it");
+        }
         eprintln!(
-            "{name:<32} {:>5} B/frame: {beats} beats in {cycles_in} cycles; every header {HDR_LATENCY} cycles after its first beat",
+            "{name:<32} {:>5} B/frame: {beats} beats in {cycles_in} cycles; every header {HDR_LATENCY} cycles after its first beat, payload {PAYLOAD_LATENCY} after its beat",
             frame.len()
         );
     }

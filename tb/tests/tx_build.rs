@@ -1,12 +1,15 @@
 //! The transmit builder against the protocol model's encoder: every frame
 //! is byte-for-byte what the model builds (IPv4 checksum, lengths, pad,
 //! ICRC included), for every opcode, IPv4/IPv6, VLAN or not, under random
-//! stalls; and back-to-back frames leave at one beat per cycle.
+//! stalls; and back-to-back frames leave at one beat per cycle. The bench
+//! brings each payload in its wire lanes (`rnic_tb::tx::payload_beats`, from
+//! lane `TxBuild::payload_lane`, the lanes outside it filled with junk).
 
+use rnic_hw::wire::TxBuild;
 use rnic_proto::*;
 use rnic_sim::axis::Rng;
-use rnic_tb::tx::{tx_header, TxBench};
-use rnic_tb::{fixed_ip, random_packet};
+use rnic_tb::tx::{tx_header, tx_payload_lane, TxBench};
+use rnic_tb::{fixed_ip, payload_offset, random_packet};
 
 fn packets(rng: &mut Rng, n: usize) -> Vec<RocePacket> {
     (0..n)
@@ -21,6 +24,34 @@ fn packets(rng: &mut Rng, n: usize) -> Vec<RocePacket> {
             p
         })
         .collect()
+}
+
+/// `TxBuild::payload_lane`, the lane the payload must come in, is where the
+/// model's encoder puts the payload (its headers' length mod 64), for every
+/// opcode, VLAN or not, IPv4 or IPv6; a standard frame's payload starts at
+/// one of a handful of lanes.
+#[test]
+fn payload_lane_is_where_the_model_puts_the_payload() {
+    let mut rng = Rng(12);
+    let mut lanes = std::collections::BTreeSet::new();
+    for &op in Opcode::ALL {
+        for (vlan, v6) in [(false, false), (true, false), (false, true), (true, true)] {
+            let mut p = random_packet(&mut rng, op);
+            p.eth.vlan = vlan.then_some(VlanTag { pcp: 1, dei: false, vid: 7 });
+            p.ip = fixed_ip(v6);
+            let h = tx_header(&mut p, 5, 0);
+            let frame = encode_frame(&p).unwrap();
+            let off = payload_offset(&p);
+            assert_eq!(&frame[off..off + p.payload.len()], &p.payload[..], "{op:?}: payload offset");
+            assert_eq!(tx_payload_lane(&h), off % 64, "{op:?} vlan={vlan} v6={v6}");
+            assert_eq!(TxBuild::payload_lane(vlan, v6, p.ext.len()), off % 64);
+            if op.carries_payload() {
+                lanes.insert(off % 64);
+            }
+        }
+    }
+    eprintln!("payload lanes of payload-carrying opcodes: {lanes:?}");
+    assert_eq!(lanes.len(), 12, "{lanes:?}");
 }
 
 #[test]

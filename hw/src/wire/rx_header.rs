@@ -95,6 +95,9 @@ pub const RX_HDR_FIELDS: &[(&str, usize)] = &[
     ("ip.dst", 128),
     ("udp.srcport", 16),
     ("payload_len", 16),
+    // the lane (byte offset within its beat) of the payload's first byte:
+    // the parser hands the payload out in its wire lanes
+    ("payload_lane", 6),
 ];
 
 /// Width of the packed fields (the rest of `hdr`, at the top, is zero).
@@ -111,17 +114,17 @@ pub const RX_HDR_PACKED_BITS: usize = {
 /// Width of the stored header, most significant first: the BTH fields and
 /// the `has.*` flags of [`RX_HDR_FIELDS`] (91 bits), the 28 bytes after the
 /// BTH (every extended-header field of [`RX_HDR_FIELDS`] but `immdt` is a
-/// slice of them), `immdt` (32), then the fields from `ip.v6` on (297).
-pub const RX_HDR_STORE_BITS: usize = 91 + 224 + 32 + 297;
+/// slice of them), `immdt` (32), then the fields from `ip.v6` on (303).
+pub const RX_HDR_STORE_BITS: usize = 91 + 224 + 32 + 303;
 
 /// The stored header's parts, as [`RxHdrExpand`] reads them (literals in
 /// `#[hdl_gen]` code, checked here).
-const STORE_TAIL: usize = 297;
+const STORE_TAIL: usize = 303;
 const STORE_IMM: usize = STORE_TAIL;
 const STORE_EXT: usize = STORE_IMM + 32;
 const STORE_HEAD: usize = STORE_EXT + 224;
-const _: () = assert!(STORE_TAIL == 1 + 6 + 2 + 128 + 128 + 16 + 16);
-const _: () = assert!(STORE_HEAD == 553 && RX_HDR_STORE_BITS == STORE_HEAD + 91 && RX_HDR_STORE_BITS == 644);
+const _: () = assert!(STORE_TAIL == 1 + 6 + 2 + 128 + 128 + 16 + 16 + 6);
+const _: () = assert!(STORE_HEAD == 559 && RX_HDR_STORE_BITS == STORE_HEAD + 91 && RX_HDR_STORE_BITS == 650);
 const _: () = assert!(RX_HDR_PACKED_BITS == 91 + 128 + 32 + 224 + 64 + 32 + 32 + 32 + 24 + STORE_TAIL);
 const _: () = assert!(RX_HDR_PACKED_BITS <= RX_HDR_BITS);
 
@@ -154,9 +157,9 @@ impl Logic for RxHdrExpand {
     #[hdl_gen]
     fn update(&mut self) {
         // the 28 bytes after the BTH, byte 0 at the top
-        self.ext.next = self.stored.val().get_bits::<224>(329);
+        self.ext.next = self.stored.val().get_bits::<224>(335);
         // BTH fields and has.* flags
-        self.packed.next = bit_cast::<1024, 91>(self.stored.val().get_bits::<91>(553));
+        self.packed.next = bit_cast::<1024, 91>(self.stored.val().get_bits::<91>(559));
         // RETH
         self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.ext.val().get_bits::<64>(160));
         self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(128));
@@ -172,12 +175,12 @@ impl Logic for RxHdrExpand {
         // AtomicAckETH (after the AETH)
         self.packed.next = (self.packed.val() << 64) | bit_cast::<1024, 64>(self.ext.val().get_bits::<64>(128));
         // ImmDt (selected by the decoder), IETH, DETH
-        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.stored.val().get_bits::<32>(297));
+        self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.stored.val().get_bits::<32>(303));
         self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(192));
         self.packed.next = (self.packed.val() << 32) | bit_cast::<1024, 32>(self.ext.val().get_bits::<32>(192));
         self.packed.next = (self.packed.val() << 24) | bit_cast::<1024, 24>(self.ext.val().get_bits::<24>(160));
-        // ip.v6 .. payload_len
-        self.packed.next = (self.packed.val() << 297) | bit_cast::<1024, 297>(self.stored.val().get_bits::<297>(0));
+        // ip.v6 .. payload_lane
+        self.packed.next = (self.packed.val() << 303) | bit_cast::<1024, 303>(self.stored.val().get_bits::<303>(0));
         self.hdr.next = self.packed.val();
     }
 }
@@ -290,7 +293,7 @@ pub struct RxHeaderDecode {
     s3_csum_st: Reg<Bits<16>>,
     /// The stored checksum plus one.
     s3_csum_st1: Reg<Bits<16>>,
-    /// The stored header but `payload_len`.
+    /// The stored header but `payload_len` and `payload_lane`.
     s3_fields: Reg<Bits<628>>,
     // ---- stage 4
     fold: Signal<Local, Bits<17>>,
@@ -659,8 +662,9 @@ impl Logic for RxHeaderDecode {
             | (self.fold.val().get_bit(16) & (self.fold.val().get_bits::<16>(0) == !self.s3_csum_st1.q.val()));
         self.s4_poff.d.next = self.s3_poff.q.val();
         self.s4_plen.d.next = (self.s3_udp_pl.q.val() - self.s3_hp.q.val()).get_bits::<16>(0);
-        self.s4_stored.d.next = (bit_cast::<644, 628>(self.s3_fields.q.val()) << 16)
-            | bit_cast::<644, 16>((self.s3_udp_pl.q.val() - self.s3_hp.q.val()).get_bits::<16>(0));
+        self.s4_stored.d.next = (bit_cast::<650, 628>(self.s3_fields.q.val()) << 22)
+            | (bit_cast::<650, 16>((self.s3_udp_pl.q.val() - self.s3_hp.q.val()).get_bits::<16>(0)) << 6)
+            | bit_cast::<650, 6>(self.s3_poff.q.val().get_bits::<6>(0));
         self.s4_idle.d.next = self.s3_idle.q.val();
         if self.s3_idle.q.val() {
             self.s4_roce.d.next = false;

@@ -2,8 +2,12 @@
 //!
 //! * `m_hdr`: the parsed header of each RoCEv2 frame ([`RxHeaderDecode`]'s
 //!   packed fields, [`super::RX_HDR_FIELDS`]), before its payload;
-//! * `m_axis`: the payload, moved to start at byte 0 of a beat, exactly
-//!   `payload_len` bytes (one beat with `tkeep = 0` when there are none);
+//! * `m_axis`: the payload in its wire lanes: every beat of the frame that
+//!   holds payload bytes, as it sits in the frame, `tkeep` marking exactly
+//!   the payload's `payload_len` bytes (no header, pad or ICRC); the first
+//!   byte is in lane `payload_lane` of the header (one beat with `tkeep = 0`
+//!   when there are none). The payload is moved once, from these lanes to
+//!   its IO address's, by an `AxisRealign` behind the parser (docs/streams.md);
 //! * `m_raw`: whole frames that are not RoCEv2 (ARP, other IP traffic, IPv4
 //!   with options), for the driver's raw queue. RoCEv2 to QP1 (the GSI:
 //!   rdma_cm MADs) is UD traffic like any other, on `m_hdr` and `m_axis`.
@@ -31,18 +35,15 @@
 //!   flip-flops rather than shift registers.)
 //! * `s5` -> `y`: per-beat control from the frame's context (loaded from the
 //!   decoder at the first beat): does this beat produce an output beat, its
-//!   `tkeep` and `tlast`, the destination (payload, raw, nowhere), the word
-//!   shift. The header is queued here. At the frame's last beat the frame's
-//!   status (MAC error, too short or malformed, IPv4 checksum, ICRC applies,
-//!   header sent) is computed in `y` and queued in `status`.
-//! * `x`: the realigner. The beat in `x` produces its output beat once its
-//!   successor is in `y` (or at once if it is the frame's last): payload
-//!   bytes from `{y, x}` shifted by a fixed 2 bytes plus whole words (a
-//!   4-way select by the shift's high bits, then a 4-way one by its low
-//!   bits; both selects come from registers set from the decoded header);
-//!   a raw beat is `x` itself. At most one output beat per cycle: a frame's
-//!   first beat never produces one except when it is also its last.
-//! * `f`: the output beat, into the 32-beat output FIFO.
+//!   `tkeep` (the lanes from the start lane up on the payload's first beat,
+//!   the lanes below the payload's end on its last) and `tlast`, the
+//!   destination (payload, raw, nowhere). The header is queued here. At the
+//!   frame's last beat the frame's status (MAC error, too short or
+//!   malformed, IPv4 checksum, ICRC applies, header sent) is computed in `y`
+//!   and queued in `status`.
+//! * `y` -> the 32-beat output FIFO: the beat as it is, with its `tkeep`
+//!   and `tlast` (no byte moves: the payload stays in its wire lanes). One
+//!   output beat per input beat at most.
 //!
 //! Then the output stage releases a frame's last beat (`tlast`) together with
 //! its ICRC verdict and its status.
@@ -88,7 +89,7 @@ const OUT_LIMIT: usize = (1 << OUT_FIFO_LOG) + 1 - RxParse::SLOTS - 1;
 /// Header FIFO occupancy below which the input takes beats: frames whose
 /// first beat is in `e`..`s5` may still queue a header.
 const HDR_LIMIT: usize = (1 << HDR_FIFO_LOG) + 1 - 6 - 1;
-const _: () = assert!(OUT_LIMIT == 23 && HDR_LIMIT == 26 && BEAT_BITS == 580);
+const _: () = assert!(OUT_LIMIT == 25 && HDR_LIMIT == 26 && BEAT_BITS == 580);
 // the limits stop the input only with two or more entries queued (no deadlock)
 const _: () = assert!(OUT_LIMIT >= 2 && HDR_LIMIT >= 2);
 const _: () = assert!((1 << OUT_FIFO_LOG) + 1 + RxParse::SLOTS <= (1 << VERDICT_FIFO_LOG));
@@ -148,8 +149,10 @@ pub struct RxParse {
     s5: Reg<Bits<BEAT_BITS>>,
     // ---- per-beat control at s5, from the frame context
     ctx_dest: Reg<Bits<2>>,
-    ctx_sel: Reg<Bits<4>>,
+    ctx_lane: Reg<Bits<6>>,
     ctx_start: Reg<Bit>,
+    ctx_pfirst: Reg<Bit>,
+    ctx_empty: Reg<Bit>,
     ctx_need: Reg<Bits<17>>,
     ctx_bad: Reg<Bit>,
     ctx_csum: Reg<Bit>,
@@ -159,8 +162,10 @@ pub struct RxParse {
     rem: Reg<Bits<17>>,
     done: Reg<Bit>,
     f_dest: Signal<Local, Bits<2>>,
-    f_sel: Signal<Local, Bits<4>>,
+    f_lane: Signal<Local, Bits<6>>,
     f_start: Signal<Local, Bit>,
+    f_pfirst: Signal<Local, Bit>,
+    f_empty: Signal<Local, Bit>,
     f_need: Signal<Local, Bits<17>>,
     f_bad: Signal<Local, Bit>,
     f_csum: Signal<Local, Bit>,
@@ -173,6 +178,8 @@ pub struct RxParse {
     r_nz: Signal<Local, Bit>,
     r_le64: Signal<Local, Bit>,
     keep_r: Signal<Local, Bits<64>>,
+    keep_s: Signal<Local, Bits<64>>,
+    emit_pl: Signal<Local, Bit>,
     ones64: Signal<Local, Bits<64>>,
     s5_valid: Signal<Local, Bit>,
     s5_first: Signal<Local, Bit>,
@@ -183,31 +190,13 @@ pub struct RxParse {
     y_okeep: Reg<Bits<64>>,
     y_olast: Reg<Bit>,
     y_dest: Reg<Bits<2>>,
-    y_sel: Reg<Bits<4>>,
     y_n: Reg<Bits<11>>,
     y_need: Reg<Bits<17>>,
     y_flags: Reg<Bits<5>>,
     need_m1: Signal<Local, Bits<17>>,
     long_enough: Signal<Local, Bit>,
     status_flags: Signal<Local, Bits<5>>,
-    // ---- x: the realigner
-    x_data: Reg<Bits<512>>,
-    x_last: Reg<Bit>,
-    x_due: Reg<Bit>,
-    x_okeep: Reg<Bits<64>>,
-    x_olast: Reg<Bit>,
-    x_dest: Reg<Bits<2>>,
-    x_sel: Reg<Bits<4>>,
-    fire: Signal<Local, Bit>,
-    cat16: Signal<Local, Bits<1024>>,
-    coarse: Signal<Local, Bits<608>>,
-    fine: Signal<Local, Bits<512>>,
-    // ---- f: the output beat
-    f_valid: Reg<Bit>,
-    f_data: Reg<Bits<512>>,
-    f_keep: Reg<Bits<64>>,
-    f_last: Reg<Bit>,
-    f_udest: Reg<Bits<2>>,
+    out_valid: Signal<Local, Bit>,
     /// Headers waiting for the consumer. A consumer may hold a header until
     /// its frame's verdict (the payload's last beat) has gone by.
     hdrs: AxisFifo<RX_HDR_STORE_BITS, 1, 1, HDR_FIFO_LOG>,
@@ -239,12 +228,18 @@ pub struct RxParse {
 
 impl RxParse {
     /// Pipeline slots a taken beat may be in before it reaches the output
-    /// FIFO: `e`, `s1`..`s5`, `y`, `x`, `f`.
-    pub const SLOTS: usize = 9;
+    /// FIFO: `e`, `s1`..`s5`, `y`.
+    pub const SLOTS: usize = 7;
     /// Cycles from the cycle a frame's first beat is taken to the cycle its
     /// header is valid on `m_hdr` (the second beat, if any, taken in the
     /// next cycle): `e`, `s1`..`s5`, then the header FIFO's two.
     pub const HDR_LATENCY: u64 = 2 + RxHeaderDecode::LATENCY + 2;
+    /// Cycles from the cycle a frame beat is taken to the cycle the payload
+    /// beat it makes is valid on `m_axis` (no stall; a last beat also waits
+    /// for its verdict, which is as fast): `e`, `s1`..`s5`, `y`, then the
+    /// output FIFO's two. For a frame without payload, its `tkeep = 0` beat
+    /// counts from the frame's last beat.
+    pub const PAYLOAD_LATENCY: u64 = 2 + RxHeaderDecode::LATENCY + 1 + 2;
 }
 
 impl Logic for RxParse {
@@ -275,8 +270,10 @@ impl Logic for RxParse {
             s4,
             s5,
             ctx_dest,
-            ctx_sel,
+            ctx_lane,
             ctx_start,
+            ctx_pfirst,
+            ctx_empty,
             ctx_need,
             ctx_bad,
             ctx_csum,
@@ -290,22 +287,9 @@ impl Logic for RxParse {
             y_okeep,
             y_olast,
             y_dest,
-            y_sel,
             y_n,
             y_need,
             y_flags,
-            x_data,
-            x_last,
-            x_due,
-            x_okeep,
-            x_olast,
-            x_dest,
-            x_sel,
-            f_valid,
-            f_data,
-            f_keep,
-            f_last,
-            f_udest,
             done_valid_q,
             done_code_q,
             done_hdr_q,
@@ -398,8 +382,10 @@ impl Logic for RxParse {
         self.s5_first.next = self.s5.q.val().get_bit(578);
         self.s5_last.next = self.s5.q.val().get_bit(576);
         self.f_dest.next = self.ctx_dest.q.val();
-        self.f_sel.next = self.ctx_sel.q.val();
+        self.f_lane.next = self.ctx_lane.q.val();
         self.f_start.next = self.ctx_start.q.val();
+        self.f_pfirst.next = self.ctx_pfirst.q.val();
+        self.f_empty.next = self.ctx_empty.q.val();
         self.f_need.next = self.ctx_need.q.val();
         self.f_bad.next = self.ctx_bad.q.val();
         self.f_csum.next = self.ctx_csum.q.val();
@@ -417,20 +403,26 @@ impl Logic for RxParse {
             if (self.decode.bad_reason.val() != 0) | (!self.decode.ip_csum_ok.val() & self.decode.is_roce.val()) {
                 self.f_dest.next = 2.into();
             }
-            // a RoCEv2 payload starts 2 bytes into a 4-byte word (a 14- or
-            // 18-byte Ethernet header, then whole words): 16 possible words
-            self.f_sel.next = self.decode.payload_off.val().get_bits::<4>(2);
+            // the payload stays in its wire lanes: it starts at lane
+            // payload_off % 64 of beat 0 or 1
+            self.f_lane.next = self.decode.payload_off.val().get_bits::<6>(0);
             self.f_start.next = self.decode.payload_off.val().get_bit(6);
+            self.f_pfirst.next = !self.decode.payload_off.val().get_bit(6);
+            self.f_empty.next = self.decode.payload_len.val() == 0;
             self.f_need.next = self.decode.need_len.val();
             self.f_bad.next = self.decode.bad_reason.val() != 0;
             self.f_csum.next = !self.decode.ip_csum_ok.val() & self.decode.is_roce.val();
             self.f_icrc.next = self.decode.is_roce.val();
             self.f_err.next = self.s5.q.val().get_bit(577);
             self.f_n.next = 0.into();
-            self.f_r.next = bit_cast::<17, 16>(self.decode.payload_len.val());
+            // the payload's end, from lane 0 of the frame's first beat
+            self.f_r.next =
+                bit_cast::<17, 7>(self.decode.payload_off.val()) + bit_cast::<17, 16>(self.decode.payload_len.val());
             self.f_done.next = false;
         }
-        // payload bytes: from the payload's first beat on, min(rest, 64) per beat
+        // f_r: the payload's end from lane 0 of this beat (0 once past it).
+        // Payload bytes: from the payload's first beat (its lanes from the
+        // start lane up) to its end (the lanes below f_r), in their wire lanes
         self.active.next = !self.s5_first.val() | !self.f_start.val();
         self.r_nz.next = self.f_r.val() != 0;
         self.r_le64.next = self.f_r.val() <= 64;
@@ -440,13 +432,20 @@ impl Logic for RxParse {
         if self.f_r.val().get_bits::<11>(6).any() {
             self.keep_r.next = self.ones64.val();
         }
+        self.keep_s.next = self.ones64.val();
+        if self.f_pfirst.val() {
+            self.keep_s.next = self.ones64.val() << self.f_lane.val();
+        }
+        self.emit_pl.next = self.active.val() & self.r_nz.val() & !self.f_empty.val();
         self.y_dest.d.next = self.f_dest.val();
-        self.y_sel.d.next = self.f_sel.val();
         self.y_n.d.next = self.f_n.val();
         self.y_need.d.next = self.f_need.val();
         // the payload: its beats, then (if none carried tlast) one at the frame's end
-        self.y_emit.d.next = (self.active.val() & self.r_nz.val()) | (self.s5_last.val() & !self.f_done.val());
-        self.y_okeep.d.next = self.keep_r.val();
+        self.y_emit.d.next = self.emit_pl.val() | (self.s5_last.val() & !self.f_done.val());
+        self.y_okeep.d.next = self.keep_r.val() & self.keep_s.val();
+        if self.f_empty.val() {
+            self.y_okeep.d.next = 0.into();
+        }
         self.y_olast.d.next = self.r_le64.val() | self.s5_last.val();
         if self.f_dest.val() == 1 {
             // raw frames pass as they are
@@ -469,30 +468,28 @@ impl Logic for RxParse {
             | (bit_cast::<5, 1>((self.f_dest.val() == 0).into()) << 4);
         if self.s5_valid.val() {
             self.ctx_dest.d.next = self.f_dest.val();
-            self.ctx_sel.d.next = self.f_sel.val();
+            self.ctx_lane.d.next = self.f_lane.val();
             self.ctx_start.d.next = self.f_start.val();
+            // the payload's first beat is the second when it starts there
+            self.ctx_pfirst.d.next = self.s5_first.val() & self.f_start.val();
+            self.ctx_empty.d.next = self.f_empty.val();
             self.ctx_need.d.next = self.f_need.val();
             self.ctx_bad.d.next = self.f_bad.val();
             self.ctx_csum.d.next = self.f_csum.val();
             self.ctx_icrc.d.next = self.f_icrc.val();
             self.ctx_err.d.next = self.f_err.val();
             self.ctx_n.d.next = self.f_n.val() + 1;
-            self.rem.d.next = self.f_r.val();
-            self.done.d.next = self.f_done.val();
-            if self.active.val() & self.r_nz.val() {
-                self.rem.d.next = self.f_r.val() - 64;
-                if self.r_le64.val() {
-                    self.rem.d.next = 0.into();
-                    self.done.d.next = true;
-                }
+            self.rem.d.next = self.f_r.val() - 64;
+            if self.r_le64.val() {
+                self.rem.d.next = 0.into();
             }
+            self.done.d.next = self.f_done.val() | (self.emit_pl.val() & self.r_le64.val());
         }
         if self.s5_empty.q.val() {
             self.y_emit.d.next = false;
             self.y_okeep.d.next = 0.into();
             self.y_olast.d.next = false;
             self.y_dest.d.next = 0.into();
-            self.y_sel.d.next = 0.into();
             self.y_n.d.next = 0.into();
             self.y_need.d.next = 0.into();
             self.y_flags.d.next = 0.into();
@@ -529,59 +526,14 @@ impl Logic for RxParse {
         self.status.s_axis.tlast.next = true;
         self.status.s_axis.tuser.next = 0.into();
 
-        // ---- x: the beat in x produces its output once its successor is in y
-        self.fire.next = self.x_due.q.val() & (self.y.q.val().get_bit(579) | self.x_last.q.val());
-        if self.y.q.val().get_bit(579) {
-            self.x_data.d.next = self.y.q.val().get_bits::<512>(0);
-            self.x_last.d.next = self.y.q.val().get_bit(576);
-            self.x_due.d.next = self.y_emit.q.val();
-            self.x_okeep.d.next = self.y_okeep.q.val();
-            self.x_olast.d.next = self.y_olast.q.val();
-            self.x_dest.d.next = self.y_dest.q.val();
-            self.x_sel.d.next = self.y_sel.q.val();
-        } else if self.fire.val() {
-            self.x_due.d.next = false;
-        }
-        // payload bytes from x and the beat after it, 2 bytes then whole words
-        // on: by 0, 4, 8 or 12 words, then by 0..3 words
-        self.cat16.next = ((bit_cast::<1024, 512>(self.y.q.val().get_bits::<512>(0)) << 512)
-            | bit_cast::<1024, 512>(self.x_data.q.val()))
-            >> 16;
-        self.coarse.next = self.cat16.val().get_bits::<608>(0);
-        if self.x_sel.q.val().get_bits::<2>(2) == 1 {
-            self.coarse.next = self.cat16.val().get_bits::<608>(128);
-        }
-        if self.x_sel.q.val().get_bits::<2>(2) == 2 {
-            self.coarse.next = self.cat16.val().get_bits::<608>(256);
-        }
-        if self.x_sel.q.val().get_bits::<2>(2) == 3 {
-            self.coarse.next = self.cat16.val().get_bits::<608>(384);
-        }
-        if self.x_dest.q.val() == 1 {
-            self.coarse.next = bit_cast::<608, 512>(self.x_data.q.val());
-        }
-        self.fine.next = self.coarse.val().get_bits::<512>(0);
-        if (self.x_sel.q.val().get_bits::<2>(0) == 1) & (self.x_dest.q.val() != 1) {
-            self.fine.next = self.coarse.val().get_bits::<512>(32);
-        }
-        if (self.x_sel.q.val().get_bits::<2>(0) == 2) & (self.x_dest.q.val() != 1) {
-            self.fine.next = self.coarse.val().get_bits::<512>(64);
-        }
-        if (self.x_sel.q.val().get_bits::<2>(0) == 3) & (self.x_dest.q.val() != 1) {
-            self.fine.next = self.coarse.val().get_bits::<512>(96);
-        }
-        self.f_valid.d.next = self.fire.val();
-        self.f_data.d.next = self.fine.val();
-        self.f_keep.d.next = self.x_okeep.q.val();
-        self.f_last.d.next = self.x_olast.q.val();
-        self.f_udest.d.next = self.x_dest.q.val();
-
-        // ---- f: into the output FIFO (never full: the credits)
-        self.out_fifo.s_axis.tvalid.next = self.f_valid.q.val();
-        self.out_fifo.s_axis.tdata.next = self.f_data.q.val();
-        self.out_fifo.s_axis.tkeep.next = self.f_keep.q.val();
-        self.out_fifo.s_axis.tlast.next = self.f_last.q.val();
-        self.out_fifo.s_axis.tuser.next = self.f_udest.q.val();
+        // ---- y: its output beat (the payload in its wire lanes, or a raw
+        // beat) into the output FIFO (never full: the credits)
+        self.out_valid.next = self.y.q.val().get_bit(579) & self.y_emit.q.val();
+        self.out_fifo.s_axis.tvalid.next = self.out_valid.val();
+        self.out_fifo.s_axis.tdata.next = self.y.q.val().get_bits::<512>(0);
+        self.out_fifo.s_axis.tkeep.next = self.y_okeep.q.val();
+        self.out_fifo.s_axis.tlast.next = self.y_olast.q.val();
+        self.out_fifo.s_axis.tuser.next = self.y_dest.q.val();
 
         self.verdicts.s_axis.tvalid.next = self.icrc.verdict_valid.val();
         self.verdicts.s_axis.tdata.next = bit_cast::<1, 1>(self.icrc.verdict_icrc_ok.val().into());
@@ -681,11 +633,11 @@ impl Logic for RxParse {
         self.cnt_mac_err.next = self.c_mac.q.val();
 
         // ---- credits: the FIFOs' occupancy, and the input's tready from it
-        self.occ.d.next = self.occ.q.val() + bit_cast::<6, 1>(self.f_valid.q.val().into())
+        self.occ.d.next = self.occ.q.val() + bit_cast::<6, 1>(self.out_valid.val().into())
             - bit_cast::<6, 1>((self.out_fifo.m_axis.tvalid.val() & self.out_fifo.m_axis.tready.val()).into());
         self.hocc.d.next = self.hocc.q.val() + bit_cast::<6, 1>(self.hdrs.s_axis.tvalid.val().into())
             - bit_cast::<6, 1>((self.hdrs.m_axis.tvalid.val() & self.m_hdr.tready.val()).into());
-        self.tready_q.d.next = (self.occ.q.val() < 23) & (self.hocc.q.val() < 26);
+        self.tready_q.d.next = (self.occ.q.val() < 25) & (self.hocc.q.val() < 26);
 
         if self.reset.val() {
             // ready in the first cycle after reset (sources hold tvalid low
@@ -707,8 +659,6 @@ impl Logic for RxParse {
             self.s4.d.next = 0.into();
             self.s5.d.next = 0.into();
             self.y.d.next = 0.into();
-            self.x_due.d.next = false;
-            self.f_valid.d.next = false;
             self.done_valid_q.d.next = false;
             self.c_roce.d.next = 0.into();
             self.c_raw.d.next = 0.into();

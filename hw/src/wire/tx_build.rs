@@ -1,6 +1,7 @@
 //! `TxBuild`: the transmit builder. A header (the fields of one packet, see
-//! [`TX_HDR_FIELDS`]) and its payload (from byte 0 of a beat) become a whole
-//! RoCEv2 frame: Ethernet (optional 802.1Q tag), IPv4 (with its header
+//! [`TX_HDR_FIELDS`]) and its payload, already in its wire lanes (its first
+//! byte in lane [`TxBuild::payload_lane`] of its first beat, where the
+//! frame's headers end), become a whole RoCEv2 frame: Ethernet (optional 802.1Q tag), IPv4 (with its header
 //! checksum, DF set) or IPv6, UDP (source port from the QP for ECMP
 //! entropy, checksum 0), BTH (pad count from the payload length), the
 //! opcode's extended headers, payload, pad and ICRC.
@@ -25,19 +26,18 @@
 //!   byte comes from one of at most four sources.
 //! - **The sequencer** keeps the frame's geometry in registers set when the
 //!   header loads: the bytes left (`t_rem`, header + payload + pad + ICRC;
-//!   `e_rem`, header + payload), the payload beats left, and the payload's
-//!   lane offset `off = H mod 64`. Since `H` is 14 or 18 plus whole 4-byte
-//!   words, `off = 2 + 4w`, one of 16 values, fixed for the whole frame. It
-//!   emits one beat per cycle (a payload beat waits in the `pin` register)
-//!   and describes the next beat in registers: per lane, header, this
-//!   payload beat, the payload beat before, or zero (pad, ICRC
-//!   placeholder, past the end); `tkeep`, `tlast`, where the ICRC goes.
-//!   A header of 64 bytes or more leaves as a whole beat first.
-//! - **The data path**: the payload beat is rotated by `off` (a fixed
-//!   2-byte rotation, then two 4-way word rotations selected by `w`), and
-//!   each lane of the output register picks one of four sources: three LUT
-//!   levels from `pin`. The rotated beat is kept (`carry`) for the lanes
-//!   below `off` of the next beat.
+//!   `e_rem`, header + payload), the payload beats left, and the lanes below
+//!   the payload's `H mod 64`. It emits one beat per cycle (a payload beat
+//!   waits in the `pin` register) and describes the next beat in registers:
+//!   per lane, header, the payload beat, or zero (pad, ICRC placeholder,
+//!   past the end); `tkeep`, `tlast`, where the ICRC goes. A header of 64
+//!   bytes or more leaves as a whole beat first; the header's last beat
+//!   takes the payload's first beat (its lanes from `H mod 64` on), and each
+//!   later payload beat is an output beat as it is.
+//! - **The data path**: no byte moves. Each lane of the output register is
+//!   the header's, the payload beat's or zero: one LUT level from `pin`.
+//!   The payload is moved once per direction, from its IO address's lane to
+//!   its wire lane, by an `AxisRealign` in front (docs/streams.md).
 //! - **ICRC and output** as before: the frame passes an [`IcrcGen`], which
 //!   computes the ICRC from the frame with its ICRC bytes zeroed; a FIFO
 //!   holds every beat [`TxBuild::HOLD`] cycles (longer than the ICRC takes),
@@ -133,6 +133,13 @@ const _: () = assert!(2 + IPV4_BYTES == 22 && 2 + IPV6_BYTES == 42);
 const _: () = assert!(UDP_BYTES + BTH_BYTES == 20 && (UDP_BYTES + BTH_BYTES + ATOMIC_ETH_BYTES) * 8 == 384);
 const _: () = assert!(ATOMIC_ETH_BYTES == 7 * 4);
 const _: () = assert!(ETH_BYTES + IPV4_BYTES + UDP_BYTES + BTH_BYTES == 54);
+// the header bases of the logic, per (VLAN, IPv6)
+const _: () = assert!(
+    TxBuild::header_len(false, false, 0) == 54
+        && TxBuild::header_len(true, false, 0) == 58
+        && TxBuild::header_len(false, true, 0) == 74
+        && TxBuild::header_len(true, true, 0) == 78
+);
 // the second header beat (`hq1`): header bytes 64.. (336 bits)
 const _: () = assert!((TX_MAX_HDR_BYTES - 64) * 8 == 336);
 // a payload-carrying header leaves with payload bytes in its last beat; the
@@ -199,7 +206,6 @@ pub struct TxBuild {
     sd2: Reg<Bits<17>>,
     u2: Reg<Bits<16>>,
     p2: Reg<Bits<16>>,
-    np2: Reg<Bits<11>>,
     // ---- H3: extended headers packed by class, lengths
     ew0: Signal<Local, Bits<32>>,
     ew1: Signal<Local, Bits<32>>,
@@ -228,7 +234,6 @@ pub struct TxBuild {
     v6_3: Reg<Bit>,
     u3: Reg<Bits<16>>,
     p3: Reg<Bits<16>>,
-    np3: Reg<Bits<11>>,
     // ---- H4: layers with their lengths, the frame's geometry
     ipt_le: Signal<Local, Bits<16>>,
     udl_le: Signal<Local, Bits<16>>,
@@ -272,15 +277,13 @@ pub struct TxBuild {
     e_gt64: Reg<Bit>,
     e_ge128: Reg<Bit>,
     hb_left: Reg<Bit>,
-    w: Reg<Bits<4>>,
     lo: Reg<Bits<64>>,
     hd: Reg<Bits<512>>,
     hq1: Reg<Bits<336>>,
     pin: Reg<Bits<512>>,
     pin_v: Reg<Bit>,
-    carry: Reg<Bits<512>>,
-    cur_a: Reg<Bits<64>>,
-    cur_b: Reg<Bits<64>>,
+    cur_h: Reg<Bits<64>>,
+    cur_p: Reg<Bits<64>>,
     cur_keep: Reg<Bits<64>>,
     cur_last: Reg<Bit>,
     cur_patch: Reg<Bit>,
@@ -304,13 +307,10 @@ pub struct TxBuild {
     n_lo: Signal<Local, Bits<64>>,
     n_keep: Signal<Local, Bits<64>>,
     n_valid: Signal<Local, Bits<64>>,
-    n_a: Signal<Local, Bits<64>>,
-    n_b: Signal<Local, Bits<64>>,
+    n_h: Signal<Local, Bits<64>>,
+    n_p: Signal<Local, Bits<64>>,
     ones64: Constant<Bits<64>>,
-    // ---- data path: rotation by the frame's offset, lane merge
-    rt0: Signal<Local, Bits<512>>,
-    rt1: Signal<Local, Bits<512>>,
-    rt2: Signal<Local, Bits<512>>,
+    // ---- data path: lane merge
     mb: Signal<Local, Bits<8>>,
     mrg: Signal<Local, Bits<512>>,
     r_data: Reg<Bits<512>>,
@@ -337,6 +337,26 @@ pub struct TxBuild {
 }
 
 impl TxBuild {
+    /// Bytes of a frame's headers: Ethernet (with an 802.1Q tag or not),
+    /// IPv4 (no options) or IPv6, UDP, BTH, and the opcode's `ext_len` bytes
+    /// of extended headers (16 RETH, 4 ImmDt, AETH or IETH, 8 DETH, ...).
+    pub const fn header_len(vlan: bool, v6: bool, ext_len: usize) -> usize {
+        ETH_BYTES
+            + if vlan { VLAN_TAG_BYTES } else { 0 }
+            + if v6 { IPV6_BYTES } else { IPV4_BYTES }
+            + UDP_BYTES
+            + BTH_BYTES
+            + ext_len
+    }
+
+    /// The lane (byte within its beat) in which `s_axis` must bring a
+    /// payload's first byte: where the frame's headers end, `H mod 64`. The
+    /// builder moves no payload byte; the transport's `AxisRealign` puts DMA
+    /// data there (`r` = this lane less the IO address's lane).
+    pub const fn payload_lane(vlan: bool, v6: bool, ext_len: usize) -> usize {
+        Self::header_len(vlan, v6, ext_len) % 64
+    }
+
     /// Cycles every beat waits in `beats` before it may leave: the ICRC's
     /// latency plus the `icrcs` FIFO's write-to-read latency (2) and one
     /// cycle of margin.
@@ -421,7 +441,6 @@ impl Default for TxBuild {
             sd2: Default::default(),
             u2: Default::default(),
             p2: Default::default(),
-            np2: Default::default(),
             ew0: Default::default(),
             ew1: Default::default(),
             ew2: Default::default(),
@@ -449,7 +468,6 @@ impl Default for TxBuild {
             v6_3: Default::default(),
             u3: Default::default(),
             p3: Default::default(),
-            np3: Default::default(),
             ipt_le: Default::default(),
             udl_le: Default::default(),
             v4r: Default::default(),
@@ -488,15 +506,13 @@ impl Default for TxBuild {
             e_gt64: Default::default(),
             e_ge128: Default::default(),
             hb_left: Default::default(),
-            w: Default::default(),
             lo: Default::default(),
             hd: Default::default(),
             hq1: Default::default(),
             pin: Default::default(),
             pin_v: Default::default(),
-            carry: Default::default(),
-            cur_a: Default::default(),
-            cur_b: Default::default(),
+            cur_h: Default::default(),
+            cur_p: Default::default(),
             cur_keep: Default::default(),
             cur_last: Default::default(),
             cur_patch: Default::default(),
@@ -520,12 +536,9 @@ impl Default for TxBuild {
             n_lo: Default::default(),
             n_keep: Default::default(),
             n_valid: Default::default(),
-            n_a: Default::default(),
-            n_b: Default::default(),
+            n_h: Default::default(),
+            n_p: Default::default(),
             ones64: Constant::new(u64::MAX.into()),
-            rt0: Default::default(),
-            rt1: Default::default(),
-            rt2: Default::default(),
             mb: Default::default(),
             mrg: Default::default(),
             r_data: Default::default(),
@@ -554,12 +567,12 @@ impl Logic for TxBuild {
     fn update(&mut self) {
         dff_setup!(
             self, clock, r1, v1, v2, f_reth, f_aeth, f_ack, f_atomic, f_ieth, f_deth, f_imm_only, f_imm_reth,
-            f_imm_deth, ext_len2, ext2, eth2, vl2, l3_2, ub2, vlan2, v6_2, sa2, sb2, sc2, sd2, u2, p2, np2, v3, ext3,
-            ipt3, udl3, ipk3, t1_3, t2_3, hl3, eth3, vl3, l3_3, ub3, vlan3, v6_3, u3, p3, np3, v4r, acc4, l3_4, rest4,
-            eth4, vl4, vlan4, v6_4, t4, e4, lo4, hl4, np4, t4_ge64, t4_le64, t4_lt68, e4_ge64, in_frame, t_rem, e_rem,
-            np_rem, t_ge128, t_le128, t_lt132, e_gt64, e_ge128, hb_left, w, lo, hd, hq1, pin, pin_v, carry, cur_a,
-            cur_b, cur_keep, cur_last, cur_patch, cur_poff, cur_take, used, credit_ok, r_data, r_keep, r_last, r_patch,
-            r_poff, r_valid, now, ripe
+            f_imm_deth, ext_len2, ext2, eth2, vl2, l3_2, ub2, vlan2, v6_2, sa2, sb2, sc2, sd2, u2, p2, v3, ext3, ipt3,
+            udl3, ipk3, t1_3, t2_3, hl3, eth3, vl3, l3_3, ub3, vlan3, v6_3, u3, p3, v4r, acc4, l3_4, rest4, eth4, vl4,
+            vlan4, v6_4, t4, e4, lo4, hl4, np4, t4_ge64, t4_le64, t4_lt68, e4_ge64, in_frame, t_rem, e_rem, np_rem,
+            t_ge128, t_le128, t_lt132, e_gt64, e_ge128, hb_left, lo, hd, hq1, pin, pin_v, cur_h, cur_p, cur_keep,
+            cur_last, cur_patch, cur_poff, cur_take, used, credit_ok, r_data, r_keep, r_last, r_patch, r_poff, r_valid,
+            now, ripe
         );
         clock!(self, clock, crc_gen, icrcs, beats);
         self.crc_gen.reset.next = self.reset.val();
@@ -691,7 +704,6 @@ impl Logic for TxBuild {
             // payload and pad
             self.u2.d.next = self.r1.q.val().get_bits::<16>(0) + bit_cast::<16, 2>(self.pad.val());
             self.p2.d.next = self.r1.q.val().get_bits::<16>(0);
-            self.np2.d.next = (bit_cast::<17, 16>(self.r1.q.val().get_bits::<16>(0)) + 63).get_bits::<11>(6);
         }
 
         // ---- H3: extended headers at fixed positions per class, lengths
@@ -783,7 +795,6 @@ impl Logic for TxBuild {
             self.v6_3.d.next = self.v6_2.q.val();
             self.u3.d.next = self.u2.q.val();
             self.p3.d.next = self.p2.q.val();
-            self.np3.d.next = self.np2.q.val();
         }
 
         // ---- H4: lengths into their layers, the checksum's sum, the frame's geometry
@@ -821,7 +832,14 @@ impl Logic for TxBuild {
             // the lanes below the payload's offset (header length mod 64)
             self.lo4.d.next = !(self.ones64.val() << self.hl3.q.val().get_bits::<6>(0));
             self.hl4.d.next = self.hl3.q.val();
-            self.np4.d.next = self.np3.q.val();
+            // payload beats: the payload arrives in its wire lanes, from lane
+            // H mod 64 of its first beat
+            self.np4.d.next =
+                (bit_cast::<17, 16>(self.p3.q.val()) + bit_cast::<17, 6>(self.hl3.q.val().get_bits::<6>(0)) + 63)
+                    .get_bits::<11>(6);
+            if self.p3.q.val() == 0 {
+                self.np4.d.next = 0.into();
+            }
         }
 
         // ---- the header in lanes (on load): Ethernet, VLAN tag, Ethertype + IP, UDP + BTH + extended headers
@@ -897,23 +915,26 @@ impl Logic for TxBuild {
                 self.n_valid.next = !(self.ones64.val() << self.ne_lo.val());
             }
         }
-        // per lane (a, b): 00 zero, 01 payload, 10 the payload beat before, 11 header
-        self.n_a.next = self.n_valid.val() & self.n_lo.val();
-        self.n_b.next = 0.into();
+        // per lane: header (h), the payload beat (p; it is in its wire
+        // lanes), or zero. The header's last beat has header lanes below
+        // the payload's lane, payload lanes from it on.
+        self.n_h.next = 0.into();
+        self.n_p.next = 0.into();
         if self.n_hdlo.val() {
-            self.n_b.next = self.n_lo.val();
+            self.n_h.next = self.n_lo.val() & self.n_valid.val();
+            if self.n_take.val() {
+                self.n_p.next = !self.n_lo.val() & self.n_valid.val();
+            }
+        } else if self.n_take.val() {
+            self.n_p.next = self.n_valid.val();
         }
-        if self.n_take.val() {
-            self.n_b.next = self.n_b.val() | !self.n_lo.val();
-        }
-        self.n_b.next = self.n_b.val() & self.n_valid.val();
         if self.n_hdronly.val() {
-            self.n_a.next = self.ones64.val();
-            self.n_b.next = self.ones64.val();
+            self.n_h.next = self.ones64.val();
+            self.n_p.next = 0.into();
         }
         if self.load.val() | self.emit.val() {
-            self.cur_a.d.next = self.n_a.val();
-            self.cur_b.d.next = self.n_b.val();
+            self.cur_h.d.next = self.n_h.val();
+            self.cur_p.d.next = self.n_p.val();
             self.cur_keep.d.next = self.n_keep.val();
             self.cur_last.d.next = self.n_last.val();
             self.cur_patch.d.next = self.n_patch.val();
@@ -931,7 +952,6 @@ impl Logic for TxBuild {
             self.e_ge128.d.next = self.e4.q.val() >= 128;
             self.np_rem.d.next = self.np4.q.val();
             self.hb_left.d.next = self.hl4.q.val().get_bit(6);
-            self.w.d.next = self.hl4.q.val().get_bits::<4>(2);
             self.lo.d.next = self.lo4.q.val();
             self.hd.d.next = self.hdr_le.val().get_bits::<512>(0);
             self.hq1.d.next = self.hdr_le.val().get_bits::<336>(512);
@@ -967,40 +987,15 @@ impl Logic for TxBuild {
             self.pin_v.d.next = false;
         }
 
-        // ---- data path: payload byte j to lane (j + off) mod 64, off = 2 + 4w:
-        // a fixed 2-byte rotation, then two 4-way word rotations
-        self.rt0.next = (self.pin.q.val() << 16) | (self.pin.q.val() >> 496);
-        self.rt1.next = self.rt0.val();
-        if self.w.q.val().get_bits::<2>(0) == 1 {
-            self.rt1.next = (self.rt0.val() << 32) | (self.rt0.val() >> 480);
-        } else if self.w.q.val().get_bits::<2>(0) == 2 {
-            self.rt1.next = (self.rt0.val() << 64) | (self.rt0.val() >> 448);
-        } else if self.w.q.val().get_bits::<2>(0) == 3 {
-            self.rt1.next = (self.rt0.val() << 96) | (self.rt0.val() >> 416);
-        }
-        self.rt2.next = self.rt1.val();
-        if self.w.q.val().get_bits::<2>(2) == 1 {
-            self.rt2.next = (self.rt1.val() << 128) | (self.rt1.val() >> 384);
-        } else if self.w.q.val().get_bits::<2>(2) == 2 {
-            self.rt2.next = (self.rt1.val() << 256) | (self.rt1.val() >> 256);
-        } else if self.w.q.val().get_bits::<2>(2) == 3 {
-            self.rt2.next = (self.rt1.val() << 384) | (self.rt1.val() >> 128);
-        }
-        if self.pin_take.val() {
-            self.carry.d.next = self.rt2.val();
-        }
-        // each lane from the header, this payload beat, the one before, or zero
+        // ---- data path: each lane from the header, the payload beat (no
+        // byte moves: the payload comes in its wire lanes), or zero
         self.mrg.next = 0.into();
         for l in 0..64 {
             self.mb.next = 0.into();
-            if self.cur_a.q.val().get_bit(l) {
-                if self.cur_b.q.val().get_bit(l) {
-                    self.mb.next = self.hd.q.val().get_bits::<8>(8 * l);
-                } else {
-                    self.mb.next = self.carry.q.val().get_bits::<8>(8 * l);
-                }
-            } else if self.cur_b.q.val().get_bit(l) {
-                self.mb.next = self.rt2.val().get_bits::<8>(8 * l);
+            if self.cur_h.q.val().get_bit(l) {
+                self.mb.next = self.hd.q.val().get_bits::<8>(8 * l);
+            } else if self.cur_p.q.val().get_bit(l) {
+                self.mb.next = self.pin.q.val().get_bits::<8>(8 * l);
             }
             self.mrg.next = (self.mrg.val() >> 8) | (bit_cast::<512, 8>(self.mb.val()) << 504);
         }

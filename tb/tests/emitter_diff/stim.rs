@@ -541,8 +541,10 @@ fn tx_build<S: Sim>(s: &mut S) -> Outcome {
         let (expected, mut hdrs, pays) = tx_packets(&mut rng, 3 * segment, count);
         assert!(hdrs.iter().all(|h| h.len() == hdr_words));
         let mut pay = Source::new(s, "s_axis");
-        for p in pays.iter().filter(|p| !p.is_empty()) {
-            pay.frame(p, 0);
+        // each payload in its wire lanes, as the builder takes it
+        for (p, h) in pays.iter().zip(&hdrs) {
+            let lane = rnic_tb::tx::tx_payload_lane(h);
+            pay.beats.extend(rnic_tb::tx::payload_beats(p, lane).into_iter().map(|b| (b, 0)));
         }
         out.packets.clear();
         let limit = s.now() + 2000 + 10 * (count + pay.beats.len()) as u64;
