@@ -68,6 +68,8 @@ catalog! {
     mac_rx_fifo => crate::mac::MacRxFifo, 200;
     mac_tx_fifo => crate::mac::MacTxFifo, 200;
     counter64 => crate::mac::Counter64, 300;
+    qp_modify => crate::host::QpModify, 40;
+    qp_admit => crate::host::QpAdmit, 300;
 }
 
 /// Look an entry up by name.
