@@ -122,7 +122,7 @@ pub struct QpModify {
     p_qpn: Constant<Bits<10>>,
     p_ctx_state: Constant<Bits<10>>,
     p_ctx_type: Constant<Bits<10>>,
-    p_state: Constant<Bits<10>>,
+    state_one: Constant<Bits<{ QPC_BITS * 4 }>>,
     a_state: Constant<Bits<32>>,
     a_cur: Constant<Bits<32>>,
     a_mtu: Constant<Bits<32>>,
@@ -262,7 +262,7 @@ impl Default for QpModify {
             p_qpn: pos(mb::QPN.info()),
             p_ctx_state: pos(qpc::STATE.info()),
             p_ctx_type: pos(qpc::QP_TYPE.info()),
-            p_state: pos(qpc::STATE.info()),
+            state_one: bits_of(|i| i % QPC_BITS == qpc::STATE.pos() + i / QPC_BITS),
             a_state: one(QpAttr::State),
             a_cur: one(QpAttr::CurState),
             a_mtu: one(QpAttr::PathMtu),
@@ -514,8 +514,13 @@ impl Logic for QpModify {
                 self.wbits.next = self.wbits.val() | self.store_bits.val().get_bits::<QPC_BITS>(1024 * i);
             }
         }
-        self.wdata.next = (self.cmd.val() & self.wbits.val() & !self.state_bits.val())
-            | (bit_cast::<QPC_BITS, 4>(self.s1_next.q.val()) << bit_cast::<QPC_BITS, 10>(self.p_state.val()));
+        self.wdata.next = self.cmd.val() & self.wbits.val() & !self.state_bits.val();
+        // the new state, bit by bit into `qpc.STATE` (rust-hdl cannot shift 1024 bits by a vector)
+        for j in 0..4 {
+            if self.s1_next.q.val().get_bit(j) {
+                self.wdata.next = self.wdata.val() | self.state_one.val().get_bits::<QPC_BITS>(1024 * j);
+            }
+        }
         if (self.s1_mask.q.val() & self.a_pkey.val()).any() {
             self.wbits.next = self.wbits.val() | self.pkey_bits.val();
             self.wdata.next = self.wdata.val() | self.pkey_val.val();
