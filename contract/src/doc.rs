@@ -9,6 +9,7 @@ use core::fmt::{self, Write};
 use crate::codes::{CodeInfo, CODES};
 use crate::layout::{FieldKind, LayoutFieldInfo, LayoutInfo};
 use crate::layouts::LAYOUTS;
+use crate::qp_modify;
 use crate::reg::{RegInfo, Reset};
 use crate::regs::{BAR0_BYTES, REGISTERS};
 use crate::{ABI_MAJOR, ABI_MINOR, ABI_VERSION};
@@ -123,7 +124,7 @@ fn write_layouts<W: Write>(out: &mut W) -> fmt::Result {
     writeln!(out)?;
     writeln!(out, "| layout | bytes | purpose |")?;
     writeln!(out, "|---|---|---|")?;
-    for layout in LAYOUTS {
+    for layout in LAYOUTS.iter().chain(qp_modify::LAYOUTS) {
         writeln!(
             out,
             "| `{}` | {} | {} |",
@@ -132,7 +133,7 @@ fn write_layouts<W: Write>(out: &mut W) -> fmt::Result {
             Prose { text: layout.doc, first_sentence: true }
         )?;
     }
-    for layout in LAYOUTS {
+    for layout in LAYOUTS.iter().chain(qp_modify::LAYOUTS) {
         write_layout(out, layout)?;
     }
     Ok(())
@@ -163,7 +164,7 @@ fn write_layout<W: Write>(out: &mut W, layout: &LayoutInfo) -> fmt::Result {
 fn write_codes<W: Write>(out: &mut W) -> fmt::Result {
     writeln!(out)?;
     writeln!(out, "## Codes")?;
-    for code in CODES {
+    for code in CODES.iter().chain(qp_modify::CODES) {
         write_code(out, code)?;
     }
     Ok(())
@@ -171,16 +172,7 @@ fn write_codes<W: Write>(out: &mut W) -> fmt::Result {
 
 fn write_code<W: Write>(out: &mut W, code: &CodeInfo) -> fmt::Result {
     writeln!(out)?;
-    writeln!(out, "### `{}`", code.name)?;
-    writeln!(out)?;
-    writeln!(out, "{}", Prose { text: code.doc, first_sentence: false })?;
-    writeln!(out)?;
-    writeln!(out, "| value | name | meaning |")?;
-    writeln!(out, "|---|---|---|")?;
-    for v in code.values {
-        writeln!(out, "| {} | `{}` | {} |", v.value, v.name, Prose { text: v.doc, first_sentence: false })?;
-    }
-    Ok(())
+    write_code_body(out, code)
 }
 
 /// A doc comment as one line of Markdown: words joined by single spaces,
@@ -261,5 +253,186 @@ impl fmt::Display for TypeText<'_> {
             FieldKind::Bytes => write!(f, "bytes[{}]", self.0.width / 8),
             _ => write!(f, "`{}`", self.0.type_name),
         }
+    }
+}
+
+/// The generated part of `docs/qp.md`: the transition table, the attribute
+/// bits with where each goes, the status codes, the admission rules and the
+/// drop reasons, all from [`crate::qp_modify`]. A test compares it with the
+/// text between the markers in that file.
+pub fn write_qp_tables<W: Write>(out: &mut W) -> fmt::Result {
+    use crate::codes::QpState;
+    use qp_modify::{
+        allowed, required, source, transition, type_index, QpAttr, DEVICE_UNSUPPORTED, PKEY_TABLE, RESET_CLEARS,
+        STORES, TYPES,
+    };
+
+    writeln!(out, "### Transitions")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Allowed transitions and the attributes each requires (req) and accepts (opt) per QP type, besides \
+         `STATE`: the kernel's `qp_state_table`. Attributes in *italics* are in the kernel's table but refused \
+         by this device (UnsupportedAttribute)."
+    )?;
+    writeln!(out)?;
+    write!(out, "| from | to |")?;
+    for ty in TYPES {
+        write!(out, " {} req | {} opt |", Upper(ty.name()), Upper(ty.name()))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "|---|---|---|---|---|---|---|---|")?;
+    for cur in QpState::ALL {
+        for next in QpState::ALL {
+            let tr = transition(*cur, *next);
+            if !tr.valid {
+                continue;
+            }
+            write!(out, "| {} | {} |", StateName(*cur), StateName(*next))?;
+            for ty in TYPES {
+                let req = required(*cur, *next, ty);
+                let opt = tr.opt[type_index(ty)];
+                debug_assert_eq!(allowed(*cur, *next, ty), (req | opt | QpAttr::State.mask()) & !DEVICE_UNSUPPORTED);
+                write!(out, " {} | {} |", AttrList(req), AttrList(opt))?;
+            }
+            writeln!(out)?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "### Attributes")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Mask bit (`IBV_QP_*`, as libibverbs), the `modify_qp` mailbox field holding the value, and the `qpc` \
+         field it is stored in."
+    )?;
+    writeln!(out)?;
+    writeln!(out, "| bit | attribute | mailbox field | stored in |")?;
+    writeln!(out, "|---|---|---|---|")?;
+    for a in QpAttr::ALL {
+        let src = source(*a).map_or("", |f| f.name);
+        write!(out, "| {} | `{}` | ", *a as u8, AttrName(*a))?;
+        if !src.is_empty() {
+            write!(out, "`{src}`")?;
+        }
+        write!(out, " | ")?;
+        let mut first = true;
+        for s in STORES.iter().filter(|s| s.attr == *a) {
+            write!(out, "{}`{}`", if first { "" } else { ", " }, s.field.name)?;
+            first = false;
+        }
+        match a {
+            QpAttr::State => write!(out, "`STATE`")?,
+            QpAttr::PkeyIndex => write!(out, "`PKEY` (table entry: 0x{:04X})", PKEY_TABLE[0])?,
+            _ if first => write!(out, "not stored")?,
+            _ => {}
+        }
+        writeln!(out, " |")?;
+    }
+    writeln!(out)?;
+    write!(out, "A move to RESET also clears")?;
+    for (i, f) in RESET_CLEARS.iter().enumerate() {
+        write!(out, "{} `{}`", if i == 0 { "" } else { "," }, f.name)?;
+    }
+    writeln!(out, ".")?;
+    writeln!(out)?;
+    writeln!(out, "### Admission of received packets")?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "After the QPN (`BadQpn`), the context (`BadContext`) and the opcode's transport against the QP's type \
+         (`WrongQpType`): by state, for requests (to the responder) and responses (RDMA READ responses, ACKs, \
+         atomic ACKs, to the requester)."
+    )?;
+    writeln!(out)?;
+    writeln!(out, "| state | request | response |")?;
+    writeln!(out, "|---|---|---|")?;
+    for s in QpState::ALL {
+        writeln!(
+            out,
+            "| {} | {} | {} |",
+            StateName(*s),
+            qp_modify::state_admits(*s, false).name(),
+            qp_modify::state_admits(*s, true).name()
+        )?;
+    }
+    for code in qp_modify::CODES {
+        write_code(out, code)?;
+    }
+    Ok(())
+}
+
+/// ASCII text in capitals.
+struct Upper(&'static str);
+
+impl fmt::Display for Upper {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.chars().try_for_each(|c| f.write_char(c.to_ascii_uppercase()))
+    }
+}
+
+fn write_code_body<W: Write>(out: &mut W, code: &CodeInfo) -> fmt::Result {
+    writeln!(out, "### `{}`", code.name)?;
+    writeln!(out)?;
+    writeln!(out, "{}", Prose { text: code.doc, first_sentence: false })?;
+    writeln!(out)?;
+    writeln!(out, "| value | name | meaning |")?;
+    writeln!(out, "|---|---|---|")?;
+    for v in code.values {
+        writeln!(out, "| {} | `{}` | {} |", v.value, v.name, Prose { text: v.doc, first_sentence: false })?;
+    }
+    Ok(())
+}
+
+/// A state as verbs abbreviates it (`IBV_QPS_RTR` -> RTR), from its doc.
+struct StateName(crate::codes::QpState);
+
+impl fmt::Display for StateName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let doc = crate::codes::QpState::INFO.values[self.0 as usize].doc;
+        let name = doc.split('`').nth(1).and_then(|s| s.strip_prefix("IBV_QPS_")).unwrap_or(self.0.name());
+        f.write_str(name)
+    }
+}
+
+/// An attribute as verbs spells its flag without the prefix (`PATH_MTU`).
+struct AttrName(qp_modify::QpAttr);
+
+impl fmt::Display for AttrName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, c) in self.0.name().chars().enumerate() {
+            if c.is_ascii_uppercase() && i > 0 {
+                f.write_char('_')?;
+            }
+            f.write_char(c.to_ascii_uppercase())?;
+        }
+        Ok(())
+    }
+}
+
+/// The attributes of a mask, lowest bit first; device-refused ones in italics.
+struct AttrList(u32);
+
+impl fmt::Display for AttrList {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for a in qp_modify::QpAttr::ALL {
+            if self.0 & a.mask() == 0 {
+                continue;
+            }
+            if !first {
+                f.write_str(", ")?;
+            }
+            first = false;
+            if qp_modify::DEVICE_UNSUPPORTED & a.mask() != 0 {
+                write!(f, "*{}*", AttrName(*a))?;
+            } else {
+                write!(f, "{}", AttrName(*a))?;
+            }
+        }
+        if first {
+            f.write_str("-")?;
+        }
+        Ok(())
     }
 }

@@ -53,11 +53,13 @@
 pub mod reg;
 #[macro_use]
 pub mod layout;
+#[macro_use]
 pub mod codes;
 pub mod doc;
 mod error;
 pub mod layouts;
 pub mod mr;
+pub mod qp_modify;
 pub mod regs;
 pub mod ring;
 

@@ -71,6 +71,8 @@ catalog! {
     mr_check => crate::mr::MrCheck, 200;
     qpc_cache => crate::host::CtxCache<1024, 128, 10>, 40;
     mtt_cache => crate::host::CtxCache<512, 64, 8>, 60;
+    qp_modify => crate::host::QpModify, 40;
+    qp_admit => crate::host::QpAdmit, 300;
 }
 
 /// Look an entry up by name.

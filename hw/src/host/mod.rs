@@ -24,6 +24,8 @@ mod dma_fifo;
 mod dma_rd;
 mod dma_wr;
 mod host_if;
+mod qp_admit;
+mod qp_modify;
 mod reg_file;
 mod rr_arb;
 
@@ -40,6 +42,8 @@ pub use dma_engine::{
 pub use dma_rd::{DmaRd, RdTagCap};
 pub use dma_wr::DmaWr;
 pub use host_if::HostIf;
+pub use qp_admit::QpAdmit;
+pub use qp_modify::QpModify;
 pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};
 pub use rr_arb::RrArb4;
 

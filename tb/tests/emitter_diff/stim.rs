@@ -71,6 +71,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "ctx_engine" => ctx_engine(s),
         "mr_check" => mr_check(s),
         "qpc_cache" | "mtt_cache" => ctx_cache(s),
+        "qp_modify" => qp_modify(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
@@ -1598,4 +1599,82 @@ fn ctx_cache<S: Sim>(s: &mut S) -> Outcome {
         reached("write-backs", mem.writes, 5),
         reached("answers with err (beyond the table, DMA errors)", errs, 3),
     ])
+}
+
+// ---------------------------------------------------------------- qp_modify
+
+/// Modify-QP commands through the handshake: every allowed transition of
+/// every type with its required attributes and good values (accepted), the
+/// same with one required attribute dropped or one random bit added
+/// (refused), inputs held until `req_ready` and noise after. Reached:
+/// accepted and refused commands.
+fn qp_modify<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_contract::codes::{Mtu, QpState};
+    use rnic_contract::qp_modify::{modify_qp, required, ModifyStatus, QpAttr, TRANSITIONS, TYPES};
+    let mut rng = Rng(0x5eed_00a1);
+    reset(s)?;
+    let (mut ok, mut refused) = (0u64, 0u64);
+    for (cur, row) in TRANSITIONS.iter().enumerate() {
+        for (next, tr) in row.iter().enumerate() {
+            if !tr.valid {
+                continue;
+            }
+            for ty in TYPES {
+                let (c, n) = (QpState::ALL[cur], QpState::ALL[next]);
+                for variant in 0..3 {
+                    let mut mask = required(c, n, ty) | QpAttr::State.mask();
+                    if variant == 1 {
+                        mask ^= 1 << (rng.next() % 21);
+                    }
+                    if variant == 2 {
+                        mask &= !QpAttr::State.mask();
+                    }
+                    let mut mb = [0u8; 128];
+                    mb.iter_mut().for_each(|b| *b = rng.next() as u8);
+                    let w = |mb: &mut [u8; 128], f: rnic_contract::layout::LayoutFieldInfo, v: u64| {
+                        f.write_raw(mb, v).unwrap()
+                    };
+                    w(&mut mb, modify_qp::QP_STATE.info(), next as u64);
+                    w(&mut mb, modify_qp::CUR_QP_STATE.info(), cur as u64);
+                    w(&mut mb, modify_qp::PATH_MTU.info(), Mtu::Mtu1024 as u64);
+                    w(&mut mb, modify_qp::PATH_MIG_STATE.info(), 0);
+                    w(&mut mb, modify_qp::ACCESS_FLAGS.info(), rng.next() % 16);
+                    w(&mut mb, modify_qp::MAX_RD_ATOMIC.info(), rng.next() % 8);
+                    w(&mut mb, modify_qp::MAX_DEST_RD_ATOMIC.info(), rng.next() % 8);
+                    w(&mut mb, modify_qp::PKEY_INDEX.info(), 0);
+                    w(&mut mb, modify_qp::PORT_NUM.info(), 1);
+                    w(&mut mb, modify_qp::MASK.info(), mask as u64);
+                    let mut head = rng.next().to_le_bytes();
+                    qpc::STATE.info().write_raw(&mut head, cur as u64).unwrap();
+                    qpc::QP_TYPE.info().write_raw(&mut head, ty as u64).unwrap();
+                    let words: Vec<u32> = mb.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+                    set_wide(s, "cmd", &words);
+                    s.set("ctx_head", u64::from_le_bytes(head));
+                    s.set("req_valid", 1);
+                    let limit = s.now() + 20;
+                    loop {
+                        s.eval();
+                        let taken = bit(s, "req_ready");
+                        s.step()?;
+                        assert!(s.now() < limit, "qp_modify: req_ready never came");
+                        if taken {
+                            break;
+                        }
+                    }
+                    s.set("req_valid", 0);
+                    set_wide(s, "cmd", &random_words(&mut rng, 32));
+                    s.set("ctx_head", rng.next());
+                    s.eval();
+                    assert!(bit(s, "out_valid"), "qp_modify: no result after the handshake");
+                    if s.get("status") == ModifyStatus::Ok as u64 {
+                        ok += 1;
+                    } else {
+                        refused += 1;
+                    }
+                    s.step()?;
+                }
+            }
+        }
+    }
+    Ok(vec![reached("commands accepted", ok, 40), reached("commands refused", refused, 20)])
 }
