@@ -62,7 +62,6 @@ const _: () = {
     assert!(modify_qp::PKEY_INDEX.width == 16 && modify_qp::MASK.width == 32 && QPN_BITS == 24);
     // one P_Key: a good index is 0 and stores the one entry
     assert!(PKEY_TABLE.len() == 1);
-    assert!(ModifyStatus::BadContext as u8 <= u8::MAX);
 };
 
 fn k<const N: usize>(v: u64) -> Constant<Bits<N>> {
@@ -547,10 +546,8 @@ impl Logic for QpModify {
             | (bit_cast::<QPC_BITS, QPC_HEAD_BITS>(self.ctx_head.val() & self.head_bytes.val()) & !self.wbits.val());
 
         // ---- control and outputs
-        if self.phase.q.val() == 0 {
-            if self.req_valid.val() {
-                self.phase.d.next = 1.into();
-            }
+        if self.phase.q.val() == 0 && self.req_valid.val() {
+            self.phase.d.next = 1.into();
         }
         if self.phase.q.val() == 1 {
             self.phase.d.next = 2.into();
