@@ -440,10 +440,10 @@ impl Requester {
 
     /// Go-back-N: the next packets sent are those from `psn` on, in PSN
     /// order, rebuilt from the WQEs (go-back-N, as rxe `req_retry`). `psn` must be
-    /// outstanding (between the oldest unacknowledged PSN and the last PSN
+    /// outstanding (from the oldest unacknowledged PSN to the highest PSN
     /// sent); returns false (and changes nothing) otherwise.
     pub fn resend_from(&mut self, psn: Psn) -> bool {
-        if self.error || self.una.distance_to(psn) >= self.una.distance_to(self.next_psn) {
+        if self.error || self.una.distance_to(psn) >= self.una.distance_to(self.sent_end) {
             return false;
         }
         let found = self.slots.iter().enumerate().find_map(|(i, slot)| {
