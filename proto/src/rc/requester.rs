@@ -319,6 +319,7 @@ impl Requester {
         if self.error {
             return None;
         }
+        self.skip_acknowledged();
         let index = self.slot_index(self.cursor_seq)?;
         if self.slots[index].first_psn.is_none() {
             let slot = &self.slots[index];
@@ -362,6 +363,28 @@ impl Requester {
             self.counters.resent_packets += 1;
         }
         Some(packet)
+    }
+
+    /// After a resend started, ACKs may acknowledge packets the cursor has
+    /// not reached again: those are not sent again (rxe `req_retry` skips
+    /// the PSNs already acknowledged; a READ asks only for the rest).
+    fn skip_acknowledged(&mut self) {
+        while let Some(index) = self.slot_index(self.cursor_seq) {
+            let slot = &self.slots[index];
+            let Some(first) = slot.first_psn else {
+                return;
+            };
+            if !first.add(self.cursor_seg).is_before(self.una) {
+                return;
+            }
+            let acked = first.distance_to(self.una);
+            if acked < slot.npkts {
+                self.cursor_seg = acked;
+                return;
+            }
+            self.cursor_seq += 1;
+            self.cursor_seg = 0;
+        }
     }
 
     fn within_window(&self, psn: Psn) -> bool {
