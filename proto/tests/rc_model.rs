@@ -1103,3 +1103,27 @@ fn lossy_soak() {
         assert!(world.frames > 0);
     }
 }
+
+#[test]
+fn flush_ack_acknowledges_packets_sent_without_ack_req() {
+    let (mut w, mut rng) = small_world();
+    post(&mut w, 0, SendOp::Write { payload: vec![7; 600], remote: remote(0), imm: None });
+    w.pump();
+    let mut packets = drain(&mut w);
+    assert_eq!(packets.len(), 3);
+    let (to, first) = packets.remove(0);
+    assert!(!first.bth.ack_req);
+    let _ = deliver_packet(&mut w, to, first.clone());
+    assert!(w.wire.is_empty(), "no ACK without AckReq");
+    let ack = w.nodes[1].qps[0].resp.flush_ack().expect("a coalesced ACK is pending");
+    assert_eq!((ack.opcode(), ack.psn()), (Opcode::RcAck, first.psn()));
+    assert_eq!(w.nodes[1].qps[0].resp.flush_ack(), None, "asked once, sent once");
+    let _ = deliver_packet(&mut w, 0, ack);
+    assert_eq!(w.nodes[0].qps[0].req.oldest_unacked(), first.psn().next(), "a partial ACK moves una");
+    for (to, p) in packets {
+        let _ = deliver_packet(&mut w, to, p);
+    }
+    w.run(&mut rng, CLEAN);
+    w.collect();
+    assert_eq!(w.got_send[0][0].len(), 1);
+}

@@ -113,8 +113,9 @@ pub struct Responder {
     pub(crate) write_len: u32,
     /// READ/atomic replay cache, oldest first, at most `max_dest_rd_atomic`.
     pub(crate) resources: VecDeque<Resource>,
-    /// PSN of the last SEND/WRITE packet executed without AckReq, not yet acknowledged.
-    pub(crate) ack_pending: Option<Psn>,
+    /// The last packet executed was a SEND/WRITE packet without AckReq and
+    /// is not yet acknowledged; its PSN is always `epsn - 1`.
+    pub(crate) ack_pending: bool,
     pub(crate) error: bool,
     pub(crate) completions: Vec<Completion>,
     pub(crate) counters: ResponderCounters,
@@ -144,7 +145,7 @@ impl Responder {
             write_remaining: 0,
             write_len: 0,
             resources: VecDeque::new(),
-            ack_pending: None,
+            ack_pending: false,
             error: false,
             completions: Vec::new(),
             counters: ResponderCounters::default(),
@@ -198,8 +199,10 @@ impl Responder {
     /// The coalesced ACK for SEND/WRITE packets executed without AckReq,
     /// if any (the caller asks, e.g. when its ACK timer fires).
     pub fn flush_ack(&mut self) -> Option<RcPacket> {
-        let psn = self.ack_pending.take()?;
-        Some(self.ack(AethKind::Ack(AckCredit::UNLIMITED), psn))
+        if !std::mem::take(&mut self.ack_pending) {
+            return None;
+        }
+        Some(self.ack(AethKind::Ack(AckCredit::UNLIMITED), self.epsn.sub(1)))
     }
 
     fn push_recv_completion(&mut self, wr_id: u64, status: WcStatus, opcode: WcOpcode, len: u64, imm: Option<u32>) {
@@ -328,10 +331,10 @@ impl Responder {
     /// ACK for a SEND/WRITE packet if it asks for one, else remember it for coalescing.
     fn ack_if_asked(&mut self, packet: &RcPacket) -> Vec<RcPacket> {
         if packet.bth.ack_req {
-            self.ack_pending = None;
+            self.ack_pending = false;
             vec![self.ack(AethKind::Ack(AckCredit::UNLIMITED), packet.psn())]
         } else {
-            self.ack_pending = Some(packet.psn());
+            self.ack_pending = true;
             Vec::new()
         }
     }
@@ -460,7 +463,7 @@ impl Responder {
         })?;
         self.remember(Resource::Read { first_psn: psn, last_psn: psn.add(npkts - 1), va, rkey, len: dma_len });
         self.epsn = psn.add(npkts);
-        self.ack_pending = None;
+        self.ack_pending = false;
         Ok(responses)
     }
 
@@ -518,7 +521,7 @@ impl Responder {
         self.bump_msn();
         self.remember(Resource::Atomic { psn, orig });
         self.epsn = psn.next();
-        self.ack_pending = None;
+        self.ack_pending = false;
         Ok(vec![self.atomic_ack(psn, orig)])
     }
 
