@@ -48,7 +48,7 @@ pub struct ResponderConfig {
     pub max_recv_sge: usize,
 }
 
-/// A READ or atomic remembered for duplicates (C9-148 as rxe cites it).
+/// A READ or atomic remembered for duplicates (rxe's responder resources).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Resource {
     /// A READ: its PSN range and the buffer of the original request.
@@ -455,7 +455,7 @@ impl Responder {
         }
         let psn = packet.psn();
         let npkts = packets_for(dma_len.into(), self.cfg.pmtu.bytes());
-        // The MSN counts the READ when it is received (C9-148).
+        // The MSN counts the READ when it is received (C9-148, as rxe cites it).
         self.bump_msn();
         let responses = self.read_responses(psn, va, dma_len, mem).map_err(|_| {
             // The key check passed but the memory faulted: operational error (class A).
@@ -564,7 +564,7 @@ impl Responder {
                     Resource::Atomic { .. } => None,
                 });
                 // Re-executed only inside the original range, with the same
-                // rkey, and after checking the key again (C9-148 as rxe cites it; rxe `duplicate_request`).
+                // rkey, and after checking the key again (rxe `duplicate_request`).
                 let inside = found.is_some_and(|(k, orig_va, orig_rkey, len)| {
                     let skip = u64::from(k) * pmtu;
                     rkey == orig_rkey
