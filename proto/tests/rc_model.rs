@@ -1127,3 +1127,58 @@ fn flush_ack_acknowledges_packets_sent_without_ack_req() {
     w.collect();
     assert_eq!(w.got_send[0][0].len(), 1);
 }
+
+#[test]
+fn local_protection_error_on_read_results() {
+    let (mut w, mut rng) = small_world();
+    let bad = vec![Sge { addr: area(0) + LOCAL, len: 64, lkey: 0xBAD }];
+    let a = post(&mut w, 0, SendOp::Read { remote: remote(0), len: 64, local: bad });
+    let b = post(&mut w, 0, SendOp::Send { payload: vec![1; 4], imm: None });
+    let before = w.nodes[0].mem.bytes.clone();
+    w.nodes[1].qps[0].resp.post_recv(RecvWqe { wr_id: 9, sges: vec![] });
+    w.run(&mut rng, CLEAN);
+    w.collect();
+    let got: Vec<_> = w.got_send[0][0].iter().map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(got, [(a, WcStatus::LocProtErr), (b, WcStatus::WrFlushErr)]);
+    assert_eq!(w.nodes[0].mem.bytes, before, "nothing placed");
+}
+
+#[test]
+fn bad_recv_wqe_is_remote_operational_error() {
+    // An SGE failing its key check, and more SGEs than max_recv_sge (4).
+    let sge = |k: u64, lkey| Sge { addr: area(0) + RECV_AREA + 8 * k, len: 8, lkey };
+    for (sges, local_status) in [
+        (vec![sge(0, 0xBAD)], WcStatus::LocProtErr),
+        ((0..5).map(|k| sge(k, mr_key(1, 0))).collect(), WcStatus::LocQpOpErr),
+    ] {
+        let (mut w, mut rng) = small_world();
+        w.nodes[1].qps[0].resp.post_recv(RecvWqe { wr_id: 40, sges });
+        let a = post(&mut w, 0, SendOp::Send { payload: vec![1; 8], imm: None });
+        w.run(&mut rng, CLEAN);
+        w.collect();
+        assert_eq!((w.got_send[0][0][0].wr_id, w.got_send[0][0][0].status), (a, WcStatus::RemOpErr));
+        assert_eq!((w.got_recv[1][0][0].wr_id, w.got_recv[1][0][0].status), (40, local_status));
+        assert_eq!(w.nodes[1].mem.writes, 0);
+    }
+}
+
+#[test]
+fn response_of_the_wrong_kind_is_bad_response() {
+    let (mut w, _) = small_world();
+    let a = post(&mut w, 0, SendOp::Send { payload: vec![1; 4], imm: None });
+    w.pump();
+    let (_, send) = drain(&mut w).remove(0);
+    let aeth = rnic_proto::Aeth { syndrome: 0x1F, msn: 1 };
+    let bogus = RcPacket::new(
+        Opcode::RcReadResponseOnly,
+        qpn(0, 0),
+        send.psn(),
+        false,
+        rnic_proto::ExtHeaders::Aeth(aeth),
+        vec![0; 4],
+    );
+    let _ = deliver_packet(&mut w, 0, bogus);
+    w.collect();
+    assert_eq!((w.got_send[0][0][0].wr_id, w.got_send[0][0][0].status), (a, WcStatus::BadRespErr));
+    assert!(w.nodes[0].qps[0].req.is_error());
+}
