@@ -51,6 +51,7 @@ pub mod ipv6;
 pub mod opcode;
 pub mod pcap;
 pub mod psn;
+pub mod rc;
 pub mod udp;
 pub mod vectors;
 
