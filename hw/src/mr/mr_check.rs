@@ -17,6 +17,9 @@
 //!   job's pages need, one for the emitter, which turns lines into pieces.
 //! * A failed check (or a zero-length access) has no line read and no piece:
 //!   one response beat with its verdict.
+//! * An MTT entry without VALID (bit 63) ends the translation: the emitter
+//!   walks the rest of the job's pages without a beat (popping their lines)
+//!   and ends the job with one beat of `MttInvalid`, `last`.
 //! * Flow control is by credits, so every handshake output is a register:
 //!   `s_req.ready` while the request FIFO has room, `s_mpt.ready` while the
 //!   job FIFOs have room for everything in C1..C4, and MTT lines are read
