@@ -71,7 +71,10 @@ pub struct XlateBench {
     resp_ready: bool,
     // ---- DMA read client
     rd_q: VecDeque<(u64, u64)>,
-    rd_beats: VecDeque<[u32; 16]>,
+    rd_beats: VecDeque<([u32; 16], bool)>,
+    /// The next this many reads fail (`tuser` on their beat, as the DMA
+    /// engine marks a failed request).
+    pub fail_reads: u64,
     rd_on: bool,
     rd_ready: bool,
     wr_ready: bool,
@@ -115,6 +118,7 @@ impl XlateBench {
             resp_ready: false,
             rd_q: VecDeque::new(),
             rd_beats: VecDeque::new(),
+            fail_reads: 0,
             rd_on: false,
             rd_ready: false,
             wr_ready: false,
@@ -247,9 +251,10 @@ impl XlateBench {
                     self.rd_q.pop_front();
                     let mut b = [0u8; LINE as usize];
                     self.space.dma_read(addr, &mut b).unwrap_or_else(|f| panic!("cycle {}: {f}", self.now));
-                    self.rd_beats.push_back(std::array::from_fn(|i| {
-                        u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap())
-                    }));
+                    let fail = self.fail_reads > 0;
+                    self.fail_reads -= fail as u64;
+                    let w = std::array::from_fn(|i| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()));
+                    self.rd_beats.push_back((w, fail));
                 }
             }
         }
@@ -257,10 +262,11 @@ impl XlateBench {
             self.rd_on = true;
         }
         let i = m.port("s_rd.tdata");
-        m.set_words(i, &self.rd_beats.front().copied().unwrap_or([0; 16]));
+        let (w, fail) = self.rd_beats.front().copied().unwrap_or(([0; 16], false));
+        m.set_words(i, &w);
         m.set("s_rd.tkeep", u64::MAX);
         m.set("s_rd.tlast", 1);
-        m.set("s_rd.tuser", 0);
+        m.set("s_rd.tuser", fail as u64);
         m.set("s_rd.tvalid", self.rd_on as u64);
         // DMA write client: none expected
         self.wr_ready = self.rng.chance(self.knobs.ready_pct);

@@ -177,6 +177,34 @@ fn bad_accesses_fail_without_a_piece() {
     );
 }
 
+/// A failed DMA read of a table (the DMA engine marks it with `tuser`)
+/// fails the access, with no piece, and leaves nothing cached: the next
+/// access reads the entry again and passes.
+#[test]
+fn a_failed_table_read_fails_the_access() {
+    let mut b = XlateBench::new(T, 12, XlateKnobs::RANDOM, 9);
+    // MTT entries 0x16..0x19: the first two pages on line 2, the others on line 3
+    let a = register(&mut b, 1, 12, 0x7f00_0000_0000, 4, 0x16);
+    let mut tb = unit(&mut b);
+    let r = access(&a, 0, 64, Access::RemoteRead);
+    // the MPT entry's read fails: the entry is taken as not VALID
+    b.fail_reads = 1;
+    b.send_expecting(r, vec![Err(MrError::Invalid)]);
+    run(&mut tb, &mut b, 5_000);
+    assert_eq!((b.reads.len(), b.pieces), (1, 0), "one read, of the MPT entry, and no piece");
+    one(&mut tb, &mut b, r, None);
+    assert_eq!(b.reads_of(Table::Mpt), 2, "the entry read again");
+    // line 3's read fails (the MPT entry is cached): the page is taken as not VALID
+    let r2 = access(&a, 0x2000, 64, Access::RemoteRead);
+    let mtt_reads = b.reads_of(Table::Mtt);
+    b.fail_reads = 1;
+    b.send_expecting(r2, vec![Err(MrError::MttInvalid)]);
+    run(&mut tb, &mut b, 5_000);
+    assert_eq!(b.reads_of(Table::Mtt), mtt_reads + 1);
+    one(&mut tb, &mut b, r2, None);
+    assert_eq!(b.reads_of(Table::Mtt), mtt_reads + 2, "the line read again");
+}
+
 /// Random accesses over more regions and pages than the caches hold
 /// (MPT: 256 entries, MTT: 256 lines): exact answers, misses, hits and
 /// evictions (entries read again after their set was taken by another).
