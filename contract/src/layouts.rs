@@ -320,8 +320,13 @@ layouts! {
 
     /// Memory translation entry: the IOVA of one page of a memory region.
     mtt, 8 bytes {
-        /// IOVA of the page, aligned to the region's page size.
-        ADDR: u64 = byte 0, bit 0, width 64;
+        /// IOVA of the page, aligned to the region's page size (the device
+        /// ignores the bits below it); IOVAs are below 2^63.
+        ADDR: u64 = byte 0, bit 0, width 63;
+        /// The entry maps its page. An access that reaches an entry without
+        /// VALID fails (`MrError::MttInvalid`): the device translates none of
+        /// its pages from that one on.
+        VALID: bool = byte 7, bit 7, width 1;
     }
 
     /// Address handle (`ibv_ah`): where a packet goes and how it is headed. UD

@@ -27,7 +27,7 @@
 //!   so that key fails from then on.
 
 use crate::codes::WcStatus;
-use crate::layouts::mpt;
+use crate::layouts::{mpt, mtt};
 use crate::Error;
 
 /// A uniform draw in `0..n` (n >= 1) from a source of uniform 32-bit words,
@@ -131,6 +131,9 @@ pub enum MrError {
     AccessDenied = 4,
     /// [VA, VA + len) is not inside [VA_BASE, VA_BASE + LENGTH).
     OutOfBounds = 5,
+    /// The MTT entry of a page the access reaches is not VALID (found while
+    /// translating, after the checks above passed: see [`translate`]).
+    MttInvalid = 6,
 }
 
 /// Bits of the hardware's verdict: 0 for success, else an [`MrError`] code.
@@ -158,8 +161,14 @@ pub enum MrFault {
 
 impl MrError {
     /// Every error, in check order.
-    pub const ALL: [MrError; 5] =
-        [MrError::Invalid, MrError::KeyMismatch, MrError::PdMismatch, MrError::AccessDenied, MrError::OutOfBounds];
+    pub const ALL: [MrError; 6] = [
+        MrError::Invalid,
+        MrError::KeyMismatch,
+        MrError::PdMismatch,
+        MrError::AccessDenied,
+        MrError::OutOfBounds,
+        MrError::MttInvalid,
+    ];
     /// The error for a hardware verdict (`None` for 0, success, and unused codes).
     pub const fn from_verdict(v: u64) -> Option<MrError> {
         match v {
@@ -168,6 +177,7 @@ impl MrError {
             3 => Some(MrError::PdMismatch),
             4 => Some(MrError::AccessDenied),
             5 => Some(MrError::OutOfBounds),
+            6 => Some(MrError::MttInvalid),
             _ => None,
         }
     }
@@ -333,5 +343,98 @@ impl<F: Fn(u32) -> u64> Iterator for Pieces<F> {
         self.offset = 0;
         self.remaining -= len;
         Some((iova, len as u32))
+    }
+}
+
+/// What the device answers to an access, given the raw MTT entries
+/// (`mtt_raw(e)`: the 8 bytes of entry `e` as a little-endian number, ADDR
+/// and VALID): [`mr_check`] over the entries' ADDRs, each piece checked for
+/// its entry's VALID. Yields a failed check's error alone; otherwise the
+/// pieces in address order up to the first page whose entry is not VALID,
+/// then [`MrError::MttInvalid`], and nothing after it: no page from that
+/// one on is translated. (Pieces of the valid pages before it were
+/// translated already; they lie in pages of the region the checks passed.)
+pub fn translate<F: Fn(u32) -> u64>(req: &MrRequest, e: &Mpt, mtt_raw: F) -> Translate<F> {
+    match mr_check(req, e, mtt_raw) {
+        Ok(p) => Translate { pieces: Some(p), error: None },
+        Err(err) => Translate { pieces: None, error: Some(err) },
+    }
+}
+
+/// The device's answer to one access, beat by beat ([`translate`]): the
+/// pieces (IOVA, length), then the error, if any.
+#[derive(Debug, Clone)]
+pub struct Translate<F> {
+    pieces: Option<Pieces<F>>,
+    error: Option<MrError>,
+}
+
+impl<F: Fn(u32) -> u64> Iterator for Translate<F> {
+    type Item = Result<(u64, u32), MrError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        // the page size keeps VALID (bit 63) in a piece's address
+        const _: () = assert!(mtt::VALID.pos() == 63 && mtt::ADDR.width == 63);
+        match self.pieces.as_mut().and_then(|p| p.next()) {
+            Some((raw, len)) if raw >> mtt::VALID.pos() & 1 == 1 => Some(Ok((raw & ((1 << mtt::ADDR.width) - 1), len))),
+            Some(_) => {
+                self.pieces = None;
+                Some(Err(MrError::MttInvalid))
+            }
+            None => {
+                self.pieces = None;
+                self.error.take().map(Err)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use super::*;
+    use std::vec::Vec;
+
+    fn region() -> Mpt {
+        Mpt {
+            va_base: 0x10_0800,
+            length: 4 << 12,
+            key: 0x1234_5605,
+            pd: 1,
+            valid: true,
+            local_write: true,
+            remote_write: true,
+            remote_read: true,
+            remote_atomic: true,
+            log_page_size: 12,
+            mtt_base: 40,
+        }
+    }
+
+    fn raw(e: u32, bad: u32) -> u64 {
+        let a = (0x7000_0000_0000 + ((e as u64) << 12)) | 0xfff;
+        a | ((e != bad) as u64) << mtt::VALID.pos()
+    }
+
+    fn run(r: &MrRequest, m: &Mpt, f: impl Fn(u32) -> u64) -> Vec<Result<(u64, u32), MrError>> {
+        translate(r, m, f).collect()
+    }
+
+    #[test]
+    fn translate_stops_at_the_first_invalid_entry() {
+        let m = region();
+        let r = MrRequest { key: m.key, pd: 1, va: m.va_base, len: 3 << 12, access: Access::RemoteWrite };
+        let all = run(&r, &m, |e| raw(e, u32::MAX));
+        assert_eq!(all.len(), 4);
+        assert_eq!(all[0], Ok((0x7000_0000_0000 + (40 << 12) + 0x800, 0x800)));
+        assert!(all.iter().all(|p| p.unwrap().0 >> 63 == 0), "VALID is no address bit");
+        let t = run(&r, &m, |e| raw(e, 42));
+        assert_eq!(t, [all[0], all[1], Err(MrError::MttInvalid)]);
+        assert_eq!(run(&r, &m, |e| raw(e, 40)), [Err(MrError::MttInvalid)]);
+        // a failed check never looks at the MTT
+        let bad = MrRequest { pd: 2, ..r };
+        assert_eq!(run(&bad, &m, |_| panic!("MTT read")), [Err(MrError::PdMismatch)]);
+        // an entry of zeros (never written) is invalid; zero length passes without pieces
+        assert_eq!(run(&r, &m, |_| 0), [Err(MrError::MttInvalid)]);
+        assert_eq!(run(&MrRequest { len: 0, ..r }, &m, |_| 0), []);
     }
 }

@@ -7,18 +7,36 @@
 //! Written against [`Model`] so one bench drives the Verilator model
 //! (tb/tests/mr_check.rs) and the differential pair (emitter_diff).
 
-use rnic_contract::layouts::mpt;
-use rnic_contract::mr::{draw_key, mr_check, Access, Mpt, MrError, MrRequest, MTT_PER_LINE};
+use rnic_contract::layouts::{mpt, mtt};
+use rnic_contract::mr::{draw_key, mr_check, translate, Access, Mpt, MrError, MrRequest, MTT_PER_LINE};
 use rnic_sim::axis::Rng;
 use rnic_sim::Model;
 use std::collections::{BTreeMap, VecDeque};
 
 /// The MTT: entry `e` holds a page address derived from `e` (bits below
-/// every page size set too, which the device must ignore).
+/// every page size set too, which the device must ignore), VALID but in
+/// about one entry of 64 ([`mtt_invalid`]).
 pub fn mtt_entry(e: u32) -> u64 {
     let h = (e as u64 ^ 0x9e37_79b9).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    (h ^ (h >> 29)) | 0x3
+    let mut raw = [0u8; 8];
+    mtt::ADDR.set(&mut raw, ((h ^ (h >> 29)) | 0x3) & ((1 << mtt::ADDR.width) - 1)).unwrap();
+    mtt::VALID.set(&mut raw, !mtt_invalid(e)).unwrap();
+    u64::from_le_bytes(raw)
 }
+
+/// The entries [`mtt_entry`] leaves without VALID: about one in 64 from
+/// entry 0x100 on (below, the hand-made regions of tb/tests/mr_check.rs).
+pub fn mtt_invalid(e: u32) -> bool {
+    e >= 0x100 && (e as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58 == 0
+}
+
+/// The page address in a raw MTT entry.
+pub fn mtt_addr(raw: u64) -> u64 {
+    mtt::ADDR.get(&raw.to_le_bytes()).unwrap()
+}
+
+/// A device's answer to an access: the pieces, then the error if any.
+pub type Answer = Vec<Result<(u64, u32), MrError>>;
 
 /// MPT entries by index and the table's size; the MTT is [`mtt_entry`].
 #[derive(Clone, Default)]
@@ -45,19 +63,24 @@ impl MrWorld {
         }
         l
     }
-    /// What the device must answer: `Err` or the pieces.
-    pub fn expect(&self, r: &MrRequest) -> Result<Vec<(u64, u32)>, MrError> {
+    /// What the device must answer (`rnic_contract::mr::translate`).
+    pub fn expect(&self, r: &MrRequest) -> Answer {
         let e = self.mpt.get(&mpt::key_index(r.key, self.log_entries)).copied().unwrap_or_default();
-        mr_check(r, &e, mtt_entry).map(|p| p.collect())
+        translate(r, &e, mtt_entry).collect()
     }
-    /// MTT lines a passed request reads.
+    /// The error of an answer, if any.
+    pub fn error(a: &Answer) -> Option<MrError> {
+        a.last().and_then(|x| x.err())
+    }
+    /// MTT lines a request reads: those of every page it spans, once its
+    /// check passed (an entry without VALID does not stop the reads).
     pub fn lines(&self, r: &MrRequest) -> u64 {
-        match self.expect(r) {
-            Ok(p) if !p.is_empty() => {
-                let e = self.mpt[&mpt::key_index(r.key, self.log_entries)];
+        let e = self.mpt.get(&mpt::key_index(r.key, self.log_entries)).copied().unwrap_or_default();
+        match mr_check(r, &e, mtt_addr_of).map(|p| p.count()) {
+            Ok(n) if n > 0 => {
                 let s = e.log_page_size as u32;
                 let first = e.mtt_base.wrapping_add(((r.va >> s) - (e.va_base >> s)) as u32);
-                let last = first.wrapping_add(p.len() as u32 - 1);
+                let last = first.wrapping_add(n as u32 - 1);
                 ((last / MTT_PER_LINE).wrapping_sub(first / MTT_PER_LINE)) as u64 + 1
             }
             _ => 0,
@@ -144,13 +167,27 @@ impl MrWorld {
 /// One response beat: (id, verdict, iova, len, last).
 pub type RespBeat = (u64, u64, u64, u64, bool);
 
-/// Expected beats of request `id`.
-pub fn expected_beats(id: u64, want: &Result<Vec<(u64, u32)>, MrError>) -> Vec<RespBeat> {
-    match want {
-        Err(e) => vec![(id, *e as u64, 0, 0, true)],
-        Ok(p) if p.is_empty() => vec![(id, 0, 0, 0, true)],
-        Ok(p) => p.iter().enumerate().map(|(i, &(a, l))| (id, 0, a, l as u64, i + 1 == p.len())).collect(),
+/// Expected beats of request `id`: a piece per translated page, then the
+/// error as a beat of its own (len 0); `last` on the final beat. A passed
+/// zero-length access is one empty beat.
+pub fn expected_beats(id: u64, want: &Answer) -> Vec<RespBeat> {
+    if want.is_empty() {
+        return vec![(id, 0, 0, 0, true)];
     }
+    want.iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let last = i + 1 == want.len();
+            match *x {
+                Ok((a, l)) => (id, 0, a, l as u64, last),
+                Err(e) => (id, e as u64, 0, 0, last),
+            }
+        })
+        .collect()
+}
+
+fn mtt_addr_of(e: u32) -> u64 {
+    mtt_addr(mtt_entry(e))
 }
 
 /// A lookup server: reads answered in order after `min..=max` cycles, with
@@ -291,8 +328,8 @@ impl MrBench {
             let (r, id) = self.to_send.pop_front().unwrap();
             self.offering = false;
             let want = self.world.expect(&r);
-            self.failed += want.is_err() as u64;
-            self.pieces += want.as_ref().map_or(0, |p| p.len() as u64);
+            self.failed += MrWorld::error(&want).is_some() as u64;
+            self.pieces += want.iter().filter(|x| x.is_ok()).count() as u64;
             self.expected.extend(expected_beats(id, &want));
             *self.lines_due.entry(id).or_default() += self.world.lines(&r);
             self.mpt_reads.push_back(mpt::key_index(r.key, self.world.log_entries) as u64);

@@ -8,7 +8,7 @@ use rnic_contract::mr::{Access, Mpt, MrError, MrRequest};
 use rnic_sim::axis::Rng;
 use rnic_sim::models::mr_check::Dut;
 use rnic_sim::{Clocked, Model};
-use rnic_tb::mr::{mtt_entry, MrBench, MrKnobs, MrWorld};
+use rnic_tb::mr::{mtt_addr, mtt_entry, mtt_invalid, MrBench, MrKnobs, MrWorld};
 use std::collections::BTreeMap;
 
 /// Run until every request is answered; the cycles it took.
@@ -44,8 +44,14 @@ fn region(index: u32, tag: u32, log_page: u32, va_base: u64, pages: u64, mtt_bas
     }
 }
 
+/// The first MTT entry from `from` on without VALID, after a valid one.
+fn bad_entry(from: u32) -> u32 {
+    (from..).find(|&e| mtt_invalid(e) && !mtt_invalid(e - 1)).unwrap()
+}
+
 /// Hand-made regions: 4 KiB, 2 MiB and 1 GiB pages, one without rights, one
-/// deregistered, one at the top of the address space.
+/// deregistered, one at the top of the address space, one whose second
+/// page's MTT entry is not VALID.
 fn world() -> MrWorld {
     let mut w = MrWorld { log_entries: T, mpt: BTreeMap::new() };
     let r = [
@@ -61,7 +67,11 @@ fn world() -> MrWorld {
         },
         Mpt { valid: false, ..region(5, 77, 12, 0x2000, 1, 0x58) },
         region(6, 0x123_4567, 12, u64::MAX - 0x1fff, 2, 0x60),
+        region(7, 0x0ab_cdef, 12, 0x5000_0000, 2, bad_entry(0x100) - 1),
     ];
+    for e in (0x10..0x14).chain(0x21..0x24).chain(0x36..0x3b).chain([0x50, 0x58, 0x60, 0x61]) {
+        assert!(!mtt_invalid(e), "MTT entry {e:#x} of a valid page is not VALID");
+    }
     for m in r {
         w.mpt.insert(mpt::key_index(m.key, T), m);
     }
@@ -99,6 +109,9 @@ fn directed(w: &MrWorld) -> Vec<(MrRequest, Option<MrError>)> {
         (req(w, 1, 0, 0x3f00, LocalRead), None),     // the whole region, 4 pieces
         (req(w, 2, 0x1f_fff0, 0x20_0020, RemoteRead), None), // across two 2 MiB boundaries
         (req(w, 3, 0x3fff_ffff, 0x8000_0001, RemoteWrite), None), // 1 GiB pages
+        (req(w, 7, 0x1000, 8, RemoteWrite), Some(MrError::MttInvalid)), // an invalid MTT entry: no piece
+        (req(w, 7, 0xff0, 0x20, RemoteWrite), Some(MrError::MttInvalid)), // a valid page's piece, then the error
+        (req(w, 7, 0, 0x10, RemoteWrite), None),     // the valid page alone
     ];
     for a in Access::ALL {
         let r = req(w, 4, 0, 16, a);
@@ -113,13 +126,21 @@ fn every_error_class_and_page_size_exactly() {
     let w = world();
     let cases = directed(&w);
     for (r, want) in &cases {
-        assert_eq!(w.expect(r).err(), *want, "the reference disagrees with the case {r:x?}");
+        assert_eq!(MrWorld::error(&w.expect(r)), *want, "the reference disagrees with the case {r:x?}");
     }
     // pieces of one case, written out: 0x100 before the end of the first page, 0x200 bytes
     let r = req(&w, 1, 0xe00, 0x200, Access::LocalWrite);
-    let p0 = mtt_entry(0x10) & !0xfff;
-    let p1 = mtt_entry(0x11) & !0xfff;
-    assert_eq!(w.expect(&r), Ok(vec![(p0 | 0xf00, 0x100), (p1, 0x100)]));
+    let p0 = mtt_addr(mtt_entry(0x10)) & !0xfff;
+    let p1 = mtt_addr(mtt_entry(0x11)) & !0xfff;
+    assert_eq!(w.expect(&r), [Ok((p0 | 0xf00, 0x100)), Ok((p1, 0x100))]);
+    // an access across a valid page and an invalid one: the first page's piece, then the error
+    let m7 = w.mpt[&7];
+    let p7 = mtt_addr(mtt_entry(m7.mtt_base)) & !0xfff;
+    assert_eq!(
+        w.expect(&req(&w, 7, 0xff0, 0x20, Access::RemoteWrite)),
+        [Ok((p7 | 0xff0, 0x10)), Err(MrError::MttInvalid)]
+    );
+    assert_eq!(w.expect(&req(&w, 7, 0x1000, 8, Access::RemoteWrite)), [Err(MrError::MttInvalid)]);
     for (knobs, seed) in [(MrKnobs::FAST, 1), (MrKnobs::RANDOM, 2), (MrKnobs::RANDOM, 3)] {
         let mut b = MrBench::new(w.clone(), knobs, seed);
         for (r, _) in &cases {
@@ -136,7 +157,8 @@ fn every_error_class_and_page_size_exactly() {
 fn failed_checks_read_no_mtt_line() {
     let w = world();
     let mut b = MrBench::new(w.clone(), MrKnobs::RANDOM, 4);
-    let bad: Vec<_> = directed(&w).into_iter().filter(|c| c.1.is_some()).collect();
+    // (an invalid MTT entry is found by reading the MTT: not among these)
+    let bad: Vec<_> = directed(&w).into_iter().filter(|c| c.1.is_some() && c.1 != Some(MrError::MttInvalid)).collect();
     for (r, _) in &bad {
         b.send(*r);
     }

@@ -1,11 +1,17 @@
 //! Memory protection and translation (docs/memory.md): [`MrCheck`] checks
 //! every access against its region's MPT entry and cuts it into the IOVA
 //! pieces of its pages, reading MPT entries and MTT lines through lookup
-//! interfaces that the context cache serves.
+//! interfaces that the context cache serves; [`MrXlate`] is the unit a
+//! transport calls: `MrCheck` behind an MPT cache and an MTT cache over the
+//! tables in host memory, with one DMA read and one write client.
 
 mod mr_check;
+mod mr_xlate;
 
 pub use mr_check::{MrCheck, MR_FIFO_DEPTH, MR_LINE_BUFFER};
+pub use mr_xlate::{
+    InvDoneIn, InvDoneOut, InvReqIn, InvReqOut, LookupRob, MrXlate, MR_MPT_CACHE_LOG, MR_MTT_CACHE_LOG, MR_ROB_LOG,
+};
 
 use rust_hdl::prelude::*;
 

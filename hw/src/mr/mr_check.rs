@@ -17,6 +17,9 @@
 //!   job's pages need, one for the emitter, which turns lines into pieces.
 //! * A failed check (or a zero-length access) has no line read and no piece:
 //!   one response beat with its verdict.
+//! * An MTT entry without VALID (bit 63) ends the translation: the emitter
+//!   walks the rest of the job's pages without a beat (popping their lines)
+//!   and ends the job with one beat of `MttInvalid`, `last`.
 //! * Flow control is by credits, so every handshake output is a register:
 //!   `s_req.ready` while the request FIFO has room, `s_mpt.ready` while the
 //!   job FIFOs have room for everything in C1..C4, and MTT lines are read
@@ -26,6 +29,8 @@ use super::*;
 use crate::consts::*;
 use crate::prim::{LutRam, Reg};
 use hdl_emit::TypeTag;
+use rnic_contract::layouts::mtt;
+use rnic_contract::mr::MrError;
 use rust_hdl::prelude::*;
 
 const FIFO_LOG: usize = MR_FIFO_LOG;
@@ -45,6 +50,17 @@ const JE_BITS: usize = 1 + MR_VERDICT_BITS + 3 + 30 + 31 + 32 + 2 + MR_ID_BITS;
 const _: () = assert!(RQ_BITS == 163 && JI_BITS == 57 && JE_BITS == 110 && MTT_LINE_BITS == 29);
 const _: () = assert!(PAGE_SHIFT_C <= 30, "offsets are 30 bits");
 const _: () = assert!(FIFO_LOG == 4 && LINE_LOG == 4, "pointers and counters are 5 bits");
+/// VALID of an MTT entry: its top bit, above ADDR (the literal 63 in
+/// `update`: a named constant would have to join `consts::NAMED`).
+const MTT_VALID_POS: usize = 63;
+/// The verdict of an access that reached an MTT entry without VALID (the
+/// literal 6 in `update`).
+const MR_MTT_INVALID: u64 = 6;
+const _: () = assert!(
+    mtt::VALID.pos() == MTT_VALID_POS && mtt::ADDR.width as usize == MTT_VALID_POS,
+    "an entry's VALID is its top bit, above ADDR"
+);
+const _: () = assert!(MrError::MttInvalid as u64 == MR_MTT_INVALID);
 const _: () = assert!(MPT_INDEX_BITS == 24 && MR_VERDICT_BITS == 3 && MR_ACCESS_BITS == 3 && MR_ID_BITS == 8);
 
 #[derive(LogicBlock, Default)]
@@ -180,6 +196,8 @@ pub struct MrCheck {
     e_slot: Reg<Bits<3>>,
     e_id: Reg<Bits<8>>,
     e_sel: Reg<Bits<2>>,
+    /// The job met an MTT entry without VALID: no more pieces, its error at the end.
+    e_bad: Reg<Bit>,
     ov: Reg<Bit>,
     o_id: Reg<Bits<8>>,
     o_verdict: Reg<Bits<3>>,
@@ -189,6 +207,7 @@ pub struct MrCheck {
     free: Signal<Local, Bit>,
     piece: Signal<Local, Bit>,
     last_now: Signal<Local, Bit>,
+    bad_now: Signal<Local, Bit>,
     je_load: Signal<Local, Bit>,
     ent: Signal<Local, Bits<64>>,
     page_addr: Signal<Local, Bits<64>>,
@@ -291,6 +310,7 @@ impl Logic for MrCheck {
             e_slot,
             e_id,
             e_sel,
+            e_bad,
             ov,
             o_id,
             o_verdict,
@@ -591,6 +611,9 @@ impl Logic for MrCheck {
                 self.page_bytes.next = bits::<31>(PAGE_BYTES_C);
             }
         }
+        // an entry without VALID ends the translation: this piece and the
+        // rest of the job's pages are walked without a beat, then its error
+        self.bad_now.next = self.e_bad.q.val() | !self.ent.val().get_bit(63);
         self.lb_pop.next = self.piece.val() & ((self.e_slot.q.val() == 7) | self.last_now.val());
         if self.lb_pop.val() {
             self.lb_rd.d.next = self.lb_rd.q.val() + 1;
@@ -599,15 +622,24 @@ impl Logic for MrCheck {
             self.ov.d.next = false;
         }
         if self.piece.val() {
-            self.ov.d.next = true;
+            self.ov.d.next = !self.bad_now.val();
             self.o_id.d.next = self.e_id.q.val();
             self.o_verdict.d.next = 0.into();
-            self.o_iova.d.next = (self.ent.val() & self.page_addr.val()) | bit_cast::<64, 30>(self.e_off.q.val());
+            self.o_iova.d.next = (bit_cast::<64, MTT_VALID_POS>(self.ent.val().get_bits::<MTT_VALID_POS>(0))
+                & self.page_addr.val())
+                | bit_cast::<64, 30>(self.e_off.q.val());
             self.o_len.d.next = bit_cast::<32, 31>(self.e_room.q.val());
             if self.last_now.val() {
                 self.o_len.d.next = self.e_rem.q.val();
                 self.e_act.d.next = false;
+                if self.bad_now.val() {
+                    self.ov.d.next = true;
+                    self.o_verdict.d.next = 6.into();
+                    self.o_iova.d.next = 0.into();
+                    self.o_len.d.next = 0.into();
+                }
             }
+            self.e_bad.d.next = self.bad_now.val();
             self.o_last.d.next = self.last_now.val();
             self.e_rem.d.next = self.e_rem.q.val() - bit_cast::<32, 31>(self.e_room.q.val());
             self.e_room.d.next = self.page_bytes.val();
@@ -624,6 +656,7 @@ impl Logic for MrCheck {
                 self.e_rem.d.next = self.je.read_data.val().get_bits::<32>(68);
                 self.e_sel.d.next = self.je.read_data.val().get_bits::<2>(100);
                 self.e_id.d.next = self.je.read_data.val().get_bits::<8>(102);
+                self.e_bad.d.next = false;
             } else {
                 self.ov.d.next = true;
                 self.o_id.d.next = self.je.read_data.val().get_bits::<8>(102);

@@ -70,6 +70,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "cq_engine" => cq_engine(s),
         "ctx_engine" => ctx_engine(s),
         "mr_check" => mr_check(s),
+        "mr_xlate" => mr_xlate(s),
         "qpc_cache" | "mtt_cache" => ctx_cache(s),
         "qp_modify" => qp_modify(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
@@ -1541,6 +1542,46 @@ fn mr_check<S: Sim>(s: &mut S) -> Outcome {
         reached("failed checks", b.failed, 20),
         reached("pieces", b.pieces, 60),
         reached("MTT lines read", b.lines_read, 30),
+    ])
+}
+
+/// `MrXlate` through `rnic_tb::mr_xlate::XlateBench`: random regions over
+/// tables larger than its caches, random requests (so misses, hits and
+/// evictions), DMA reads with random latency and stalls, an invalidate of
+/// each table; every beat checked against the contract's reference.
+fn mr_xlate<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_tb::mr::{mtt_entry, MrWorld};
+    use rnic_tb::mr_xlate::{Table, XlateBench, XlateKnobs, MTT_BASE};
+    let mut rng = Rng(0x5eed_0011);
+    let world = MrWorld::random(&mut rng, 10, 300);
+    let mut b = XlateBench::new(10, 13, XlateKnobs { rd_lat: (5, 40), ..XlateKnobs::RANDOM }, 0x11);
+    for (&i, m) in &world.mpt {
+        b.write_mpt(i, m);
+    }
+    for e in 0..1u32 << 13 {
+        b.space.memory.write_u64(MTT_BASE + 8 * e as u64, mtt_entry(e));
+    }
+    for _ in 0..300 {
+        b.send(world.random_request(&mut rng));
+    }
+    b.invalidate(Table::Mpt, 3);
+    b.invalidate(Table::Mtt, 40);
+    reset(s)?;
+    let limit = s.now() + 200_000;
+    while !b.done() {
+        assert!(s.now() < limit, "mr_xlate: {} requests taken, {} beats", b.taken, b.beats);
+        b.drive(s);
+        s.eval();
+        b.sample(s).unwrap_or_else(|e| panic!("mr_xlate: {e}"));
+        s.step()?;
+    }
+    Ok(vec![
+        reached("requests answered", b.taken, 300),
+        reached("failed checks", b.failed_all(), 40),
+        reached("pieces", b.pieces, 200),
+        reached("MPT entries read", b.reads_of(Table::Mpt) as u64, 150),
+        reached("MTT lines read", b.reads_of(Table::Mtt) as u64, 100),
+        reached("invalidates done", b.inv_done, 2),
     ])
 }
 
