@@ -123,6 +123,11 @@ pub struct DeviceAttr {
     pub max_inline_data: u32,
     /// MSI-X vectors the device has and the backend can wait on.
     pub irq_vectors: u16,
+    /// PCI Vendor ID from config space (`ibv_device_attr.vendor_id`); 0
+    /// on a backend without a PCI function (the simulator, the fake).
+    pub vendor_id: u32,
+    /// PCI Device ID (`vendor_part_id`); 0 likewise.
+    pub vendor_part_id: u32,
 }
 
 impl DeviceAttr {
@@ -341,6 +346,8 @@ fn read_attr(hw: &mut dyn Hw) -> Result<(DeviceAttr, u32)> {
         max_recv_sge: recv_wqe::MAX_SGE as u32,
         max_inline_data: if inline { send_wqe::MAX_INLINE as u32 } else { 0 },
         irq_vectors: (regs::irq_vectors::COUNT.get(hw.read32(regs::irq_vectors::OFFSET)?) as u16).min(hw.vectors()),
+        vendor_id: hw.pci_ids().map_or(0, |p| p.vendor.into()),
+        vendor_part_id: hw.pci_ids().map_or(0, |p| p.device.into()),
     };
     Ok((attr, limits))
 }

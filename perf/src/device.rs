@@ -4,7 +4,7 @@
 
 use crate::options::DeviceSel;
 use crate::run::PerfError;
-use rnic_driver::hw::{DmaRegion, Hw, HwError};
+use rnic_driver::hw::{DmaRegion, Hw, HwError, PciIds};
 use rnic_driver::{Context, Device};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -95,6 +95,9 @@ impl<H: Hw> Hw for Clocked<H> {
     fn now(&mut self) -> Duration {
         self.stamp();
         self.clock.0.get()
+    }
+    fn pci_ids(&self) -> Option<PciIds> {
+        self.inner.pci_ids()
     }
 }
 

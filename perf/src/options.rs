@@ -250,6 +250,9 @@ pub struct Options {
     pub run_infinitely: bool,
     /// `--write_with_imm`.
     pub write_with_imm: bool,
+    /// `-E`: the peer's MAC (perftest's `--dest_mac`), a static entry
+    /// over the neighbour table.
+    pub dest_mac: Option<[u8; 6]>,
     /// `--progress` (not perftest's, which prints none): a line on stderr
     /// every [`PROGRESS_INTERVAL_S`] seconds of wall time; stdout keeps
     /// perftest's output only.
@@ -295,6 +298,7 @@ impl Options {
             report_gbits: false,
             run_infinitely: false,
             write_with_imm: false,
+            dest_mac: None,
             progress: false,
             server: None,
         }
@@ -390,7 +394,7 @@ pub fn usage() -> String {
          -i <port> -x <gid index> -s <size> -a -n <iters> -q <qps> -c RC|UC|UD -m <mtu>\n  \
          -t <tx depth> -r <rx depth> -u <qp timeout> -D <seconds> -b -N -Q <cq mod> -l <post list>\n  \
          -I <inline size> -o <outstanding> -p <tcp port> -e -f <margin> -A CMP_AND_SWAP|FETCH_AND_ADD\n  \
-         --report_gbits --run_infinitely --write_with_imm -h\n  \
+         -E <peer MAC> --report_gbits --run_infinitely --write_with_imm -h\n  \
          --progress  a progress line on stderr every {PROGRESS_INTERVAL_S} s (perftest prints none)\n",
         test_names()
     )
@@ -417,6 +421,7 @@ const WITH_VALUE: &[(&str, &str)] = &[
     ("-o", "--outs"),
     ("-p", "--port"),
     ("-A", "--atomic_type"),
+    ("-E", "--dest_mac"),
 ];
 
 /// Flags: short and long names.
@@ -558,6 +563,11 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
             "-I" => o.inline_size = num(opt, value, 0, u32::MAX as u64)?,
             "-o" => o.outs = Some(num(opt, value, 1, u16::MAX as u64)?),
             "-p" => o.port = num(opt, value, 1, u16::MAX as u64)?,
+            "-E" => {
+                o.dest_mac = Some(
+                    rnic_driver::neigh::parse_mac(value).ok_or_else(|| bad("not a MAC address aa:bb:cc:dd:ee:ff"))?,
+                )
+            }
             "-A" => {
                 o.atomic_type = match value {
                     "CMP_AND_SWAP" => AtomicType::CmpAndSwap,

@@ -14,6 +14,7 @@ use crate::report::{self, HeaderInfo};
 use rnic_contract::codes::{Mtu, QpState, QpType, WcStatus};
 use rnic_contract::regs::id_features;
 use rnic_driver::connect::{BwReport, ConnectError, Peer, QpEndpoint, Session, SysData};
+use rnic_driver::neigh::{gid_ip, mac_from_link_local_gid, NeighError, NeighTable};
 use rnic_driver::{
     AccessFlags, AhAttr, CompletionChannel, CompletionQueue, DmaBuffer, Gid, MemoryRegion, QpAttr, QueuePair, RecvWr,
     RemoteAddr, SendFlags, SendOp, SendWr, Sge, WorkCompletion,
@@ -58,8 +59,14 @@ pub enum PerfError {
     Connect(ConnectError),
     /// The server's name does not resolve.
     Resolve(String),
-    /// No MAC for the peer's GID (only link-local GIDs carry it today).
-    NoMac(Gid),
+    /// No MAC for the peer's GID: the neighbour table has none (or could
+    /// not be read); `-E` gives it.
+    NoMac {
+        /// The peer's GID.
+        gid: Gid,
+        /// What the neighbour table said.
+        why: NeighError,
+    },
     /// A work completion with an error status.
     Completion {
         /// The status.
@@ -90,7 +97,9 @@ impl fmt::Display for PerfError {
             PerfError::Driver(e) => write!(f, "driver: {e:?}"),
             PerfError::Connect(e) => write!(f, "connection exchange: {e}"),
             PerfError::Resolve(s) => write!(f, "cannot resolve {s:?}"),
-            PerfError::NoMac(g) => write!(f, "no MAC known for GID {g:02x?} (only link-local GIDs carry one)"),
+            PerfError::NoMac { gid, why } => {
+                write!(f, "no MAC for the peer's GID {}: {why} (-E <mac> gives it)", gid_ip(gid))
+            }
             PerfError::Completion { status, wr_id } => write!(f, "work request {wr_id} completed with {status:?}"),
             PerfError::Output(e) => write!(f, "output: {e}"),
             PerfError::NotYet(what) => write!(f, "{what} is parsed but not run yet"),
@@ -152,8 +161,28 @@ pub fn not_yet(o: &Options) -> Result<(), PerfError> {
 
 /// The MAC behind a link-local GID (modified EUI-64 reversed).
 pub fn mac_from_gid(gid: &Gid) -> Option<[u8; 6]> {
-    let link_local = gid[..8] == [0xfe, 0x80, 0, 0, 0, 0, 0, 0] && gid[11] == 0xff && gid[12] == 0xfe;
-    link_local.then(|| [gid[8] ^ 2, gid[9], gid[10], gid[13], gid[14], gid[15]])
+    mac_from_link_local_gid(gid)
+}
+
+/// The peer's MAC for the address handle: `-E` if given (a static entry),
+/// else what the GID carries (link-local, multicast) or the kernel's
+/// neighbour table (`/proc/net/arp`) says.
+pub fn peer_mac(o: &Options, gid: &Gid) -> Result<[u8; 6], PerfError> {
+    let no_mac = |why| PerfError::NoMac { gid: *gid, why };
+    let mut table = NeighTable::new();
+    if let Some(mac) = o.dest_mac {
+        table.insert_static(gid_ip(gid), mac);
+    }
+    match table.resolve(gid) {
+        Err(NeighError::NotFound { .. }) => NeighTable::read_proc().and_then(|mut t| {
+            if let Some(mac) = o.dest_mac {
+                t.insert_static(gid_ip(gid), mac);
+            }
+            t.resolve(gid)
+        }),
+        r => r,
+    }
+    .map_err(no_mac)
 }
 
 /// Runs the test the options name, printing perftest's output to `out`.
@@ -366,7 +395,7 @@ fn connect_qp(
     let access = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     let access = if o.test.verb() == Verb::Atomic { access | AccessFlags::REMOTE_ATOMIC } else { access };
     qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(o.ib_port).access_flags(access))?;
-    let mac = mac_from_gid(&remote.gid).ok_or(PerfError::NoMac(remote.gid))?;
+    let mac = peer_mac(o, &remote.gid)?;
     let mut av = AhAttr::new(remote.gid, mac);
     av.sgid_index = o.gid_index.unwrap_or(0);
     qp.modify(

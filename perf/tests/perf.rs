@@ -426,6 +426,21 @@ fn feature_check_names_what_is_missing() {
     let gid = rnic_driver::link_local_gid([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
     assert_eq!(rnic_perf::run::mac_from_gid(&gid), Some([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]));
     assert_eq!(rnic_perf::run::mac_from_gid(&rnic_driver::ipv4_gid([10, 0, 0, 1])), None);
+    // An IPv4 GID: -E, else the neighbour table; one nobody knows is a typed error.
+    let o = parse(&argv("rnic-perf write_bw -E 02:aa:bb:cc:dd:ee")).unwrap();
+    assert_eq!(o.dest_mac, Some([2, 0xaa, 0xbb, 0xcc, 0xdd, 0xee]));
+    let peer = rnic_driver::ipv4_gid([198, 51, 100, 77]);
+    assert_eq!(rnic_perf::run::peer_mac(&o, &peer).unwrap(), [2, 0xaa, 0xbb, 0xcc, 0xdd, 0xee]);
+    let o = parse(&argv("rnic-perf write_bw")).unwrap();
+    assert_eq!(rnic_perf::run::peer_mac(&o, &gid).unwrap(), [0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
+    match rnic_perf::run::peer_mac(&o, &peer) {
+        Err(e @ PerfError::NoMac { .. }) => assert!(e.to_string().contains("198.51.100.77"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        parse(&argv("rnic-perf write_bw -E 02:aa:bb")).unwrap_err(),
+        OptError::BadValue { option, .. } if option == "-E"
+    ));
 }
 
 #[test]
@@ -563,4 +578,38 @@ fn device_selection_picks_the_backend() {
     }
     #[cfg(not(feature = "sim"))]
     assert!(matches!(rnic_perf::device::open(&DeviceSel::Sim), Err(PerfError::NoSimulator)));
+}
+
+#[test]
+fn devinfo_prints_the_pci_identity_as_ibv_devinfo() {
+    use rnic_driver::{DeviceAttr, PortAttr, PortState};
+    let attr = DeviceAttr {
+        abi_version: rnic_contract::ABI_VERSION,
+        features: 0,
+        datapath_bytes: 64,
+        clock_mhz: 250,
+        mac: [0x02, 0x11, 0x22, 0x33, 0x44, 0x55],
+        max_qp: 14,
+        max_cq: 16,
+        max_mr: 16,
+        max_mtt: 1024,
+        max_ah: 16,
+        max_qp_wr: 4096,
+        max_send_sge: 4,
+        max_recv_sge: 4,
+        max_inline_data: 0,
+        irq_vectors: 4,
+        vendor_id: 0x10ee,
+        vendor_part_id: 0x9038,
+    };
+    let port =
+        PortAttr { state: PortState::Active, speed_gbps: 100, max_mtu: Mtu::Mtu4096, gid_tbl_len: 16, pkey_tbl_len: 1 };
+    let text = rnic_perf::devinfo::devinfo("rnic_0000:01:00.0", &attr, &port);
+    // devinfo.c: "\tvendor_id:\t\t\t0x%04x\n", "\tvendor_part_id:\t\t\t%d\n".
+    assert!(text.contains("\tvendor_id:\t\t\t0x10ee\n\tvendor_part_id:\t\t\t36920\n"), "{text}");
+    assert!(text.contains("\tnode_guid:\t\t\t0011:22ff:fe33:4455\n"), "{text}");
+    assert!(text.contains("\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"), "{text}");
+    let zero = DeviceAttr { vendor_id: 0, vendor_part_id: 0, ..attr };
+    let text = rnic_perf::devinfo::devinfo("rnic_sim", &zero, &port);
+    assert!(text.contains("\tvendor_id:\t\t\t0x0000\n\tvendor_part_id:\t\t\t0\n"), "{text}");
 }
