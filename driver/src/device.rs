@@ -17,7 +17,25 @@ use std::cell::{RefCell, RefMut};
 use std::fmt;
 use std::rc::Rc;
 
-/// A device the driver can open.
+/// A device the driver can open (`ibv_device`): any [`Hw`] backend, or
+/// one of [`device_list`]. Opening checks the identification registers
+/// and brings the context tables up.
+///
+/// ```
+/// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
+/// use rnic_driver::{ContextConfig, Device, Error};
+///
+/// let device = Device::from_hw(FakeHw::new(FakeConfig::default()));
+/// assert_eq!(device.name(), "fake");
+/// // Smaller tables than the device allows: 2^4 QPs (QP 0 and 1 are reserved).
+/// let ctx = device.open_with(ContextConfig { log_qps: 4, ..ContextConfig::default() })?;
+/// assert_eq!(ctx.query_device().max_qp, 14);
+///
+/// // Something else behind BAR0 is refused with what was read.
+/// let other = FakeHw::new(FakeConfig { magic: 0x1234_5678, ..FakeConfig::default() });
+/// assert_eq!(Device::from_hw(other).open().unwrap_err(), Error::NotRnic { magic: 0x1234_5678 });
+/// # Ok::<(), Error>(())
+/// ```
 pub struct Device {
     name: String,
     hw: Box<dyn Hw>,

@@ -85,7 +85,7 @@
 //! builder.build().unwrap();
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod ah;
 mod alloc;
