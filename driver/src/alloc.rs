@@ -68,6 +68,11 @@ impl Pool {
         self.end - self.first
     }
 
+    /// The PD numbers: 1 up to the width of a context's PD field (0 is no PD).
+    pub(crate) fn pds() -> Self {
+        Pool::new(Resource::Pd, 1, 1 << rnic_contract::layouts::qpc::PD.width)
+    }
+
     pub(crate) fn take(&mut self) -> Result<u32> {
         if let Some(n) = self.free.pop() {
             self.is_free.remove(n - self.first);
@@ -276,6 +281,20 @@ mod tests {
         assert_eq!(k.in_use(), 3);
         assert_eq!(k.take(&mut rng).unwrap().0, taken[1]);
         assert_eq!(k.take(&mut rng), Err(Error::Exhausted { resource: Resource::Mpt, capacity: 4 }));
+    }
+
+    #[test]
+    fn pd_numbers_run_out_after_the_fields_width() {
+        // The context's pool of PD numbers (alloc_pd's): 2^24 - 1 numbers,
+        // then Exhausted; a number given back is the next one taken.
+        let mut p = Pool::pds();
+        let capacity = (1u32 << rnic_contract::layouts::qpc::PD.width) - 1;
+        for n in 1..=capacity {
+            assert_eq!(p.take(), Ok(n));
+        }
+        assert_eq!(p.take(), Err(Error::Exhausted { resource: Resource::Pd, capacity }));
+        p.give(77);
+        assert_eq!(p.take(), Ok(77));
     }
 
     #[test]

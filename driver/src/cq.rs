@@ -261,8 +261,13 @@ impl Context {
             ctx.ctx_cmd(ContextOp::Load, ContextTable::Cq, cqn)
         };
         if let Err(e) = setup() {
-            let _ = ctx.hw().map(|mut hw| hw.free_dma(&ring));
-            ctx.alloc.borrow_mut().cqn.give(cqn);
+            // A Load still BUSY may yet complete: the device would then own
+            // the CQ and write into its ring, so both stay reserved (until
+            // the context closes), as a refused MR command keeps its slot.
+            if !matches!(e, Error::ContextTimeout { .. }) {
+                let _ = ctx.hw().map(|mut hw| hw.free_dma(&ring));
+                ctx.alloc.borrow_mut().cqn.give(cqn);
+            }
             return Err(e);
         }
         Ok(CompletionQueue {

@@ -444,7 +444,7 @@ impl Context {
             mpt: KeySlots::new(log_mpt),
             mtt: Runs::new(Resource::Mtt, attr.max_mtt),
             ah: Pool::new(Resource::Ah, 0, attr.max_ah),
-            pd: Pool::new(Resource::Pd, 1, 1 << qpc::PD.width),
+            pd: Pool::pds(),
             vectors,
         };
         let mut gids = vec![None; GID_TABLE_LEN];
