@@ -303,11 +303,22 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
             // perftest: a row every -D seconds until the process is stopped.
             out.write_all(report::bw_table_header(o.report_gbits).as_bytes())?;
             s.sync(&mine[0])?;
-            loop {
-                if !client && !o.bidirectional {
-                    s.sync(&mine[0])?; // the passive side waits for each period
-                    continue;
+            if !client && !o.bidirectional {
+                // The passive side waits for the client to go, as
+                // perftest's server does (" Client closed connection").
+                loop {
+                    match s.sync(&mine[0]) {
+                        Err(ConnectError::Timeout { .. }) => continue,
+                        Err(ConnectError::PeerClosed { .. }) => {
+                            out.write_all(b" Client closed connection\n")?;
+                            return Ok(());
+                        }
+                        Err(e) => return Err(e.into()),
+                        Ok(_) => {}
+                    }
                 }
+            }
+            loop {
                 let (iters, ns) = bw.run_duration(o, o.size, o.duration_secs().into(), 0)?;
                 let f = report::bw_figures_duration(o.size, iters, ns, o.report_gbits);
                 out.write_all(report::bw_row(&f, o.report_gbits).as_bytes())?;
@@ -318,10 +329,14 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
             out.write_all(report::bw_table_header(o.report_gbits).as_bytes())?;
             for size in o.sizes() {
                 s.sync(&mine[0])?;
-                if !client && !o.bidirectional {
-                    continue; // the server's side of a one-way BW test only waits
-                }
-                let f = if o.duration.is_some() {
+                // Both sides keep the same steps per size (barrier, run,
+                // barrier, reports); the server of a one-way test sends
+                // nothing and prints the client's figures, as perftest's
+                // server prints the report it receives.
+                let passive = !client && !o.bidirectional;
+                let f = if passive {
+                    report::BwFigures { size, iters: 0, bw_peak: 0.0, bw_avg: 0.0, msg_rate: 0.0 }
+                } else if o.duration.is_some() {
                     let (iters, ns) = bw.run_duration(o, size, o.duration_secs().into(), o.margin().into())?;
                     report::bw_figures_duration(size, iters, ns, o.report_gbits)
                 } else {
@@ -344,17 +359,17 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
                     bw_avg: f.bw_avg,
                     msg_rate: f.msg_rate,
                 })?;
-                let row = if o.bidirectional {
-                    let r = report::BwFigures {
-                        size: peer.size,
-                        iters: peer.iters,
-                        bw_peak: peer.bw_peak,
-                        bw_avg: peer.bw_avg,
-                        msg_rate: peer.msg_rate,
-                    };
-                    report::bw_sum(&f, &r)
-                } else {
-                    f
+                let r = report::BwFigures {
+                    size: peer.size,
+                    iters: peer.iters,
+                    bw_peak: peer.bw_peak,
+                    bw_avg: peer.bw_avg,
+                    msg_rate: peer.msg_rate,
+                };
+                let row = match (passive, o.bidirectional) {
+                    (true, _) => r,
+                    (false, true) => report::bw_sum(&f, &r),
+                    (false, false) => f,
                 };
                 out.write_all(report::bw_row(&row, o.report_gbits).as_bytes())?;
             }
