@@ -274,31 +274,28 @@ impl QpEndpoint {
         for (i, g) in gid.iter_mut().enumerate() {
             *g = f[6 + i] as u8;
         }
-        Ok(QpEndpoint {
-            lid: f[0] as u16,
-            out_reads: f[1] as u16,
-            qpn: f[2] as u32,
-            psn: f[3] as u32,
-            rkey: f[4] as u32,
-            vaddr: f[5],
-            srqn: f[22] as u32,
-            gid,
-        })
+        Ok(Self::from_key_fields(&f, f[22], gid))
     }
 
     /// Parses a `KEY_PRINT_FMT` message (the GID is zero).
     pub fn parse_key(msg: &[u8]) -> Result<QpEndpoint, ConnectError> {
         let f = fields(Step::Keys, msg, KEY_MSG_SIZE, &KEY_WIDTHS, false)?;
-        Ok(QpEndpoint {
+        Ok(Self::from_key_fields(&f, f[6], [0; 16]))
+    }
+
+    /// The endpoint from a key message's leading fields (lid, out_reads,
+    /// qpn, psn, rkey, vaddr), its SRQ number and GID.
+    fn from_key_fields(f: &[u64], srqn: u64, gid: [u8; 16]) -> QpEndpoint {
+        QpEndpoint {
             lid: f[0] as u16,
             out_reads: f[1] as u16,
             qpn: f[2] as u32,
             psn: f[3] as u32,
             rkey: f[4] as u32,
             vaddr: f[5],
-            srqn: f[6] as u32,
-            gid: [0; 16],
-        })
+            srqn: srqn as u32,
+            gid,
+        }
     }
 
     /// ibv_rc_pingpong's message (`"%04x:%06x:%06x:%s"`, the GID as 32 hex

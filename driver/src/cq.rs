@@ -177,6 +177,35 @@ impl WorkCompletion {
 
 /// A completion queue. QPs using it hold it, so it lives until the last of
 /// them is dropped.
+///
+/// ```
+/// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
+/// use rnic_driver::{Device, Error};
+/// use rnic_contract::codes::WcStatus;
+/// use rnic_contract::layouts::cqe;
+///
+/// let hw = FakeHw::new(FakeConfig::default());
+/// let device = hw.handle();
+/// let ctx = Device::from_hw(hw).open()?;
+/// let cq = ctx.create_cq(100, None)?;
+/// assert_eq!(cq.capacity(), 128, "rounded up to a power of two");
+/// assert!(cq.poll(8)?.is_empty());
+///
+/// // The fake, playing the device, writes two entries.
+/// for wr_id in [1, 2] {
+///     let mut entry = [0u8; cqe::SIZE];
+///     cqe::WR_ID.set(&mut entry, wr_id).unwrap();
+///     assert!(device.complete(cq.cqn(), entry));
+/// }
+/// let wcs = cq.poll(8)?;
+/// assert_eq!(wcs.iter().map(|wc| (wc.wr_id, wc.status)).collect::<Vec<_>>(),
+///            [(1, WcStatus::Success), (2, WcStatus::Success)]);
+///
+/// // Arming needs a completion channel; sizes are checked.
+/// assert_eq!(cq.req_notify(false), Err(Error::NoChannel { cqn: cq.cqn() }));
+/// assert_eq!(ctx.create_cq(0, None).unwrap_err(), Error::Zero { what: "cqe" });
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Clone)]
 pub struct CompletionQueue {
     pub(crate) inner: Rc<CqInner>,
@@ -232,8 +261,13 @@ impl Context {
             ctx.ctx_cmd(ContextOp::Load, ContextTable::Cq, cqn)
         };
         if let Err(e) = setup() {
-            let _ = ctx.hw().map(|mut hw| hw.free_dma(&ring));
-            ctx.alloc.borrow_mut().cqn.give(cqn);
+            // A Load still BUSY may yet complete: the device would then own
+            // the CQ and write into its ring, so both stay reserved (until
+            // the context closes), as a refused MR command keeps its slot.
+            if !matches!(e, Error::ContextTimeout { .. }) {
+                let _ = ctx.hw().map(|mut hw| hw.free_dma(&ring));
+                ctx.alloc.borrow_mut().cqn.give(cqn);
+            }
             return Err(e);
         }
         Ok(CompletionQueue {

@@ -17,7 +17,25 @@ use std::cell::{RefCell, RefMut};
 use std::fmt;
 use std::rc::Rc;
 
-/// A device the driver can open.
+/// A device the driver can open (`ibv_device`): any [`Hw`] backend, or
+/// one of [`device_list`]. Opening checks the identification registers
+/// and brings the context tables up.
+///
+/// ```
+/// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
+/// use rnic_driver::{ContextConfig, Device, Error};
+///
+/// let device = Device::from_hw(FakeHw::new(FakeConfig::default()));
+/// assert_eq!(device.name(), "fake");
+/// // Smaller tables than the device allows: 2^4 QPs (QP 0 and 1 are reserved).
+/// let ctx = device.open_with(ContextConfig { log_qps: 4, ..ContextConfig::default() })?;
+/// assert_eq!(ctx.query_device().max_qp, 14);
+///
+/// // Something else behind BAR0 is refused with what was read.
+/// let other = FakeHw::new(FakeConfig { magic: 0x1234_5678, ..FakeConfig::default() });
+/// assert_eq!(Device::from_hw(other).open().unwrap_err(), Error::NotRnic { magic: 0x1234_5678 });
+/// # Ok::<(), Error>(())
+/// ```
 pub struct Device {
     name: String,
     hw: Box<dyn Hw>,
@@ -123,6 +141,11 @@ pub struct DeviceAttr {
     pub max_inline_data: u32,
     /// MSI-X vectors the device has and the backend can wait on.
     pub irq_vectors: u16,
+    /// PCI Vendor ID from config space (`ibv_device_attr.vendor_id`); 0
+    /// on a backend without a PCI function (the simulator, the fake).
+    pub vendor_id: u32,
+    /// PCI Device ID (`vendor_part_id`); 0 likewise.
+    pub vendor_part_id: u32,
 }
 
 impl DeviceAttr {
@@ -341,6 +364,8 @@ fn read_attr(hw: &mut dyn Hw) -> Result<(DeviceAttr, u32)> {
         max_recv_sge: recv_wqe::MAX_SGE as u32,
         max_inline_data: if inline { send_wqe::MAX_INLINE as u32 } else { 0 },
         irq_vectors: (regs::irq_vectors::COUNT.get(hw.read32(regs::irq_vectors::OFFSET)?) as u16).min(hw.vectors()),
+        vendor_id: hw.pci_ids().map_or(0, |p| p.vendor.into()),
+        vendor_part_id: hw.pci_ids().map_or(0, |p| p.device.into()),
     };
     Ok((attr, limits))
 }
@@ -419,7 +444,7 @@ impl Context {
             mpt: KeySlots::new(log_mpt),
             mtt: Runs::new(Resource::Mtt, attr.max_mtt),
             ah: Pool::new(Resource::Ah, 0, attr.max_ah),
-            pd: Pool::new(Resource::Pd, 1, 1 << qpc::PD.width),
+            pd: Pool::pds(),
             vectors,
         };
         let mut gids = vec![None; GID_TABLE_LEN];

@@ -35,7 +35,15 @@ pub enum Queue {
     Recv,
 }
 
-/// Why a verbs call failed.
+/// Why a verbs call failed. Each variant carries the numbers that say what
+/// was wrong, and its `Display` says it in words:
+///
+/// ```
+/// use rnic_driver::{Error, Queue};
+///
+/// let e = Error::QueueFull { queue: Queue::Send, qpn: 7, wr: 3, depth: 8 };
+/// assert!(e.to_string().contains("QP 7"), "{e}");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Error {

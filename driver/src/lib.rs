@@ -12,7 +12,9 @@
 //! * the verbs, one module per object as in libibverbs: [`device`]
 //!   (device list, open, queries), [`pd`], [`buffer`] (DMA buffers),
 //!   [`mr`], [`cq`] (CQs and completion channels), [`qp`] (with
-//!   [`qp_state`] and the work requests of [`wr`]), [`ah`].
+//!   [`qp_state`] and the work requests of [`wr`]), [`ah`] (with the
+//!   peer's MAC from [`neigh`], the neighbour table);
+//! * [`connect`]: the out-of-band exchange (perftest's and rc_pingpong's).
 //!
 //! Ownership: every object holds its parents through `Rc` (a QP its PD and
 //! CQs, a memory region its PD and buffer, everything the device context),
@@ -83,7 +85,7 @@
 //! builder.build().unwrap();
 //! ```
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
 pub mod ah;
 mod alloc;
@@ -94,6 +96,7 @@ pub mod device;
 mod error;
 pub mod hw;
 pub mod mr;
+pub mod neigh;
 pub mod pd;
 pub mod qp;
 pub mod qp_state;

@@ -78,6 +78,26 @@ pub struct QpCap {
 }
 
 /// Builds a QP (`ibv_qp_init_attr`); from [`ProtectionDomain::create_qp`].
+///
+/// ```
+/// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
+/// use rnic_driver::{Device, Error, QpCap};
+/// use rnic_contract::codes::{QpState, QpType};
+///
+/// let ctx = Device::from_hw(FakeHw::new(FakeConfig::default())).open()?;
+/// let pd = ctx.alloc_pd()?;
+/// let (scq, rcq) = (ctx.create_cq(256, None)?, ctx.create_cq(256, None)?);
+/// let qp = pd.create_qp(QpType::Rc, &scq, &rcq)
+///     .max_send_wr(100).max_recv_wr(50).max_send_sge(2).max_inline_data(32).build()?;
+/// assert_eq!(qp.state(), QpState::Reset);
+/// assert_eq!(qp.cap(), QpCap { max_send_wr: 128, max_recv_wr: 64, max_send_sge: 2, max_recv_sge: 1,
+///                              max_inline_data: 32 });
+///
+/// // What the device cannot do is refused with the limit.
+/// let e = pd.create_qp(QpType::Rc, &scq, &rcq).max_send_sge(5).build().unwrap_err();
+/// assert_eq!(e, Error::TooLarge { what: "max_send_sge", requested: 5, max: 4 });
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Debug)]
 pub struct QpBuilder<'a> {
     pd: &'a ProtectionDomain,
@@ -501,6 +521,34 @@ impl QueuePair {
     }
 
     /// Modifies the QP (`ibv_modify_qp`): the attributes in `attr.mask()`.
+    /// The transition and the mask are checked against the kernel's table
+    /// first, then the values; nothing reaches the device if one is wrong.
+    ///
+    /// ```
+    /// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
+    /// use rnic_driver::{AccessFlags, Device, Error, QpAttr};
+    /// use rnic_contract::codes::{QpState, QpType};
+    ///
+    /// let ctx = Device::from_hw(FakeHw::new(FakeConfig::default())).open()?;
+    /// let pd = ctx.alloc_pd()?;
+    /// let cq = ctx.create_cq(16, None)?;
+    /// let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).build()?;
+    /// // RESET -> INIT needs the access flags too.
+    /// let partial = QpAttr::new().state(QpState::Init).pkey_index(0).port(1);
+    /// assert_eq!(qp.modify(&partial).unwrap_err(),
+    ///     Error::MissingAttribute { from: QpState::Reset, to: QpState::Init, attr: "ACCESS_FLAGS" });
+    /// // Port 2 does not exist.
+    /// let bad = partial.access_flags(AccessFlags::REMOTE_READ).port(2);
+    /// assert!(matches!(qp.modify(&bad), Err(Error::BadAttribute { attr: "port_num", value: 2, .. })));
+    /// qp.modify(&partial.access_flags(AccessFlags::REMOTE_READ))?;
+    /// assert_eq!(qp.state(), QpState::Init);
+    /// // INIT -> RTS skips RTR.
+    /// assert_eq!(qp.modify(&QpAttr::new().state(QpState::ReadyToSend)).unwrap_err(),
+    ///     Error::InvalidTransition { qp_type: QpType::Rc, from: QpState::Init, to: QpState::ReadyToSend });
+    /// // Any state may go back to RESET.
+    /// qp.modify(&QpAttr::new().state(QpState::Reset))?;
+    /// # Ok::<(), Error>(())
+    /// ```
     pub fn modify(&mut self, attr: &QpAttr) -> Result<()> {
         let mask = attr.mask;
         let from = self.state;

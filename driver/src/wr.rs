@@ -15,6 +15,21 @@ use rnic_contract::layouts::{recv_wqe, send_wqe, sge};
 use std::ops::BitOr;
 
 /// A piece of local memory inside a memory region (`ibv_sge`).
+///
+/// ```
+/// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
+/// use rnic_driver::{AccessFlags, Device, Error, Sge};
+///
+/// let ctx = Device::from_hw(FakeHw::new(FakeConfig::default())).open()?;
+/// let pd = ctx.alloc_pd()?;
+/// let buf = ctx.alloc_buffer(4096)?;
+/// let mr = pd.reg_mr(&buf, 0, 1024, AccessFlags::LOCAL_WRITE)?;
+/// let sge = Sge::new(&mr, 1000, 24)?;
+/// assert_eq!((sge.addr, sge.length, sge.lkey), (mr.addr() + 1000, 24, mr.lkey()));
+/// assert_eq!(Sge::new(&mr, 1000, 25).unwrap_err(),
+///            Error::OutOfRange { what: "memory region", offset: 1000, len: 25, size: 1024 });
+/// # Ok::<(), Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Sge {
     /// Virtual address inside the region.

@@ -644,3 +644,267 @@ fn errors_say_what_was_wrong() {
         )
     );
 }
+
+/// A backend that fails the next call of one kind, to reach every verbs
+/// call's `Error::Hw` path (the fake itself never fails a register access).
+struct Flaky {
+    inner: FakeHw,
+    arm: std::rc::Rc<std::cell::Cell<Option<&'static str>>>,
+}
+
+impl Flaky {
+    fn check(&self, call: &'static str) -> std::result::Result<(), HwError> {
+        if self.arm.get() == Some(call) {
+            self.arm.set(None);
+            return Err(HwError::Os { op: call.into(), errno: libc::EIO });
+        }
+        Ok(())
+    }
+}
+
+impl rnic_driver::hw::Hw for Flaky {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn read32(&mut self, offset: u32) -> std::result::Result<u32, HwError> {
+        self.check("read32")?;
+        self.inner.read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> std::result::Result<(), HwError> {
+        self.check("write32")?;
+        self.inner.write32(offset, value)
+    }
+    fn write64(&mut self, offset: u32, value: u64) -> std::result::Result<(), HwError> {
+        self.check("write64")?;
+        self.inner.write64(offset, value)
+    }
+    fn alloc_dma(&mut self, len: usize) -> std::result::Result<rnic_driver::hw::DmaRegion, HwError> {
+        self.check("alloc_dma")?;
+        self.inner.alloc_dma(len)
+    }
+    fn free_dma(&mut self, region: &rnic_driver::hw::DmaRegion) -> std::result::Result<(), HwError> {
+        self.check("free_dma")?;
+        self.inner.free_dma(region)
+    }
+    fn dma_write(
+        &mut self,
+        region: &rnic_driver::hw::DmaRegion,
+        offset: usize,
+        data: &[u8],
+    ) -> std::result::Result<(), HwError> {
+        self.check("dma_write")?;
+        self.inner.dma_write(region, offset, data)
+    }
+    fn dma_read(
+        &mut self,
+        region: &rnic_driver::hw::DmaRegion,
+        offset: usize,
+        buf: &mut [u8],
+    ) -> std::result::Result<(), HwError> {
+        self.check("dma_read")?;
+        self.inner.dma_read(region, offset, buf)
+    }
+    fn wait_irq(&mut self, vector: u16, timeout: Duration) -> std::result::Result<bool, HwError> {
+        self.check("wait_irq")?;
+        self.inner.wait_irq(vector, timeout)
+    }
+    fn vectors(&self) -> u16 {
+        self.inner.vectors()
+    }
+    fn relax(&mut self) {
+        self.inner.relax()
+    }
+    fn now(&mut self) -> Duration {
+        self.inner.now()
+    }
+}
+
+#[test]
+fn a_backend_failure_in_each_verbs_call_is_a_typed_hw_error() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let arm = Rc::new(Cell::new(None));
+    let hw_err = |call: &str| Error::Hw(HwError::Os { op: call.into(), errno: libc::EIO });
+
+    // Device::open: the first identification read.
+    let flaky = Flaky { inner: FakeHw::new(FakeConfig::default()), arm: arm.clone() };
+    arm.set(Some("read32"));
+    assert_eq!(Device::from_hw(flaky).open().unwrap_err(), hw_err("read32"));
+
+    let inner = FakeHw::new(FakeConfig::default());
+    let device = inner.handle();
+    let ctx = Device::from_hw(Flaky { inner, arm: arm.clone() }).open().unwrap();
+    let fail = |call: &'static str| arm.set(Some(call));
+
+    fail("read32");
+    assert_eq!(ctx.query_port(1).unwrap_err(), hw_err("read32"));
+    fail("read32");
+    assert_eq!(ctx.take_events().unwrap_err(), hw_err("read32"));
+    fail("alloc_dma");
+    assert_eq!(ctx.alloc_buffer(64).unwrap_err(), hw_err("alloc_dma"));
+    let buf = ctx.alloc_buffer(2 * PAGE_SIZE).unwrap();
+    fail("dma_write");
+    assert_eq!(buf.write(0, &[1]), Err(hw_err("dma_write")));
+    fail("dma_read");
+    assert_eq!(buf.read(0, &mut [0]), Err(hw_err("dma_read")));
+
+    let pd = ctx.alloc_pd().unwrap();
+    let (mrs, mtt) = (ctx.in_use(Resource::Mpt), ctx.in_use(Resource::Mtt));
+    fail("dma_write");
+    assert_eq!(pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap_err(), hw_err("dma_write"));
+    assert_eq!((ctx.in_use(Resource::Mpt), ctx.in_use(Resource::Mtt)), (mrs, mtt), "a failed reg_mr keeps nothing");
+    let mr = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    fail("dma_write");
+    assert_eq!(mr.deregister().unwrap_err(), hw_err("dma_write"));
+
+    let cqs = ctx.in_use(Resource::Cq);
+    fail("alloc_dma");
+    assert_eq!(ctx.create_cq(8, None).unwrap_err(), hw_err("alloc_dma"));
+    assert_eq!(ctx.in_use(Resource::Cq), cqs, "a failed create_cq gives its CQN back");
+    let ch = ctx.create_comp_channel().unwrap();
+    let cq = ctx.create_cq(8, Some(&ch)).unwrap();
+    fail("dma_read");
+    assert_eq!(cq.poll(4).unwrap_err(), hw_err("dma_read"));
+    fail("write64");
+    assert_eq!(cq.req_notify(false), Err(hw_err("write64")));
+    fail("wait_irq");
+    assert_eq!(ch.get_event(Duration::from_micros(1)), Err(hw_err("wait_irq")));
+
+    let qps = ctx.in_use(Resource::Qp);
+    fail("alloc_dma");
+    assert_eq!(pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap_err(), hw_err("alloc_dma"));
+    assert_eq!(ctx.in_use(Resource::Qp), qps, "a failed build gives its QPN back");
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    let init = QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(AccessFlags::NONE);
+    fail("write32");
+    assert_eq!(qp.modify(&init), Err(hw_err("write32")));
+    assert_eq!(qp.state(), QpState::Reset, "a failed modify leaves the state");
+    to_rts(&mut qp, &ctx);
+    let mr = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
+    let sge = [Sge::new(&mr, 0, 8).unwrap()];
+    let before = device.doorbells().len();
+    fail("write64");
+    assert_eq!(qp.post_send(&[SendWr::new(1, SendOp::Send, &sge)]), Err(hw_err("write64")));
+    fail("dma_write");
+    assert_eq!(qp.post_recv(&[RecvWr { wr_id: 2, sg_list: &sge }]), Err(hw_err("dma_write")));
+    assert_eq!(device.doorbells().len(), before, "no doorbell for a failed post");
+
+    let ahs = ctx.in_use(Resource::Ah);
+    fail("dma_write");
+    let av = AhAttr::new(ctx.query_gid(1, 0).unwrap(), [2, 0, 0, 0, 0, 3]);
+    assert_eq!(pd.create_ah(&av).unwrap_err(), hw_err("dma_write"));
+    assert_eq!(ctx.in_use(Resource::Ah), ahs, "a failed create_ah gives its slot back");
+    assert_eq!(arm.get(), None, "every armed failure was hit");
+}
+
+#[test]
+fn calls_inside_with_hw_are_refused_as_reentrant() {
+    let (ctx, _) = open(FakeConfig::default());
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(4, None).unwrap();
+    let buf = ctx.alloc_buffer(64).unwrap();
+    // Inside with_hw the backend is borrowed: every call that needs it says so.
+    let errors = ctx
+        .with_hw(|_| {
+            [
+                ctx.create_cq(4, None).unwrap_err(),
+                ctx.take_events().unwrap_err(),
+                ctx.alloc_buffer(64).unwrap_err(),
+                buf.write(0, &[1]).unwrap_err(),
+                cq.poll(1).unwrap_err(),
+                pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap_err(),
+                ctx.with_hw(|_| ()).unwrap_err(),
+            ]
+        })
+        .unwrap();
+    assert_eq!(errors, [(); 7].map(|_| Error::Reentrant));
+    assert_eq!(ctx.in_use(Resource::Qp), 0, "the refused build kept no QPN");
+}
+
+#[test]
+fn the_remaining_modify_cq_and_ah_error_paths() {
+    let (ctx, h) = open(FakeConfig::default());
+    let pd = ctx.alloc_pd().unwrap();
+    // create_cq: a Load that stays BUSY.
+    let (cqs, regions) = (ctx.in_use(Resource::Cq), h.regions());
+    h.busy_for(CTX_POLLS);
+    assert!(matches!(
+        ctx.create_cq(8, None),
+        Err(Error::ContextTimeout { op: ContextOp::Load, table: ContextTable::Cq, polls: CTX_POLLS, .. })
+    ));
+    // The device may still finish that Load and write into the ring.
+    assert_eq!(ctx.in_use(Resource::Cq), cqs + 1, "a CQ the device may still hold keeps its number");
+    assert_eq!(h.regions(), regions + 1, "and its ring");
+    // A refused Load (ERROR) gives both back.
+    h.fail_next_ctx();
+    assert!(matches!(ctx.create_cq(8, None), Err(Error::ContextCommand { op: ContextOp::Load, .. })));
+    assert_eq!((ctx.in_use(Resource::Cq), h.regions()), (cqs + 1, regions + 1));
+    let cq = ctx.create_cq(8, None).unwrap();
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    use QpState::{Init, ReadyToReceive, ReadyToSend, Reset};
+    let init = QpAttr::new().state(Init).port(1).pkey_index(0).access_flags(AccessFlags::NONE);
+    // A Load that stays BUSY: the QP stays in RESET.
+    h.busy_for(CTX_POLLS);
+    assert!(matches!(
+        qp.modify(&init),
+        Err(Error::ContextTimeout { op: ContextOp::Load, table: ContextTable::Qp, .. })
+    ));
+    assert_eq!(qp.state(), Reset);
+    qp.modify(&init).unwrap();
+    let av = AhAttr::new(ctx.query_gid(1, 0).unwrap(), [2, 0, 0, 0, 0, 1]);
+    let rtr = QpAttr::new()
+        .state(ReadyToReceive)
+        .av(av)
+        .path_mtu(Mtu::Mtu4096)
+        .dest_qpn(3)
+        .rq_psn(0)
+        .max_dest_rd_atomic(1)
+        .min_rnr_timer(0);
+    // AV in the mask without an address.
+    let no_av = QpAttr::new()
+        .state(ReadyToReceive)
+        .path_mtu(Mtu::Mtu4096)
+        .dest_qpn(3)
+        .rq_psn(0)
+        .max_dest_rd_atomic(1)
+        .min_rnr_timer(0);
+    assert!(matches!(
+        qp.modify(&no_av.with_mask(no_av.mask() | QpAttrMask::AV)),
+        Err(Error::BadAttribute { attr: "ah_attr", .. })
+    ));
+    // The Store before the next Load refused: still INIT.
+    h.fail_next_ctx();
+    assert!(matches!(
+        qp.modify(&rtr),
+        Err(Error::ContextCommand { op: ContextOp::Store, table: ContextTable::Qp, .. })
+    ));
+    assert_eq!(qp.state(), Init);
+    qp.modify(&rtr).unwrap();
+    let rts = QpAttr::new().state(ReadyToSend).sq_psn(0).timeout(0).retry_cnt(0).rnr_retry(0).max_rd_atomic(0);
+    assert!(matches!(qp.modify(&rts.rnr_retry(8)), Err(Error::BadAttribute { attr: "rnr_retry", value: 8, .. })));
+    assert!(matches!(
+        qp.modify(&rts.sq_psn(1 << 24)),
+        Err(Error::BadAttribute { attr: "sq_psn", value: 0x100_0000, .. })
+    ));
+    // The kernel's table allows PATH_MIG_STATE on RTR -> RTS; this device has no path migration.
+    assert_eq!(
+        qp.modify(&rts.with_mask(rts.mask() | QpAttrMask::PATH_MIG_STATE)).unwrap_err(),
+        Error::Unsupported { feature: "path migration (PATH_MIG_STATE)" }
+    );
+    assert_eq!(qp.state(), ReadyToReceive);
+    qp.modify(&rts).unwrap();
+    // RTS -> SQD may ask for the SQ-drained event; this device has none.
+    let sqd = QpAttr::new().state(QpState::SendQueueDrained);
+    assert_eq!(
+        qp.modify(&sqd.with_mask(sqd.mask() | QpAttrMask::EN_SQD_ASYNC_NOTIFY)).unwrap_err(),
+        Error::Unsupported { feature: "SQD events (EN_SQD_ASYNC_NOTIFY)" }
+    );
+    assert_eq!(qp.state(), ReadyToSend);
+    // create_ah: a priority above 7.
+    let ahs = ctx.in_use(Resource::Ah);
+    assert!(matches!(
+        pd.create_ah(&AhAttr { vlan: Some(Vlan { id: 5, pcp: 8 }), ..av }),
+        Err(Error::BadAttribute { attr: "vlan.pcp", value: 8, .. })
+    ));
+    assert_eq!(ctx.in_use(Resource::Ah), ahs);
+}

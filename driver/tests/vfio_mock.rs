@@ -6,7 +6,7 @@
 
 use rnic_contract::regs;
 use rnic_driver::hw::vfio::{bindings, list_vfio_devices, Fd, IoctlArg, Sys, VfioHw, IOVA_BASE};
-use rnic_driver::hw::{Hw, HwError, PAGE_SIZE};
+use rnic_driver::hw::{Hw, HwError, PciIds, PAGE_SIZE};
 use rnic_driver::{Device, Error};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
@@ -15,6 +15,8 @@ use std::time::Duration;
 
 const BDF: &str = "0000:01:00.0";
 const GROUP: &str = "12";
+/// The Vendor and Device ID the mock's config space holds (arbitrary test values).
+const MOCK_PCI_IDS: (u16, u16) = (0xa5a5, 0x1357);
 const CONFIG_OFFSET: u64 = 0x70_0000_0000;
 const BAR_OFFSET: u64 = 0;
 const BAR_LEN: usize = 0x2000;
@@ -33,6 +35,8 @@ struct MockState {
     bar_flags: u32,
     msix_count: u32,
     pci_command: u16,
+    /// Config space Vendor and Device ID (the mock's own values).
+    pci_ids: (u16, u16),
     /// Memory handed out by mmap, by address: kept alive until munmap.
     maps: BTreeMap<usize, Box<[u64]>>,
     dma_maps: Vec<(u64, u64, u64)>,
@@ -68,6 +72,7 @@ impl MockSys {
             bar_len: BAR_LEN as u64,
             bar_flags: bindings::REGION_INFO_FLAG_MMAP | 3,
             msix_count: 4,
+            pci_ids: MOCK_PCI_IDS,
             ..MockState::default()
         };
         MockSys(Rc::new(RefCell::new(s)))
@@ -221,8 +226,12 @@ impl Sys for MockSys {
     fn pread(&mut self, fd: Fd, buf: &mut [u8], offset: u64) -> Result<(), i32> {
         self.0.borrow_mut().log.push(format!("pread {fd} @{offset:#x} {}", buf.len()));
         self.check("pread")?;
-        assert_eq!(offset, CONFIG_OFFSET + bindings::PCI_COMMAND);
-        buf.copy_from_slice(&self.0.borrow().pci_command.to_le_bytes());
+        // The driver reads the Vendor ID, the Device ID and the Command register at once.
+        assert_eq!((offset, buf.len()), (CONFIG_OFFSET + bindings::PCI_VENDOR_ID, 6));
+        let s = self.0.borrow();
+        buf[0..2].copy_from_slice(&s.pci_ids.0.to_le_bytes());
+        buf[2..4].copy_from_slice(&s.pci_ids.1.to_le_bytes());
+        buf[4..6].copy_from_slice(&s.pci_command.to_le_bytes());
         Ok(())
     }
 
@@ -284,7 +293,7 @@ fn open_sequence() -> Vec<String> {
         "ioctl 4 VFIO_GROUP_GET_DEVICE_FD [13 bytes]".into(),
         "ioctl 5 VFIO_DEVICE_GET_INFO [24 bytes]".into(),
         "ioctl 5 VFIO_DEVICE_GET_REGION_INFO [32 bytes]".into(),
-        format!("pread 5 @{:#x} 2", CONFIG_OFFSET + 4),
+        format!("pread 5 @{CONFIG_OFFSET:#x} 6"),
         format!("pwrite 5 @{:#x} [6, 0]", CONFIG_OFFSET + 4),
         "ioctl 5 VFIO_DEVICE_GET_REGION_INFO [32 bytes]".into(),
         format!("mmap 5 @{BAR_OFFSET:#x} {BAR_LEN:#x}"),
@@ -306,6 +315,7 @@ fn open_follows_the_kernels_sequence_and_drop_undoes_it() {
     assert_eq!(s.irq_sets, [(bindings::IRQ_SET_DATA_EVENTFD | bindings::IRQ_SET_ACTION_TRIGGER, vec![6, 7, 8, 9])]);
     assert_eq!(hw.vectors(), 4);
     assert_eq!(hw.name(), format!("vfio {BDF}"));
+    assert_eq!(hw.pci_ids(), Some(PciIds { vendor: MOCK_PCI_IDS.0, device: MOCK_PCI_IDS.1 }));
     drop(s);
     drop(hw);
     let s = sys.0.borrow();
@@ -328,7 +338,7 @@ fn every_failing_call_is_a_typed_error_and_leaks_nothing() {
         ("VFIO_GROUP_GET_DEVICE_FD", "VFIO_GROUP_GET_DEVICE_FD"),
         ("VFIO_DEVICE_GET_INFO", "VFIO_DEVICE_GET_INFO"),
         ("VFIO_DEVICE_GET_REGION_INFO", "VFIO_DEVICE_GET_REGION_INFO"),
-        ("pread", "read PCI command"),
+        ("pread", "read PCI IDs and command"),
         ("pwrite", "write PCI command"),
         ("mmap BAR0", "mmap BAR0"),
         ("VFIO_DEVICE_GET_IRQ_INFO", "VFIO_DEVICE_GET_IRQ_INFO"),
@@ -433,6 +443,7 @@ fn the_driver_brings_a_vfio_device_up() {
     let attr = ctx.query_device();
     assert_eq!((attr.max_qp, attr.max_cq, attr.max_mr, attr.max_qp_wr), (14, 16, 16, 4096));
     assert_eq!(attr.irq_vectors, 4, "the smaller of the device's 16 and the 4 eventfds");
+    assert_eq!((attr.vendor_id, attr.vendor_part_id), (MOCK_PCI_IDS.0.into(), MOCK_PCI_IDS.1.into()));
     // Five context tables mapped for the device.
     assert_eq!(sys.0.borrow().dma_maps.len(), 5);
     let pd = ctx.alloc_pd().unwrap();

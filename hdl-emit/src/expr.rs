@@ -99,10 +99,18 @@ pub fn sanitize(raw: &str) -> String {
     }
 }
 
-/// A SystemVerilog keyword, or a C++ keyword (Verilator turns ports into C++ members).
+/// A SystemVerilog keyword, a name of SystemVerilog's built-in `std`
+/// package, or a C++ keyword (Verilator turns ports into C++ members).
 pub fn is_reserved(s: &str) -> bool {
-    SV_KEYWORDS.contains(&s) || CXX_KEYWORDS.contains(&s)
+    SV_KEYWORDS.contains(&s) || SV_BUILTIN_NAMES.contains(&s) || CXX_KEYWORDS.contains(&s)
 }
+
+/// Not keywords, but the names of IEEE 1800-2017's built-in package `std`
+/// (26.7) and its classes `process` (9.7), `semaphore` (15.3) and
+/// `mailbox` (15.4):
+/// a signal of the same name shadows the class in tools that import `std`
+/// implicitly, so the emitter renames it as it renames a keyword.
+const SV_BUILTIN_NAMES: &[&str] = &["mailbox", "process", "semaphore", "std"];
 
 const CXX_KEYWORDS: &[&str] = &[
     "alignas",
@@ -1529,4 +1537,29 @@ fn fold(op: &Op, a: &BigUint, b: &BigUint) -> Option<BigUint> {
         _ => return None,
     };
     Some(BigUint::from(r) & m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_class_names_and_every_keyword_are_renamed() {
+        for name in ["mailbox", "semaphore", "process", "std"] {
+            assert!(is_reserved(name), "{name}");
+            assert_eq!(sanitize(name), format!("{name}_"));
+        }
+        // IEEE 1800-2017 Annex B (Table B.1) lists 248 keywords: all here,
+        // once each, so a word missing from the list shows as a count.
+        let mut words = SV_KEYWORDS.to_vec();
+        words.sort_unstable();
+        words.dedup();
+        assert_eq!((SV_KEYWORDS.len(), words.len()), (248, 248));
+        for w in ["interconnect", "nettype", "implements", "soft", "untyped", "s_until_with", "unique0", "expect"] {
+            assert_eq!(sanitize(w), format!("{w}_"), "{w}");
+        }
+        // Names that are neither stay as they are; `$` becomes `_`.
+        assert_eq!(sanitize("mailbox_depth"), "mailbox_depth");
+        assert_eq!(sanitize("a$b"), "a_b");
+    }
 }

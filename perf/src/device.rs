@@ -3,7 +3,8 @@
 //! measure the simulation), the monotonic clock on a board.
 
 use crate::options::DeviceSel;
-use rnic_driver::hw::{DmaRegion, Hw, HwError};
+use crate::run::PerfError;
+use rnic_driver::hw::{DmaRegion, Hw, HwError, PciIds};
 use rnic_driver::{Context, Device};
 use std::cell::Cell;
 use std::rc::Rc;
@@ -11,6 +12,8 @@ use std::time::Duration;
 
 /// Seed of the simulator's host model.
 pub const SIM_SEED: u64 = 1;
+/// The simulator's device name, as the tools print it.
+pub const SIM_NAME: &str = "rnic_sim";
 
 /// The device clock as of the driver's last access to the device.
 #[derive(Clone, Default)]
@@ -93,6 +96,9 @@ impl<H: Hw> Hw for Clocked<H> {
         self.stamp();
         self.clock.0.get()
     }
+    fn pci_ids(&self) -> Option<PciIds> {
+        self.inner.pci_ids()
+    }
 }
 
 /// An open device: the context, its name as the tools print it, its clock.
@@ -107,15 +113,19 @@ pub struct Opened {
 
 /// Opens the simulator (a fresh Verilated host side behind the host model)
 /// or the board at a PCI address through VFIO.
-pub fn open(sel: &DeviceSel) -> Result<Opened, rnic_driver::Error> {
+pub fn open(sel: &DeviceSel) -> Result<Opened, PerfError> {
     let (device, name, clock) = match sel {
+        #[cfg(feature = "sim")]
         DeviceSel::Sim => {
             let (hw, _probe) = rnic_tb::driver_hw::SimHw::new(SIM_SEED);
             let (hw, clock) = Clocked::new(hw);
-            (Device::from_hw(hw), "rnic_sim".to_string(), clock)
+            (Device::from_hw(hw), SIM_NAME.to_string(), clock)
         }
+        #[cfg(not(feature = "sim"))]
+        DeviceSel::Sim => return Err(PerfError::NoSimulator),
         DeviceSel::Pci(bdf) => {
-            let hw = rnic_driver::hw::vfio::VfioHw::open(rnic_driver::hw::vfio::LibcSys, bdf)?;
+            let hw = rnic_driver::hw::vfio::VfioHw::open(rnic_driver::hw::vfio::LibcSys, bdf)
+                .map_err(rnic_driver::Error::from)?;
             let (hw, clock) = Clocked::new(hw);
             (Device::from_hw(hw), format!("rnic_{bdf}"), clock)
         }

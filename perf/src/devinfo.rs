@@ -6,11 +6,6 @@ use rnic_contract::codes::Mtu;
 use rnic_contract::regs::id_version;
 use rnic_driver::{DeviceAttr, PortAttr, PortState};
 
-/// PCI vendor ID: none is assigned to the design yet (the contract has no
-/// PCI identity), so the tool prints 0 rather than someone else's.
-pub const VENDOR_ID: u32 = 0;
-/// PCI device ID: none assigned yet either.
-pub const VENDOR_PART_ID: u32 = 0;
 /// The device has one port.
 pub const PHYS_PORT_CNT: u32 = 1;
 
@@ -29,6 +24,10 @@ pub fn guid_from_mac(mac: [u8; 6]) -> String {
 /// The text `ibv_devinfo` prints for one device with one port. `fw_ver`
 /// is the contract version the device implements (`major.minor`), `hw_ver`
 /// its major; the active MTU is the port's largest (no netdev limits it).
+/// `vendor_id` (`0x%04x`) and `vendor_part_id` (`%d`) are the PCI
+/// function's Vendor and Device ID as the backend read them from config
+/// space (VFIO); the simulator has no PCI function and the contract
+/// declares no PCI identity, so there they print 0.
 pub fn devinfo(hca_id: &str, attr: &DeviceAttr, port: &PortAttr) -> String {
     let major = id_version::MAJOR.get(attr.abi_version);
     let minor = id_version::MINOR.get(attr.abi_version);
@@ -44,8 +43,8 @@ pub fn devinfo(hca_id: &str, attr: &DeviceAttr, port: &PortAttr) -> String {
     s.push_str(&format!("\tfw_ver:\t\t\t\t{major}.{minor}\n"));
     s.push_str(&format!("\tnode_guid:\t\t\t{guid}\n"));
     s.push_str(&format!("\tsys_image_guid:\t\t\t{guid}\n"));
-    s.push_str(&format!("\tvendor_id:\t\t\t0x{VENDOR_ID:04x}\n"));
-    s.push_str(&format!("\tvendor_part_id:\t\t\t{VENDOR_PART_ID}\n"));
+    s.push_str(&format!("\tvendor_id:\t\t\t0x{:04x}\n", attr.vendor_id));
+    s.push_str(&format!("\tvendor_part_id:\t\t\t{}\n", attr.vendor_part_id));
     s.push_str(&format!("\thw_ver:\t\t\t\t0x{major:X}\n"));
     s.push_str(&format!("\tphys_port_cnt:\t\t\t{PHYS_PORT_CNT}\n"));
     s.push_str("\t\tport:\t1\n");

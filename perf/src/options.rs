@@ -39,6 +39,11 @@ pub const MSG_SIZE_CQ_MOD_LIMIT: u64 = 8192;
 pub const DISABLED_CQ_MOD_VALUE: u32 = 1;
 /// Default QP timeout exponent (`DEF_QP_TIME`).
 pub const DEF_QP_TIME: u8 = 14;
+/// Seconds of a duration run, and the reporting period of
+/// `--run_infinitely` (`DEF_DURATION`).
+pub const DEF_DURATION: u32 = 5;
+/// `--progress`: seconds of wall time between two progress lines.
+pub const PROGRESS_INTERVAL_S: u64 = 1;
 
 /// The verb a test measures (`VerbType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -215,8 +220,12 @@ pub struct Options {
     pub rx_depth: u32,
     /// `-u`.
     pub qp_timeout: u8,
-    /// `-D`: seconds.
+    /// `-D`: seconds. `--run_infinitely` reports every `-D` seconds
+    /// ([`DEF_DURATION`] unless given).
     pub duration: Option<u32>,
+    /// `-f`: seconds left out at each end of a duration run; `None` is
+    /// perftest's default, a quarter of the duration ([`Options::margin`]).
+    pub margin: Option<u32>,
     /// `-b`.
     pub bidirectional: bool,
     /// `-N`.
@@ -241,6 +250,13 @@ pub struct Options {
     pub run_infinitely: bool,
     /// `--write_with_imm`.
     pub write_with_imm: bool,
+    /// `-E`: the peer's MAC (perftest's `--dest_mac`), a static entry
+    /// over the neighbour table.
+    pub dest_mac: Option<[u8; 6]>,
+    /// `--progress` (not perftest's, which prints none): a line on stderr
+    /// every [`PROGRESS_INTERVAL_S`] seconds of wall time; stdout keeps
+    /// perftest's output only.
+    pub progress: bool,
     /// The server's name: this side is the client; `None`: the server.
     pub server: Option<String>,
 }
@@ -269,6 +285,7 @@ impl Options {
             rx_depth: if test.verb() == Verb::Send { DEF_RX_SEND } else { DEF_RX_RDMA },
             qp_timeout: DEF_QP_TIME,
             duration: None,
+            margin: None,
             bidirectional: false,
             no_peak: false,
             cq_mod: DEF_CQ_MOD,
@@ -281,8 +298,35 @@ impl Options {
             report_gbits: false,
             run_infinitely: false,
             write_with_imm: false,
+            dest_mac: None,
+            progress: false,
             server: None,
         }
+    }
+
+    /// A duration run (`-D` or `--run_infinitely`: perftest's
+    /// `test_type == DURATION`) rather than a count of iterations.
+    pub fn duration_mode(&self) -> bool {
+        self.duration.is_some() || self.run_infinitely
+    }
+
+    /// The seconds a duration run lasts (or `--run_infinitely`'s period).
+    pub fn duration_secs(&self) -> u32 {
+        self.duration.unwrap_or(DEF_DURATION)
+    }
+
+    /// The seconds left out at each end of a duration run: `-f`, else a
+    /// quarter of the duration, rounded down (perftest's
+    /// `DEF_INIT_MARGIN` rule).
+    pub fn margin(&self) -> u32 {
+        self.margin.unwrap_or(self.duration_secs() / 4)
+    }
+
+    /// The test has receive completions on the passive side: SEND and
+    /// WRITE with immediate (perftest's `has_recv_comp`).
+    pub fn has_recv_comp(&self) -> bool {
+        let verb = self.test.verb();
+        verb == Verb::Send || (verb == Verb::Write && self.write_with_imm)
     }
 
     /// The message sizes the run goes through: `-a` is 2^1 .. 2^23 (an
@@ -349,8 +393,9 @@ pub fn usage() -> String {
          -d <dev>  sim (default) or a PCI address 0000:xx:yy.z\n  \
          -i <port> -x <gid index> -s <size> -a -n <iters> -q <qps> -c RC|UC|UD -m <mtu>\n  \
          -t <tx depth> -r <rx depth> -u <qp timeout> -D <seconds> -b -N -Q <cq mod> -l <post list>\n  \
-         -I <inline size> -o <outstanding> -p <tcp port> -e -A CMP_AND_SWAP|FETCH_AND_ADD\n  \
-         --report_gbits --run_infinitely --write_with_imm -h\n",
+         -I <inline size> -o <outstanding> -p <tcp port> -e -f <margin> -A CMP_AND_SWAP|FETCH_AND_ADD\n  \
+         -E <peer MAC> --report_gbits --run_infinitely --write_with_imm -h\n  \
+         --progress  a progress line on stderr every {PROGRESS_INTERVAL_S} s (perftest prints none)\n",
         test_names()
     )
 }
@@ -369,12 +414,14 @@ const WITH_VALUE: &[(&str, &str)] = &[
     ("-r", "--rx-depth"),
     ("-u", "--qp-timeout"),
     ("-D", "--duration"),
+    ("-f", "--margin"),
     ("-Q", "--cq-mod"),
     ("-l", "--post_list"),
     ("-I", "--inline_size"),
     ("-o", "--outs"),
     ("-p", "--port"),
     ("-A", "--atomic_type"),
+    ("-E", "--dest_mac"),
 ];
 
 /// Flags: short and long names.
@@ -387,6 +434,7 @@ const FLAGS: &[(&str, &str)] = &[
     ("", "--report_gbits"),
     ("", "--run_infinitely"),
     ("", "--write_with_imm"),
+    ("", "--progress"),
 ];
 
 fn num<T: std::str::FromStr>(option: &str, value: &str, min: u64, max: u64) -> Result<T, OptError> {
@@ -434,6 +482,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
                 "--report_gbits" => o.report_gbits = true,
                 "--run_infinitely" => o.run_infinitely = true,
                 "--write_with_imm" => o.write_with_imm = true,
+                "--progress" => o.progress = true,
                 _ => unreachable!("every flag is handled"),
             }
             continue;
@@ -505,6 +554,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
             "-r" => o.rx_depth = num(opt, value, 1, u32::MAX as u64)?,
             "-u" => o.qp_timeout = num(opt, value, 0, 31)?,
             "-D" => o.duration = Some(num(opt, value, 1, u32::MAX as u64)?),
+            "-f" => o.margin = Some(num(opt, value, 0, u32::MAX as u64)?),
             "-Q" => {
                 o.cq_mod = num(opt, value, 1, 1024)?;
                 cq_mod_given = true;
@@ -513,6 +563,11 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
             "-I" => o.inline_size = num(opt, value, 0, u32::MAX as u64)?,
             "-o" => o.outs = Some(num(opt, value, 1, u16::MAX as u64)?),
             "-p" => o.port = num(opt, value, 1, u16::MAX as u64)?,
+            "-E" => {
+                o.dest_mac = Some(
+                    rnic_driver::neigh::parse_mac(value).ok_or_else(|| bad("not a MAC address aa:bb:cc:dd:ee:ff"))?,
+                )
+            }
             "-A" => {
                 o.atomic_type = match value {
                     "CMP_AND_SWAP" => AtomicType::CmpAndSwap,
@@ -541,8 +596,55 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
     if o.test.kind() == Kind::Lat && o.bidirectional {
         return Err(OptError::Conflict("-b is for BW tests"));
     }
+    if o.write_with_imm && o.test.verb() != Verb::Write {
+        return Err(OptError::Conflict("Write_with_imm can only be used with write_lat and write_bw tests"));
+    }
+    duration_and_events(&o)?;
+    if o.duration_mode() {
+        // perftest: "BW peak won't be measured in this run."
+        o.no_peak = true;
+    }
     force_dependencies(&mut o, cq_mod_given)?;
     Ok(o)
+}
+
+/// `-D`, `--run_infinitely` and `-e` as perftest's `force_dependecies`
+/// allows them (its messages).
+fn duration_and_events(o: &Options) -> Result<(), OptError> {
+    if o.use_event && o.test.verb() == Verb::Write && !o.write_with_imm {
+        return Err(OptError::Conflict("Events feature not available on WRITE verb"));
+    }
+    if o.run_infinitely {
+        if o.all {
+            return Err(OptError::Conflict("-a and --run_infinitely do not go together"));
+        }
+        if o.use_event {
+            return Err(OptError::Conflict("run_infinitely does not support events feature yet."));
+        }
+        if o.test.kind() == Kind::Lat {
+            return Err(OptError::Conflict("run_infinitely exists only in BW tests for now."));
+        }
+        if o.bidirectional && o.has_recv_comp() {
+            return Err(OptError::Conflict(
+                "run_infinitely mode is not supported in SEND, SEND_IMM or WRITE_IMM Bidirectional BW test",
+            ));
+        }
+    }
+    if o.duration.is_some() {
+        if o.use_event {
+            return Err(OptError::Conflict("Duration mode doesn't work with events."));
+        }
+        if o.all {
+            return Err(OptError::Conflict("Duration mode currently doesn't support running on all sizes."));
+        }
+    }
+    if o.margin.is_some() && !o.duration_mode() {
+        return Err(OptError::Conflict("-f (margin) is for duration runs (-D, --run_infinitely)"));
+    }
+    if o.duration_mode() && o.duration_secs() as u64 <= 2 * o.margin() as u64 {
+        return Err(OptError::Conflict("please check that DURATION > 2*MARGIN"));
+    }
+    Ok(())
 }
 
 /// perftest's `force_dependecies`, the parts that apply here.
@@ -551,8 +653,8 @@ fn force_dependencies(o: &mut Options, cq_mod_given: bool) -> Result<(), OptErro
     if verb == Verb::Write {
         o.rx_depth = DEF_RX_RDMA;
     }
-    let has_recv_comp = verb == Verb::Send || (verb == Verb::Write && o.write_with_imm);
-    if !o.run_infinitely && o.duration.is_none() {
+    let has_recv_comp = o.has_recv_comp();
+    if !o.duration_mode() {
         o.tx_depth = o.tx_depth.min(o.iters.min(u32::MAX as u64) as u32);
         if has_recv_comp {
             o.rx_depth = o.rx_depth.min(o.iters.min(u32::MAX as u64) as u32);
@@ -566,7 +668,7 @@ fn force_dependencies(o: &mut Options, cq_mod_given: bool) -> Result<(), OptErro
         o.inline_size = 0;
     }
     if o.post_list > 1 && o.test.kind() == Kind::Bw {
-        if o.duration.is_none() && !o.iters.is_multiple_of(o.post_list as u64) {
+        if !o.duration_mode() && !o.iters.is_multiple_of(o.post_list as u64) {
             return Err(OptError::Conflict("Number of iterations must be a multiple of post list size"));
         }
         if !cq_mod_given {

@@ -22,6 +22,8 @@ pub const RESULT_FMT: &str = " #bytes     #iterations    BW peak[MiB/sec]    BW 
 pub const RESULT_FMT_G: &str = " #bytes     #iterations    BW peak[Gb/sec]    BW average[Gb/sec]   MsgRate[Mpps]";
 /// `RESULT_FMT_LAT`.
 pub const RESULT_FMT_LAT: &str = " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] ";
+/// `RESULT_FMT_LAT_DUR`: the latency table of a duration run (`-D`).
+pub const RESULT_FMT_LAT_DUR: &str = " #bytes        #iterations       t_avg[usec]    tps average";
 /// `RESULT_EXT` and `REPORT_EXT` (CPU utilisation off).
 pub const RESULT_EXT: &str = "\n";
 /// MiB/s: bytes per second divided by this (`0x100000`).
@@ -82,6 +84,8 @@ pub struct HeaderInfo<'a> {
     pub inline_size: u32,
     /// Outstanding reads (`-o`).
     pub out_reads: u32,
+    /// `-e`: completions through a completion channel.
+    pub events: bool,
 }
 
 /// `ctx_print_test_info` at full verbosity, for a build with the
@@ -111,6 +115,10 @@ pub fn header(h: &HeaderInfo) -> String {
         Kind::Lat => s.push_str("Latency "),
     }
     s.push_str("Test\n");
+    if h.events {
+        // perftest: " Test with events. Using %s_comp%d\n" with eq_num 0.
+        s.push_str(&format!(" Test with events. Using {}_comp0\n", h.device));
+    }
     s.push_str(&format!(" Dual-port       : OFF\t\tDevice         : {}\n", h.device));
     s.push_str(&format!(" Number of qps   : {}\t\tTransport type : IB\n", h.qps));
     s.push_str(&format!(" Connection type : {}\t\tUsing SRQ      : OFF\n", h.connection));
@@ -238,6 +246,34 @@ pub fn bw_figures(
     BwFigures { size, iters, bw_peak: peak_up as f64 / peak_down as f64, bw_avg, msg_rate }
 }
 
+/// A duration run's BW figures (`-D`, `--run_infinitely`): `iters`
+/// messages completed in the sampling window of `elapsed_ns` (the run less
+/// its margins). perftest forces `-N` there: the peak is 0.
+pub fn bw_figures_duration(size: u64, iters: u64, elapsed_ns: u64, gbits: bool) -> BwFigures {
+    let factor = if gbits { GBIT_FACTOR } else { MIB_FACTOR };
+    let sum = elapsed_ns.max(1) as f64;
+    BwFigures {
+        size,
+        iters,
+        bw_peak: 0.0,
+        bw_avg: (size * iters) as f64 * NS_PER_S / (sum * factor),
+        msg_rate: iters as f64 * NS_PER_S / (sum * 1e6),
+    }
+}
+
+/// A bidirectional run's row (`-b`): this side's figures plus the peer's,
+/// as `print_full_bw_report` adds `rem_bw_rep` (size and iterations are
+/// this side's).
+pub fn bw_sum(mine: &BwFigures, remote: &BwFigures) -> BwFigures {
+    BwFigures {
+        size: mine.size,
+        iters: mine.iters,
+        bw_peak: mine.bw_peak + remote.bw_peak,
+        bw_avg: mine.bw_avg + remote.bw_avg,
+        msg_rate: mine.msg_rate + remote.msg_rate,
+    }
+}
+
 /// One row of the BW table (`REPORT_FMT`, or `REPORT_FMT_EXT` for Gb/s
 /// below 0.1, as `print_full_bw_report` picks).
 pub fn bw_row(f: &BwFigures, gbits: bool) -> String {
@@ -319,6 +355,64 @@ pub fn lat_figures(size: u64, verb: Verb, stamps: &[u64]) -> Option<LatFigures> 
         p99: delta[i99] as f64 / q,
         p99_9: delta[i999] as f64 / q,
     })
+}
+
+/// The latency table's head of a duration run.
+pub fn lat_dur_table_header() -> String {
+    format!("{RESULT_LINE}{RESULT_FMT_LAT_DUR}{RESULT_EXT}")
+}
+
+/// A duration latency run (`print_report_lat_duration`): `iters`
+/// ping-pongs in `elapsed_ns`; returns (t_avg in us, transactions per
+/// second). SEND and WRITE report half the round trip.
+pub fn lat_dur_figures(verb: Verb, iters: u64, elapsed_ns: u64) -> (f64, f64) {
+    let rtt_factor = if matches!(verb, Verb::Read | Verb::Atomic) { 1.0 } else { 2.0 };
+    let us = elapsed_ns as f64 / NS_PER_US;
+    let iters_f = iters.max(1) as f64;
+    (us / rtt_factor / iters_f, iters as f64 / (elapsed_ns.max(1) as f64 / NS_PER_S))
+}
+
+/// One row of a duration run's latency table (`REPORT_FMT_LAT_DUR`:
+/// `" %-7lu       %lu            %-7.2f        %-7.2f"`).
+pub fn lat_dur_row(size: u64, iters: u64, t_avg: f64, tps: f64) -> String {
+    format!(" {size:<7}       {iters}            {t_avg:<7.2}        {tps:<7.2}{RESULT_EXT}")
+}
+
+/// `--progress` (not perftest's): one line for stderr. `done` of `total`
+/// messages (`total` 0: a duration run, then `elapsed_s` of `duration_s`).
+pub fn progress_line(size: u64, done: u64, total: u64, elapsed_s: u64, duration_s: u64) -> String {
+    match (done * 100).checked_div(total) {
+        Some(pct) => format!("rnic-perf: {size} B: {done}/{total} messages ({pct}%)\n"),
+        None => format!("rnic-perf: {size} B: {done} messages, {elapsed_s}/{duration_s} s\n"),
+    }
+}
+
+/// When to print a progress line: every `interval` of wall time.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    interval: std::time::Duration,
+    next: std::time::Duration,
+}
+
+impl Progress {
+    /// A progress clock with lines every `interval`, the first one after
+    /// `interval` (a short run prints nothing).
+    pub fn new(interval: std::time::Duration) -> Progress {
+        Progress { interval, next: interval }
+    }
+
+    /// True when a line is due at `elapsed` (wall time since the start);
+    /// then the next one is due one interval later (missed ones are not
+    /// caught up).
+    pub fn due(&mut self, elapsed: std::time::Duration) -> bool {
+        if elapsed < self.next {
+            return false;
+        }
+        while self.next <= elapsed {
+            self.next += self.interval;
+        }
+        true
+    }
 }
 
 /// One row of the latency table (`REPORT_FMT_LAT`).

@@ -9,19 +9,20 @@
 
 use crate::device::{open, Clock, Opened};
 use crate::devinfo::mtu_bytes;
-use crate::options::{AtomicType, Connection, Kind, Options, Verb};
+use crate::options::{AtomicType, Connection, Kind, Options, Verb, PROGRESS_INTERVAL_S};
 use crate::report::{self, HeaderInfo};
 use rnic_contract::codes::{Mtu, QpState, QpType, WcStatus};
 use rnic_contract::regs::id_features;
 use rnic_driver::connect::{BwReport, ConnectError, Peer, QpEndpoint, Session, SysData};
+use rnic_driver::neigh::{gid_ip, mac_from_link_local_gid, NeighError, NeighTable};
 use rnic_driver::{
-    AccessFlags, AhAttr, CompletionQueue, DmaBuffer, Gid, MemoryRegion, QpAttr, QueuePair, RecvWr, RemoteAddr,
-    SendFlags, SendOp, SendWr, Sge,
+    AccessFlags, AhAttr, CompletionChannel, CompletionQueue, DmaBuffer, Gid, MemoryRegion, QpAttr, QueuePair, RecvWr,
+    RemoteAddr, SendFlags, SendOp, SendWr, Sge, WorkCompletion,
 };
 use std::fmt;
 use std::io::Write;
 use std::net::{TcpListener, ToSocketAddrs};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the exchange waits for the peer at each step.
 pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
@@ -32,9 +33,14 @@ pub const MIN_RNR_TIMER: u8 = 12;
 /// Retries (`DEF_RETRY_COUNT`).
 pub const RETRY_COUNT: u8 = 7;
 
+/// Nanoseconds per second of the device clock.
+const NS_PER_S: u64 = 1_000_000_000;
+
 /// Why a run stopped.
 #[derive(Debug)]
 pub enum PerfError {
+    /// `-d sim` in a build without the `sim` feature.
+    NoSimulator,
     /// The device has no transport yet: no packet would move.
     NoTransport {
         /// `id_features` as read.
@@ -53,8 +59,14 @@ pub enum PerfError {
     Connect(ConnectError),
     /// The server's name does not resolve.
     Resolve(String),
-    /// No MAC for the peer's GID (only link-local GIDs carry it today).
-    NoMac(Gid),
+    /// No MAC for the peer's GID: the neighbour table has none (or could
+    /// not be read); `-E` gives it.
+    NoMac {
+        /// The peer's GID.
+        gid: Gid,
+        /// What the neighbour table said.
+        why: NeighError,
+    },
     /// A work completion with an error status.
     Completion {
         /// The status.
@@ -71,6 +83,9 @@ pub enum PerfError {
 impl fmt::Display for PerfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            PerfError::NoSimulator => {
+                write!(f, "this build has no simulator backend (built without the `sim` feature); use -d <PCI address>")
+            }
             PerfError::NoTransport { features } => write!(
                 f,
                 "the device has no transport: id_features {features:#010x} has no RC bit, so no packet can move \
@@ -82,7 +97,9 @@ impl fmt::Display for PerfError {
             PerfError::Driver(e) => write!(f, "driver: {e:?}"),
             PerfError::Connect(e) => write!(f, "connection exchange: {e}"),
             PerfError::Resolve(s) => write!(f, "cannot resolve {s:?}"),
-            PerfError::NoMac(g) => write!(f, "no MAC known for GID {g:02x?} (only link-local GIDs carry one)"),
+            PerfError::NoMac { gid, why } => {
+                write!(f, "no MAC for the peer's GID {}: {why} (-E <mac> gives it)", gid_ip(gid))
+            }
             PerfError::Completion { status, wr_id } => write!(f, "work request {wr_id} completed with {status:?}"),
             PerfError::Output(e) => write!(f, "output: {e}"),
             PerfError::NotYet(what) => write!(f, "{what} is parsed but not run yet"),
@@ -132,14 +149,10 @@ pub fn check_features(features: u32, o: &Options) -> Result<(), PerfError> {
 }
 
 /// Options parsed but not run yet: refused rather than run as something
-/// else.
+/// else. `-b` with SEND or WRITE with immediate needs the server to post
+/// receives while it sends, which the measurement loops do not do yet.
 pub fn not_yet(o: &Options) -> Result<(), PerfError> {
-    let pending = [
-        (o.duration.is_some(), "-D (duration)"),
-        (o.run_infinitely, "--run_infinitely"),
-        (o.bidirectional, "-b (bidirectional)"),
-        (o.use_event, "-e (events)"),
-    ];
+    let pending = [(o.bidirectional && o.has_recv_comp(), "-b with SEND or --write_with_imm")];
     match pending.into_iter().find(|(given, _)| *given) {
         Some((_, what)) => Err(PerfError::NotYet(what)),
         None => Ok(()),
@@ -148,8 +161,28 @@ pub fn not_yet(o: &Options) -> Result<(), PerfError> {
 
 /// The MAC behind a link-local GID (modified EUI-64 reversed).
 pub fn mac_from_gid(gid: &Gid) -> Option<[u8; 6]> {
-    let link_local = gid[..8] == [0xfe, 0x80, 0, 0, 0, 0, 0, 0] && gid[11] == 0xff && gid[12] == 0xfe;
-    link_local.then(|| [gid[8] ^ 2, gid[9], gid[10], gid[13], gid[14], gid[15]])
+    mac_from_link_local_gid(gid)
+}
+
+/// The peer's MAC for the address handle: `-E` if given (a static entry),
+/// else what the GID carries (link-local, multicast) or the kernel's
+/// neighbour table (`/proc/net/arp`) says.
+pub fn peer_mac(o: &Options, gid: &Gid) -> Result<[u8; 6], PerfError> {
+    let no_mac = |why| PerfError::NoMac { gid: *gid, why };
+    let mut table = NeighTable::new();
+    if let Some(mac) = o.dest_mac {
+        table.insert_static(gid_ip(gid), mac);
+    }
+    match table.resolve(gid) {
+        Err(NeighError::NotFound { .. }) => NeighTable::read_proc().and_then(|mut t| {
+            if let Some(mac) = o.dest_mac {
+                t.insert_static(gid_ip(gid), mac);
+            }
+            t.resolve(gid)
+        }),
+        r => r,
+    }
+    .map_err(no_mac)
 }
 
 /// Runs the test the options name, printing perftest's output to `out`.
@@ -169,7 +202,8 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
     let max_size = *o.sizes().iter().max().expect("at least one size") as usize;
     let pd = ctx.alloc_pd()?;
     let depth = o.tx_depth.max(o.rx_depth);
-    let cq = ctx.create_cq(depth * o.qps, None)?;
+    let channel = if o.use_event { Some(ctx.create_comp_channel()?) } else { None };
+    let cq = ctx.create_cq(depth * o.qps, channel.as_ref())?;
     let access = AccessFlags::LOCAL_WRITE
         | match verb {
             Verb::Write => AccessFlags::REMOTE_WRITE,
@@ -238,6 +272,7 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
         gid_index: o.gid_index,
         inline_size: o.inline_size,
         out_reads,
+        events: o.use_event,
     };
     out.write_all(report::header(&header).as_bytes())?;
     let remote = s.exchange_keys(&mine)?;
@@ -253,35 +288,99 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
     }
     s.sync(&mine[0])?; // after RTR
 
-    let mut bw = Bw { qps: &mut qps, cq: &cq, mrs: &mrs, remote: &remote, clock: &clock, src: max_size as u64 };
+    let mut bw = Bw {
+        qps: &mut qps,
+        cq: &cq,
+        channel: channel.as_ref(),
+        mrs: &mrs,
+        remote: &remote,
+        clock: &clock,
+        src: max_size as u64,
+        progress: o.progress.then(|| (Instant::now(), report::Progress::new(progress_interval()))),
+    };
     match o.test.kind() {
+        Kind::Bw if o.run_infinitely => {
+            // perftest: a row every -D seconds until the process is stopped.
+            out.write_all(report::bw_table_header(o.report_gbits).as_bytes())?;
+            s.sync(&mine[0])?;
+            if !client && !o.bidirectional {
+                // The passive side waits for the client to go, as
+                // perftest's server does (" Client closed connection").
+                loop {
+                    match s.sync(&mine[0]) {
+                        Err(ConnectError::Timeout { .. }) => continue,
+                        Err(ConnectError::PeerClosed { .. }) => {
+                            out.write_all(b" Client closed connection\n")?;
+                            return Ok(());
+                        }
+                        Err(e) => return Err(e.into()),
+                        Ok(_) => {}
+                    }
+                }
+            }
+            loop {
+                let (iters, ns) = bw.run_duration(o, o.size, o.duration_secs().into(), 0)?;
+                let f = report::bw_figures_duration(o.size, iters, ns, o.report_gbits);
+                out.write_all(report::bw_row(&f, o.report_gbits).as_bytes())?;
+                out.flush()?;
+            }
+        }
         Kind::Bw => {
             out.write_all(report::bw_table_header(o.report_gbits).as_bytes())?;
             for size in o.sizes() {
                 s.sync(&mine[0])?;
-                if !client {
-                    continue; // the server's side of a one-way BW test only waits
-                }
-                let (posted, completed) = bw.run(o, size)?;
-                let f = report::bw_figures(
-                    size,
-                    &posted,
-                    &completed,
-                    o.cq_mod.into(),
-                    o.post_list.into(),
-                    o.no_peak,
-                    o.report_gbits,
-                );
-                out.write_all(report::bw_row(&f, o.report_gbits).as_bytes())?;
+                // Both sides keep the same steps per size (barrier, run,
+                // barrier, reports); the server of a one-way test sends
+                // nothing and prints the client's figures, as perftest's
+                // server prints the report it receives.
+                let passive = !client && !o.bidirectional;
+                let f = if passive {
+                    report::BwFigures { size, iters: 0, bw_peak: 0.0, bw_avg: 0.0, msg_rate: 0.0 }
+                } else if o.duration.is_some() {
+                    let (iters, ns) = bw.run_duration(o, size, o.duration_secs().into(), o.margin().into())?;
+                    report::bw_figures_duration(size, iters, ns, o.report_gbits)
+                } else {
+                    let (posted, completed) = bw.run(o, size)?;
+                    report::bw_figures(
+                        size,
+                        &posted,
+                        &completed,
+                        o.cq_mod.into(),
+                        o.post_list.into(),
+                        o.no_peak,
+                        o.report_gbits,
+                    )
+                };
                 s.sync(&mine[0])?;
-                s.exchange_bw_report(&BwReport {
+                let peer = s.exchange_bw_report(&BwReport {
                     size,
                     iters: f.iters,
                     bw_peak: f.bw_peak,
                     bw_avg: f.bw_avg,
                     msg_rate: f.msg_rate,
                 })?;
+                let r = report::BwFigures {
+                    size: peer.size,
+                    iters: peer.iters,
+                    bw_peak: peer.bw_peak,
+                    bw_avg: peer.bw_avg,
+                    msg_rate: peer.msg_rate,
+                };
+                let row = match (passive, o.bidirectional) {
+                    (true, _) => r,
+                    (false, true) => report::bw_sum(&f, &r),
+                    (false, false) => f,
+                };
+                out.write_all(report::bw_row(&row, o.report_gbits).as_bytes())?;
             }
+        }
+        Kind::Lat if o.duration.is_some() => {
+            out.write_all(report::lat_dur_table_header().as_bytes())?;
+            s.sync(&mine[0])?;
+            let (iters, ns) =
+                bw.lat_duration(o, o.size, &bufs[0], client, o.duration_secs().into(), o.margin().into())?;
+            let (t_avg, tps) = report::lat_dur_figures(verb, iters, ns);
+            out.write_all(report::lat_dur_row(o.size, iters, t_avg, tps).as_bytes())?;
         }
         Kind::Lat => {
             out.write_all(report::lat_table_header().as_bytes())?;
@@ -311,7 +410,7 @@ fn connect_qp(
     let access = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     let access = if o.test.verb() == Verb::Atomic { access | AccessFlags::REMOTE_ATOMIC } else { access };
     qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(o.ib_port).access_flags(access))?;
-    let mac = mac_from_gid(&remote.gid).ok_or(PerfError::NoMac(remote.gid))?;
+    let mac = peer_mac(o, &remote.gid)?;
     let mut av = AhAttr::new(remote.gid, mac);
     av.sgid_index = o.gid_index.unwrap_or(0);
     qp.modify(
@@ -336,18 +435,159 @@ fn connect_qp(
     Ok(())
 }
 
+/// `--progress`'s period.
+fn progress_interval() -> Duration {
+    Duration::from_secs(PROGRESS_INTERVAL_S)
+}
+
+/// How long `-e` waits for a completion event before giving up.
+pub const EVENT_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// The measurement loops over the connected QPs.
 struct Bw<'a> {
     qps: &'a mut [QueuePair],
     cq: &'a CompletionQueue,
+    /// `-e`: wait on this channel instead of polling an empty CQ.
+    channel: Option<&'a CompletionChannel>,
     mrs: &'a [MemoryRegion],
     remote: &'a [QpEndpoint],
     clock: &'a Clock,
     /// Offset of the source half of each buffer.
     src: u64,
+    /// `--progress`: the wall-clock start and when the next line is due.
+    progress: Option<(Instant, report::Progress)>,
+}
+
+/// Completions, at most `max`: polled; with `-e` (a channel), an empty CQ
+/// is armed, polled once more (a completion may have landed before the
+/// arm) and waited on through the channel, as perftest's
+/// `ctx_notify_events` does. Every error status stops the run.
+fn completions(
+    cq: &CompletionQueue,
+    channel: Option<&CompletionChannel>,
+    max: usize,
+) -> Result<Vec<WorkCompletion>, PerfError> {
+    let mut wcs = cq.poll(max)?;
+    if let (true, Some(ch)) = (wcs.is_empty(), channel) {
+        cq.req_notify(false)?;
+        wcs = cq.poll(max)?;
+        if wcs.is_empty() {
+            ch.get_event(EVENT_TIMEOUT)?;
+            wcs = cq.poll(max)?;
+        }
+    }
+    if let Some(wc) = wcs.iter().find(|wc| wc.status != WcStatus::Success) {
+        return Err(PerfError::Completion { status: wc.status, wr_id: wc.wr_id });
+    }
+    Ok(wcs)
+}
+
+/// `--progress`: a line on stderr when one is due (stdout keeps
+/// perftest's output only).
+fn tick(progress: &mut Option<(Instant, report::Progress)>, line: impl FnOnce() -> String) {
+    if let Some((start, p)) = progress {
+        if p.due(start.elapsed()) {
+            eprint!("{}", line());
+        }
+    }
 }
 
 impl Bw<'_> {
+    fn completions(&self) -> Result<Vec<WorkCompletion>, PerfError> {
+        completions(self.cq, self.channel, POLL_BATCH)
+    }
+
+    fn progress(&mut self, size: u64, done: u64, total: u64, elapsed_s: u64, duration_s: u64) {
+        tick(&mut self.progress, || report::progress_line(size, done, total, elapsed_s, duration_s));
+    }
+
+    /// A duration run (`-D`, perftest's `test_type == DURATION`): every QP
+    /// keeps `-t` messages outstanding for `duration_s` seconds of device
+    /// time; the completions counted are those seen between `margin_s`
+    /// after the start and `margin_s` before the end. Returns (messages,
+    /// nanoseconds of that window). Every message is signaled (no CQ
+    /// moderation: the window needs each completion's time).
+    fn run_duration(
+        &mut self,
+        o: &Options,
+        size: u64,
+        duration_s: u64,
+        margin_s: u64,
+    ) -> Result<(u64, u64), PerfError> {
+        let n = self.qps.len();
+        let (mut scnt, mut ccnt) = (vec![0u64; n], vec![0u64; n]);
+        let qpn_index: Vec<u32> = self.qps.iter().map(|q| q.qp_num()).collect();
+        let start = self.clock.now_ns();
+        let (from, to, end) =
+            (start + margin_s * NS_PER_S, start + (duration_s - margin_s) * NS_PER_S, start + duration_s * NS_PER_S);
+        let (mut counted, mut first, mut last) = (0u64, None, start);
+        loop {
+            let now = self.clock.now_ns();
+            if now >= end {
+                break;
+            }
+            for q in 0..n {
+                while scnt[q] - ccnt[q] < o.tx_depth as u64 {
+                    let sge = [Sge::new(&self.mrs[q], self.src, size as u32)?];
+                    let op = self.op(o, q);
+                    self.qps[q].post_send(&[SendWr::new(scnt[q], op, &sge).flags(SendFlags::SIGNALED)])?;
+                    scnt[q] += 1;
+                }
+            }
+            for wc in self.completions()? {
+                let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
+                ccnt[q] += 1;
+                let t = self.clock.now_ns();
+                if (from..to).contains(&t) {
+                    counted += 1;
+                    first.get_or_insert(t);
+                    last = t;
+                }
+            }
+            let done: u64 = ccnt.iter().sum();
+            self.progress(size, done, 0, (now - start) / NS_PER_S, duration_s);
+        }
+        // Drain what is still outstanding, so the next size starts clean.
+        while ccnt.iter().zip(&scnt).any(|(c, s)| c < s) {
+            for wc in self.completions()? {
+                let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
+                ccnt[q] += 1;
+            }
+        }
+        Ok((counted, last.saturating_sub(first.unwrap_or(from))))
+    }
+
+    /// A duration latency run: the ping-pong of [`Bw::lat`] one iteration
+    /// at a time until `duration_s` seconds of device time have passed;
+    /// returns (iterations in the window, its nanoseconds).
+    fn lat_duration(
+        &mut self,
+        o: &Options,
+        size: u64,
+        buf: &DmaBuffer,
+        client: bool,
+        duration_s: u64,
+        margin_s: u64,
+    ) -> Result<(u64, u64), PerfError> {
+        let start = self.clock.now_ns();
+        let (from, to, end) =
+            (start + margin_s * NS_PER_S, start + (duration_s - margin_s) * NS_PER_S, start + duration_s * NS_PER_S);
+        let (mut counted, mut first, mut last, mut i) = (0u64, None, start, 0u64);
+        let one = Options { iters: 1, ..o.clone() };
+        while self.clock.now_ns() < end {
+            self.lat_from(&one, size, buf, client, i)?;
+            i += 1;
+            let t = self.clock.now_ns();
+            if (from..to).contains(&t) {
+                counted += 1;
+                first.get_or_insert(t);
+                last = t;
+            }
+            self.progress(size, i, 0, (t - start) / NS_PER_S, duration_s);
+        }
+        Ok((counted, last.saturating_sub(first.unwrap_or(from))))
+    }
+
     fn op(&self, o: &Options, q: usize) -> SendOp {
         let remote = RemoteAddr { addr: self.remote[q].vaddr, rkey: self.remote[q].rkey };
         match o.test.verb() {
@@ -396,16 +636,15 @@ impl Bw<'_> {
                     scnt[q] += list_len;
                 }
             }
-            for wc in self.cq.poll(POLL_BATCH)? {
-                if wc.status != WcStatus::Success {
-                    return Err(PerfError::Completion { status: wc.status, wr_id: wc.wr_id });
-                }
+            for wc in self.completions()? {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
                 let upto = (wc.wr_id as usize + 1).min(iters);
                 let now = self.clock.now_ns();
                 completed[q * iters + ccnt[q]..q * iters + upto].fill(now);
                 ccnt[q] = upto.max(ccnt[q]);
             }
+            let done = ccnt.iter().sum::<usize>() as u64;
+            self.progress(size, done, (iters * n) as u64, 0, 0);
         }
         Ok((posted, completed))
     }
@@ -417,6 +656,19 @@ impl Bw<'_> {
     /// number into the peer's last byte and polls its own buffer for the
     /// peer's.
     fn lat(&mut self, o: &Options, size: u64, buf: &DmaBuffer, client: bool) -> Result<Vec<u64>, PerfError> {
+        self.lat_from(o, size, buf, client, 0)
+    }
+
+    /// [`Bw::lat`] from iteration `first` (the marker byte and work request
+    /// IDs count on from there).
+    fn lat_from(
+        &mut self,
+        o: &Options,
+        size: u64,
+        buf: &DmaBuffer,
+        client: bool,
+        first: u64,
+    ) -> Result<Vec<u64>, PerfError> {
         let verb = o.test.verb();
         let len = size as u32;
         let sge = [Sge::new(&self.mrs[0], self.src, len)?];
@@ -425,10 +677,7 @@ impl Bw<'_> {
         let mut stamps = Vec::with_capacity(o.iters as usize);
         let wait = |want_recv: bool| -> Result<(), PerfError> {
             loop {
-                for wc in self.cq.poll(1)? {
-                    if wc.status != WcStatus::Success {
-                        return Err(PerfError::Completion { status: wc.status, wr_id: wc.wr_id });
-                    }
+                for wc in completions(self.cq, self.channel, 1)? {
                     if wc.is_recv() == Some(want_recv) {
                         return Ok(());
                     }
@@ -436,7 +685,7 @@ impl Bw<'_> {
             }
         };
         let last = size as usize - 1;
-        for i in 0..o.iters {
+        for i in first..first + o.iters {
             let marker = (i as u8).wrapping_add(1);
             match verb {
                 Verb::Read | Verb::Atomic => {
@@ -478,6 +727,8 @@ impl Bw<'_> {
                     }
                 }
             }
+            let done = i + 1 - first;
+            tick(&mut self.progress, || report::progress_line(size, done, o.iters, 0, 0));
         }
         Ok(stamps)
     }

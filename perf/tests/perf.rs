@@ -7,6 +7,7 @@ use rnic_contract::codes::Mtu;
 use rnic_driver::connect::QpEndpoint;
 use rnic_perf::options::*;
 use rnic_perf::report::*;
+#[cfg(feature = "sim")]
 use std::process::Command;
 
 fn argv(s: &str) -> Vec<String> {
@@ -42,22 +43,31 @@ fn defaults_are_perftests() {
 
 #[test]
 fn every_option_parses() {
+    // -e and --run_infinitely do not go together (perftest refuses it):
+    // every option but --run_infinitely on one line, then it on another.
     let o = parse(&argv(
         "rnic-perf write_bw -d 0000:3b:00.1 -i 1 -x 3 -s4096 -n 100 -q 4 -c UC -m 2048 -t 64 -r 32 -u 18 \
-         -b -N -Q 2 -l 4 -I 64 -p 20000 -e --report_gbits --run_infinitely --write_with_imm 10.0.0.2",
+         -b -N -Q 2 -l 4 -I 64 -p 20000 -e --report_gbits --write_with_imm --progress 10.0.0.2",
     ))
     .unwrap();
     assert_eq!(o.device, DeviceSel::Pci("0000:3b:00.1".into()));
     assert_eq!((o.gid_index, o.size, o.iters, o.qps, o.connection), (Some(3), 4096, 100, 4, Connection::Uc));
     // force_dependecies: a WRITE test's receive depth is DEF_RX_RDMA whatever -r says.
     assert_eq!((o.mtu, o.tx_depth, o.rx_depth, o.qp_timeout), (Some(Mtu::Mtu2048), 64, 1, 18));
-    assert!(o.bidirectional && o.no_peak && o.use_event && o.report_gbits && o.run_infinitely && o.write_with_imm);
+    assert!(o.bidirectional && o.no_peak && o.use_event && o.report_gbits && o.write_with_imm && o.progress);
     assert_eq!((o.cq_mod, o.post_list, o.inline_size, o.port), (2, 4, 64, 20000));
     assert_eq!(o.server.as_deref(), Some("10.0.0.2"));
+    let o = parse(&argv("rnic-perf write_bw -b --run_infinitely -D 10 -f 2 10.0.0.2")).unwrap();
+    assert!(o.run_infinitely && o.bidirectional && o.duration_mode() && o.no_peak, "{o:?}");
+    assert_eq!((o.duration_secs(), o.margin()), (10, 2));
     let o = parse(&argv("rnic-perf read_lat --size=256 --iters 50 -o 4 -D 3")).err();
     assert_eq!(o, Some(OptError::Conflict("-D runs for a time; -n counts iterations")));
-    let o = parse(&argv("rnic-perf read_bw -D 3 -a -o 4 -A CMP_AND_SWAP")).unwrap();
-    assert_eq!((o.duration, o.all, o.outs, o.atomic_type), (Some(3), true, Some(4), AtomicType::CmpAndSwap));
+    // perftest: "Duration mode currently doesn't support running on all sizes."
+    let o = parse(&argv("rnic-perf read_bw -D 3 -a -o 4 -A CMP_AND_SWAP")).err();
+    assert_eq!(o, Some(OptError::Conflict("Duration mode currently doesn't support running on all sizes.")));
+    let o = parse(&argv("rnic-perf read_bw -D 3 -o 4 -A CMP_AND_SWAP")).unwrap();
+    assert_eq!((o.duration, o.all, o.outs, o.atomic_type), (Some(3), false, Some(4), AtomicType::CmpAndSwap));
+    let o = parse(&argv("rnic-perf read_bw -a -o 4")).unwrap();
     assert_eq!(o.sizes().len(), 23);
     assert_eq!((o.sizes()[0], *o.sizes().last().unwrap()), (2, MAX_SIZE));
 }
@@ -132,6 +142,7 @@ fn write_bw_info(client: bool) -> HeaderInfo<'static> {
         gid_index: Some(1),
         inline_size: 0,
         out_reads: 1,
+        events: false,
     }
 }
 
@@ -336,6 +347,7 @@ fn lat_table_is_perftests() {
     assert_eq!(lat_row(&f), expected.concat());
 }
 
+#[cfg(feature = "sim")]
 #[test]
 fn devinfo_on_the_simulator() {
     let out = Command::new(env!("CARGO_BIN_EXE_rnic-devinfo")).output().unwrap();
@@ -368,6 +380,7 @@ fn devinfo_on_the_simulator() {
     assert_eq!(bad.status.code(), Some(2));
 }
 
+#[cfg(feature = "sim")]
 #[test]
 fn perf_stops_with_no_transport_and_prints_no_figure() {
     for test in ["write_bw", "read_lat"] {
@@ -397,10 +410,206 @@ fn feature_check_names_what_is_missing() {
     let o = parse(&argv("rnic-perf send_bw -c UD -I 64")).unwrap();
     assert!(matches!(check_features(1, &o), Err(PerfError::MissingFeature { feature: "UD", .. })));
     assert!(matches!(check_features(1 | 1 << 2, &o), Err(PerfError::MissingFeature { feature: "INLINE", .. })));
-    let o = parse(&argv("rnic-perf write_bw -D 5")).unwrap();
-    assert!(matches!(rnic_perf::run::not_yet(&o), Err(PerfError::NotYet("-D (duration)"))));
+    // -D, -e, -b and --run_infinitely run (as far as the transport lets them);
+    // -b with receive completions on both sides is the one left.
+    for line in [
+        "rnic-perf write_bw -D 5",
+        "rnic-perf send_bw -e",
+        "rnic-perf write_bw -b",
+        "rnic-perf read_bw --run_infinitely",
+    ] {
+        assert!(rnic_perf::run::not_yet(&parse(&argv(line)).unwrap()).is_ok(), "{line}");
+    }
+    let o = parse(&argv("rnic-perf send_bw -b")).unwrap();
+    assert!(matches!(rnic_perf::run::not_yet(&o), Err(PerfError::NotYet("-b with SEND or --write_with_imm"))));
     assert!(rnic_perf::run::not_yet(&parse(&argv("rnic-perf write_bw")).unwrap()).is_ok());
     let gid = rnic_driver::link_local_gid([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
     assert_eq!(rnic_perf::run::mac_from_gid(&gid), Some([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]));
     assert_eq!(rnic_perf::run::mac_from_gid(&rnic_driver::ipv4_gid([10, 0, 0, 1])), None);
+    // An IPv4 GID: -E, else the neighbour table; one nobody knows is a typed error.
+    let o = parse(&argv("rnic-perf write_bw -E 02:aa:bb:cc:dd:ee")).unwrap();
+    assert_eq!(o.dest_mac, Some([2, 0xaa, 0xbb, 0xcc, 0xdd, 0xee]));
+    let peer = rnic_driver::ipv4_gid([198, 51, 100, 77]);
+    assert_eq!(rnic_perf::run::peer_mac(&o, &peer).unwrap(), [2, 0xaa, 0xbb, 0xcc, 0xdd, 0xee]);
+    let o = parse(&argv("rnic-perf write_bw")).unwrap();
+    assert_eq!(rnic_perf::run::peer_mac(&o, &gid).unwrap(), [0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
+    match rnic_perf::run::peer_mac(&o, &peer) {
+        Err(e @ PerfError::NoMac { .. }) => assert!(e.to_string().contains("198.51.100.77"), "{e}"),
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(
+        parse(&argv("rnic-perf write_bw -E 02:aa:bb")).unwrap_err(),
+        OptError::BadValue { option, .. } if option == "-E"
+    ));
+}
+
+#[test]
+fn duration_events_and_bidirectional_options_are_perftests() {
+    let bad = |s: &str| parse(&argv(s)).unwrap_err();
+    // -D: perftest's defaults and checks (force_dependecies).
+    let o = parse(&argv("rnic-perf write_bw -D 10")).unwrap();
+    assert_eq!((o.duration, o.duration_secs(), o.margin(), o.no_peak), (Some(10), 10, 2, true));
+    assert_eq!(o.tx_depth, DEF_TX_BW, "a duration run keeps its depth whatever -n would be");
+    let o = parse(&argv("rnic-perf write_bw -D 1")).unwrap();
+    assert_eq!(o.margin(), 0, "a quarter of 1 s rounds down to 0");
+    assert_eq!(parse(&argv("rnic-perf write_bw --duration=7 --margin 3")).unwrap().margin(), 3);
+    assert_eq!(bad("rnic-perf write_bw -D 4 -f 2"), OptError::Conflict("please check that DURATION > 2*MARGIN"));
+    assert!(matches!(bad("rnic-perf write_bw -D 0"), OptError::BadValue { option, .. } if option == "-D"));
+    assert!(matches!(bad("rnic-perf write_bw -D x"), OptError::BadValue { reason, .. } if reason == "not a number"));
+    assert!(matches!(bad("rnic-perf write_bw -D 5 -f -1"), OptError::BadValue { option, .. } if option == "-f"));
+    assert_eq!(bad("rnic-perf send_bw -D 5 -e"), OptError::Conflict("Duration mode doesn't work with events."));
+    assert_eq!(
+        bad("rnic-perf write_bw -f 1"),
+        OptError::Conflict("-f (margin) is for duration runs (-D, --run_infinitely)")
+    );
+    assert_eq!(bad("rnic-perf write_bw -D"), OptError::MissingValue("-D".into()));
+    // --run_infinitely: a duration run reporting every DEF_DURATION seconds.
+    let o = parse(&argv("rnic-perf write_bw --run_infinitely")).unwrap();
+    assert_eq!((o.duration_mode(), o.duration_secs(), o.margin(), o.no_peak), (true, DEF_DURATION, 1, true));
+    assert_eq!(
+        bad("rnic-perf write_lat --run_infinitely"),
+        OptError::Conflict("run_infinitely exists only in BW tests for now.")
+    );
+    assert_eq!(
+        bad("rnic-perf send_bw --run_infinitely -e"),
+        OptError::Conflict("run_infinitely does not support events feature yet.")
+    );
+    assert_eq!(
+        bad("rnic-perf send_bw --run_infinitely -b"),
+        OptError::Conflict("run_infinitely mode is not supported in SEND, SEND_IMM or WRITE_IMM Bidirectional BW test")
+    );
+    assert_eq!(
+        bad("rnic-perf write_bw --run_infinitely -a"),
+        OptError::Conflict("-a and --run_infinitely do not go together")
+    );
+    // -e: not on a plain WRITE (no completion on the passive side to wait for).
+    assert_eq!(bad("rnic-perf write_bw -e"), OptError::Conflict("Events feature not available on WRITE verb"));
+    assert_eq!(bad("rnic-perf write_lat --events"), OptError::Conflict("Events feature not available on WRITE verb"));
+    for ok in ["rnic-perf write_bw -e --write_with_imm", "rnic-perf read_lat -e", "rnic-perf send_bw --events"] {
+        assert!(parse(&argv(ok)).unwrap().use_event, "{ok}");
+    }
+    // -e keeps CQ moderation above 8 KiB (perftest: events do not turn it off).
+    assert_eq!(parse(&argv("rnic-perf send_bw -e")).unwrap().cq_mod, DEF_CQ_MOD);
+    assert_eq!(
+        bad("rnic-perf send_bw --write_with_imm"),
+        OptError::Conflict("Write_with_imm can only be used with write_lat and write_bw tests")
+    );
+    // -b: BW tests only, and the header says so.
+    assert!(parse(&argv("rnic-perf read_bw --bidirectional")).unwrap().bidirectional);
+    assert_eq!(bad("rnic-perf send_lat -b"), OptError::Conflict("-b is for BW tests"));
+    assert!(usage().contains("--progress") && usage().contains("-f <margin>"));
+}
+
+#[test]
+fn events_header_and_duration_tables_are_perftests() {
+    // " Test with events. Using %s_comp%d\n" right after the title.
+    let info = HeaderInfo { verb: Verb::Send, events: true, ..write_bw_info(true) };
+    let h = header(&info);
+    assert!(h.contains("                    Send BW Test\n Test with events. Using rnic_sim_comp0\n Dual-port"), "{h}");
+    assert!(!header(&write_bw_info(true)).contains("events"));
+    // A duration latency run: RESULT_FMT_LAT_DUR, REPORT_FMT_LAT_DUR.
+    assert_eq!(
+        lat_dur_table_header(),
+        format!("{DASHES} #bytes        #iterations       t_avg[usec]    tps average\n")
+    );
+    // 1000 SEND ping-pongs in 4 ms: 2 us of one way each, 250000 a second.
+    let (t_avg, tps) = lat_dur_figures(Verb::Send, 1000, 4_000_000);
+    assert_eq!((t_avg, tps), (2.0, 250_000.0));
+    assert_eq!(lat_dur_figures(Verb::Read, 1000, 4_000_000).0, 4.0, "READ reports the round trip");
+    // " %-7lu       %lu            %-7.2f        %-7.2f"
+    let expected = [" ", "2      ", "       ", "1000", "            ", "2.00   ", "        ", "250000.00", "\n"];
+    assert_eq!(lat_dur_row(2, 1000, t_avg, tps), expected.concat());
+    // A duration BW run: no peak; 1000 messages of 1 MiB in 1 s.
+    let f = bw_figures_duration(1 << 20, 1000, 1_000_000_000, false);
+    assert_eq!((f.bw_peak, f.bw_avg, f.msg_rate), (0.0, 1000.0, 0.001));
+    let g = bw_figures_duration(1 << 20, 1000, 1_000_000_000, true);
+    assert!((g.bw_avg - 1000.0 * 1_048_576.0 * 8.0 / 1e9).abs() < 1e-9, "{g:?}");
+    assert_eq!(bw_row(&f, false), " 1048576    1000             0.00               1000.00\t\t     0.001000\n");
+    // --report_gbits rows for a duration run: REPORT_FMT, or REPORT_FMT_EXT below 0.1 Gb/s.
+    assert_eq!(bw_row(&g, true), " 1048576    1000             0.00               8.39   \t\t     0.001000\n");
+    let slow = bw_figures_duration(64, 10, 1_000_000_000, true);
+    assert_eq!(bw_row(&slow, true), " 64         10           0.000000            0.000005            0.000010\n");
+}
+
+#[test]
+fn bidirectional_rows_add_the_peers_figures() {
+    let mine = BwFigures { size: 4096, iters: 1000, bw_peak: 100.0, bw_avg: 90.0, msg_rate: 0.25 };
+    let peer = BwFigures { size: 4096, iters: 999, bw_peak: 50.0, bw_avg: 45.5, msg_rate: 0.125 };
+    let sum = bw_sum(&mine, &peer);
+    assert_eq!(sum, BwFigures { size: 4096, iters: 1000, bw_peak: 150.0, bw_avg: 135.5, msg_rate: 0.375 });
+    let info = HeaderInfo { duplex: true, ..write_bw_info(false) };
+    let h = header(&info);
+    assert!(h.contains("RDMA_Write Bidirectional BW Test\n") && h.contains(" TX depth        : 128\n"), "{h}");
+}
+
+#[test]
+fn progress_lines_go_out_once_per_interval() {
+    use std::time::Duration;
+    let s = Duration::from_secs;
+    let mut p = Progress::new(s(1));
+    assert!(!p.due(Duration::from_millis(999)), "a run under the interval prints nothing");
+    assert!(p.due(s(1)));
+    assert!(!p.due(Duration::from_millis(1500)));
+    assert!(p.due(s(5)), "late: one line, the missed ones are not caught up");
+    assert!(!p.due(Duration::from_millis(5999)));
+    assert!(p.due(s(6)));
+    assert_eq!(progress_line(65536, 1250, 5000, 0, 0), "rnic-perf: 65536 B: 1250/5000 messages (25%)\n");
+    assert_eq!(progress_line(64, 777, 0, 3, 10), "rnic-perf: 64 B: 777 messages, 3/10 s\n");
+    assert_eq!(PROGRESS_INTERVAL_S, 1);
+}
+
+#[test]
+fn device_selection_picks_the_backend() {
+    use rnic_perf::run::PerfError;
+    assert_eq!(parse(&argv("rnic-perf write_bw")).unwrap().device, DeviceSel::Sim);
+    assert_eq!(parse(&argv("rnic-perf write_bw -d sim")).unwrap().device, DeviceSel::Sim);
+    assert_eq!(
+        parse(&argv("rnic-perf write_bw --ib-dev=0000:af:00.7")).unwrap().device,
+        DeviceSel::Pci("0000:af:00.7".into())
+    );
+    // A PCI address goes to VFIO: no such device here, so the open fails with
+    // the system call that failed, before anything else.
+    match rnic_perf::device::open(&DeviceSel::Pci("0000:ff:1f.7".into())) {
+        Err(PerfError::Driver(rnic_driver::Error::Hw(rnic_driver::hw::HwError::Os { op, .. }))) => {
+            assert!(op.contains("iommu_group"), "{op}")
+        }
+        Err(e) => panic!("not the VFIO open's error: {e}"),
+        Ok(_) => panic!("a device at 0000:ff:1f.7?"),
+    }
+    #[cfg(not(feature = "sim"))]
+    assert!(matches!(rnic_perf::device::open(&DeviceSel::Sim), Err(PerfError::NoSimulator)));
+}
+
+#[test]
+fn devinfo_prints_the_pci_identity_as_ibv_devinfo() {
+    use rnic_driver::{DeviceAttr, PortAttr, PortState};
+    let attr = DeviceAttr {
+        abi_version: rnic_contract::ABI_VERSION,
+        features: 0,
+        datapath_bytes: 64,
+        clock_mhz: 250,
+        mac: [0x02, 0x11, 0x22, 0x33, 0x44, 0x55],
+        max_qp: 14,
+        max_cq: 16,
+        max_mr: 16,
+        max_mtt: 1024,
+        max_ah: 16,
+        max_qp_wr: 4096,
+        max_send_sge: 4,
+        max_recv_sge: 4,
+        max_inline_data: 0,
+        irq_vectors: 4,
+        vendor_id: 0x10ee,
+        vendor_part_id: 0x9038,
+    };
+    let port =
+        PortAttr { state: PortState::Active, speed_gbps: 100, max_mtu: Mtu::Mtu4096, gid_tbl_len: 16, pkey_tbl_len: 1 };
+    let text = rnic_perf::devinfo::devinfo("rnic_0000:01:00.0", &attr, &port);
+    // devinfo.c: "\tvendor_id:\t\t\t0x%04x\n", "\tvendor_part_id:\t\t\t%d\n".
+    assert!(text.contains("\tvendor_id:\t\t\t0x10ee\n\tvendor_part_id:\t\t\t36920\n"), "{text}");
+    assert!(text.contains("\tnode_guid:\t\t\t0011:22ff:fe33:4455\n"), "{text}");
+    assert!(text.contains("\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"), "{text}");
+    let zero = DeviceAttr { vendor_id: 0, vendor_part_id: 0, ..attr };
+    let text = rnic_perf::devinfo::devinfo("rnic_sim", &zero, &port);
+    assert!(text.contains("\tvendor_id:\t\t\t0x0000\n\tvendor_part_id:\t\t\t0\n"), "{text}");
 }

@@ -182,6 +182,22 @@ pub trait Hw {
 
     /// Time since the backend started, on the device's clock for a simulator.
     fn now(&mut self) -> Duration;
+
+    /// The device's PCI identity (config space Vendor and Device ID) when
+    /// the backend has one: VFIO reads it at open; the simulator and the
+    /// fake have none (the contract declares no PCI identity).
+    fn pci_ids(&self) -> Option<PciIds> {
+        None
+    }
+}
+
+/// A PCI function's identity, from its config space.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PciIds {
+    /// Vendor ID (offset 0).
+    pub vendor: u16,
+    /// Device ID (offset 2).
+    pub device: u16,
 }
 
 impl<H: Hw + ?Sized> Hw for Box<H> {
@@ -223,6 +239,9 @@ impl<H: Hw + ?Sized> Hw for Box<H> {
     }
     fn now(&mut self) -> Duration {
         (**self).now()
+    }
+    fn pci_ids(&self) -> Option<PciIds> {
+        (**self).pci_ids()
     }
 }
 

@@ -16,7 +16,7 @@ fn main() -> ExitCode {
     let dev = match rnic_perf::device::open(&sel) {
         Ok(d) => d,
         Err(e) => {
-            eprintln!("rnic-devinfo: cannot open the device: {e:?}");
+            eprintln!("rnic-devinfo: cannot open the device: {e}");
             return ExitCode::FAILURE;
         }
     };

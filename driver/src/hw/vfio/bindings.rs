@@ -86,6 +86,10 @@ pub const IRQ_SET_ACTION_TRIGGER: u32 = 32;
 pub const DMA_MAP_FLAG_READ: u32 = 1;
 /// `VFIO_DMA_MAP_FLAG_WRITE`.
 pub const DMA_MAP_FLAG_WRITE: u32 = 2;
+/// PCI config space: the Vendor ID (16 bits), then the Device ID.
+pub const PCI_VENDOR_ID: u64 = 0;
+/// PCI config space: the Device ID.
+pub const PCI_DEVICE_ID: u64 = 2;
 /// PCI config space: the Command register and its Memory Space and Bus
 /// Master bits.
 pub const PCI_COMMAND: u64 = 4;

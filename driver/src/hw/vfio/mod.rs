@@ -20,7 +20,7 @@ mod sys;
 
 pub use sys::{Fd, IoctlArg, LibcSys, Sys};
 
-use super::{check_range, page_round, DmaRegion, Hw, HwError};
+use super::{check_range, page_round, DmaRegion, Hw, HwError, PciIds};
 use rnic_contract::regs;
 use std::collections::BTreeMap;
 use std::sync::atomic::{fence, Ordering};
@@ -61,6 +61,7 @@ pub struct VfioHw<S: Sys> {
     next_iova: u64,
     irqs: Vec<Fd>,
     start: Instant,
+    pci_ids: Option<PciIds>,
 }
 
 impl<S: Sys> VfioHw<S> {
@@ -78,6 +79,7 @@ impl<S: Sys> VfioHw<S> {
             next_iova: IOVA_BASE,
             irqs: Vec::new(),
             start: Instant::now(),
+            pci_ids: None,
         };
         // On an error `hw` is dropped, which closes what was opened.
         hw.setup()?;
@@ -134,9 +136,12 @@ impl<S: Sys> VfioHw<S> {
         let mut cfg = bindings::region_info(bindings::PCI_CONFIG_REGION_INDEX);
         self.ioctl(d, bindings::DEVICE_GET_REGION_INFO, IoctlArg::Buf(&mut cfg.0))?;
         let cfg_offset = bindings::Args::get_u64(&cfg.0, 24);
-        let mut cmd = [0u8; 2];
-        self.sys.pread(d, &mut cmd, cfg_offset + bindings::PCI_COMMAND).map_err(os("read PCI command"))?;
-        let cmd = u16::from_le_bytes(cmd) | bindings::PCI_COMMAND_MEMORY | bindings::PCI_COMMAND_MASTER;
+        // One read from the Vendor ID up to the Command register.
+        let mut head = [0u8; bindings::PCI_COMMAND as usize + 2];
+        self.sys.pread(d, &mut head, cfg_offset + bindings::PCI_VENDOR_ID).map_err(os("read PCI IDs and command"))?;
+        let half = |at: u64| u16::from_le_bytes([head[at as usize], head[at as usize + 1]]);
+        self.pci_ids = Some(PciIds { vendor: half(bindings::PCI_VENDOR_ID), device: half(bindings::PCI_DEVICE_ID) });
+        let cmd = half(bindings::PCI_COMMAND) | bindings::PCI_COMMAND_MEMORY | bindings::PCI_COMMAND_MASTER;
         self.sys.pwrite(d, &cmd.to_le_bytes(), cfg_offset + bindings::PCI_COMMAND).map_err(os("write PCI command"))?;
 
         let mut bar = bindings::region_info(bindings::PCI_BAR0_REGION_INDEX);
@@ -191,6 +196,10 @@ impl<S: Sys> VfioHw<S> {
 impl<S: Sys> Hw for VfioHw<S> {
     fn name(&self) -> String {
         format!("vfio {}", self.bdf)
+    }
+
+    fn pci_ids(&self) -> Option<PciIds> {
+        self.pci_ids
     }
 
     fn read32(&mut self, offset: u32) -> Result<u32, HwError> {
