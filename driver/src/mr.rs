@@ -177,6 +177,7 @@ impl ProtectionDomain {
         let mut entries = vec![0u8; pages as usize * mtt::SIZE];
         for (i, e) in entries.chunks_mut(mtt::SIZE).enumerate() {
             mtt::ADDR.set(e, region.iova + ((first_page + i) * PAGE_SIZE) as u64)?;
+            mtt::VALID.set(e, true)?;
         }
         let mtt_table = &ctx.tables.mtt;
         ctx.hw()?.dma_write(&mtt_table.region, mtt_table.offset(mtt_base), &entries)?;

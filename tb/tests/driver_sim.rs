@@ -107,6 +107,7 @@ fn the_driver_runs_the_simulated_host_side() {
     for page in 0..3u64 {
         let e = probe.read_iova(mtt_base + (first + page) * mtt::SIZE as u64, mtt::SIZE);
         assert_eq!(mtt::ADDR.get(&e), Ok(buf.iova() + page * PAGE_SIZE as u64), "MTT entry {page}");
+        assert_eq!(mtt::VALID.get(&e), Ok(true), "MTT entry {page} valid");
     }
     // The one slot is taken.
     assert_eq!(
