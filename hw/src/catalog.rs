@@ -73,6 +73,8 @@ catalog! {
     mtt_cache => crate::host::CtxCache<512, 64, 8>, 60;
     qp_modify => crate::host::QpModify, 40;
     qp_admit => crate::host::QpAdmit, 300;
+    axis_join => crate::transport::AxisJoin, 200;
+    payload_gather => crate::transport::PayloadGather, 100;
 }
 
 /// Look an entry up by name.

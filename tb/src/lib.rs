@@ -197,6 +197,7 @@ pub mod dma;
 pub mod driver_hw;
 pub mod host_bench;
 pub mod mr;
+pub mod payload;
 pub mod replay;
 pub mod rx;
 
