@@ -74,6 +74,8 @@ catalog! {
     qp_modify => crate::host::QpModify, 40;
     qp_admit => crate::host::QpAdmit, 300;
     mr_xlate => crate::mr::MrXlate, 20;
+    axis_join => crate::transport::AxisJoin, 200;
+    payload_gather => crate::transport::PayloadGather, 100;
 }
 
 /// Look an entry up by name.

@@ -198,6 +198,7 @@ pub mod driver_hw;
 pub mod host_bench;
 pub mod mr;
 pub mod mr_xlate;
+pub mod payload;
 pub mod replay;
 pub mod rx;
 
