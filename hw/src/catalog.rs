@@ -73,6 +73,7 @@ catalog! {
     mtt_cache => crate::host::CtxCache<512, 64, 8>, 60;
     qp_modify => crate::host::QpModify, 40;
     qp_admit => crate::host::QpAdmit, 300;
+    send_sched => crate::transport::SendSched<14, 15>, 300;
 }
 
 /// Look an entry up by name.

@@ -13,4 +13,5 @@ pub mod mac;
 pub mod mr;
 pub mod prim;
 pub mod sem;
+pub mod transport;
 pub mod wire;

@@ -199,6 +199,7 @@ pub mod host_bench;
 pub mod mr;
 pub mod replay;
 pub mod rx;
+pub mod send_sched;
 
 pub mod pcap_out;
 pub mod tools;

@@ -1,0 +1,25 @@
+//! Transport blocks: the send scheduler ([`SendSched`]) and the per-QP
+//! retransmit timer wheel ([`RetryTimer`]). docs/transport_blocks.md.
+
+mod send_sched;
+pub use send_sched::*;
+
+use rust_hdl::prelude::*;
+
+/// A QPN offered (valid/ready): work for a QP, a disarm, or, outgoing, a
+/// grant or an expiry. `Q` is the QPN width.
+#[derive(LogicInterface, Default)]
+#[join = "QpnOut"]
+pub struct QpnIn<const Q: usize> {
+    pub qpn: Signal<In, Bits<Q>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "QpnIn"]
+pub struct QpnOut<const Q: usize> {
+    pub qpn: Signal<Out, Bits<Q>>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
