@@ -73,6 +73,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "mr_xlate" => mr_xlate(s),
         "qpc_cache" | "mtt_cache" => ctx_cache(s),
         "qp_modify" => qp_modify(s),
+        "send_sched" => send_sched(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
@@ -1718,4 +1719,45 @@ fn qp_modify<S: Sim>(s: &mut S) -> Outcome {
         }
     }
     Ok(vec![reached("commands accepted", ok, 40), reached("commands refused", refused, 20)])
+}
+
+/// The send scheduler: reset, the state RAM's clearing, then random work
+/// over 12 QPs, grants taken with stalls, dones for the QPs in service.
+fn send_sched<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x5eed_5c4e);
+    reset(s)?;
+    let mut n = 0;
+    while bit(s, "init") {
+        s.step()?;
+        n += 1;
+        assert!(n < 1 << 15, "send_sched: init never ends");
+    }
+    let mut serving: VecDeque<u64> = VecDeque::new();
+    let (mut grants, mut appends, mut dones) = (0u64, 0u64, 0u64);
+    let mut more = false;
+    for _ in 0..3000 {
+        s.set("s_work.valid", rng.chance(40) as u64);
+        s.set("s_work.qpn", (rng.next() % 12) * 1000 + 3);
+        let gr = rng.chance(70);
+        s.set("m_grant.ready", gr as u64);
+        let dv = !serving.is_empty() && rng.chance(60);
+        s.set("s_done.valid", dv as u64);
+        s.set("s_done.qpn", *serving.front().unwrap_or(&0));
+        s.set("s_done.more", more as u64);
+        s.eval();
+        appends += bit(s, "tail_valid") as u64;
+        let g = bit(s, "m_grant.valid") && gr;
+        let gq = s.get("m_grant.qpn");
+        if dv && bit(s, "s_done.ready") {
+            serving.pop_front();
+            dones += 1;
+            more = rng.chance(50);
+        }
+        if g {
+            grants += 1;
+            serving.push_back(gq);
+        }
+        s.step()?;
+    }
+    Ok(vec![reached("grants", grants, 200), reached("appends", appends, 200), reached("dones", dones, 200)])
 }
