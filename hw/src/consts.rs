@@ -162,6 +162,8 @@ rtl_consts! {
     ACC_REMOTE_READ: u64 = Access::RemoteRead as u8;
     ACC_REMOTE_WRITE: u64 = Access::RemoteWrite as u8;
     ACC_REMOTE_ATOMIC: u64 = Access::RemoteAtomic as u8;
+    /// The lowest bit of `payload_len` in the transmit builder's header.
+    TX_PAYLOAD_LEN_LSB: usize = crate::wire::tx_field_lsb("payload_len");
 }
 
 // What the RTL assumes about the layouts beyond positions.

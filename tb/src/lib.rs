@@ -202,6 +202,7 @@ pub mod payload;
 pub mod replay;
 pub mod rx;
 pub mod send_sched;
+pub mod tx_arb;
 
 pub mod pcap_out;
 pub mod tools;
