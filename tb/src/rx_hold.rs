@@ -386,7 +386,13 @@ impl HoldBench {
             if pkt.bad {
                 continue;
             }
-            assert_eq!(t.hdr_out, pair + 1, "packet {k}: header out (taken at {}, last beat at {})", t.hdr_in, t.last_in);
+            assert_eq!(
+                t.hdr_out,
+                pair + 1,
+                "packet {k}: header out (taken at {}, last beat at {})",
+                t.hdr_in,
+                t.last_in
+            );
             for (b, &c) in t.beats_out.iter().enumerate() {
                 beat = (beat + 1).max(t.last_in + RxHold::PAYLOAD_LATENCY + b as u64);
                 assert_eq!(c, beat, "packet {k}: beat {b} out (last beat in at {})", t.last_in);

@@ -245,8 +245,8 @@ impl Logic for RxHold {
         self.expand.stored.next = self.oh.q.val();
         self.m_hdr.tdata.next = self.expand.hdr.val();
         self.m_hdr.tvalid.next = self.oh_v.q.val();
-        self.vcnt.d.next = self.vcnt.q.val() + bit_cast::<6, 1>(self.take_last.val().into())
-            - bit_cast::<6, 1>(self.go.val().into());
+        self.vcnt.d.next =
+            self.vcnt.q.val() + bit_cast::<6, 1>(self.take_last.val().into()) - bit_cast::<6, 1>(self.go.val().into());
 
         // ---- room, from registers: two more beats, verdicts, headers
         self.used.next = self.wp.q.val() - self.rp.q.val();
@@ -255,7 +255,8 @@ impl Logic for RxHold {
 
         // ---- the read side: committed beats into the head registers
         self.pop.next = self.m_axis.tready.val() & self.v0.q.val();
-        self.issue.next = (self.rp.q.val() != self.cp.q.val()) & !self.v2.q.val() & !(self.v1.q.val() & self.pend.q.val());
+        self.issue.next =
+            (self.rp.q.val() != self.cp.q.val()) & !self.v2.q.val() & !(self.v1.q.val() & self.pend.q.val());
         self.ring.read_addr.next = self.rp.q.val().get_bits::<9>(0);
         if self.issue.val() {
             self.rp.d.next = self.rp.q.val() + 1;
