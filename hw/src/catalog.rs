@@ -78,6 +78,7 @@ catalog! {
     payload_gather => crate::transport::PayloadGather, 100;
     send_sched => crate::transport::SendSched<14, 15>, 300;
     tx_arb => crate::transport::TxArb, 100;
+    rx_hold => crate::transport::RxHold, 100;
 }
 
 /// Look an entry up by name.

@@ -201,6 +201,7 @@ pub mod mr_xlate;
 pub mod payload;
 pub mod replay;
 pub mod rx;
+pub mod rx_hold;
 pub mod send_sched;
 pub mod tx_arb;
 

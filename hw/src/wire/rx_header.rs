@@ -185,6 +185,36 @@ impl Logic for RxHdrExpand {
     }
 }
 
+/// The packed header ([`RX_HDR_FIELDS`] in [`RX_HDR_BITS`]) as the stored
+/// one ([`RX_HDR_STORE_BITS`]): the inverse of [`RxHdrExpand`] on every
+/// header it makes (the AtomicETH's 224 bits are the 28 bytes after the BTH,
+/// of which every other extended-header field is a slice), wiring only.
+/// For a block that queues the parser's headers in the smaller form.
+#[derive(LogicBlock, Default)]
+pub struct RxHdrPack {
+    pub hdr: Signal<In, Bits<RX_HDR_BITS>>,
+    pub stored: Signal<Out, Bits<RX_HDR_STORE_BITS>>,
+    kind: TypeTag<Self>,
+}
+
+/// Where [`RxHdrPack`] finds the stored parts in the packed header (bit
+/// offsets from the bottom; literals in `#[hdl_gen]` code, checked here).
+const PACKED_IMM: usize = STORE_TAIL + 56 + 32;
+const PACKED_ATOMIC: usize = PACKED_IMM + 32 + 64;
+const PACKED_BTH: usize = PACKED_ATOMIC + 224 + 32 + 128;
+const _: () = assert!(PACKED_IMM == 391 && PACKED_ATOMIC == 487 && PACKED_BTH == 871);
+const _: () = assert!(PACKED_BTH + 91 == RX_HDR_PACKED_BITS);
+
+impl Logic for RxHdrPack {
+    #[hdl_gen]
+    fn update(&mut self) {
+        self.stored.next = (bit_cast::<650, 91>(self.hdr.val().get_bits::<91>(871)) << 559)
+            | (bit_cast::<650, 224>(self.hdr.val().get_bits::<224>(487)) << 335)
+            | (bit_cast::<650, 32>(self.hdr.val().get_bits::<32>(391)) << 303)
+            | bit_cast::<650, 303>(self.hdr.val().get_bits::<303>(0));
+    }
+}
+
 #[derive(LogicBlock, Default)]
 pub struct RxHeaderDecode {
     pub clock: Signal<In, Clock>,
