@@ -39,13 +39,14 @@ impl<T: Synth, const A: usize> Logic for BlockRam<T, A> {
         let range = if w == 1 { String::new() } else { format!("[{}:0] ", w - 1) };
         Verilog::Custom(format!(
             "(* ram_style = \"block\" *) logic {range}mem [0:{depth}];\n\
-             initial for (int i = 0; i <= {depth}; i++) mem[i] = '0;\n\
+             {init}\
              initial read_data = '0;\n\
              always @(posedge clock) begin\n\
              \x20   if (write_enable) mem[write_addr] <= write_data;\n\
              \x20   read_data <= mem[read_addr];\n\
              end",
-            depth = (1usize << A) - 1
+            depth = (1usize << A) - 1,
+            init = super::zero_init((1usize << A) - 1)
         ))
     }
 }

@@ -46,11 +46,12 @@ impl<T: Synth, const A: usize> Logic for DualClockRam<T, A> {
         let range = if w == 1 { String::new() } else { format!("[{}:0] ", w - 1) };
         Verilog::Custom(format!(
             "(* ram_style = \"block\" *) logic {range}mem [0:{depth}];\n\
-             initial for (int i = 0; i <= {depth}; i++) mem[i] = '0;\n\
+             {init}\
              initial read_data = '0;\n\
              always @(posedge write_clock) if (write_enable) mem[write_addr] <= write_data;\n\
              always @(posedge read_clock) read_data <= mem[read_addr];",
-            depth = (1usize << A) - 1
+            depth = (1usize << A) - 1,
+            init = super::zero_init((1usize << A) - 1)
         ))
     }
 }

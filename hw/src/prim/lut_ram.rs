@@ -33,10 +33,11 @@ impl<T: Synth, const A: usize> Logic for LutRam<T, A> {
         let range = if w == 1 { String::new() } else { format!("[{}:0] ", w - 1) };
         Verilog::Custom(format!(
             "(* ram_style = \"distributed\" *) logic {range}mem [0:{depth}];\n\
-             initial for (int i = 0; i <= {depth}; i++) mem[i] = '0;\n\
+             {init}\
              always @(posedge clock) if (write_enable) mem[write_addr] <= write_data;\n\
              assign read_data = mem[read_addr];",
-            depth = (1usize << A) - 1
+            depth = (1usize << A) - 1,
+            init = super::zero_init((1usize << A) - 1)
         ))
     }
 }
