@@ -77,6 +77,7 @@ catalog! {
     axis_join => crate::transport::AxisJoin, 200;
     payload_gather => crate::transport::PayloadGather, 100;
     send_sched => crate::transport::SendSched<14, 15>, 300;
+    inflight => crate::transport::InflightTable, 300;
 }
 
 /// Look an entry up by name.

@@ -1,11 +1,14 @@
 //! The RC transport's blocks: the send scheduler ([`SendSched`]), the
-//! requester's payload path ([`PayloadGather`], [`AxisJoin`]).
+//! requester's payload path ([`PayloadGather`], [`AxisJoin`]), the table of
+//! outstanding send WQEs ([`Inflight`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
 mod axis_join;
+mod inflight;
 mod payload_gather;
 mod send_sched;
 pub use axis_join::AxisJoin;
+pub use inflight::*;
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};
 pub use send_sched::*;
 
