@@ -427,6 +427,8 @@ pub struct Inflight<const Q: usize, const E: usize, const C: usize, const W: usi
     w_head: Reg<Bits<E>>,
     w_tail: Reg<Bits<E>>,
     w_count: Reg<Bits<C>>,
+    w_empty: Reg<Bit>,
+    w_one: Reg<Bit>,
     lw_next: Reg<Bits<E>>,
     lw_has: Reg<Bit>,
     // ---- stage D: the response but its payload (the payload RAM's output)
@@ -455,6 +457,10 @@ pub struct Inflight<const Q: usize, const E: usize, const C: usize, const W: usi
     new_head: Signal<Local, Bits<E>>,
     new_tail: Signal<Local, Bits<E>>,
     new_count: Signal<Local, Bits<C>>,
+    new_empty: Signal<Local, Bit>,
+    new_one: Signal<Local, Bit>,
+    cur_empty: Signal<Local, Bit>,
+    cur_one: Signal<Local, Bit>,
     list_we: Signal<Local, Bit>,
     link_we: Signal<Local, Bit>,
     link_waddr: Signal<Local, Bits<E>>,
@@ -470,7 +476,7 @@ impl<const Q: usize, const E: usize, const C: usize, const W: usize> Logic for I
             self, clock, clr, clr_a, held, rdy, a_v, a_push, a_peek, a_pop, a_write, a_qpn, a_idx, a_data, b_v,
             b_push, b_peek, b_pop, b_write, b_qpn, b_idx, b_data, b_hit_c, b_hit_w, c_v, c_push, c_peek, c_pop,
             c_write, c_qpn, c_idx, c_data, c_head, c_tail, c_count, c_empty, c_one, c_link_fwd, w_head, w_tail,
-            w_count, lw_next, lw_has, d_v, d_index, d_next, d_tail, d_empty, d_full, d_count
+            w_count, w_empty, w_one, lw_next, lw_has, d_v, d_index, d_next, d_tail, d_empty, d_full, d_count
         );
         clock!(self, clock, list_head, list_tail, list_count, link_next, link_has, payload, free, resp);
         self.free.reset.next = self.reset.val();
@@ -501,6 +507,17 @@ impl<const Q: usize, const E: usize, const C: usize, const W: usize> Logic for I
             self.new_head.next = self.nx.val();
             self.new_count.next = self.c_count.q.val() - 1;
         }
+        // count 0 and 1 after the command, from the count before (not the sum: timing)
+        self.new_empty.next = self.c_empty.q.val();
+        self.new_one.next = self.c_one.q.val();
+        if self.push_ok.val() {
+            self.new_empty.next = false;
+            self.new_one.next = self.c_empty.q.val();
+        }
+        if self.pop_ok.val() {
+            self.new_empty.next = self.c_one.q.val();
+            self.new_one.next = self.c_count.q.val() == 2;
+        }
         // the list word: written back by every PUSH and POP (unchanged if refused)
         self.list_we.next = self.c_push.q.val() | self.c_pop.q.val();
         self.list_head.write_addr.next = self.c_qpn.q.val();
@@ -515,6 +532,8 @@ impl<const Q: usize, const E: usize, const C: usize, const W: usize> Logic for I
         self.w_head.d.next = self.new_head.val();
         self.w_tail.d.next = self.new_tail.val();
         self.w_count.d.next = self.new_count.val();
+        self.w_empty.d.next = self.new_empty.val();
+        self.w_one.d.next = self.new_one.val();
         // the link: a PUSH links the old tail to the new entry, a POP clears the freed entry's
         self.link_we.next = (self.push_ok.val() & !self.c_empty.q.val()) | self.pop_ok.val();
         self.link_waddr.next = self.c_head.q.val();
@@ -589,15 +608,21 @@ impl<const Q: usize, const E: usize, const C: usize, const W: usize> Logic for I
         self.cur_head.next = self.list_head.read_data.val();
         self.cur_tail.next = self.list_tail.read_data.val();
         self.cur_count.next = self.list_count.read_data.val();
+        self.cur_empty.next = !self.list_count.read_data.val().any();
+        self.cur_one.next = self.list_count.read_data.val() == 1;
         if self.b_hit_w.q.val() {
             self.cur_head.next = self.w_head.q.val();
             self.cur_tail.next = self.w_tail.q.val();
             self.cur_count.next = self.w_count.q.val();
+            self.cur_empty.next = self.w_empty.q.val();
+            self.cur_one.next = self.w_one.q.val();
         }
         if self.b_hit_c.q.val() {
             self.cur_head.next = self.new_head.val();
             self.cur_tail.next = self.new_tail.val();
             self.cur_count.next = self.new_count.val();
+            self.cur_empty.next = self.new_empty.val();
+            self.cur_one.next = self.new_one.val();
         }
         self.b_list_op.next = self.b_peek.q.val() | self.b_pop.q.val();
         self.b_by_index.next = !self.b_push.q.val() & !self.b_list_op.val();
@@ -626,8 +651,8 @@ impl<const Q: usize, const E: usize, const C: usize, const W: usize> Logic for I
         self.c_head.d.next = self.cur_head.val();
         self.c_tail.d.next = self.cur_tail.val();
         self.c_count.d.next = self.cur_count.val();
-        self.c_empty.d.next = !self.cur_count.val().any();
-        self.c_one.d.next = self.cur_count.val() == 1;
+        self.c_empty.d.next = self.cur_empty.val();
+        self.c_one.d.next = self.cur_one.val();
 
         // ================= A: the list RAMs read; forwarding decided =================
         self.list_head.read_addr.next = self.a_qpn.q.val();
