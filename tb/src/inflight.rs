@@ -334,7 +334,8 @@ impl<M: Model> InflightBench<M> {
                 full: d.bit_at(self.p.r_full),
                 count: d.get_at(self.p.r_count) as u32,
             };
-            let (at, want) = self.expect.pop_front().unwrap_or_else(|| panic!("cycle {now}: response without a command"));
+            let (at, want) =
+                self.expect.pop_front().unwrap_or_else(|| panic!("cycle {now}: response without a command"));
             assert_eq!(got, want, "cycle {now}: response to the command taken at cycle {at}");
             self.latencies.push(self.resp_offered_at.take().unwrap() - at);
             self.answered += 1;
@@ -368,7 +369,12 @@ impl<M: Model> InflightBench<M> {
     pub fn drain(&mut self, limit: u64) {
         let end = self.now() + limit;
         while !self.quiet() {
-            assert!(self.now() < end, "not drained: {} commands queued, {} unanswered", self.cmds.len(), self.expect.len());
+            assert!(
+                self.now() < end,
+                "not drained: {} commands queued, {} unanswered",
+                self.cmds.len(),
+                self.expect.len()
+            );
             self.step();
         }
         // and free_count settles

@@ -473,10 +473,10 @@ impl<const Q: usize, const E: usize, const C: usize, const W: usize> Logic for I
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, clr, clr_a, held, rdy, a_v, a_push, a_peek, a_pop, a_write, a_qpn, a_idx, a_data, b_v,
-            b_push, b_peek, b_pop, b_write, b_qpn, b_idx, b_data, b_hit_c, b_hit_w, c_v, c_push, c_peek, c_pop,
-            c_write, c_qpn, c_idx, c_data, c_head, c_tail, c_count, c_empty, c_one, c_link_fwd, w_head, w_tail,
-            w_count, w_empty, w_one, lw_next, lw_has, d_v, d_index, d_next, d_tail, d_empty, d_full, d_count
+            self, clock, clr, clr_a, held, rdy, a_v, a_push, a_peek, a_pop, a_write, a_qpn, a_idx, a_data, b_v, b_push,
+            b_peek, b_pop, b_write, b_qpn, b_idx, b_data, b_hit_c, b_hit_w, c_v, c_push, c_peek, c_pop, c_write, c_qpn,
+            c_idx, c_data, c_head, c_tail, c_count, c_empty, c_one, c_link_fwd, w_head, w_tail, w_count, w_empty,
+            w_one, lw_next, lw_has, d_v, d_index, d_next, d_tail, d_empty, d_full, d_count
         );
         clock!(self, clock, list_head, list_tail, list_count, link_next, link_has, payload, free, resp);
         self.free.reset.next = self.reset.val();
@@ -635,11 +635,9 @@ impl<const Q: usize, const E: usize, const C: usize, const W: usize> Logic for I
         // the link C writes this cycle is the one this command reads: a PUSH
         // onto a one-entry list before a HEAD/POP of it, or any link write at
         // the index a READ/WRITE names
-        self.c_link_fwd.d.next = (self.b_list_op.val()
-            & self.b_hit_c.q.val()
-            & self.push_ok.val()
-            & self.c_one.q.val())
-            | (self.b_by_index.val() & self.link_we.val() & (self.b_idx.q.val() == self.link_waddr.val()));
+        self.c_link_fwd.d.next =
+            (self.b_list_op.val() & self.b_hit_c.q.val() & self.push_ok.val() & self.c_one.q.val())
+                | (self.b_by_index.val() & self.link_we.val() & (self.b_idx.q.val() == self.link_waddr.val()));
         self.c_v.d.next = self.b_v.q.val();
         self.c_push.d.next = self.b_push.q.val();
         self.c_peek.d.next = self.b_peek.q.val();

@@ -1784,7 +1784,13 @@ fn inflight<S: Sim>(s: &mut S) -> Outcome {
         if !valid && rng.chance(80) {
             valid = true;
             let r = rng.next() % 10;
-            let op = if r < 4 { INFLIGHT_PUSH } else if r < 7 { INFLIGHT_POP } else { rng.next() % 8 };
+            let op = if r < 4 {
+                INFLIGHT_PUSH
+            } else if r < 7 {
+                INFLIGHT_POP
+            } else {
+                rng.next() % 8
+            };
             s.set("s_cmd.op", op);
             s.set("s_cmd.qpn", (rng.next() % 12) * 1361);
             s.set("s_cmd.index", rng.next() % 64);
@@ -1807,5 +1813,9 @@ fn inflight<S: Sim>(s: &mut S) -> Outcome {
         }
         s.step()?;
     }
-    Ok(vec![reached("commands taken", taken, 1500), reached("entries pushed", pushed, 500), reached("entries popped", popped, 300)])
+    Ok(vec![
+        reached("commands taken", taken, 1500),
+        reached("entries pushed", pushed, 500),
+        reached("entries popped", popped, 300),
+    ])
 }
