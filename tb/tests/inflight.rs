@@ -67,16 +67,21 @@ fn random_batch(b: &mut InflightBench<inflight::Dut>, span: u32, push_pct: u64) 
 }
 
 /// `commands` random commands over `span` QPs, push-heavy in the first
-/// half (the pool runs out when `span` is small enough to fill it) and
-/// pop-heavy in the second, responses taken at `resp_pct` percent.
+/// 60 % (the pool runs out) and pop-heavy in the rest, responses taken at `resp_pct` percent.
 fn random_run(seed: u64, span: u32, commands: u64, resp_pct: u64) -> InflightBench<inflight::Dut> {
     let mut b = bench(seed);
     b.resp_pct = resp_pct;
     b.cmd_pct = 85;
     while b.taken < commands {
         if b.cmds.is_empty() {
-            let push_pct = if b.taken < commands / 2 { 85 } else { 30 };
-            random_batch(&mut b, span, push_pct);
+            // the first 60 %: mostly plain PUSHes (about 0.65 entries a command)
+            if b.taken < commands * 3 / 5 && b.rng.chance(70) {
+                let data = b.random_data();
+                b.cmds.push_back(Cmd::Push { qpn: (b.rng.next() as u32 % span) * (QPS / span), data });
+            } else {
+                let push_pct = if b.taken < commands * 3 / 5 { 85 } else { 30 };
+                random_batch(&mut b, span, push_pct);
+            }
         }
         b.step();
     }
@@ -92,11 +97,11 @@ fn random_run(seed: u64, span: u32, commands: u64, resp_pct: u64) -> InflightBen
 #[test]
 fn random_commands_match_the_reference() {
     // three QPs: long lists, the pool exhausted
-    let b = random_run(1, 3, 12_000, 70);
+    let b = random_run(1, 3, 16_000, 70);
     assert!(b.fulls > 100, "the pool never ran out: {} full responses", b.fulls);
     assert!(b.empties > 10);
     // 64 and 4096 QPs, 16K QPs (every QPN)
-    let b = random_run(2, 64, 12_000, 50);
+    let b = random_run(2, 64, 16_000, 50);
     assert!(b.fulls > 0);
     random_run(3, 4096, 10_000, 80);
     let b = random_run(4, QPS, 10_000, 90);
