@@ -79,6 +79,7 @@ catalog! {
     send_sched => crate::transport::SendSched<14, 15>, 300;
     tx_arb => crate::transport::TxArb, 100;
     rx_hold => crate::transport::RxHold, 100;
+    inflight => crate::transport::InflightTable, 300;
 }
 
 /// Look an entry up by name.

@@ -164,6 +164,17 @@ rtl_consts! {
     ACC_REMOTE_ATOMIC: u64 = Access::RemoteAtomic as u8;
     /// The lowest bit of `payload_len` in the transmit builder's header.
     TX_PAYLOAD_LEN_LSB: usize = crate::wire::tx_field_lsb("payload_len");
+    // ---- the inflight WQE table (hw/src/transport/inflight.rs): `s_cmd.op` codes
+    /// Append an entry at the QP's tail.
+    INFLIGHT_PUSH: u64 = 0;
+    /// The QP's head entry.
+    INFLIGHT_HEAD: u64 = 1;
+    /// Remove the QP's head entry.
+    INFLIGHT_POP: u64 = 2;
+    /// An entry by index (any code not listed here reads too).
+    INFLIGHT_READ: u64 = 3;
+    /// Replace an entry's payload in place.
+    INFLIGHT_WRITE: u64 = 4;
 }
 
 // What the RTL assumes about the layouts beyond positions.

@@ -196,6 +196,7 @@ pub mod ctx_cache;
 pub mod dma;
 pub mod driver_hw;
 pub mod host_bench;
+pub mod inflight;
 pub mod mr;
 pub mod mr_xlate;
 pub mod payload;

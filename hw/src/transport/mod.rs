@@ -1,14 +1,17 @@
 //! The RC transport's blocks: the send scheduler ([`SendSched`]), the
 //! requester's payload path ([`PayloadGather`], [`AxisJoin`]), the transmit
-//! arbiter ([`TxArb`]), the receive path's ICRC hold ([`RxHold`]).
+//! arbiter ([`TxArb`]), the receive path's ICRC hold ([`RxHold`]), the table
+//! of outstanding send WQEs ([`Inflight`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
 mod axis_join;
+mod inflight;
 mod payload_gather;
 mod rx_hold;
 mod send_sched;
 mod tx_arb;
 pub use axis_join::AxisJoin;
+pub use inflight::*;
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;

@@ -74,6 +74,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "qpc_cache" | "mtt_cache" => ctx_cache(s),
         "qp_modify" => qp_modify(s),
         "send_sched" => send_sched(s),
+        "inflight" => inflight(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
@@ -1760,4 +1761,61 @@ fn send_sched<S: Sim>(s: &mut S) -> Outcome {
         s.step()?;
     }
     Ok(vec![reached("grants", grants, 200), reached("appends", appends, 200), reached("dones", dones, 200)])
+}
+
+/// The inflight WQE table: reset, the 16K-cycle clearing, then random
+/// commands (PUSH-heavy, on 12 QPs; READ and WRITE at random entries) with
+/// responses taken with stalls.
+fn inflight<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_hw::consts::{INFLIGHT_POP, INFLIGHT_PUSH};
+    let mut rng = Rng(0x1f11_9e7);
+    reset(s)?;
+    let mut n = 0;
+    while bit(s, "init") {
+        s.step()?;
+        n += 1;
+        assert!(n < 1 << 16, "inflight: init never ends");
+    }
+    let words = s.ports()[s.port("s_cmd.data")].words();
+    let mut ops: VecDeque<u64> = VecDeque::new();
+    let (mut taken, mut pushed, mut popped) = (0u64, 0u64, 0u64);
+    let mut valid = false;
+    for _ in 0..3000 {
+        if !valid && rng.chance(80) {
+            valid = true;
+            let r = rng.next() % 10;
+            let op = if r < 4 {
+                INFLIGHT_PUSH
+            } else if r < 7 {
+                INFLIGHT_POP
+            } else {
+                rng.next() % 8
+            };
+            s.set("s_cmd.op", op);
+            s.set("s_cmd.qpn", (rng.next() % 12) * 1361);
+            s.set("s_cmd.index", rng.next() % 64);
+            set_wide(s, "s_cmd.data", &random_words(&mut rng, words));
+        }
+        s.set("s_cmd.valid", valid as u64);
+        let rr = rng.chance(70);
+        s.set("m_resp.ready", rr as u64);
+        s.eval();
+        if valid && bit(s, "s_cmd.ready") {
+            ops.push_back(s.get("s_cmd.op"));
+            taken += 1;
+            valid = false;
+        }
+        if rr && bit(s, "m_resp.valid") {
+            let op = ops.pop_front().expect("inflight: a response without a command");
+            let ok = !bit(s, "m_resp.empty") && !bit(s, "m_resp.full");
+            pushed += (op == INFLIGHT_PUSH && ok) as u64;
+            popped += (op == INFLIGHT_POP && ok) as u64;
+        }
+        s.step()?;
+    }
+    Ok(vec![
+        reached("commands taken", taken, 1500),
+        reached("entries pushed", pushed, 500),
+        reached("entries popped", popped, 300),
+    ])
 }
