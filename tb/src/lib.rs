@@ -201,6 +201,7 @@ pub mod mr_xlate;
 pub mod payload;
 pub mod replay;
 pub mod rx;
+pub mod scatter;
 pub mod send_sched;
 
 pub mod pcap_out;

@@ -56,7 +56,9 @@
 //! `tb/tests/payload_scatter.rs`: `s_axis` takes a run of packets in exactly
 //! that many cycles). A dropped packet costs one cycle per beat.
 //! Latency: [`PayloadScatter::LATENCY`] cycles from a beat taken to its
-//! first write beat offered; [`PayloadScatter::DONE_LATENCY`] from the last
+//! first write beat offered (its piece loaded before),
+//! [`PayloadScatter::PIECE_LATENCY`] from a piece taken (its beat there
+//! before); [`PayloadScatter::DONE_LATENCY`] from the last
 //! `wr_done` of a packet to its `m_done` offered.
 
 use super::{PieceIn, PIECE_LEN_BITS, PIECE_MAX};
@@ -245,9 +247,14 @@ impl Default for PayloadScatter {
 
 impl PayloadScatter {
     /// Cycles from a payload beat taken on `s_axis` to its first write beat
-    /// offered on `m_wr`, with nothing ahead of it: the skid buffer's output
-    /// register, the split's, and the realigner.
+    /// offered on `m_wr`, its piece loaded and nothing ahead of it: the skid
+    /// buffer's output register, the split's, and the realigner.
     pub const LATENCY: u64 = 2 + AxisRealign::LATENCY;
+    /// Cycles from a piece taken on `s_piece` (the first of its packet, its
+    /// command taken with it) to its first write beat offered, its beat
+    /// there before: the piece FIFO's two cycles and the load, then
+    /// [`Self::LATENCY`] less the skid buffer's cycle.
+    pub const PIECE_LATENCY: u64 = 3 + Self::LATENCY - 1;
     /// Cycles from the `wr_done` of a packet's last piece to its `m_done`
     /// offered: the done FIFO's write to its output register.
     pub const DONE_LATENCY: u64 = 2;
@@ -270,8 +277,8 @@ impl Logic for PayloadScatter {
         self.done_q.reset.next = self.reset.val();
 
         // ---- inputs (their ready is a register)
-        self.pkt_q.s_axis.tdata.next = (bit_cast::<7, 1>(self.s_pkt.drop.val().into()) << 6)
-            | bit_cast::<7, 6>(self.s_pkt.lane.val());
+        self.pkt_q.s_axis.tdata.next =
+            (bit_cast::<7, 1>(self.s_pkt.drop.val().into()) << 6) | bit_cast::<7, 6>(self.s_pkt.lane.val());
         self.pkt_q.s_axis.tkeep.next = 0.into();
         self.pkt_q.s_axis.tlast.next = false;
         self.pkt_q.s_axis.tuser.next = 0.into();
