@@ -189,9 +189,10 @@ fn latency() {
 }
 
 /// At full rate (no stalls, completions after 20 cycles): `s_axis` takes
-/// its beats in exactly beats + (pieces ending inside a beat) + (pieces
-/// whose last bytes pass lane 63 in the realigner) cycles, at most beats +
-/// 2 x pieces; the writes follow at the same rate.
+/// its beats in beats + (pieces ending inside a beat) + (pieces whose last
+/// bytes pass lane 63 in the realigner) cycles, less at most the cycles of
+/// the last packet's pieces (lost after its last beat was taken); at most
+/// beats + 2 x pieces. The writes follow at the same rate.
 #[test]
 fn full_rate() {
     let cases: [(&str, usize, usize, usize); 4] =
@@ -234,7 +235,14 @@ fn full_rate() {
             beats as f64 / span as f64,
             wr_beats as f64 / wr_span as f64
         );
-        assert_eq!(span, beats + split + wrap, "{name}: cycles to take the payload");
+        // the cycles the split loses after the last beat was taken (the skid buffer holds two)
+        // do not show on s_axis: at most those of the last packet
+        let (ts, tw) = piece_costs(pkts.last().unwrap());
+        let full = beats + split + wrap;
+        assert!(
+            span <= full && span + ts + tw >= full,
+            "{name}: {span} cycles to take the payload, {full} - ({ts} + {tw})"
+        );
         assert!(span <= beats + 2 * pieces);
         if min == 4096 {
             assert!(beats as f64 / span as f64 > 0.97, "4 KiB pieces at full rate");
