@@ -76,6 +76,7 @@ catalog! {
     mr_xlate => crate::mr::MrXlate, 20;
     axis_join => crate::transport::AxisJoin, 200;
     payload_gather => crate::transport::PayloadGather, 100;
+    payload_scatter => crate::transport::PayloadScatter, 100;
     send_sched => crate::transport::SendSched<14, 15>, 300;
     tx_arb => crate::transport::TxArb, 100;
     rx_hold => crate::transport::RxHold, 100;

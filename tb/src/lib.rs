@@ -203,6 +203,7 @@ pub mod payload;
 pub mod replay;
 pub mod rx;
 pub mod rx_hold;
+pub mod scatter;
 pub mod send_sched;
 pub mod tx_arb;
 
