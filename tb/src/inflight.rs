@@ -233,7 +233,7 @@ impl<M: Model> InflightBench<M> {
         };
         let width = dut.ports()[p.data].width;
         let words = width.div_ceil(32);
-        let top_mask = if width % 32 == 0 { u32::MAX } else { (1u32 << (width % 32)) - 1 };
+        let top_mask = if width.is_multiple_of(32) { u32::MAX } else { (1u32 << (width % 32)) - 1 };
         let mut sim = Clocked::new(dut);
         sim.reset(2);
         let mut n = 0u64;

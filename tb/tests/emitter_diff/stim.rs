@@ -1768,7 +1768,7 @@ fn send_sched<S: Sim>(s: &mut S) -> Outcome {
 /// responses taken with stalls.
 fn inflight<S: Sim>(s: &mut S) -> Outcome {
     use rnic_hw::consts::{INFLIGHT_POP, INFLIGHT_PUSH};
-    let mut rng = Rng(0x1f11_9e7);
+    let mut rng = Rng(0x01f1_19e7);
     reset(s)?;
     let mut n = 0;
     while bit(s, "init") {
