@@ -47,20 +47,10 @@ demo: deps
 	$(CARGO) run -q -p rnic-tb --bin demo
 
 ## Style, lint and synthesis gates, then every Rust test (unit, property,
-## differential, testbenches); each phase timed (build/phases.tsv, docs/ci.md)
-PHASE := bash tools/phase.sh
+## differential, testbenches); each phase timed (build/phases.tsv, docs/ci.md).
+## Synthesis runs in the background beside clippy and the test build (tools/test.sh)
 test:
-	@mkdir -p build && : > build/phases.tsv && rm -f build/test.log
-	@$(PHASE) deps $(MAKE) --no-print-directory deps
-	@$(PHASE) style $(MAKE) --no-print-directory check
-	@$(PHASE) verilog $(MAKE) --no-print-directory verilog
-	@$(PHASE) lint bash tools/lint.sh $(VERILOG_DIR)
-	@$(PHASE) synth-model python3 tools/test_synth.py
-	@$(PHASE) synth bash tools/synth.sh $(VERILOG_DIR)
-	@$(PHASE) test-build $(CARGO) test --workspace --no-run
-	@set -o pipefail; $(PHASE) test-run $(CARGO) test --workspace 2>&1 | tee build/test.log
-	@awk '/^test result:/ {p+=$$4; f+=$$6} END {printf "\ncargo-test: %d passed, %d failed\n", p, f; if (p == 0) exit 1}' build/test.log
-	@$(PHASE) --report
+	@MAKE="$(MAKE)" CARGO="$(CARGO)" VERILOG_DIR="$(VERILOG_DIR)" bash tools/test.sh
 
 ## A capture through the Verilated receive parser: one JSON line per frame
 replay: deps
