@@ -207,6 +207,120 @@ layouts! {
         PATH: Bytes = byte 64, bit 0, width 512;
     }
 
+    /// QP transport state, entry QPN of the QPS table (beside `qpc`, as many
+    /// entries): what the RC transport changes while the QP runs
+    /// (docs/transport.md, "Per-QP transport state"). The driver zeroes an
+    /// entry before the modify to INIT and never writes it while the QP
+    /// lives; the device keeps it behind a write-back cache. Each field has
+    /// one owner, the block that writes it: requester (bytes
+    /// `REQUESTER_BYTES`), completer (`COMPLETER_BYTES`), responder
+    /// (`RESPONDER_BYTES`); a block writes its own bytes only. PSNs and the
+    /// MSN are 24 bits; indices are send/receive queue positions (16 bits,
+    /// wrapping as SQ_PROD does).
+    qps, 64 bytes {
+        /// Requester: the PSN fields below are valid (set on first use after
+        /// RTS, when they are taken from `qpc.SQ_PSN`).
+        REQ_STARTED: bool = byte 0, bit 0, width 1;
+        /// Requester: READ and atomic WQEs started, modulo 32 (the outstanding
+        /// count is this minus `RD_ATOMIC_DONE`, modulo 32; at most 16).
+        RD_ATOMIC_STARTED: u8 = byte 0, bit 1, width 5;
+        /// Requester: the PSN of the next new packet.
+        NEXT_PSN: u32 = byte 1, bit 0, width 24;
+        /// Requester: the highest PSN sent, plus one (a resend stops here).
+        SENT_END: u32 = byte 4, bit 0, width 24;
+        /// Requester: send cursor, the SQ index of the WQE being sent.
+        CURSOR_WQE: u16 = byte 7, bit 0, width 16;
+        /// Requester: send cursor, the packet inside that WQE.
+        CURSOR_PKT: u32 = byte 9, bit 0, width 23;
+        /// Completer: the fields below are valid (set on first use after RTS).
+        COMP_STARTED: bool = byte 12, bit 0, width 1;
+        /// Completer: inside a READ response (after FIRST, before LAST).
+        IN_READ_RESP: bool = byte 12, bit 1, width 1;
+        /// Completer: `RETRY_PSN` holds a resend's start.
+        RETRY_VALID: bool = byte 12, bit 2, width 1;
+        /// Completer: retries left before RETRY_EXC_ERR (from `qpc.RETRY_CNT`).
+        RETRIES_LEFT: u8 = byte 12, bit 3, width 3;
+        /// Completer: READ and atomic WQEs completed, modulo 32.
+        RD_ATOMIC_DONE: u8 = byte 13, bit 0, width 5;
+        /// Completer: RNR retries left (from `qpc.RNR_RETRY`; 7: without limit).
+        RNR_RETRIES_LEFT: u8 = byte 13, bit 5, width 3;
+        /// Completer: the first PSN of the oldest uncompleted WQE.
+        HEAD_FIRST_PSN: u32 = byte 14, bit 0, width 24;
+        /// Completer: the oldest unacknowledged PSN.
+        UNA: u32 = byte 17, bit 0, width 24;
+        /// Completer: the PSN the last resend started from (damps repeats).
+        RETRY_PSN: u32 = byte 20, bit 0, width 24;
+        /// Completer: the SQ index of the oldest uncompleted WQE.
+        HEAD_WQE: u16 = byte 23, bit 0, width 16;
+        /// Responder: the fields below are valid (set on first use after RTR,
+        /// when `EPSN` is taken from `qpc.RQ_PSN`).
+        RESP_STARTED: bool = byte 25, bit 0, width 1;
+        /// Responder: a NAK was sent and the expected PSN has not arrived since.
+        NAK_SENT: bool = byte 25, bit 1, width 1;
+        /// Responder: an ACK for `EPSN - 1` is owed (coalesced).
+        ACK_PENDING: bool = byte 25, bit 2, width 1;
+        /// Responder: the message in progress (`IN_PROGRESS_*`).
+        IN_PROGRESS: u8 = byte 25, bit 3, width 2;
+        /// Responder: `RECV_WQE` holds the RECV WQE being filled.
+        RECV_VALID: bool = byte 25, bit 5, width 1;
+        /// Responder: the SGE of that WQE being filled.
+        RECV_SGE: u8 = byte 25, bit 6, width 2;
+        /// Responder: the expected PSN.
+        EPSN: u32 = byte 26, bit 0, width 24;
+        /// Responder: the message sequence number.
+        MSN: u32 = byte 29, bit 0, width 24;
+        /// Responder: the RQ index of the RECV WQE being filled.
+        RECV_WQE: u16 = byte 32, bit 0, width 16;
+        /// Responder: bytes placed in that WQE so far.
+        RECV_PLACED: u32 = byte 34, bit 0, width 32;
+        /// Responder: bytes placed in its SGE `RECV_SGE` so far.
+        RECV_SGE_OFFSET: u32 = byte 38, bit 0, width 32;
+        /// Responder: the WRITE in progress, the VA of its next byte.
+        WRITE_VA: u64 = byte 42, bit 0, width 64;
+        /// Responder: the WRITE in progress, its rkey.
+        WRITE_RKEY: u32 = byte 50, bit 0, width 32;
+        /// Responder: the WRITE in progress, bytes still to come.
+        WRITE_REMAINING: u32 = byte 54, bit 0, width 32;
+        /// Responder: the WRITE in progress, its total length (a WRITE with
+        /// immediate's completion reports it).
+        WRITE_LEN: u32 = byte 58, bit 0, width 32;
+        /// Responder: the replay cache's oldest entry.
+        REPLAY_HEAD: u8 = byte 62, bit 0, width 4;
+        /// Responder: entries in the replay cache (at most `qpc.MAX_DEST_RD_ATOMIC`).
+        REPLAY_COUNT: u8 = byte 62, bit 4, width 5;
+    } {
+        /// Bytes the requester writes.
+        pub const REQUESTER_BYTES: core::ops::Range<usize> = 0..12;
+        /// Bytes the completer writes.
+        pub const COMPLETER_BYTES: core::ops::Range<usize> = 12..25;
+        /// Bytes the responder writes.
+        pub const RESPONDER_BYTES: core::ops::Range<usize> = 25..64;
+        /// `IN_PROGRESS`: no message.
+        pub const IN_PROGRESS_NONE: u8 = 0;
+        /// `IN_PROGRESS`: a SEND (FIRST received, LAST not yet).
+        pub const IN_PROGRESS_SEND: u8 = 1;
+        /// `IN_PROGRESS`: an RDMA WRITE.
+        pub const IN_PROGRESS_WRITE: u8 = 2;
+
+        /// The owner ranges are adjacent and cover the entry, and every field
+        /// lies inside one of them.
+        const fn within(f: crate::layout::LayoutFieldInfo, r: core::ops::Range<usize>) -> bool {
+            f.pos() >= r.start * 8 && f.pos() + f.width as usize <= r.end * 8
+        }
+        const fn owned(f: crate::layout::LayoutFieldInfo) -> bool {
+            within(f, REQUESTER_BYTES) || within(f, COMPLETER_BYTES) || within(f, RESPONDER_BYTES)
+        }
+        const _: () = {
+            assert!(REQUESTER_BYTES.start == 0 && REQUESTER_BYTES.end == COMPLETER_BYTES.start);
+            assert!(COMPLETER_BYTES.end == RESPONDER_BYTES.start && RESPONDER_BYTES.end == SIZE);
+            let mut i = 0;
+            while i < INFO.fields.len() {
+                assert!(owned(INFO.fields[i]), "a qps field crosses its owner's bytes");
+                i += 1;
+            }
+        };
+    }
+
     /// Completion queue context, entry CQN of the CQ table. The driver zeroes
     /// the ring, writes the context with PROD and CONS at 0 and issues a Load
     /// command; the device owns PROD, CONS, ARMED and OVERRUN while the CQ

@@ -298,6 +298,20 @@ registers! {
         LOG2 = bit 0, width 5;
     }
 
+    /// QP transport state table (`qps` entries, indexed by QPN; as many
+    /// entries as `qpc_log_entries` says), low half of its IOVA. The device
+    /// owns its entries while their QPs live.
+    qps_base_lo @ 0x0150: u32, Rw, reset 0 {
+        /// Bits 31:0 of the table's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// QP transport state table, high half of its IOVA.
+    qps_base_hi @ 0x0154: u32, Rw, reset 0 {
+        /// Bits 63:32 of the table's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
     /// A context command: the device may cache entries of every table, so the
     /// driver tells it when an entry changed in host memory and asks for its
     /// state back. Writing starts the command; wait for `ctx_status.BUSY` to

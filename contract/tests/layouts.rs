@@ -241,6 +241,7 @@ fn every_declared_layout_passes_the_checks() {
             ("recv_wqe", 64),
             ("cqe", 32),
             ("qpc", 128),
+            ("qps", 64),
             ("cqc", 64),
             ("mpt", 64),
             ("mtt", 8),
@@ -272,4 +273,28 @@ fn the_layout_check_catches_overlaps_and_overflows() {
     assert!(layout_is_sound(&layout(8, &AT_END)));
     assert!(!layout_is_sound(&layout(12, &AT_END)), "sizes are powers of two");
     assert!(!layout_is_sound(&layout(0, &[])));
+}
+
+#[test]
+fn qps_fields_sit_in_their_owners_bytes() {
+    use rnic_contract::layouts::qps;
+    // Bits per owner, as docs/transport.md ("Hardware plan") counts them.
+    let mut bits = [0u32; 3];
+    for f in qps::FIELDS {
+        let (lo, hi) = (f.pos(), f.pos() + f.width as usize);
+        let owner = [qps::REQUESTER_BYTES, qps::COMPLETER_BYTES, qps::RESPONDER_BYTES]
+            .iter()
+            .position(|r| lo >= r.start * 8 && hi <= r.end * 8)
+            .unwrap_or_else(|| panic!("{} crosses an owner's bytes", f.name));
+        bits[owner] += f.width;
+    }
+    assert_eq!(bits, [93, 102, 305]);
+    // A write of one owner's bytes leaves every other owner's field as it was.
+    let mut e = [0xA5u8; qps::SIZE];
+    for b in &mut e[qps::COMPLETER_BYTES] {
+        *b = 0;
+    }
+    assert_eq!(qps::NEXT_PSN.get(&e).unwrap(), 0xA5A5A5);
+    assert_eq!(qps::UNA.get(&e).unwrap(), 0);
+    assert_eq!(qps::EPSN.get(&e).unwrap(), 0xA5A5A5);
 }

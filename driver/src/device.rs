@@ -11,7 +11,7 @@ use crate::alloc::{KeySlots, Pool, Runs};
 use crate::error::{Error, Resource, Result};
 use crate::hw::{DmaRegion, Hw};
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu};
-use rnic_contract::layouts::{ah, cqc, mpt, mtt, qpc, recv_wqe, send_wqe};
+use rnic_contract::layouts::{ah, cqc, mpt, mtt, qpc, qps, recv_wqe, send_wqe};
 use rnic_contract::regs::{self, Doorbell};
 use std::cell::{RefCell, RefMut};
 use std::fmt;
@@ -202,6 +202,7 @@ impl Table {
 
 pub(crate) struct Tables {
     pub qpc: Table,
+    pub qps: Table,
     pub cqc: Table,
     pub mpt: Table,
     pub mtt: Table,
@@ -299,7 +300,8 @@ impl Drop for Shared {
         // Stop the device before its tables go; a destructor has no one to
         // tell, so failures here end with the context.
         let _ = hw.write32(regs::ctrl::OFFSET, 0);
-        for t in [&self.tables.qpc, &self.tables.cqc, &self.tables.mpt, &self.tables.mtt, &self.tables.ah] {
+        let t = &self.tables;
+        for t in [&t.qpc, &t.qps, &t.cqc, &t.mpt, &t.mtt, &t.ah] {
             let _ = hw.free_dma(&t.region);
         }
     }
@@ -405,12 +407,38 @@ impl Context {
         // The device stops before its tables change.
         hw.write32(regs::ctrl::OFFSET, 0)?;
         let mut tables: Vec<Table> = Vec::new();
+        // The QPS table has as many entries as the QP table: no size register of its own.
         let specs = [
-            (log_qp, qpc::SIZE, regs::qpc_base_lo::OFFSET, regs::qpc_base_hi::OFFSET, regs::qpc_log_entries::OFFSET),
-            (log_cq, cqc::SIZE, regs::cqc_base_lo::OFFSET, regs::cqc_base_hi::OFFSET, regs::cqc_log_entries::OFFSET),
-            (log_mpt, mpt::SIZE, regs::mpt_base_lo::OFFSET, regs::mpt_base_hi::OFFSET, regs::mpt_log_entries::OFFSET),
-            (log_mtt, mtt::SIZE, regs::mtt_base_lo::OFFSET, regs::mtt_base_hi::OFFSET, regs::mtt_log_entries::OFFSET),
-            (log_ah, ah::SIZE, regs::ah_base_lo::OFFSET, regs::ah_base_hi::OFFSET, regs::ah_log_entries::OFFSET),
+            (
+                log_qp,
+                qpc::SIZE,
+                regs::qpc_base_lo::OFFSET,
+                regs::qpc_base_hi::OFFSET,
+                Some(regs::qpc_log_entries::OFFSET),
+            ),
+            (log_qp, qps::SIZE, regs::qps_base_lo::OFFSET, regs::qps_base_hi::OFFSET, None),
+            (
+                log_cq,
+                cqc::SIZE,
+                regs::cqc_base_lo::OFFSET,
+                regs::cqc_base_hi::OFFSET,
+                Some(regs::cqc_log_entries::OFFSET),
+            ),
+            (
+                log_mpt,
+                mpt::SIZE,
+                regs::mpt_base_lo::OFFSET,
+                regs::mpt_base_hi::OFFSET,
+                Some(regs::mpt_log_entries::OFFSET),
+            ),
+            (
+                log_mtt,
+                mtt::SIZE,
+                regs::mtt_base_lo::OFFSET,
+                regs::mtt_base_hi::OFFSET,
+                Some(regs::mtt_log_entries::OFFSET),
+            ),
+            (log_ah, ah::SIZE, regs::ah_base_lo::OFFSET, regs::ah_base_hi::OFFSET, Some(regs::ah_log_entries::OFFSET)),
         ];
         for (log, entry, lo, hi, log_reg) in specs {
             let region = match hw.alloc_dma(entry << log) {
@@ -425,10 +453,13 @@ impl Context {
             tables.push(Table { region, log, entry });
             hw.write32(lo, region.iova as u32)?;
             hw.write32(hi, (region.iova >> 32) as u32)?;
-            hw.write32(log_reg, log)?;
+            if let Some(log_reg) = log_reg {
+                hw.write32(log_reg, log)?;
+            }
         }
         hw.write32(regs::ctrl::OFFSET, regs::ctrl::ENABLE.encode(1)?)?;
-        let [qpc_t, cqc_t, mpt_t, mtt_t, ah_t] = [tables[0], tables[1], tables[2], tables[3], tables[4]];
+        let [qpc_t, qps_t, cqc_t, mpt_t, mtt_t, ah_t] =
+            [tables[0], tables[1], tables[2], tables[3], tables[4], tables[5]];
         // QP 0 and 1 are reserved (QP1, the GSI, comes with connection management).
         let qpn = Pool::new(Resource::Qp, 2, 1 << log_qp);
         attr.max_qp = qpn.capacity();
@@ -452,7 +483,7 @@ impl Context {
         let shared = Shared {
             hw: RefCell::new(hw),
             attr,
-            tables: Tables { qpc: qpc_t, cqc: cqc_t, mpt: mpt_t, mtt: mtt_t, ah: ah_t },
+            tables: Tables { qpc: qpc_t, qps: qps_t, cqc: cqc_t, mpt: mpt_t, mtt: mtt_t, ah: ah_t },
             alloc: RefCell::new(alloc),
             gids: RefCell::new(gids),
             teardown: RefCell::new(Vec::new()),

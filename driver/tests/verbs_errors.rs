@@ -908,3 +908,28 @@ fn the_remaining_modify_cq_and_ah_error_paths() {
     ));
     assert_eq!(ctx.in_use(Resource::Ah), ahs);
 }
+
+#[test]
+fn the_qps_table_is_programmed_and_each_qp_starts_from_zero_state() {
+    use rnic_contract::layouts::qps;
+    let (ctx, h) = open(FakeConfig::default());
+    let w = h.register_writes();
+    let reg = |off: u32| w.iter().rev().find(|(o, _)| *o == off).map(|&(_, v)| u64::from(v)).unwrap();
+    let base = reg(regs::qps_base_hi::OFFSET) << 32 | reg(regs::qps_base_lo::OFFSET);
+    let (qpc_base, log) = ctx.table_base(ContextTable::Qp);
+    assert_ne!(base, qpc_base);
+    // As many entries as the QP table: the whole table is there to be written.
+    let entries = 1usize << log;
+    assert!(h.write_iova(base, &vec![0xEE; entries * qps::SIZE]));
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(8, None).unwrap();
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    let at = |qpn: u32| base + u64::from(qpn) * qps::SIZE as u64;
+    assert_eq!(h.read_iova(at(qp.qp_num()), qps::SIZE).unwrap(), vec![0; qps::SIZE], "zeroed at create");
+    assert_eq!(h.read_iova(at(qp.qp_num() + 1), qps::SIZE).unwrap(), vec![0xEE; qps::SIZE], "its neighbour untouched");
+    to_rts(&mut qp, &ctx);
+    // What the device left in the entry is cleared when the QP goes back to RESET.
+    assert!(h.write_iova(at(qp.qp_num()), &[0x5A; qps::SIZE]));
+    qp.modify(&QpAttr::new().state(QpState::Reset)).unwrap();
+    assert_eq!(h.read_iova(at(qp.qp_num()), qps::SIZE).unwrap(), vec![0; qps::SIZE], "zeroed at RESET");
+}
