@@ -204,6 +204,7 @@ pub mod replay;
 pub mod rx;
 pub mod rx_hold;
 pub mod scatter;
+pub mod req_gen;
 pub mod send_sched;
 pub mod tx_arb;
 

@@ -102,7 +102,7 @@ pub const REQ_SETUP_PHASES: u64 = 6;
 pub const REQ_GEN_LATENCY: u64 = REQ_SETUP_PHASES + 3;
 /// Idle cycles on `m_hdr` between the last header of a job and the first
 /// of the next when that one is ready (set up) and nothing stalls.
-pub const REQ_GEN_JOB_GAP: u64 = 2;
+pub const REQ_GEN_JOB_GAP: u64 = 1;
 /// Largest message (IBTA, the model's `MAX_MESSAGE_LEN`).
 pub const REQ_MAX_MESSAGE_LEN: u64 = 1 << 31;
 /// Bytes of an atomic's operand (its local SGE's length).
