@@ -258,7 +258,8 @@ pub fn expect_job(j: &Job) -> Expect {
     };
     let mut e = Expect::default();
     let path = path_fields(&j.qp.path);
-    let solicit = w.solicited && (matches!(op, SendOpcode::Send | SendOpcode::SendWithImm) || op == SendOpcode::RdmaWriteWithImm);
+    let solicit =
+        w.solicited && (matches!(op, SendOpcode::Send | SendOpcode::SendWithImm) || op == SendOpcode::RdmaWriteWithImm);
     for (i, p) in pkts.iter().enumerate() {
         let seg = j.pkt_index + i as u32;
         assert_eq!(p.psn(), Psn::new(j.psn).add(i as u32), "the model's PSN");
@@ -266,7 +267,9 @@ pub fn expect_job(j: &Job) -> Expect {
         let mut f = path.clone();
         let (mut reth, mut atomic, mut immdt) = ((0u128, 0u128, 0u128), (0u128, 0u128, 0u128, 0u128), 0u128);
         match &p.ext {
-            ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => reth = (r.va as u128, r.rkey as u128, r.dma_len as u128),
+            ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => {
+                reth = (r.va as u128, r.rkey as u128, r.dma_len as u128)
+            }
             ExtHeaders::AtomicEth(a) => atomic = (a.va as u128, a.rkey as u128, a.swap_add as u128, a.compare as u128),
             _ => {}
         }
@@ -473,8 +476,52 @@ pub fn random_job(rng: &mut Rng) -> Job {
     j
 }
 
+/// Puts a job on `s_job` (`valid` as given).
+pub fn set_job<M: Model>(d: &mut M, j: &Job, valid: bool) {
+    let w = &j.wqe;
+    let mut sges = [0u8; 64];
+    for (k, s) in w.sges.iter().enumerate() {
+        let e = &mut sges[k * sge::SIZE..(k + 1) * sge::SIZE];
+        sge::ADDR.set(e, s.0).unwrap();
+        sge::LEN.set(e, s.1).unwrap();
+        sge::LKEY.set(e, s.2).unwrap();
+    }
+    let words = |b: &[u8]| -> Vec<u32> { b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect() };
+    let narrow: [(&str, u64); 20] = [
+        ("qpn", j.qp.qpn as u64),
+        ("dest_qpn", j.qp.dest_qpn as u64),
+        ("pkey", j.qp.pkey as u64),
+        ("pd", j.qp.pd as u64),
+        ("pmtu", j.qp.pmtu as u64),
+        ("opcode", w.opcode as u64),
+        ("solicited", w.solicited as u64),
+        ("signaled", w.signaled as u64),
+        ("is_inline", w.inline as u64),
+        ("imm", w.imm as u64),
+        ("remote_va", w.remote_va),
+        ("rkey", w.rkey as u64),
+        ("compare_add", w.compare_add),
+        ("swap", w.swap),
+        ("wr_id", w.wr_id),
+        ("num_sge", w.num_sge as u64),
+        ("sq_index", j.sq_index as u64),
+        ("psn", j.psn as u64),
+        ("pkt_index", j.pkt_index as u64),
+        ("budget", j.budget as u64),
+    ];
+    for (n, v) in narrow {
+        let i = d.port(&format!("s_job.{n}"));
+        d.set_at(i, v);
+    }
+    let i = d.port("s_job.path");
+    d.set_words(i, &words(&j.qp.path));
+    let i = d.port("s_job.sges");
+    d.set_words(i, &words(&sges));
+    let i = d.port("s_job.valid");
+    d.set_at(i, valid as u64);
+}
+
 struct Ports {
-    job: Vec<(&'static str, usize)>,
     j_valid: usize,
     j_ready: usize,
     h_data: usize,
@@ -524,16 +571,7 @@ pub struct ReqGenBench<M: Model> {
 impl<M: Model> ReqGenBench<M> {
     pub fn new(dut: M, seed: u64) -> Self {
         let i = |n: &str| dut.port(n);
-        let job = [
-            "qpn", "dest_qpn", "pkey", "pd", "pmtu", "path", "opcode", "solicited", "signaled", "is_inline", "imm",
-            "remote_va", "rkey", "compare_add", "swap", "wr_id", "num_sge", "sges", "sq_index", "psn", "pkt_index",
-            "budget",
-        ]
-        .iter()
-        .map(|n| (*n, i(&format!("s_job.{n}"))))
-        .collect();
         let p = Ports {
-            job,
             j_valid: i("s_job.valid"),
             j_ready: i("s_job.ready"),
             h_data: i("m_hdr.tdata"),
@@ -589,56 +627,10 @@ impl<M: Model> ReqGenBench<M> {
     }
 
     fn drive_job(&mut self) {
-        let Some(j) = self.jobs.front() else {
-            self.sim.dut.set_at(self.p.j_valid, 0);
-            return;
-        };
-        let w = &j.wqe;
-        let mut sges = [0u8; 64];
-        for (k, s) in w.sges.iter().enumerate() {
-            let e = &mut sges[k * sge::SIZE..(k + 1) * sge::SIZE];
-            sge::ADDR.set(e, s.0).unwrap();
-            sge::LEN.set(e, s.1).unwrap();
-            sge::LKEY.set(e, s.2).unwrap();
+        match self.jobs.front() {
+            Some(j) => set_job(&mut self.sim.dut, j, self.offering),
+            None => self.sim.dut.set_at(self.p.j_valid, 0),
         }
-        let words = |b: &[u8]| -> Vec<u32> {
-            b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
-        };
-        let path = words(&j.qp.path);
-        let sgw = words(&sges);
-        let vals: Vec<u64> = vec![
-            j.qp.qpn as u64,
-            j.qp.dest_qpn as u64,
-            j.qp.pkey as u64,
-            j.qp.pd as u64,
-            j.qp.pmtu as u64,
-            0,
-            w.opcode as u64,
-            w.solicited as u64,
-            w.signaled as u64,
-            w.inline as u64,
-            w.imm as u64,
-            w.remote_va,
-            w.rkey as u64,
-            w.compare_add,
-            w.swap,
-            w.wr_id,
-            w.num_sge as u64,
-            0,
-            j.sq_index as u64,
-            j.psn as u64,
-            j.pkt_index as u64,
-            j.budget as u64,
-        ];
-        let d = &mut self.sim.dut;
-        for ((name, port), v) in self.p.job.iter().zip(vals) {
-            match *name {
-                "path" => d.set_words(*port, &path),
-                "sges" => d.set_words(*port, &sgw),
-                _ => d.set_at(*port, v),
-            }
-        }
-        d.set_at(self.p.j_valid, self.offering as u64);
     }
 
     /// Checks that an output offered last cycle and not taken is offered

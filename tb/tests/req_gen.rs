@@ -196,7 +196,8 @@ fn resumes_and_budgets() {
             k += budget;
         }
         for k in 0..5 {
-            let j = one_job(SendOpcode::RdmaRead, pmtu, &[bytes * 2, 0, bytes * 2 + 1], (0xff_fffe + k) & 0xff_ffff, k, 1);
+            let j =
+                one_job(SendOpcode::RdmaRead, pmtu, &[bytes * 2, 0, bytes * 2 + 1], (0xff_fffe + k) & 0xff_ffff, k, 1);
             b.jobs.push_back(j);
         }
     }

@@ -8,8 +8,8 @@
 
 mod axis_join;
 mod inflight;
-mod payload_gather;
 mod path_hdr;
+mod payload_gather;
 mod payload_scatter;
 mod req_gen;
 mod rx_hold;
@@ -17,9 +17,9 @@ mod send_sched;
 mod tx_arb;
 pub use axis_join::AxisJoin;
 pub use inflight::*;
+pub use path_hdr::{PathHdr, PATH_BITS};
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};
 pub use payload_scatter::{PayloadScatter, PktDoneIn, PktDoneOut, ScatterPktIn, ScatterPktOut, SCATTER_INFLIGHT};
-pub use path_hdr::{PathHdr, PATH_BITS};
 pub use req_gen::*;
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;

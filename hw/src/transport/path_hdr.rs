@@ -23,8 +23,8 @@
 //! `src_qp`.
 
 use crate::consts::{
-    AH_DEST_IP, AH_DEST_MAC, AH_FLOW_LABEL, AH_HOP_LIMIT, AH_SRC_IP, AH_SRC_MAC, AH_TRAFFIC_CLASS, AH_VLAN,
-    AH_VLAN_ID, AH_VLAN_PCP,
+    AH_DEST_IP, AH_DEST_MAC, AH_FLOW_LABEL, AH_HOP_LIMIT, AH_SRC_IP, AH_SRC_MAC, AH_TRAFFIC_CLASS, AH_VLAN, AH_VLAN_ID,
+    AH_VLAN_PCP,
 };
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;

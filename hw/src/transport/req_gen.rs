@@ -620,16 +620,130 @@ impl Logic for ReqGen {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy, ph, j_qpn, j_dest_qpn, j_pkey, j_pd, j_pmtu, j_path, j_opcode, j_solicited,
-            j_signaled, j_inline, j_imm, j_rva, j_rkey, j_cmp_add, j_swap, j_wr_id, j_num_sge, j_sges, j_sq_index,
-            j_psn, j_k, j_budget, u_pmtu, u_mask, u_l0, u_l1, u_l2, u_s01, u_s23, u_off, u_first_psn, u_send,
-            u_write, u_read, u_cas, u_faa, u_imm, u_bad, u_first, u_nxt, v_tot, v_c3, w_tsum, w_ge1, w_ge2, w_ge3,
-            w_too_long, w_tail, w_zero, w_rva, w_rlen, x_np, x_sel, x_csel, x_tail, x_err, y_offin, y_left, y_end,
-            z_rem, z_va, z_last_psn, z_left1, z_left2, z_b1, z_b2, z_nx, act, a_tmpl, a_pd, a_sges, a_nxt, a_cur,
-            a_nx, a_rem, a_va, a_pkt_rem, a_pmtu, a_tail, a_p, a_psn, a_left, a_left1, a_left2, a_budget, a_b1,
-            a_b2, a_first, a_start, a_payload, a_seg, a_write, a_read, a_rdat, a_imm, a_se, a_base, a_qpn,
-            a_sq_index, a_end, a_np, o_hdr, o_hdr_v, o_f_key, o_f_pd, o_f_va, o_f_len, o_f_id, o_f_v, o_d_qpn,
-            o_d_sq, o_d_next_psn, o_d_next_pkt, o_d_end, o_d_fin, o_d_err, o_d_v, o_p_qpn, o_p_data, o_p_v
+            self,
+            clock,
+            busy,
+            ph,
+            j_qpn,
+            j_dest_qpn,
+            j_pkey,
+            j_pd,
+            j_pmtu,
+            j_path,
+            j_opcode,
+            j_solicited,
+            j_signaled,
+            j_inline,
+            j_imm,
+            j_rva,
+            j_rkey,
+            j_cmp_add,
+            j_swap,
+            j_wr_id,
+            j_num_sge,
+            j_sges,
+            j_sq_index,
+            j_psn,
+            j_k,
+            j_budget,
+            u_pmtu,
+            u_mask,
+            u_l0,
+            u_l1,
+            u_l2,
+            u_s01,
+            u_s23,
+            u_off,
+            u_first_psn,
+            u_send,
+            u_write,
+            u_read,
+            u_cas,
+            u_faa,
+            u_imm,
+            u_bad,
+            u_first,
+            u_nxt,
+            v_tot,
+            v_c3,
+            w_tsum,
+            w_ge1,
+            w_ge2,
+            w_ge3,
+            w_too_long,
+            w_tail,
+            w_zero,
+            w_rva,
+            w_rlen,
+            x_np,
+            x_sel,
+            x_csel,
+            x_tail,
+            x_err,
+            y_offin,
+            y_left,
+            y_end,
+            z_rem,
+            z_va,
+            z_last_psn,
+            z_left1,
+            z_left2,
+            z_b1,
+            z_b2,
+            z_nx,
+            act,
+            a_tmpl,
+            a_pd,
+            a_sges,
+            a_nxt,
+            a_cur,
+            a_nx,
+            a_rem,
+            a_va,
+            a_pkt_rem,
+            a_pmtu,
+            a_tail,
+            a_p,
+            a_psn,
+            a_left,
+            a_left1,
+            a_left2,
+            a_budget,
+            a_b1,
+            a_b2,
+            a_first,
+            a_start,
+            a_payload,
+            a_seg,
+            a_write,
+            a_read,
+            a_rdat,
+            a_imm,
+            a_se,
+            a_base,
+            a_qpn,
+            a_sq_index,
+            a_end,
+            a_np,
+            o_hdr,
+            o_hdr_v,
+            o_f_key,
+            o_f_pd,
+            o_f_va,
+            o_f_len,
+            o_f_id,
+            o_f_v,
+            o_d_qpn,
+            o_d_sq,
+            o_d_next_psn,
+            o_d_next_pkt,
+            o_d_end,
+            o_d_fin,
+            o_d_err,
+            o_d_v,
+            o_p_qpn,
+            o_p_data,
+            o_p_v
         );
 
         // ---- the job into the setup registers
@@ -719,19 +833,19 @@ impl Logic for ReqGen {
         if self.l2.val().any() {
             self.nxt1.next = 2.into();
         }
-        self.u_nxt.d.next =
-            (bit_cast::<8, 4>(self.all3.val()) << 4) | (bit_cast::<8, 2>(self.nxt1.val()) << 2) | bit_cast::<8, 2>(self.nxt0.val());
+        self.u_nxt.d.next = (bit_cast::<8, 4>(self.all3.val()) << 4)
+            | (bit_cast::<8, 2>(self.nxt1.val()) << 2)
+            | bit_cast::<8, 2>(self.nxt0.val());
         self.u_first_psn.d.next = self.j_psn.q.val() - bit_cast::<REQ_PSN_BITS, REQ_PKT_BITS>(self.j_k.q.val());
         self.u_first.d.next = !self.j_k.q.val().any();
         self.u_send.d.next = (self.j_opcode.q.val() == SOP_SEND) | (self.j_opcode.q.val() == SOP_SEND_IMM);
-        self.u_write.d.next =
-            (self.j_opcode.q.val() == SOP_RDMA_WRITE) | (self.j_opcode.q.val() == SOP_RDMA_WRITE_IMM);
+        self.u_write.d.next = (self.j_opcode.q.val() == SOP_RDMA_WRITE) | (self.j_opcode.q.val() == SOP_RDMA_WRITE_IMM);
         self.u_read.d.next = self.j_opcode.q.val() == SOP_RDMA_READ;
         self.u_cas.d.next = self.j_opcode.q.val() == SOP_CMP_SWAP;
         self.u_faa.d.next = self.j_opcode.q.val() == SOP_FETCH_ADD;
         self.u_imm.d.next = (self.j_opcode.q.val() == SOP_SEND_IMM) | (self.j_opcode.q.val() == SOP_RDMA_WRITE_IMM);
-        self.atomic_ok.next = (self.j_num_sge.q.val() == 1)
-            & (self.j_sges.q.val().get_bits::<32>(SGE_LEN) == self.atomic_len.val());
+        self.atomic_ok.next =
+            (self.j_num_sge.q.val() == 1) & (self.j_sges.q.val().get_bits::<32>(SGE_LEN) == self.atomic_len.val());
         self.u_bad.d.next = (self.j_opcode.q.val() > SOP_FETCH_ADD)
             | (self.j_num_sge.q.val() > 4)
             | !self.pmtu_ok.val()
@@ -874,12 +988,10 @@ impl Logic for ReqGen {
         if self.u_cas.q.val() | self.u_faa.q.val() {
             self.msg_len.next = self.atomic_len.val();
         }
-        self.entry.next = (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_INDEX_BITS>(self.j_sq_index.q.val())
-            << ENT_WQE_INDEX)
+        self.entry.next = (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_INDEX_BITS>(self.j_sq_index.q.val()) << ENT_WQE_INDEX)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.j_psn.q.val()) << ENT_FIRST_PSN)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.z_last_psn.q.val()) << ENT_LAST_PSN)
-            | (bit_cast::<INFLIGHT_ENTRY_BITS, 4>(self.j_opcode.q.val().get_bits::<4>(0))
-                << ENT_KIND)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, 4>(self.j_opcode.q.val().get_bits::<4>(0)) << ENT_KIND)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 1>(self.j_signaled.q.val().into()) << ENT_SIGNALED)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 64>(self.j_wr_id.q.val()) << ENT_WR_ID)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 32>(self.msg_len.val()) << ENT_LEN);
@@ -943,7 +1055,8 @@ impl Logic for ReqGen {
             self.a_read.d.next = self.u_read.q.val();
             self.a_rdat.d.next = self.u_read.q.val() | self.u_cas.q.val() | self.u_faa.q.val();
             self.a_imm.d.next = self.u_imm.q.val();
-            self.a_se.d.next = self.j_solicited.q.val() & (self.u_send.q.val() | (self.u_write.q.val() & self.u_imm.q.val()));
+            self.a_se.d.next =
+                self.j_solicited.q.val() & (self.u_send.q.val() | (self.u_write.q.val() & self.u_imm.q.val()));
             self.a_base.d.next = BTH_RC_SEND_FIRST.into();
             if self.u_write.q.val() {
                 self.a_base.d.next = BTH_RC_WRITE_FIRST.into();
