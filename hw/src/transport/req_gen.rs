@@ -66,7 +66,7 @@
 //! stalled output stops the active stage.
 
 use super::{InflightCmdOut, PathHdr, ENTRY_KIND_BITS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES};
-use super::{INFLIGHT_QPN_BITS, PATH_BITS};
+use super::{ReqSetup, INFLIGHT_QPN_BITS, PATH_BITS};
 use crate::axis::HdrOut;
 use crate::consts::*;
 use crate::mr::{MrReqOut, MR_ID_BITS};
@@ -107,10 +107,7 @@ pub const REQ_GEN_JOB_GAP: u64 = 1;
 pub const REQ_MAX_MESSAGE_LEN: u64 = 1 << 31;
 /// Bytes of an atomic's operand (its local SGE's length).
 pub const REQ_ATOMIC_LEN: u64 = 8;
-/// Bits of the message-length arithmetic: four 32-bit SGE lengths summed,
-/// and `pkt_index << 12`.
-const LW: usize = 36;
-const _: () = assert!(send_wqe::MAX_SGE == 4 && REQ_PKT_BITS + 12 == LW);
+const _: () = assert!(send_wqe::MAX_SGE == 4);
 const _: () = assert!(INFLIGHT_ENTRY_BITS == 199 && INFLIGHT_LOG_ENTRIES == 12);
 
 /// A job: one WQE from packet `pkt_index` on, at most `budget` packets.
@@ -261,56 +258,11 @@ pub struct ReqGen {
     j_k: Reg<Bits<REQ_PKT_BITS>>,
     j_budget: Reg<Bits<REQ_PKT_BITS>>,
     // ---- setup phase 1 (from the job)
-    u_pmtu: Reg<Bits<13>>,
-    u_mask: Reg<Bits<LW>>,
-    u_l0: Reg<Bits<LW>>,
-    u_l1: Reg<Bits<LW>>,
-    u_l2: Reg<Bits<LW>>,
-    u_s01: Reg<Bits<LW>>,
-    u_s23: Reg<Bits<LW>>,
-    u_off: Reg<Bits<LW>>,
-    u_first_psn: Reg<Bits<REQ_PSN_BITS>>,
-    u_send: Reg<Bit>,
-    u_write: Reg<Bit>,
-    u_read: Reg<Bit>,
-    u_cas: Reg<Bit>,
-    u_faa: Reg<Bit>,
-    u_imm: Reg<Bit>,
-    u_bad: Reg<Bit>,
-    u_first: Reg<Bit>,
-    u_nxt: Reg<Bits<8>>,
     // ---- phase 2
-    v_tot: Reg<Bits<LW>>,
-    v_c3: Reg<Bits<LW>>,
     // ---- phase 3
-    w_tsum: Reg<Bits<LW>>,
-    w_ge1: Reg<Bit>,
-    w_ge2: Reg<Bit>,
-    w_ge3: Reg<Bit>,
-    w_too_long: Reg<Bit>,
-    w_tail: Reg<Bits<13>>,
-    w_zero: Reg<Bit>,
-    w_rva: Reg<Bits<64>>,
-    w_rlen: Reg<Bits<32>>,
     // ---- phase 4
-    x_np: Reg<Bits<REQ_PKT_BITS>>,
-    x_sel: Reg<Bits<2>>,
-    x_csel: Reg<Bits<LW>>,
-    x_tail: Reg<Bits<13>>,
-    x_err: Reg<Bits<2>>,
     // ---- phase 5
-    y_offin: Reg<Bits<LW>>,
-    y_left: Reg<Bits<REQ_PKT_BITS>>,
-    y_end: Reg<Bits<REQ_PSN_BITS>>,
     // ---- phase 6
-    z_rem: Reg<Bits<32>>,
-    z_va: Reg<Bits<64>>,
-    z_last_psn: Reg<Bits<REQ_PSN_BITS>>,
-    z_left1: Reg<Bit>,
-    z_left2: Reg<Bit>,
-    z_b1: Reg<Bit>,
-    z_b2: Reg<Bit>,
-    z_nx: Reg<Bits<2>>,
     // ---- active job
     act: Reg<Bit>,
     a_tmpl: Reg<Bits<TX_HDR_BITS>>,
@@ -369,32 +321,15 @@ pub struct ReqGen {
     // ---- constants
     ph_last: Constant<Bits<3>>,
     ack_mask: Constant<Bits<REQ_PKT_BITS>>,
-    max_len: Constant<Bits<LW>>,
     atomic_len: Constant<Bits<32>>,
-    one_pkt: Constant<Bits<REQ_PKT_BITS>>,
-    two_pkts: Constant<Bits<REQ_PKT_BITS>>,
     three_pkts: Constant<Bits<REQ_PKT_BITS>>,
     no_reth: Constant<Bits<TX_HDR_BITS>>,
     no_imm: Constant<Bits<TX_HDR_BITS>>,
     // ---- locals
+    setup: ReqSetup,
     path_hdr: PathHdr,
     take: Signal<Local, Bit>,
-    pmtu: Signal<Local, Bits<13>>,
-    mask: Signal<Local, Bits<13>>,
-    nxt0: Signal<Local, Bits<2>>,
-    nxt1: Signal<Local, Bits<2>>,
-    all3: Constant<Bits<4>>,
     fid: Signal<Local, Bits<MR_ID_BITS>>,
-    len3: Signal<Local, Bits<LW>>,
-    l0: Signal<Local, Bits<LW>>,
-    l1: Signal<Local, Bits<LW>>,
-    l2: Signal<Local, Bits<LW>>,
-    kx: Signal<Local, Bits<LW>>,
-    atomic_ok: Signal<Local, Bit>,
-    pmtu_ok: Signal<Local, Bit>,
-    rd_len: Signal<Local, Bits<LW>>,
-    sel_len: Signal<Local, Bits<32>>,
-    sel_addr: Signal<Local, Bits<64>>,
     hdr_ok: Signal<Local, Bit>,
     frag_ok: Signal<Local, Bit>,
     done_ok: Signal<Local, Bit>,
@@ -459,51 +394,6 @@ impl Default for ReqGen {
             j_psn: Default::default(),
             j_k: Default::default(),
             j_budget: Default::default(),
-            u_pmtu: Default::default(),
-            u_mask: Default::default(),
-            u_l0: Default::default(),
-            u_l1: Default::default(),
-            u_l2: Default::default(),
-            u_s01: Default::default(),
-            u_s23: Default::default(),
-            u_off: Default::default(),
-            u_first_psn: Default::default(),
-            u_send: Default::default(),
-            u_write: Default::default(),
-            u_read: Default::default(),
-            u_cas: Default::default(),
-            u_faa: Default::default(),
-            u_imm: Default::default(),
-            u_bad: Default::default(),
-            u_first: Default::default(),
-            u_nxt: Default::default(),
-            v_tot: Default::default(),
-            v_c3: Default::default(),
-            w_tsum: Default::default(),
-            w_ge1: Default::default(),
-            w_ge2: Default::default(),
-            w_ge3: Default::default(),
-            w_too_long: Default::default(),
-            w_tail: Default::default(),
-            w_zero: Default::default(),
-            w_rva: Default::default(),
-            w_rlen: Default::default(),
-            x_np: Default::default(),
-            x_sel: Default::default(),
-            x_csel: Default::default(),
-            x_tail: Default::default(),
-            x_err: Default::default(),
-            y_offin: Default::default(),
-            y_left: Default::default(),
-            y_end: Default::default(),
-            z_rem: Default::default(),
-            z_va: Default::default(),
-            z_last_psn: Default::default(),
-            z_left1: Default::default(),
-            z_left2: Default::default(),
-            z_b1: Default::default(),
-            z_b2: Default::default(),
-            z_nx: Default::default(),
             act: Default::default(),
             a_tmpl: Default::default(),
             a_pd: Default::default(),
@@ -559,31 +449,14 @@ impl Default for ReqGen {
             o_p_v: Default::default(),
             ph_last: Constant::new(REQ_SETUP_PHASES.into()),
             ack_mask: Constant::new((REQ_ACK_REQ_EVERY - 1).into()),
-            max_len: Constant::new(REQ_MAX_MESSAGE_LEN.into()),
             atomic_len: Constant::new(REQ_ATOMIC_LEN.into()),
-            one_pkt: Constant::new(1u64.into()),
-            two_pkts: Constant::new(2u64.into()),
             three_pkts: Constant::new(3u64.into()),
             no_reth: Constant::new(all_but(&["reth_va", "reth_rkey", "reth_dmalen"])),
             no_imm: Constant::new(all_but(&["immdt"])),
+            setup: Default::default(),
             path_hdr: Default::default(),
             take: Default::default(),
-            pmtu: Default::default(),
-            mask: Default::default(),
-            nxt0: Default::default(),
-            nxt1: Default::default(),
-            all3: Constant::new(15u64.into()),
             fid: Default::default(),
-            len3: Default::default(),
-            l0: Default::default(),
-            l1: Default::default(),
-            l2: Default::default(),
-            kx: Default::default(),
-            atomic_ok: Default::default(),
-            pmtu_ok: Default::default(),
-            rd_len: Default::default(),
-            sel_len: Default::default(),
-            sel_addr: Default::default(),
             hdr_ok: Default::default(),
             frag_ok: Default::default(),
             done_ok: Default::default(),
@@ -646,51 +519,6 @@ impl Logic for ReqGen {
             j_psn,
             j_k,
             j_budget,
-            u_pmtu,
-            u_mask,
-            u_l0,
-            u_l1,
-            u_l2,
-            u_s01,
-            u_s23,
-            u_off,
-            u_first_psn,
-            u_send,
-            u_write,
-            u_read,
-            u_cas,
-            u_faa,
-            u_imm,
-            u_bad,
-            u_first,
-            u_nxt,
-            v_tot,
-            v_c3,
-            w_tsum,
-            w_ge1,
-            w_ge2,
-            w_ge3,
-            w_too_long,
-            w_tail,
-            w_zero,
-            w_rva,
-            w_rlen,
-            x_np,
-            x_sel,
-            x_csel,
-            x_tail,
-            x_err,
-            y_offin,
-            y_left,
-            y_end,
-            z_rem,
-            z_va,
-            z_last_psn,
-            z_left1,
-            z_left2,
-            z_b1,
-            z_b2,
-            z_nx,
             act,
             a_tmpl,
             a_pd,
@@ -745,6 +573,7 @@ impl Logic for ReqGen {
             o_p_data,
             o_p_v
         );
+        clock!(self, clock, setup);
 
         // ---- the job into the setup registers
         self.s_job.ready.next = !self.busy.q.val();
@@ -778,165 +607,16 @@ impl Logic for ReqGen {
             self.ph.d.next = self.ph.q.val() + 1;
         }
 
-        // ---- phase 1: PMTU, SGE lengths (zero past NUM_SGE), partial sums, the resume offset, the kind
-        self.kx.next = bit_cast::<LW, REQ_PKT_BITS>(self.j_k.q.val());
-        self.pmtu_ok.next = true;
-        self.pmtu.next = 256.into();
-        self.u_off.d.next = self.kx.val() << 8;
-        if self.j_pmtu.q.val() == MTU_512 {
-            self.pmtu.next = 512.into();
-            self.u_off.d.next = self.kx.val() << 9;
-        } else if self.j_pmtu.q.val() == MTU_1024 {
-            self.pmtu.next = 1024.into();
-            self.u_off.d.next = self.kx.val() << 10;
-        } else if self.j_pmtu.q.val() == MTU_2048 {
-            self.pmtu.next = 2048.into();
-            self.u_off.d.next = self.kx.val() << 11;
-        } else if self.j_pmtu.q.val() == MTU_4096 {
-            self.pmtu.next = 4096.into();
-            self.u_off.d.next = self.kx.val() << 12;
-        } else if self.j_pmtu.q.val() != MTU_256 {
-            self.pmtu_ok.next = false;
-        }
-        self.u_pmtu.d.next = self.pmtu.val();
-        self.mask.next = self.pmtu.val() - 1;
-        self.u_mask.d.next = bit_cast::<LW, 13>(self.mask.val());
-        self.l0.next = 0.into();
-        self.l1.next = 0.into();
-        self.l2.next = 0.into();
-        self.len3.next = 0.into();
-        if self.j_num_sge.q.val() > 0 {
-            self.l0.next = bit_cast::<LW, 32>(self.j_sges.q.val().get_bits::<32>(SGE_LEN));
-        }
-        if self.j_num_sge.q.val() > 1 {
-            self.l1.next = bit_cast::<LW, 32>(self.j_sges.q.val().get_bits::<32>(SGE_LEN + SGE_BITS));
-        }
-        if self.j_num_sge.q.val() > 2 {
-            self.l2.next = bit_cast::<LW, 32>(self.j_sges.q.val().get_bits::<32>(SGE_LEN + 2 * SGE_BITS));
-        }
-        if self.j_num_sge.q.val() > 3 {
-            self.len3.next = bit_cast::<LW, 32>(self.j_sges.q.val().get_bits::<32>(SGE_LEN + 3 * SGE_BITS));
-        }
-        self.u_l0.d.next = self.l0.val();
-        self.u_l1.d.next = self.l1.val();
-        self.u_l2.d.next = self.l2.val();
-        self.u_s01.d.next = self.l0.val() + self.l1.val();
-        self.u_s23.d.next = self.l2.val() + self.len3.val();
-        // the next non-zero SGE after SGE i, in bits 2i+1..2i (3 when none)
-        self.nxt0.next = 3.into();
-        if self.l1.val().any() {
-            self.nxt0.next = 1.into();
-        } else if self.l2.val().any() {
-            self.nxt0.next = 2.into();
-        }
-        self.nxt1.next = 3.into();
-        if self.l2.val().any() {
-            self.nxt1.next = 2.into();
-        }
-        self.u_nxt.d.next = (bit_cast::<8, 4>(self.all3.val()) << 4)
-            | (bit_cast::<8, 2>(self.nxt1.val()) << 2)
-            | bit_cast::<8, 2>(self.nxt0.val());
-        self.u_first_psn.d.next = self.j_psn.q.val() - bit_cast::<REQ_PSN_BITS, REQ_PKT_BITS>(self.j_k.q.val());
-        self.u_first.d.next = !self.j_k.q.val().any();
-        self.u_send.d.next = (self.j_opcode.q.val() == SOP_SEND) | (self.j_opcode.q.val() == SOP_SEND_IMM);
-        self.u_write.d.next = (self.j_opcode.q.val() == SOP_RDMA_WRITE) | (self.j_opcode.q.val() == SOP_RDMA_WRITE_IMM);
-        self.u_read.d.next = self.j_opcode.q.val() == SOP_RDMA_READ;
-        self.u_cas.d.next = self.j_opcode.q.val() == SOP_CMP_SWAP;
-        self.u_faa.d.next = self.j_opcode.q.val() == SOP_FETCH_ADD;
-        self.u_imm.d.next = (self.j_opcode.q.val() == SOP_SEND_IMM) | (self.j_opcode.q.val() == SOP_RDMA_WRITE_IMM);
-        self.atomic_ok.next =
-            (self.j_num_sge.q.val() == 1) & (self.j_sges.q.val().get_bits::<32>(SGE_LEN) == self.atomic_len.val());
-        self.u_bad.d.next = (self.j_opcode.q.val() > SOP_FETCH_ADD)
-            | (self.j_num_sge.q.val() > 4)
-            | !self.pmtu_ok.val()
-            | (((self.j_opcode.q.val() == SOP_CMP_SWAP) | (self.j_opcode.q.val() == SOP_FETCH_ADD))
-                & !self.atomic_ok.val());
-
-        // ---- phase 2: the message length; where SGE 3 starts
-        self.v_tot.d.next = self.u_s01.q.val() + self.u_s23.q.val();
-        self.v_c3.d.next = self.u_s01.q.val() + self.u_l2.q.val();
-
-        // ---- phase 3: rounded up for the packet count; the SGE a resume starts in; the last packet's
-        // length; a READ's resumed RETH
-        self.w_tsum.d.next = self.v_tot.q.val() + self.u_mask.q.val();
-        self.w_ge1.d.next = self.u_off.q.val() >= self.u_l0.q.val();
-        self.w_ge2.d.next = self.u_off.q.val() >= self.u_s01.q.val();
-        self.w_ge3.d.next = self.u_off.q.val() >= self.v_c3.q.val();
-        self.w_too_long.d.next = self.v_tot.q.val() > self.max_len.val();
-        self.w_tail.d.next = self.v_tot.q.val().get_bits::<13>(0) & self.u_mask.q.val().get_bits::<13>(0);
-        self.w_zero.d.next = !self.v_tot.q.val().any();
-        self.w_rva.d.next = self.j_rva.q.val() + self.u_off.q.val().get_bits::<64>(0);
-        self.rd_len.next = self.v_tot.q.val() - self.u_off.q.val();
-        self.w_rlen.d.next = self.rd_len.val().get_bits::<32>(0);
-
-        // ---- phase 4: packets, the starting SGE, the last packet's length, the verdict
-        self.x_np.d.next = self.w_tsum.q.val().get_bits::<24>(8);
-        if self.u_pmtu.q.val() == 512 {
-            self.x_np.d.next = self.w_tsum.q.val().get_bits::<24>(9);
-        } else if self.u_pmtu.q.val() == 1024 {
-            self.x_np.d.next = self.w_tsum.q.val().get_bits::<24>(10);
-        } else if self.u_pmtu.q.val() == 2048 {
-            self.x_np.d.next = self.w_tsum.q.val().get_bits::<24>(11);
-        } else if self.u_pmtu.q.val() == 4096 {
-            self.x_np.d.next = self.w_tsum.q.val().get_bits::<24>(12);
-        }
-        if self.w_zero.q.val() | self.u_cas.q.val() | self.u_faa.q.val() {
-            self.x_np.d.next = 1.into();
-        }
-        self.x_sel.d.next = 0.into();
-        self.x_csel.d.next = 0.into();
-        if self.w_ge3.q.val() {
-            self.x_sel.d.next = 3.into();
-            self.x_csel.d.next = self.v_c3.q.val();
-        } else if self.w_ge2.q.val() {
-            self.x_sel.d.next = 2.into();
-            self.x_csel.d.next = self.u_s01.q.val();
-        } else if self.w_ge1.q.val() {
-            self.x_sel.d.next = 1.into();
-            self.x_csel.d.next = self.u_l0.q.val();
-        }
-        self.x_tail.d.next = self.w_tail.q.val();
-        if !self.w_tail.q.val().any() {
-            self.x_tail.d.next = self.u_pmtu.q.val();
-        }
-        self.x_err.d.next = REQ_ERR_NONE.into();
-        if self.j_inline.q.val() {
-            self.x_err.d.next = REQ_ERR_INLINE.into();
-        } else if self.u_bad.q.val() {
-            self.x_err.d.next = REQ_ERR_BAD_WQE.into();
-        } else if self.w_too_long.q.val() & !self.u_cas.q.val() & !self.u_faa.q.val() {
-            self.x_err.d.next = REQ_ERR_TOO_LONG.into();
-        }
-
-        // ---- phase 5: the offset in the starting SGE, packets left, the end PSN
-        self.y_offin.d.next = self.u_off.q.val() - self.x_csel.q.val();
-        self.y_left.d.next = self.x_np.q.val() - self.j_k.q.val();
-        self.y_end.d.next = self.u_first_psn.q.val() + bit_cast::<REQ_PSN_BITS, REQ_PKT_BITS>(self.x_np.q.val());
-
-        // ---- phase 6: the walk's start, the last PSN, the count flags
-        self.sel_len.next = self.j_sges.q.val().get_bits::<32>(SGE_LEN);
-        self.sel_addr.next = self.j_sges.q.val().get_bits::<64>(SGE_ADDR);
-        self.z_nx.d.next = self.u_nxt.q.val().get_bits::<2>(0);
-        if self.x_sel.q.val() == 1 {
-            self.sel_len.next = self.j_sges.q.val().get_bits::<32>(SGE_LEN + SGE_BITS);
-            self.sel_addr.next = self.j_sges.q.val().get_bits::<64>(SGE_ADDR + SGE_BITS);
-            self.z_nx.d.next = self.u_nxt.q.val().get_bits::<2>(2);
-        } else if self.x_sel.q.val() == 2 {
-            self.sel_len.next = self.j_sges.q.val().get_bits::<32>(SGE_LEN + 2 * SGE_BITS);
-            self.sel_addr.next = self.j_sges.q.val().get_bits::<64>(SGE_ADDR + 2 * SGE_BITS);
-            self.z_nx.d.next = self.u_nxt.q.val().get_bits::<2>(4);
-        } else if self.x_sel.q.val() == 3 {
-            self.sel_len.next = self.j_sges.q.val().get_bits::<32>(SGE_LEN + 3 * SGE_BITS);
-            self.sel_addr.next = self.j_sges.q.val().get_bits::<64>(SGE_ADDR + 3 * SGE_BITS);
-            self.z_nx.d.next = self.u_nxt.q.val().get_bits::<2>(6);
-        }
-        self.z_rem.d.next = self.sel_len.val() - self.y_offin.q.val().get_bits::<32>(0);
-        self.z_va.d.next = self.sel_addr.val() + bit_cast::<64, LW>(self.y_offin.q.val());
-        self.z_last_psn.d.next = self.y_end.q.val() - 1;
-        self.z_left1.d.next = self.y_left.q.val() == self.one_pkt.val();
-        self.z_left2.d.next = self.y_left.q.val() == self.two_pkts.val();
-        self.z_b1.d.next = self.j_budget.q.val() <= self.one_pkt.val();
-        self.z_b2.d.next = self.j_budget.q.val() == self.two_pkts.val();
+        // ---- the setup arithmetic over the job as taken (valid REQ_SETUP_PHASES cycles after it)
+        self.setup.pmtu.next = self.j_pmtu.q.val();
+        self.setup.opcode.next = self.j_opcode.q.val();
+        self.setup.is_inline.next = self.j_inline.q.val();
+        self.setup.num_sge.next = self.j_num_sge.q.val();
+        self.setup.sges.next = self.j_sges.q.val();
+        self.setup.psn.next = self.j_psn.q.val();
+        self.setup.k.next = self.j_k.q.val();
+        self.setup.budget.next = self.j_budget.q.val();
+        self.setup.rva.next = self.j_rva.q.val();
 
         // ---- the header template: every per-job field
         self.path_hdr.path.next = self.j_path.q.val();
@@ -954,29 +634,29 @@ impl Logic for ReqGen {
             | (bit_cast::<TX_HDR_BITS, 16>(self.j_pkey.q.val()) << TXF_PKEY)
             | (bit_cast::<TX_HDR_BITS, 24>(self.j_dest_qpn.q.val()) << TXF_DESTQP)
             | (bit_cast::<TX_HDR_BITS, REQ_QPN_BITS>(self.j_qpn.q.val()) << TXF_SRC_QP);
-        if self.u_write.q.val() {
+        if self.setup.write.val() {
             self.tmpl.next = self.tmpl.val()
                 | (bit_cast::<TX_HDR_BITS, 64>(self.j_rva.q.val()) << TXF_RETH_VA)
                 | (bit_cast::<TX_HDR_BITS, 32>(self.j_rkey.q.val()) << TXF_RETH_RKEY)
-                | (bit_cast::<TX_HDR_BITS, 32>(self.v_tot.q.val().get_bits::<32>(0)) << TXF_RETH_DMALEN);
+                | (bit_cast::<TX_HDR_BITS, 32>(self.setup.len.val().get_bits::<32>(0)) << TXF_RETH_DMALEN);
         }
-        if self.u_read.q.val() {
+        if self.setup.read.val() {
             self.tmpl.next = self.tmpl.val()
-                | (bit_cast::<TX_HDR_BITS, 64>(self.w_rva.q.val()) << TXF_RETH_VA)
+                | (bit_cast::<TX_HDR_BITS, 64>(self.setup.rva_at.val()) << TXF_RETH_VA)
                 | (bit_cast::<TX_HDR_BITS, 32>(self.j_rkey.q.val()) << TXF_RETH_RKEY)
-                | (bit_cast::<TX_HDR_BITS, 32>(self.w_rlen.q.val()) << TXF_RETH_DMALEN);
+                | (bit_cast::<TX_HDR_BITS, 32>(self.setup.rlen.val()) << TXF_RETH_DMALEN);
         }
-        if self.u_imm.q.val() {
+        if self.setup.imm.val() {
             self.tmpl.next = self.tmpl.val() | (bit_cast::<TX_HDR_BITS, 32>(self.j_imm.q.val()) << TXF_IMMDT);
         }
-        if self.u_cas.q.val() {
+        if self.setup.cas.val() {
             self.tmpl.next = self.tmpl.val()
                 | (bit_cast::<TX_HDR_BITS, 64>(self.j_rva.q.val()) << TXF_ATOMIC_VA)
                 | (bit_cast::<TX_HDR_BITS, 32>(self.j_rkey.q.val()) << TXF_ATOMIC_RKEY)
                 | (bit_cast::<TX_HDR_BITS, 64>(self.j_swap.q.val()) << TXF_ATOMIC_SWAP)
                 | (bit_cast::<TX_HDR_BITS, 64>(self.j_cmp_add.q.val()) << TXF_ATOMIC_CMP);
         }
-        if self.u_faa.q.val() {
+        if self.setup.faa.val() {
             self.tmpl.next = self.tmpl.val()
                 | (bit_cast::<TX_HDR_BITS, 64>(self.j_rva.q.val()) << TXF_ATOMIC_VA)
                 | (bit_cast::<TX_HDR_BITS, 32>(self.j_rkey.q.val()) << TXF_ATOMIC_RKEY)
@@ -984,13 +664,13 @@ impl Logic for ReqGen {
         }
 
         // ---- the inflight record of a first send
-        self.msg_len.next = self.v_tot.q.val().get_bits::<32>(0);
-        if self.u_cas.q.val() | self.u_faa.q.val() {
+        self.msg_len.next = self.setup.len.val().get_bits::<32>(0);
+        if self.setup.cas.val() | self.setup.faa.val() {
             self.msg_len.next = self.atomic_len.val();
         }
         self.entry.next = (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_INDEX_BITS>(self.j_sq_index.q.val()) << ENT_WQE_INDEX)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.j_psn.q.val()) << ENT_FIRST_PSN)
-            | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.z_last_psn.q.val()) << ENT_LAST_PSN)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.setup.last_psn.val()) << ENT_LAST_PSN)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 4>(self.j_opcode.q.val().get_bits::<4>(0)) << ENT_KIND)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 1>(self.j_signaled.q.val().into()) << ENT_SIGNALED)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 64>(self.j_wr_id.q.val()) << ENT_WR_ID)
@@ -1008,7 +688,7 @@ impl Logic for ReqGen {
             & self.push_ok.val();
         if self.activate.val() {
             self.busy.d.next = false;
-            if self.x_err.q.val().any() {
+            if self.setup.err.val().any() {
                 self.o_d_v.d.next = true;
                 self.o_d_qpn.d.next = self.j_qpn.q.val();
                 self.o_d_sq.d.next = self.j_sq_index.q.val();
@@ -1016,10 +696,10 @@ impl Logic for ReqGen {
                 self.o_d_next_pkt.d.next = self.j_k.q.val();
                 self.o_d_end.d.next = self.j_psn.q.val();
                 self.o_d_fin.d.next = false;
-                self.o_d_err.d.next = self.x_err.q.val();
+                self.o_d_err.d.next = self.setup.err.val();
             } else {
                 self.act.d.next = true;
-                if self.u_first.q.val() {
+                if self.setup.first.val() {
                     self.o_p_v.d.next = true;
                     self.o_p_qpn.d.next = self.j_qpn.q.val();
                     self.o_p_data.d.next = self.entry.val();
@@ -1028,52 +708,53 @@ impl Logic for ReqGen {
             self.a_tmpl.d.next = self.tmpl.val();
             self.a_pd.d.next = self.j_pd.q.val();
             self.a_sges.d.next = self.j_sges.q.val();
-            self.a_nxt.d.next = self.u_nxt.q.val();
-            self.a_cur.d.next = self.x_sel.q.val();
-            self.a_nx.d.next = self.z_nx.q.val();
-            self.a_rem.d.next = self.z_rem.q.val();
-            self.a_va.d.next = self.z_va.q.val();
-            self.a_pkt_rem.d.next = self.u_pmtu.q.val();
-            if self.z_left1.q.val() {
-                self.a_pkt_rem.d.next = self.x_tail.q.val();
+            self.a_nxt.d.next = self.setup.nxt.val();
+            self.a_cur.d.next = self.setup.sge.val();
+            self.a_nx.d.next = self.setup.next_sge.val();
+            self.a_rem.d.next = self.setup.sge_rem.val();
+            self.a_va.d.next = self.setup.va.val();
+            self.a_pkt_rem.d.next = self.setup.pmtu_bytes.val();
+            if self.setup.left1.val() {
+                self.a_pkt_rem.d.next = self.setup.tail.val();
             }
-            self.a_pmtu.d.next = self.u_pmtu.q.val();
-            self.a_tail.d.next = self.x_tail.q.val();
+            self.a_pmtu.d.next = self.setup.pmtu_bytes.val();
+            self.a_tail.d.next = self.setup.tail.val();
             self.a_p.d.next = self.j_k.q.val();
             self.a_psn.d.next = self.j_psn.q.val();
-            self.a_left.d.next = self.y_left.q.val();
-            self.a_left1.d.next = self.z_left1.q.val() | self.u_read.q.val() | self.u_cas.q.val() | self.u_faa.q.val();
-            self.a_left2.d.next = self.z_left2.q.val() & (self.u_send.q.val() | self.u_write.q.val());
+            self.a_left.d.next = self.setup.left.val();
+            self.a_left1.d.next =
+                self.setup.left1.val() | self.setup.read.val() | self.setup.cas.val() | self.setup.faa.val();
+            self.a_left2.d.next = self.setup.left2.val() & (self.setup.send.val() | self.setup.write.val());
             self.a_budget.d.next = self.j_budget.q.val();
-            self.a_b1.d.next = self.z_b1.q.val();
-            self.a_b2.d.next = self.z_b2.q.val();
-            self.a_first.d.next = self.u_first.q.val();
+            self.a_b1.d.next = self.setup.budget1.val();
+            self.a_b2.d.next = self.setup.budget2.val();
+            self.a_first.d.next = self.setup.first.val();
             self.a_start.d.next = true;
-            self.a_payload.d.next = (self.u_send.q.val() | self.u_write.q.val()) & !self.w_zero.q.val();
-            self.a_seg.d.next = self.u_send.q.val() | self.u_write.q.val();
-            self.a_write.d.next = self.u_write.q.val();
-            self.a_read.d.next = self.u_read.q.val();
-            self.a_rdat.d.next = self.u_read.q.val() | self.u_cas.q.val() | self.u_faa.q.val();
-            self.a_imm.d.next = self.u_imm.q.val();
+            self.a_payload.d.next = (self.setup.send.val() | self.setup.write.val()) & !self.setup.zero.val();
+            self.a_seg.d.next = self.setup.send.val() | self.setup.write.val();
+            self.a_write.d.next = self.setup.write.val();
+            self.a_read.d.next = self.setup.read.val();
+            self.a_rdat.d.next = self.setup.read.val() | self.setup.cas.val() | self.setup.faa.val();
+            self.a_imm.d.next = self.setup.imm.val();
             self.a_se.d.next =
-                self.j_solicited.q.val() & (self.u_send.q.val() | (self.u_write.q.val() & self.u_imm.q.val()));
+                self.j_solicited.q.val() & (self.setup.send.val() | (self.setup.write.val() & self.setup.imm.val()));
             self.a_base.d.next = BTH_RC_SEND_FIRST.into();
-            if self.u_write.q.val() {
+            if self.setup.write.val() {
                 self.a_base.d.next = BTH_RC_WRITE_FIRST.into();
             }
-            if self.u_read.q.val() {
+            if self.setup.read.val() {
                 self.a_base.d.next = BTH_RC_READ_REQUEST.into();
             }
-            if self.u_cas.q.val() {
+            if self.setup.cas.val() {
                 self.a_base.d.next = BTH_RC_COMPARE_SWAP.into();
             }
-            if self.u_faa.q.val() {
+            if self.setup.faa.val() {
                 self.a_base.d.next = BTH_RC_FETCH_ADD.into();
             }
             self.a_qpn.d.next = self.j_qpn.q.val();
             self.a_sq_index.d.next = self.j_sq_index.q.val();
-            self.a_end.d.next = self.y_end.q.val();
-            self.a_np.d.next = self.x_np.q.val();
+            self.a_end.d.next = self.setup.end_psn.val();
+            self.a_np.d.next = self.setup.npkts.val();
         }
 
         // ---- the active job: a header at a packet's start, a fragment per cycle
@@ -1226,10 +907,10 @@ impl Logic for ReqGen {
             self.o_d_end.d.next = self.a_end.q.val();
             self.o_d_fin.d.next = self.a_left1.q.val();
             self.o_d_err.d.next = REQ_ERR_NONE.into();
-        } else if self.m_done.ready.val() & !(self.activate.val() & self.x_err.q.val().any()) {
+        } else if self.m_done.ready.val() & !(self.activate.val() & self.setup.err.val().any()) {
             self.o_d_v.d.next = false;
         }
-        if !(self.activate.val() & !self.x_err.q.val().any() & self.u_first.q.val()) & self.m_push.ready.val() {
+        if !(self.activate.val() & !self.setup.err.val().any() & self.setup.first.val()) & self.m_push.ready.val() {
             self.o_p_v.d.next = false;
         }
 
