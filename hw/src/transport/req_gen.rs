@@ -46,7 +46,7 @@
 //!
 //! **Structure.** A job is taken into the setup registers (`s_job.ready` is
 //! "setup free"); [`REQ_SETUP_PHASES`] cycles of registered arithmetic over
-//! them (each step at most a 36-bit add or compare, or a 64-bit add, and a
+//! them (the child [`ReqSetup`]; each step at most a 36-bit add or compare, or a 64-bit add, and a
 //! mux; the PMTU is one of five fixed shifts, a 5-way mux) give the message
 //! length, packet count, last packet's length, the starting SGE and offset
 //! for a resume, the READ's resumed RETH and the PSNs. Activation copies
