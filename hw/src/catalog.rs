@@ -81,6 +81,7 @@ catalog! {
     tx_arb => crate::transport::TxArb, 100;
     rx_hold => crate::transport::RxHold, 100;
     inflight => crate::transport::InflightTable, 300;
+    req_gen => crate::transport::ReqGen, 100;
 }
 
 /// Look an entry up by name.

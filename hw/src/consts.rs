@@ -6,8 +6,8 @@
 //! computed from the contract crate: when a register or field moves there,
 //! the RTL follows on the next build.
 
-use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
-use rnic_contract::layouts::{cqc, cqe, mpt, qpc};
+use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, SendOpcode};
+use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, sge};
 use rnic_contract::mr::{Access, MrError, MTT_PER_LINE};
 use rnic_contract::regs;
 
@@ -175,6 +175,97 @@ rtl_consts! {
     INFLIGHT_READ: u64 = 3;
     /// Replace an entry's payload in place.
     INFLIGHT_WRITE: u64 = 4;
+    // ---- the requester's packet generator (hw/src/transport/req_gen.rs)
+    /// `m_done.err` codes: none; an INLINE WQE (not supported); a malformed
+    /// WQE (opcode, NUM_SGE, an atomic's SGE, the PMTU code); a message above 2^31 bytes.
+    REQ_ERR_NONE: u64 = 0;
+    REQ_ERR_INLINE: u64 = 1;
+    REQ_ERR_BAD_WQE: u64 = 2;
+    REQ_ERR_TOO_LONG: u64 = 3;
+    /// `m_frag.id` bit marking a packet's last fragment (the bits below: the
+    /// packet's PSN mod 2^7).
+    REQ_FRAG_LAST: usize = crate::mr::MR_ID_BITS - 1;
+    /// Inflight record fields (`transport::ENTRY_*`): lowest bit.
+    ENT_WQE_INDEX: u64 = crate::transport::ENTRY_WQE_INDEX;
+    ENT_FIRST_PSN: u64 = crate::transport::ENTRY_FIRST_PSN;
+    ENT_LAST_PSN: u64 = crate::transport::ENTRY_LAST_PSN;
+    ENT_KIND: u64 = crate::transport::ENTRY_KIND;
+    ENT_SIGNALED: u64 = crate::transport::ENTRY_SIGNALED;
+    ENT_WR_ID: u64 = crate::transport::ENTRY_WR_ID;
+    ENT_LEN: u64 = crate::transport::ENTRY_LEN;
+    /// Send opcodes (`SendOpcode`, a send WQE's OPCODE).
+    SOP_RDMA_WRITE: u64 = SendOpcode::RdmaWrite as u8;
+    SOP_RDMA_WRITE_IMM: u64 = SendOpcode::RdmaWriteWithImm as u8;
+    SOP_SEND: u64 = SendOpcode::Send as u8;
+    SOP_SEND_IMM: u64 = SendOpcode::SendWithImm as u8;
+    SOP_RDMA_READ: u64 = SendOpcode::RdmaRead as u8;
+    SOP_CMP_SWAP: u64 = SendOpcode::AtomicCmpAndSwp as u8;
+    SOP_FETCH_ADD: u64 = SendOpcode::AtomicFetchAndAdd as u8;
+    /// Path MTU codes (`Mtu`, the QP context's PMTU).
+    MTU_256: u64 = Mtu::Mtu256 as u8;
+    MTU_512: u64 = Mtu::Mtu512 as u8;
+    MTU_1024: u64 = Mtu::Mtu1024 as u8;
+    MTU_2048: u64 = Mtu::Mtu2048 as u8;
+    MTU_4096: u64 = Mtu::Mtu4096 as u8;
+    /// BTH opcodes of RC requests (IBTA table 38; `rnic_proto::Opcode` is
+    /// checked against these in `tb/tests/req_gen.rs`). A SEND or WRITE
+    /// message's opcode is its FIRST opcode plus the position's offset.
+    BTH_RC_SEND_FIRST: u64 = 0x00;
+    BTH_RC_WRITE_FIRST: u64 = 0x06;
+    BTH_RC_READ_REQUEST: u64 = 0x0c;
+    BTH_RC_COMPARE_SWAP: u64 = 0x13;
+    BTH_RC_FETCH_ADD: u64 = 0x14;
+    BTH_POS_FIRST: u64 = 0;
+    BTH_POS_MIDDLE: u64 = 1;
+    BTH_POS_LAST: u64 = 2;
+    BTH_POS_LAST_IMM: u64 = 3;
+    BTH_POS_ONLY: u64 = 4;
+    BTH_POS_ONLY_IMM: u64 = 5;
+    /// SGE fields (`layouts::sge`) in a send WQE's SGES (SGE `i` at bit `i * SGE_BITS`).
+    SGE_BITS: usize = sge::SIZE * 8;
+    SGE_ADDR: usize = sge::ADDR.pos();
+    SGE_LEN: usize = sge::LEN.pos();
+    SGE_LKEY: usize = sge::LKEY.pos();
+    /// Address handle fields (`layouts::ah`, the QP context's PATH): lowest
+    /// bit in the 512-bit entry (byte `b` in bits `8b+7..8b`).
+    AH_DEST_IP: usize = ah::DEST_IP.pos();
+    AH_SRC_IP: usize = ah::SRC_IP.pos();
+    AH_DEST_MAC: usize = ah::DEST_MAC.pos();
+    AH_SRC_MAC: usize = ah::SRC_MAC.pos();
+    AH_VLAN_ID: usize = ah::VLAN_ID.pos();
+    AH_VLAN: usize = ah::VLAN.pos();
+    AH_VLAN_PCP: usize = ah::VLAN_PCP.pos();
+    AH_TRAFFIC_CLASS: usize = ah::TRAFFIC_CLASS.pos();
+    AH_HOP_LIMIT: usize = ah::HOP_LIMIT.pos();
+    AH_FLOW_LABEL: usize = ah::FLOW_LABEL.pos();
+    /// Transmit header fields (`wire::TX_HDR_FIELDS`): lowest bit.
+    TXF_ETH_DST: u64 = crate::wire::tx_field_lsb("eth_dst");
+    TXF_ETH_SRC: u64 = crate::wire::tx_field_lsb("eth_src");
+    TXF_VLAN: u64 = crate::wire::tx_field_lsb("vlan");
+    TXF_VLAN_TCI: u64 = crate::wire::tx_field_lsb("vlan_tci");
+    TXF_V6: u64 = crate::wire::tx_field_lsb("v6");
+    TXF_DSCP: u64 = crate::wire::tx_field_lsb("dscp");
+    TXF_ECN: u64 = crate::wire::tx_field_lsb("ecn");
+    TXF_TTL: u64 = crate::wire::tx_field_lsb("ttl");
+    TXF_FLOW_LABEL: u64 = crate::wire::tx_field_lsb("flow_label");
+    TXF_IP_SRC: u64 = crate::wire::tx_field_lsb("ip_src");
+    TXF_IP_DST: u64 = crate::wire::tx_field_lsb("ip_dst");
+    TXF_OPCODE: u64 = crate::wire::tx_field_lsb("opcode");
+    TXF_SE: u64 = crate::wire::tx_field_lsb("se");
+    TXF_PKEY: u64 = crate::wire::tx_field_lsb("pkey");
+    TXF_DESTQP: u64 = crate::wire::tx_field_lsb("destqp");
+    TXF_ACKREQ: u64 = crate::wire::tx_field_lsb("ackreq");
+    TXF_PSN: u64 = crate::wire::tx_field_lsb("psn");
+    TXF_SRC_QP: u64 = crate::wire::tx_field_lsb("src_qp");
+    TXF_RETH_VA: u64 = crate::wire::tx_field_lsb("reth_va");
+    TXF_RETH_RKEY: u64 = crate::wire::tx_field_lsb("reth_rkey");
+    TXF_RETH_DMALEN: u64 = crate::wire::tx_field_lsb("reth_dmalen");
+    TXF_ATOMIC_VA: u64 = crate::wire::tx_field_lsb("atomic_va");
+    TXF_ATOMIC_RKEY: u64 = crate::wire::tx_field_lsb("atomic_rkey");
+    TXF_ATOMIC_SWAP: u64 = crate::wire::tx_field_lsb("atomic_swap");
+    TXF_ATOMIC_CMP: u64 = crate::wire::tx_field_lsb("atomic_cmp");
+    TXF_IMMDT: u64 = crate::wire::tx_field_lsb("immdt");
+    TXF_PAYLOAD_LEN: u64 = crate::wire::tx_field_lsb("payload_len");
 }
 
 // What the RTL assumes about the layouts beyond positions.

@@ -201,6 +201,7 @@ pub mod mr;
 pub mod mr_xlate;
 pub mod payload;
 pub mod replay;
+pub mod req_gen;
 pub mod rx;
 pub mod rx_hold;
 pub mod scatter;

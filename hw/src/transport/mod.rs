@@ -2,20 +2,27 @@
 //! requester's payload path ([`PayloadGather`], [`AxisJoin`]), the receive
 //! side's ([`PayloadScatter`]), the transmit arbiter ([`TxArb`]), the
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
-//! WQEs ([`Inflight`]).
+//! WQEs ([`Inflight`]), the requester's packet generator ([`ReqGen`]) with
+//! the path-to-header mapping ([`PathHdr`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
 mod axis_join;
 mod inflight;
+mod path_hdr;
 mod payload_gather;
 mod payload_scatter;
+mod req_gen;
+mod req_setup;
 mod rx_hold;
 mod send_sched;
 mod tx_arb;
 pub use axis_join::AxisJoin;
 pub use inflight::*;
+pub use path_hdr::{PathHdr, PATH_BITS};
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};
 pub use payload_scatter::{PayloadScatter, PktDoneIn, PktDoneOut, ScatterPktIn, ScatterPktOut, SCATTER_INFLIGHT};
+pub use req_gen::*;
+pub use req_setup::{ReqSetup, LW as REQ_LEN_BITS};
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};

@@ -75,6 +75,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "qp_modify" => qp_modify(s),
         "send_sched" => send_sched(s),
         "inflight" => inflight(s),
+        "req_gen" => req_gen(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
@@ -1817,5 +1818,51 @@ fn inflight<S: Sim>(s: &mut S) -> Outcome {
         reached("commands taken", taken, 1500),
         reached("entries pushed", pushed, 500),
         reached("entries popped", popped, 300),
+    ])
+}
+
+/// The requester's packet generator: reset, then random valid jobs
+/// (`rnic_tb::req_gen::random_job`, budgets of 1..8 packets, one in ten an
+/// error) with every output taken with stalls.
+fn req_gen<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_tb::req_gen::{random_job, set_job};
+    let mut rng = Rng(0x7e9_6e17);
+    reset(s)?;
+    let (mut jobs, mut hdrs, mut frags, mut dones, mut pushes) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    let mut job = None;
+    for _ in 0..1500 {
+        if job.is_none() && rng.chance(50) {
+            let mut j = random_job(&mut rng);
+            j.budget = 1 + (rng.next() % 8) as u32;
+            j.wqe.inline = rng.chance(10);
+            job = Some(j);
+        }
+        if let Some(j) = &job {
+            set_job(s, j, true);
+        } else {
+            s.set("s_job.valid", 0);
+        }
+        let r: Vec<bool> = (0..4).map(|_| rng.chance(75)).collect();
+        s.set("m_hdr.tready", r[0] as u64);
+        s.set("m_frag.ready", r[1] as u64);
+        s.set("m_done.ready", r[2] as u64);
+        s.set("m_push.ready", r[3] as u64);
+        s.eval();
+        if job.is_some() && bit(s, "s_job.ready") {
+            job = None;
+            jobs += 1;
+        }
+        hdrs += (r[0] && bit(s, "m_hdr.tvalid")) as u64;
+        frags += (r[1] && bit(s, "m_frag.valid")) as u64;
+        dones += (r[2] && bit(s, "m_done.valid")) as u64;
+        pushes += (r[3] && bit(s, "m_push.valid")) as u64;
+        s.step()?;
+    }
+    Ok(vec![
+        reached("jobs", jobs, 50),
+        reached("headers", hdrs, 150),
+        reached("fragments", frags, 100),
+        reached("dones", dones, 50),
+        reached("pushes", pushes, 20),
     ])
 }
