@@ -81,6 +81,7 @@ catalog! {
     tx_arb => crate::transport::TxArb, 100;
     rx_hold => crate::transport::RxHold, 100;
     inflight => crate::transport::InflightTable, 300;
+    retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
 }
 
 /// Look an entry up by name.

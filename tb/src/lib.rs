@@ -201,6 +201,7 @@ pub mod mr;
 pub mod mr_xlate;
 pub mod payload;
 pub mod replay;
+pub mod retry_timer;
 pub mod rx;
 pub mod rx_hold;
 pub mod scatter;

@@ -1,4 +1,5 @@
 //! The RC transport's blocks: the send scheduler ([`SendSched`]), the
+//! per-QP retry timers ([`RetryTimer`]), the
 //! requester's payload path ([`PayloadGather`], [`AxisJoin`]), the receive
 //! side's ([`PayloadScatter`]), the transmit arbiter ([`TxArb`]), the
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
@@ -9,6 +10,7 @@ mod axis_join;
 mod inflight;
 mod payload_gather;
 mod payload_scatter;
+mod retry_timer;
 mod rx_hold;
 mod send_sched;
 mod tx_arb;
@@ -16,6 +18,7 @@ pub use axis_join::AxisJoin;
 pub use inflight::*;
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};
 pub use payload_scatter::{PayloadScatter, PktDoneIn, PktDoneOut, ScatterPktIn, ScatterPktOut, SCATTER_INFLIGHT};
+pub use retry_timer::*;
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};
