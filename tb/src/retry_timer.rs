@@ -260,7 +260,8 @@ impl<M: Model> TimerBench<M> {
         }
         // ---- delivered in decision order
         if let Some((q, k)) = e {
-            let (eq, ek) = self.expected.pop_front().unwrap_or_else(|| panic!("cycle {now}: expiry of QP {q} never decided"));
+            let (eq, ek) =
+                self.expected.pop_front().unwrap_or_else(|| panic!("cycle {now}: expiry of QP {q} never decided"));
             assert_eq!((q, k), (eq, ek as u64), "cycle {now}: expiries out of order");
             self.delivered += 1;
             self.delivered_at.push(now);

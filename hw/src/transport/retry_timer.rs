@@ -401,9 +401,9 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, clr, clr_a, pc, rt, wt, busy, wc_v, wc, cq_arm, cq_kind, cq_rp, cq_wp, cq_n, cq_rdy, cq_v, dec_v, dec_q, b_walk,
-            b_start, b_arm, b_dis, b_q, b_bit, b_kind, b_d, c_link, c_detach, c_node, c_slot, fw_v, fw_q, fw_flags,
-            fw_dl, fw_p0, fw_p1, hw_v, hw_slot, hw_head, hw_headv
+            self, clock, clr, clr_a, pc, rt, wt, busy, wc_v, wc, cq_arm, cq_kind, cq_rp, cq_wp, cq_n, cq_rdy, cq_v,
+            dec_v, dec_q, b_walk, b_start, b_arm, b_dis, b_q, b_bit, b_kind, b_d, c_link, c_detach, c_node, c_slot,
+            fw_v, fw_q, fw_flags, fw_dl, fw_p0, fw_p1, hw_v, hw_slot, hw_head, hw_headv
         );
         clock!(self, clock, flags, dl, pos0, pos1, nxt, nxtv, head, headv, out);
         self.out.reset.next = self.reset.val();
@@ -474,11 +474,8 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
             & !self.busy.q.val()
             & !self.clr.q.val()
             & (self.wt.q.val() != self.rt.q.val());
-        self.cmd.next = !self.cont.val()
-            & !self.from_wc.val()
-            & !self.start.val()
-            & self.cq_n.q.val().any()
-            & !self.clr.q.val();
+        self.cmd.next =
+            !self.cont.val() & !self.from_wc.val() & !self.start.val() & self.cq_n.q.val().any() & !self.clr.q.val();
         self.a_node.next = self.wc.q.val();
         if self.cont.val() {
             self.a_node.next = self.nxt.read_data.val();
