@@ -44,11 +44,15 @@
 //! stops while it could overflow.
 //!
 //! **Pipeline.** One operation (a command, a walk step, a slot start) enters
-//! per cycle: A reads the QP's word (and the node's next pointer), B decides
-//! and writes the word and reads the head of the slot it links into, C
-//! writes the next pointer and the head. B forwards the word written the
-//! cycle before, C the head written the cycle before, so back-to-back
-//! operations on one QP or one slot act in order.
+//! per cycle, in four stages: A chooses it and reads the QP's word (and the
+//! node's next pointer); B takes the word, forwarded when the operation two
+//! ahead wrote it last cycle, and compares the deadline and the nodes'
+//! slots with the wheel; C decides and writes the word, and reads the head
+//! of the slot it links into; D writes the next pointer and the head (the
+//! head forwarded when the operation ahead wrote it last cycle). An
+//! operation on the QP of the one right ahead of it waits a cycle at A (one
+//! bubble), so no decision needs a word written in the same cycle; commands
+//! and slots act in the order they entered.
 
 use super::QpnIn;
 use crate::prim::{BlockRam, BramFifo, Reg};
@@ -63,11 +67,14 @@ pub const TIMER_TICK_CYCLES: u64 = TIMER_TICK_NS / 4;
 pub const TIMER_DEADLINE_BITS: usize = 33;
 /// Expiry FIFO: 2^4 entries.
 pub const TIMER_EXPIRE_LOG: usize = 4;
+/// The walk issues a step only while the FIFO holds at most this many
+/// expiries: the step and the two ahead of it (at B and C) may each add one.
+pub const TIMER_ROOM_MAX: u64 = (1 << TIMER_EXPIRE_LOG) - 3;
 /// Cycles from the start of a QP's deadline tick to the decision of its
 /// expiry, when it is the first node of its slot and the walk is idle: the
-/// slot start (A, B, C: the head read), the walk register, the walk's A;
-/// the decision is at its B.
-pub const TIMER_DECIDE_LATENCY: u64 = 4;
+/// slot start (A, B, C: the head read, D: the list taken), then the walk's
+/// A and B; the decision is at its C.
+pub const TIMER_DECIDE_LATENCY: u64 = 6;
 /// Cycles from the start of the deadline tick to the expiry offered on
 /// `m_expire` (nothing else to do): the decision, then the FIFO.
 pub const TIMER_FIRE_LATENCY: u64 = TIMER_DECIDE_LATENCY + crate::prim::BRAM_FIFO_LATENCY;
@@ -160,14 +167,15 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     nxtv: BlockRam<Bit, N>,
     head: BlockRam<Bits<N>, S>,
     headv: BlockRam<Bit, S>,
-    out: BramFifo<N, 4, 5>,
+    out: BramFifo<N, TIMER_EXPIRE_LOG, 5>,
 
     clr: Reg<Bit>,
     clr_a: Reg<Bits<Q>>,
-    // ---- ticks: prescaler, real tick, wheel tick (the slot walked last)
+    // ---- ticks: prescaler, real tick, wheel tick (the slot walked last), wheel tick + 2^S - 1
     pc: Reg<Bits<16>>,
     rt: Reg<Bits<33>>,
     wt: Reg<Bits<33>>,
+    wt_far: Reg<Bits<33>>,
     busy: Reg<Bit>,
     wc_v: Reg<Bit>,
     wc: Reg<Bits<N>>,
@@ -183,7 +191,7 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     cq_v: Reg<Bits<4>>,
     dec_v: Reg<Bit>,
     dec_q: Reg<Bits<Q>>,
-    // ---- stage B
+    // ---- stage B: the word read
     b_walk: Reg<Bit>,
     b_start: Reg<Bit>,
     b_arm: Reg<Bit>,
@@ -192,20 +200,53 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     b_bit: Reg<Bit>,
     b_kind: Reg<Bit>,
     b_d: Reg<Bits<33>>,
-    // ---- stage C
-    c_link: Reg<Bit>,
-    c_detach: Reg<Bit>,
-    c_node: Reg<Bits<N>>,
-    c_slot: Reg<Bits<S>>,
+    /// A command's deadline less the wheel tick.
+    b_dd: Reg<Bits<33>>,
+    /// The word is the one written last cycle (`fw_*`), not the RAM's.
+    b_fw: Reg<Bit>,
+    // ---- stage C: the decision
+    c_walk: Reg<Bit>,
+    c_start: Reg<Bit>,
+    c_arm: Reg<Bit>,
+    c_dis: Reg<Bit>,
+    c_q: Reg<Bits<Q>>,
+    c_bit: Reg<Bit>,
+    c_kind: Reg<Bit>,
+    c_d: Reg<Bits<33>>,
+    c_f: Reg<Bits<5>>,
+    c_dl: Reg<Bits<33>>,
+    c_p0: Reg<Bits<S>>,
+    c_p1: Reg<Bits<S>>,
+    /// Node 0 (1), if linked, is in a slot the wheel reaches by the command's deadline.
+    c_ok0: Reg<Bit>,
+    c_ok1: Reg<Bit>,
+    /// Node 0 (1) is linked in an earlier slot than the other.
+    c_first0: Reg<Bit>,
+    c_first1: Reg<Bit>,
+    /// A command's slot to link at.
+    c_lp: Reg<Bits<S>>,
+    /// A walk step: the deadline is after the wheel tick (`dpos`), a turn or more after it (`dfar`).
+    c_dpos: Reg<Bit>,
+    c_dfar: Reg<Bit>,
+    /// The wheel tick's slot, one before it, one after it.
+    c_wlow: Reg<Bits<S>>,
+    c_wm1: Reg<Bits<S>>,
+    c_wp1: Reg<Bits<S>>,
+    /// A command for the QP was queued or taken while the step was at B.
+    c_hit: Reg<Bit>,
+    // ---- stage D: link at the head, or take the whole list
+    d_link: Reg<Bit>,
+    d_detach: Reg<Bit>,
+    d_q: Reg<Bits<Q>>,
+    d_bit: Reg<Bit>,
+    d_slot: Reg<Bits<S>>,
+    /// The head is the one written last cycle (`hw_*`), not the RAM's.
+    d_hfw: Reg<Bit>,
     // ---- forwarding: the word and the head written last cycle
-    fw_v: Reg<Bit>,
-    fw_q: Reg<Bits<Q>>,
     fw_flags: Reg<Bits<5>>,
     fw_dl: Reg<Bits<33>>,
     fw_p0: Reg<Bits<S>>,
     fw_p1: Reg<Bits<S>>,
-    hw_v: Reg<Bit>,
-    hw_slot: Reg<Bits<S>>,
     hw_head: Reg<Bits<N>>,
     hw_headv: Reg<Bit>,
 
@@ -220,15 +261,22 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     arm_bits: Signal<Local, Bits<4>>,
     is_arm: Signal<Local, Bit>,
     v_bits: Signal<Local, Bits<4>>,
-    hit: Signal<Local, Bit>,
-    due_now: Signal<Local, Bit>,
     n_next: Signal<Local, Bits<3>>,
     // ---- locals: issue
     room: Signal<Local, Bit>,
-    cont: Signal<Local, Bit>,
-    from_wc: Signal<Local, Bit>,
+    cont_c: Signal<Local, Bit>,
+    from_wc_c: Signal<Local, Bit>,
     start: Signal<Local, Bit>,
-    cmd: Signal<Local, Bit>,
+    cmd_c: Signal<Local, Bit>,
+    cq_q_rp: Signal<Local, Bits<Q>>,
+    cq_d_rp: Signal<Local, Bits<33>>,
+    same_b: Signal<Local, Bit>,
+    same_c: Signal<Local, Bit>,
+    b_wr: Signal<Local, Bit>,
+    c_wr: Signal<Local, Bit>,
+    go_walk: Signal<Local, Bit>,
+    go_cmd: Signal<Local, Bit>,
+    cont: Signal<Local, Bit>,
     a_node: Signal<Local, Bits<N>>,
     a_q: Signal<Local, Bits<Q>>,
     // ---- locals: stage B
@@ -236,16 +284,19 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     f_dl: Signal<Local, Bits<33>>,
     f_p0: Signal<Local, Bits<S>>,
     f_p1: Signal<Local, Bits<S>>,
-    dsel: Signal<Local, Bits<33>>,
-    dd: Signal<Local, Bits<33>>,
-    dd_pos: Signal<Local, Bit>,
-    dd_far: Signal<Local, Bit>,
     wlow: Signal<Local, Bits<S>>,
-    lp: Signal<Local, Bits<S>>,
+    wm1: Signal<Local, Bits<S>>,
+    wp1: Signal<Local, Bits<S>>,
+    w_minus_dl: Signal<Local, Bits<33>>,
+    dl_minus_far: Signal<Local, Bits<33>>,
+    dd_low: Signal<Local, Bits<S>>,
+    cmd_pos: Signal<Local, Bit>,
+    cmd_far: Signal<Local, Bit>,
+    cmd_big: Signal<Local, Bit>,
     rel0: Signal<Local, Bits<S>>,
     rel1: Signal<Local, Bits<S>>,
-    ok0: Signal<Local, Bit>,
-    ok1: Signal<Local, Bit>,
+    hit_b: Signal<Local, Bit>,
+    // ---- locals: stage C
     ok_cur: Signal<Local, Bit>,
     ok_oth: Signal<Local, Bit>,
     lk_cur: Signal<Local, Bit>,
@@ -254,16 +305,20 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     nc: Signal<Local, Bit>,
     link: Signal<Local, Bit>,
     is_cur: Signal<Local, Bit>,
+    due_now: Signal<Local, Bit>,
+    hit: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
+    lp: Signal<Local, Bits<S>>,
     nf: Signal<Local, Bits<5>>,
     np0: Signal<Local, Bits<S>>,
     np1: Signal<Local, Bits<S>>,
-    // ---- locals: stage C
-    hd: Signal<Local, Bits<N>>,
-    hdv: Signal<Local, Bit>,
     wr_word: Signal<Local, Bit>,
     dl_w: Signal<Local, Bits<33>>,
     hslot: Signal<Local, Bits<S>>,
+    // ---- locals: stage D
+    hd: Signal<Local, Bits<N>>,
+    hdv: Signal<Local, Bit>,
+    d_node: Signal<Local, Bits<N>>,
     wr_head: Signal<Local, Bit>,
     hw_data: Signal<Local, Bits<N>>,
     hw_datav: Signal<Local, Bit>,
@@ -287,7 +342,7 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             decided_qpn: Default::default(),
             ticks_tab: Constant::new(ticks_table()),
             turn_m1: Constant::new(((1u64 << S) - 1).into()),
-            room_max: Constant::new(((1u64 << TIMER_EXPIRE_LOG) - 2).into()),
+            room_max: Constant::new(TIMER_ROOM_MAX.into()),
             flags: Default::default(),
             dl: Default::default(),
             pos0: Default::default(),
@@ -302,6 +357,7 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             pc: Default::default(),
             rt: Default::default(),
             wt: Default::default(),
+            wt_far: Default::default(),
             busy: Default::default(),
             wc_v: Default::default(),
             wc: Default::default(),
@@ -324,18 +380,41 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             b_bit: Default::default(),
             b_kind: Default::default(),
             b_d: Default::default(),
-            c_link: Default::default(),
-            c_detach: Default::default(),
-            c_node: Default::default(),
-            c_slot: Default::default(),
-            fw_v: Default::default(),
-            fw_q: Default::default(),
+            b_dd: Default::default(),
+            b_fw: Default::default(),
+            c_walk: Default::default(),
+            c_start: Default::default(),
+            c_arm: Default::default(),
+            c_dis: Default::default(),
+            c_q: Default::default(),
+            c_bit: Default::default(),
+            c_kind: Default::default(),
+            c_d: Default::default(),
+            c_f: Default::default(),
+            c_dl: Default::default(),
+            c_p0: Default::default(),
+            c_p1: Default::default(),
+            c_ok0: Default::default(),
+            c_ok1: Default::default(),
+            c_first0: Default::default(),
+            c_first1: Default::default(),
+            c_lp: Default::default(),
+            c_dpos: Default::default(),
+            c_dfar: Default::default(),
+            c_wlow: Default::default(),
+            c_wm1: Default::default(),
+            c_wp1: Default::default(),
+            c_hit: Default::default(),
+            d_link: Default::default(),
+            d_detach: Default::default(),
+            d_q: Default::default(),
+            d_bit: Default::default(),
+            d_slot: Default::default(),
+            d_hfw: Default::default(),
             fw_flags: Default::default(),
             fw_dl: Default::default(),
             fw_p0: Default::default(),
             fw_p1: Default::default(),
-            hw_v: Default::default(),
-            hw_slot: Default::default(),
             hw_head: Default::default(),
             hw_headv: Default::default(),
             take_a: Default::default(),
@@ -348,30 +427,39 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             arm_bits: Default::default(),
             is_arm: Default::default(),
             v_bits: Default::default(),
-            hit: Default::default(),
-            due_now: Default::default(),
             n_next: Default::default(),
             room: Default::default(),
-            cont: Default::default(),
-            from_wc: Default::default(),
+            cont_c: Default::default(),
+            from_wc_c: Default::default(),
             start: Default::default(),
-            cmd: Default::default(),
+            cmd_c: Default::default(),
+            cq_q_rp: Default::default(),
+            cq_d_rp: Default::default(),
+            same_b: Default::default(),
+            same_c: Default::default(),
+            b_wr: Default::default(),
+            c_wr: Default::default(),
+            go_walk: Default::default(),
+            go_cmd: Default::default(),
+            cont: Default::default(),
             a_node: Default::default(),
             a_q: Default::default(),
             f: Default::default(),
             f_dl: Default::default(),
             f_p0: Default::default(),
             f_p1: Default::default(),
-            dsel: Default::default(),
-            dd: Default::default(),
-            dd_pos: Default::default(),
-            dd_far: Default::default(),
             wlow: Default::default(),
-            lp: Default::default(),
+            wm1: Default::default(),
+            wp1: Default::default(),
+            w_minus_dl: Default::default(),
+            dl_minus_far: Default::default(),
+            dd_low: Default::default(),
+            cmd_pos: Default::default(),
+            cmd_far: Default::default(),
+            cmd_big: Default::default(),
             rel0: Default::default(),
             rel1: Default::default(),
-            ok0: Default::default(),
-            ok1: Default::default(),
+            hit_b: Default::default(),
             ok_cur: Default::default(),
             ok_oth: Default::default(),
             lk_cur: Default::default(),
@@ -380,15 +468,19 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             nc: Default::default(),
             link: Default::default(),
             is_cur: Default::default(),
+            due_now: Default::default(),
+            hit: Default::default(),
             fire: Default::default(),
+            lp: Default::default(),
             nf: Default::default(),
             np0: Default::default(),
             np1: Default::default(),
-            hd: Default::default(),
-            hdv: Default::default(),
             wr_word: Default::default(),
             dl_w: Default::default(),
             hslot: Default::default(),
+            hd: Default::default(),
+            hdv: Default::default(),
+            d_node: Default::default(),
             wr_head: Default::default(),
             hw_data: Default::default(),
             hw_datav: Default::default(),
@@ -401,9 +493,11 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, clr, clr_a, pc, rt, wt, busy, wc_v, wc, cq_arm, cq_kind, cq_rp, cq_wp, cq_n, cq_rdy, cq_v,
-            dec_v, dec_q, b_walk, b_start, b_arm, b_dis, b_q, b_bit, b_kind, b_d, c_link, c_detach, c_node, c_slot,
-            fw_v, fw_q, fw_flags, fw_dl, fw_p0, fw_p1, hw_v, hw_slot, hw_head, hw_headv
+            self, clock, clr, clr_a, pc, rt, wt, wt_far, busy, wc_v, wc, cq_arm, cq_kind, cq_rp, cq_wp, cq_n, cq_rdy,
+            cq_v, dec_v, dec_q, b_walk, b_start, b_arm, b_dis, b_q, b_bit, b_kind, b_d, b_dd, b_fw, c_walk, c_start,
+            c_arm, c_dis, c_q, c_bit, c_kind, c_d, c_f, c_dl, c_p0, c_p1, c_ok0, c_ok1, c_first0, c_first1, c_lp,
+            c_dpos, c_dfar, c_wlow, c_wm1, c_wp1, c_hit, d_link, d_detach, d_q, d_bit, d_slot, d_hfw, fw_flags, fw_dl,
+            fw_p0, fw_p1, hw_head, hw_headv
         );
         clock!(self, clock, flags, dl, pos0, pos1, nxt, nxtv, head, headv, out);
         self.out.reset.next = self.reset.val();
@@ -465,36 +559,58 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
             self.cq_wp.d.next = self.wp_a.val() + 1;
         }
 
-        // ================= issue into stage A: walk, slot start, command =================
+        // ================= A: issue a walk step, a slot start or a command =================
+        // Candidates in priority order; an operation on the QP of the one
+        // now at B waits a cycle (it then takes that word forwarded at B).
         self.room.next = self.out.count.val() <= self.room_max.val();
-        self.cont.next = self.b_walk.q.val() & self.nxtv.read_data.val() & self.room.val();
-        self.from_wc.next = !self.cont.val() & self.wc_v.q.val() & self.room.val();
-        self.start.next = !self.cont.val()
+        self.cont_c.next = self.b_walk.q.val() & self.nxtv.read_data.val() & self.room.val();
+        self.from_wc_c.next = !self.cont_c.val() & self.wc_v.q.val() & self.room.val();
+        self.start.next = !self.cont_c.val()
             & !self.wc_v.q.val()
             & !self.busy.q.val()
             & !self.clr.q.val()
             & (self.wt.q.val() != self.rt.q.val());
-        self.cmd.next =
-            !self.cont.val() & !self.from_wc.val() & !self.start.val() & self.cq_n.q.val().any() & !self.clr.q.val();
-        self.a_node.next = self.wc.q.val();
-        if self.cont.val() {
-            self.a_node.next = self.nxt.read_data.val();
-        }
-        self.a_q.next = self.a_node.val().get_bits::<Q>(1);
-        self.b_kind.d.next = false;
-        self.b_d.d.next = 0.into();
-        self.is_arm.next = false;
-        for k in 0..4 {
+        self.cmd_c.next = !self.cont_c.val()
+            & !self.from_wc_c.val()
+            & !self.start.val()
+            & self.cq_n.q.val().any()
+            & !self.clr.q.val();
+        self.cq_q_rp.next = self.cq_q[0].q.val();
+        self.cq_d_rp.next = self.cq_d[0].q.val();
+        self.b_kind.d.next = self.cq_kind.q.val().get_bit(0);
+        self.is_arm.next = self.cq_arm.q.val().get_bit(0);
+        for k in 1..4 {
             if self.cq_rp.q.val().index() == k {
-                if !(self.cont.val() | self.from_wc.val()) {
-                    self.a_q.next = self.cq_q[k].q.val();
-                }
+                self.cq_q_rp.next = self.cq_q[k].q.val();
+                self.cq_d_rp.next = self.cq_d[k].q.val();
                 self.b_kind.d.next = self.cq_kind.q.val().get_bit(k);
-                self.b_d.d.next = self.cq_d[k].q.val();
                 self.is_arm.next = self.cq_arm.q.val().get_bit(k);
-                if self.cmd.val() {
-                    self.v_bits.next = self.v_bits.val().replace_bit(k, false);
-                }
+            }
+        }
+        self.b_wr.next = self.b_walk.q.val() | self.b_arm.q.val() | self.b_dis.q.val();
+        self.c_wr.next = self.c_walk.q.val() | self.c_arm.q.val() | self.c_dis.q.val();
+        // the QPN compares run beside the choice, each on its source
+        self.same_b.next = self.b_wr.val() & (self.cq_q_rp.val() == self.b_q.q.val());
+        self.same_c.next = self.c_wr.val() & (self.cq_q_rp.val() == self.c_q.q.val());
+        self.a_node.next = self.wc.q.val();
+        self.a_q.next = self.cq_q_rp.val();
+        if self.from_wc_c.val() {
+            self.a_q.next = self.wc.q.val().get_bits::<Q>(1);
+            self.same_b.next = self.b_wr.val() & (self.wc.q.val().get_bits::<Q>(1) == self.b_q.q.val());
+            self.same_c.next = self.c_wr.val() & (self.wc.q.val().get_bits::<Q>(1) == self.c_q.q.val());
+        }
+        if self.cont_c.val() {
+            self.a_node.next = self.nxt.read_data.val();
+            self.a_q.next = self.nxt.read_data.val().get_bits::<Q>(1);
+            self.same_b.next = self.nxt.read_data.val().get_bits::<Q>(1) == self.b_q.q.val();
+            self.same_c.next = self.c_wr.val() & (self.nxt.read_data.val().get_bits::<Q>(1) == self.c_q.q.val());
+        }
+        self.go_walk.next = (self.cont_c.val() | self.from_wc_c.val()) & !self.same_b.val();
+        self.go_cmd.next = self.cmd_c.val() & !self.same_b.val();
+        self.cont.next = self.cont_c.val() & !self.same_b.val();
+        for k in 0..4 {
+            if self.go_cmd.val() & (self.cq_rp.q.val().index() == k) {
+                self.v_bits.next = self.v_bits.val().replace_bit(k, false);
             }
         }
         self.cq_v.d.next = self.v_bits.val();
@@ -504,24 +620,26 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
         self.pos1.read_addr.next = self.a_q.val();
         self.nxt.read_addr.next = self.a_node.val();
         self.nxtv.read_addr.next = self.a_node.val();
-        self.b_walk.d.next = self.cont.val() | self.from_wc.val();
+        self.b_walk.d.next = self.go_walk.val();
         self.b_start.d.next = self.start.val();
-        self.b_arm.d.next = self.cmd.val() & self.is_arm.val();
-        self.b_dis.d.next = self.cmd.val() & !self.is_arm.val();
+        self.b_arm.d.next = self.go_cmd.val() & self.is_arm.val();
+        self.b_dis.d.next = self.go_cmd.val() & !self.is_arm.val();
         self.b_q.d.next = self.a_q.val();
         self.b_bit.d.next = self.a_node.val().get_bit(0);
+        self.b_d.d.next = self.cq_d_rp.val();
+        self.b_dd.d.next = self.cq_d_rp.val() - self.wt.q.val();
+        self.b_fw.d.next = self.same_c.val();
         if self.start.val() {
             self.wt.d.next = self.wt.q.val() + 1;
+            self.wt_far.d.next = self.wt_far.q.val() + 1;
             self.busy.d.next = true;
         }
-        if self.from_wc.val() {
+        if self.from_wc_c.val() & !self.same_b.val() {
             self.wc_v.d.next = false;
         }
-        if self.cmd.val() {
-            self.cq_rp.d.next = self.cq_rp.q.val() + 1;
-        }
         self.n_next.next = self.cq_n.q.val();
-        if self.cmd.val() {
+        if self.go_cmd.val() {
+            self.cq_rp.d.next = self.cq_rp.q.val() + 1;
             self.n_next.next = self.n_next.val() - 1;
         }
         if self.take_d.val() {
@@ -533,96 +651,142 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
         self.cq_n.d.next = self.n_next.val();
         self.cq_rdy.d.next = !self.n_next.val().get_bit(2) & !(self.n_next.val().get_bits::<2>(0) == 3);
 
-        // ================= stage B: the QP's word, forwarded =================
+        // ================= B: the QP's word (forwarded), deadlines against the wheel =================
         self.f.next = self.flags.read_data.val();
         self.f_dl.next = self.dl.read_data.val();
         self.f_p0.next = self.pos0.read_data.val();
         self.f_p1.next = self.pos1.read_data.val();
-        if self.fw_v.q.val() & (self.fw_q.q.val() == self.b_q.q.val()) {
+        if self.b_fw.q.val() {
             self.f.next = self.fw_flags.q.val();
             self.f_dl.next = self.fw_dl.q.val();
             self.f_p0.next = self.fw_p0.q.val();
             self.f_p1.next = self.fw_p1.q.val();
         }
-        // the deadline against the wheel, the slot to link at
-        self.dsel.next = self.b_d.q.val();
-        if self.b_walk.q.val() {
-            self.dsel.next = self.f_dl.val();
-        }
-        self.dd.next = self.dsel.val() - self.wt.q.val();
-        self.dd_pos.next = !self.dd.val().get_bit(32) & self.dd.val().any();
-        self.dd_far.next = self.dd.val() >= self.turn_m1.val();
         self.wlow.next = self.wt.q.val().get_bits::<S>(0);
-        self.lp.next = self.wlow.val() + 1;
-        if self.dd_pos.val() {
-            self.lp.next = self.dsel.val().get_bits::<S>(0);
-            if self.dd_far.val() {
-                self.lp.next = self.wlow.val() - 1;
+        self.wm1.next = self.wlow.val() - 1;
+        self.wp1.next = self.wlow.val() + 1;
+        // a walk step: its deadline after the wheel tick (wt - dl < 0), a turn or more after it
+        self.w_minus_dl.next = self.wt.q.val() - self.f_dl.val();
+        self.dl_minus_far.next = self.f_dl.val() - self.wt_far.q.val();
+        // a command: dd = its deadline less the wheel tick, from A; the slot to link at
+        self.dd_low.next = self.b_dd.q.val().get_bits::<S>(0);
+        self.cmd_pos.next = !self.b_dd.q.val().get_bit(32) & self.b_dd.q.val().any();
+        self.cmd_far.next = self.b_dd.q.val() >= self.turn_m1.val();
+        self.cmd_big.next = self.b_dd.q.val() > self.turn_m1.val();
+        self.c_lp.d.next = self.wp1.val();
+        if self.cmd_pos.val() {
+            self.c_lp.d.next = self.b_d.q.val().get_bits::<S>(0);
+            if self.cmd_far.val() {
+                self.c_lp.d.next = self.wm1.val();
             }
         }
-        // each node: linked at a slot the wheel reaches by the deadline?
+        // each node's slot relative to the wheel: reached by the deadline?
         self.rel0.next = self.f_p0.val() - self.wlow.val();
         self.rel1.next = self.f_p1.val() - self.wlow.val();
-        self.ok0.next = self.f.val().get_bit(3)
-            & ((self.dd_pos.val() & (bit_cast::<33, S>(self.rel0.val()) <= self.dd.val())) | !self.rel0.val().any());
-        self.ok1.next = self.f.val().get_bit(4)
-            & ((self.dd_pos.val() & (bit_cast::<33, S>(self.rel1.val()) <= self.dd.val())) | !self.rel1.val().any());
-        self.ok_cur.next = self.ok0.val();
-        self.ok_oth.next = self.ok1.val();
-        self.lk_cur.next = self.f.val().get_bit(3);
-        self.lk_oth.next = self.f.val().get_bit(4);
-        self.oth_first.next = self.rel1.val() < self.rel0.val();
-        if self.f.val().get_bit(2) {
-            self.ok_cur.next = self.ok1.val();
-            self.ok_oth.next = self.ok0.val();
-            self.lk_cur.next = self.f.val().get_bit(4);
-            self.lk_oth.next = self.f.val().get_bit(3);
-            self.oth_first.next = self.rel0.val() < self.rel1.val();
+        self.c_ok0.d.next = (self.cmd_pos.val() & (self.cmd_big.val() | (self.rel0.val() <= self.dd_low.val())))
+            | !self.rel0.val().any();
+        self.c_ok1.d.next = (self.cmd_pos.val() & (self.cmd_big.val() | (self.rel1.val() <= self.dd_low.val())))
+            | !self.rel1.val().any();
+        self.c_first0.d.next = self.rel0.val() < self.rel1.val();
+        self.c_first1.d.next = self.rel1.val() < self.rel0.val();
+        self.c_dpos.d.next = self.w_minus_dl.val().get_bit(32);
+        self.c_dfar.d.next = !self.dl_minus_far.val().get_bit(32);
+        self.c_wlow.d.next = self.wlow.val();
+        self.c_wm1.d.next = self.wm1.val();
+        self.c_wp1.d.next = self.wp1.val();
+        // commands for the QP queued or taken by now supersede a due arming
+        self.hit_b.next = (self.take_a.val() & (self.s_arm.qpn.val() == self.b_q.q.val()))
+            | (self.take_d.val() & (self.s_disarm.qpn.val() == self.b_q.q.val()));
+        for k in 0..4 {
+            if self.cq_v.q.val().get_bit(k) & (self.cq_q[k].q.val() == self.b_q.q.val()) {
+                self.hit_b.next = true;
+            }
         }
+        self.c_hit.d.next = self.hit_b.val();
+        self.c_walk.d.next = self.b_walk.q.val();
+        self.c_start.d.next = self.b_start.q.val();
+        self.c_arm.d.next = self.b_arm.q.val();
+        self.c_dis.d.next = self.b_dis.q.val();
+        self.c_q.d.next = self.b_q.q.val();
+        self.c_bit.d.next = self.b_bit.q.val();
+        self.c_kind.d.next = self.b_kind.q.val();
+        self.c_d.d.next = self.b_d.q.val();
+        self.c_f.d.next = self.f.val();
+        self.c_dl.d.next = self.f_dl.val();
+        self.c_p0.d.next = self.f_p0.val();
+        self.c_p1.d.next = self.f_p1.val();
+        // the walk goes on with the node's next pointer, or keeps it in `wc`
+        if self.b_walk.q.val() {
+            if !self.nxtv.read_data.val() {
+                self.busy.d.next = false;
+            }
+            if self.nxtv.read_data.val() & !self.cont.val() {
+                self.wc_v.d.next = true;
+                self.wc.d.next = self.nxt.read_data.val();
+            }
+        }
+
+        // ================= C: decide, write the word, read the head =================
         // an arming: keep the current node, link it, or switch to the other
-        self.nc.next = self.f.val().get_bit(2);
+        self.ok_cur.next = self.c_f.q.val().get_bit(3) & self.c_ok0.q.val();
+        self.ok_oth.next = self.c_f.q.val().get_bit(4) & self.c_ok1.q.val();
+        self.lk_cur.next = self.c_f.q.val().get_bit(3);
+        self.lk_oth.next = self.c_f.q.val().get_bit(4);
+        self.oth_first.next = self.c_first1.q.val();
+        if self.c_f.q.val().get_bit(2) {
+            self.ok_cur.next = self.c_f.q.val().get_bit(4) & self.c_ok1.q.val();
+            self.ok_oth.next = self.c_f.q.val().get_bit(3) & self.c_ok0.q.val();
+            self.lk_cur.next = self.c_f.q.val().get_bit(4);
+            self.lk_oth.next = self.c_f.q.val().get_bit(3);
+            self.oth_first.next = self.c_first0.q.val();
+        }
+        self.nc.next = self.c_f.q.val().get_bit(2);
         self.link.next = false;
         if !self.ok_cur.val() {
             if !self.lk_cur.val() {
                 self.link.next = true;
             } else if self.ok_oth.val() {
-                self.nc.next = !self.f.val().get_bit(2);
+                self.nc.next = !self.c_f.q.val().get_bit(2);
             } else if !self.lk_oth.val() {
-                self.nc.next = !self.f.val().get_bit(2);
+                self.nc.next = !self.c_f.q.val().get_bit(2);
                 self.link.next = true;
             } else if self.oth_first.val() {
-                self.nc.next = !self.f.val().get_bit(2);
+                self.nc.next = !self.c_f.q.val().get_bit(2);
             }
         }
         // a walk step: the node is current and armed: fire or re-link; else drop
-        self.is_cur.next = self.f.val().get_bit(0) & (self.f.val().get_bit(2) == self.b_bit.q.val());
+        self.is_cur.next = self.c_f.q.val().get_bit(0) & (self.c_f.q.val().get_bit(2) == self.c_bit.q.val());
+        self.due_now.next = self.c_walk.q.val() & self.is_cur.val() & !self.c_dpos.q.val();
         // a command for the QP taken by now (queued, or on an input this
         // cycle) supersedes the arming: it is dropped without an expiry
-        self.hit.next = (self.take_a.val() & (self.s_arm.qpn.val() == self.b_q.q.val()))
-            | (self.take_d.val() & (self.s_disarm.qpn.val() == self.b_q.q.val()));
-        for k in 0..4 {
-            if self.cq_v.q.val().get_bit(k) & (self.cq_q[k].q.val() == self.b_q.q.val()) {
-                self.hit.next = true;
-            }
-        }
-        self.due_now.next = self.b_walk.q.val() & self.is_cur.val() & !self.dd_pos.val();
+        self.hit.next = self.c_hit.q.val()
+            | (self.take_a.val() & (self.s_arm.qpn.val() == self.c_q.q.val()))
+            | (self.take_d.val() & (self.s_disarm.qpn.val() == self.c_q.q.val()));
         self.fire.next = self.due_now.val() & !self.hit.val();
         self.dec_v.d.next = self.fire.val();
-        self.dec_q.d.next = self.b_q.q.val();
+        self.dec_q.d.next = self.c_q.q.val();
         self.decided_valid.next = self.dec_v.q.val();
         self.decided_qpn.next = self.dec_q.q.val();
-        self.nf.next = self.f.val();
-        self.np0.next = self.f_p0.val();
-        self.np1.next = self.f_p1.val();
-        self.c_link.d.next = false;
-        self.c_node.d.next = bit_cast::<N, Q>(self.b_q.q.val()) << 1;
-        if self.b_arm.q.val() {
+        // the slot to link at: a command's from B, a walk step's here
+        self.lp.next = self.c_lp.q.val();
+        if self.c_walk.q.val() {
+            self.lp.next = self.c_dl.q.val().get_bits::<S>(0);
+            if self.c_dfar.q.val() {
+                self.lp.next = self.c_wm1.q.val();
+            }
+        }
+        self.nf.next = self.c_f.q.val();
+        self.np0.next = self.c_p0.q.val();
+        self.np1.next = self.c_p1.q.val();
+        self.d_link.d.next = false;
+        self.d_bit.d.next = self.c_bit.q.val();
+        if self.c_arm.q.val() {
             self.nf.next = self.nf.val().replace_bit(0, true);
-            self.nf.next = self.nf.val().replace_bit(1, self.b_kind.q.val());
+            self.nf.next = self.nf.val().replace_bit(1, self.c_kind.q.val());
             self.nf.next = self.nf.val().replace_bit(2, self.nc.val());
-            self.c_node.d.next = (bit_cast::<N, Q>(self.b_q.q.val()) << 1) | bit_cast::<N, 1>(self.nc.val().into());
+            self.d_bit.d.next = self.nc.val();
             if self.link.val() {
-                self.c_link.d.next = true;
+                self.d_link.d.next = true;
                 if self.nc.val() {
                     self.nf.next = self.nf.val().replace_bit(4, true);
                     self.np1.next = self.lp.val();
@@ -632,83 +796,76 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
                 }
             }
         }
-        if self.b_dis.q.val() {
+        if self.c_dis.q.val() {
             self.nf.next = self.nf.val().replace_bit(0, false);
         }
-        if self.b_walk.q.val() {
-            self.c_node.d.next =
-                (bit_cast::<N, Q>(self.b_q.q.val()) << 1) | bit_cast::<N, 1>(self.b_bit.q.val().into());
+        if self.c_walk.q.val() {
             if self.due_now.val() {
                 self.nf.next = self.nf.val().replace_bit(0, false);
             }
-            if self.is_cur.val() & self.dd_pos.val() {
-                self.c_link.d.next = true;
-                if self.b_bit.q.val() {
+            if self.is_cur.val() & self.c_dpos.q.val() {
+                self.d_link.d.next = true;
+                if self.c_bit.q.val() {
                     self.np1.next = self.lp.val();
                 } else {
                     self.np0.next = self.lp.val();
                 }
-            } else if self.b_bit.q.val() {
+            } else if self.c_bit.q.val() {
                 self.nf.next = self.nf.val().replace_bit(4, false);
             } else {
                 self.nf.next = self.nf.val().replace_bit(3, false);
             }
-            if !self.nxtv.read_data.val() {
-                self.busy.d.next = false;
-            }
-            if self.nxtv.read_data.val() & !self.room.val() {
-                self.wc_v.d.next = true;
-                self.wc.d.next = self.nxt.read_data.val();
-            }
         }
-        self.wr_word.next = self.b_walk.q.val() | self.b_arm.q.val() | self.b_dis.q.val();
-        self.dl_w.next = self.f_dl.val();
-        if self.b_arm.q.val() {
-            self.dl_w.next = self.b_d.q.val();
+        self.wr_word.next = self.c_wr.val();
+        self.dl_w.next = self.c_dl.q.val();
+        if self.c_arm.q.val() {
+            self.dl_w.next = self.c_d.q.val();
         }
-        self.flags.write_addr.next = self.b_q.q.val();
+        self.flags.write_addr.next = self.c_q.q.val();
         self.flags.write_data.next = self.nf.val();
-        self.dl.write_addr.next = self.b_q.q.val();
+        self.dl.write_addr.next = self.c_q.q.val();
         self.dl.write_data.next = self.dl_w.val();
-        self.pos0.write_addr.next = self.b_q.q.val();
+        self.pos0.write_addr.next = self.c_q.q.val();
         self.pos0.write_data.next = self.np0.val();
-        self.pos1.write_addr.next = self.b_q.q.val();
+        self.pos1.write_addr.next = self.c_q.q.val();
         self.pos1.write_data.next = self.np1.val();
-        self.fw_v.d.next = self.wr_word.val();
-        self.fw_q.d.next = self.b_q.q.val();
         self.fw_flags.d.next = self.nf.val();
         self.fw_dl.d.next = self.dl_w.val();
         self.fw_p0.d.next = self.np0.val();
         self.fw_p1.d.next = self.np1.val();
         self.out.push.next = self.fire.val();
         self.out.push_data.next =
-            (bit_cast::<N, Q>(self.b_q.q.val()) << 1) | bit_cast::<N, 1>(self.f.val().get_bit(1).into());
+            (bit_cast::<N, Q>(self.c_q.q.val()) << 1) | bit_cast::<N, 1>(self.c_f.q.val().get_bit(1).into());
         // the head of the slot to link into (or to start)
         self.hslot.next = self.lp.val();
-        if self.b_start.q.val() {
-            self.hslot.next = self.wlow.val();
+        if self.c_start.q.val() {
+            self.hslot.next = self.c_wlow.q.val();
         }
         self.head.read_addr.next = self.hslot.val();
         self.headv.read_addr.next = self.hslot.val();
-        self.c_detach.d.next = self.b_start.q.val();
-        self.c_slot.d.next = self.hslot.val();
+        self.d_detach.d.next = self.c_start.q.val();
+        self.d_q.d.next = self.c_q.q.val();
+        self.d_slot.d.next = self.hslot.val();
+        self.wr_head.next = self.d_link.q.val() | self.d_detach.q.val();
+        self.d_hfw.d.next = self.wr_head.val() & (self.d_slot.q.val() == self.hslot.val());
 
-        // ================= stage C: link at the head, or take the whole list =================
+        // ================= D: link the node at the head, or take the whole list =================
         self.hd.next = self.head.read_data.val();
         self.hdv.next = self.headv.read_data.val();
-        if self.hw_v.q.val() & (self.hw_slot.q.val() == self.c_slot.q.val()) {
+        if self.d_hfw.q.val() {
             self.hd.next = self.hw_head.q.val();
             self.hdv.next = self.hw_headv.q.val();
         }
-        self.nxt.write_addr.next = self.c_node.q.val();
+        self.d_node.next = (bit_cast::<N, Q>(self.d_q.q.val()) << 1) | bit_cast::<N, 1>(self.d_bit.q.val().into());
+        self.nxt.write_addr.next = self.d_node.val();
         self.nxt.write_data.next = self.hd.val();
-        self.nxt.write_enable.next = self.c_link.q.val();
-        self.nxtv.write_addr.next = self.c_node.q.val();
+        self.nxt.write_enable.next = self.d_link.q.val();
+        self.nxtv.write_addr.next = self.d_node.val();
         self.nxtv.write_data.next = self.hdv.val();
-        self.nxtv.write_enable.next = self.c_link.q.val();
-        self.hw_data.next = self.c_node.q.val();
+        self.nxtv.write_enable.next = self.d_link.q.val();
+        self.hw_data.next = self.d_node.val();
         self.hw_datav.next = true;
-        if self.c_detach.q.val() {
+        if self.d_detach.q.val() {
             self.hw_data.next = self.hd.val();
             self.hw_datav.next = false;
             self.wc_v.d.next = self.hdv.val();
@@ -717,15 +874,12 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
                 self.busy.d.next = false;
             }
         }
-        self.wr_head.next = self.c_link.q.val() | self.c_detach.q.val();
-        self.head.write_addr.next = self.c_slot.q.val();
+        self.head.write_addr.next = self.d_slot.q.val();
         self.head.write_data.next = self.hw_data.val();
         self.head.write_enable.next = self.wr_head.val();
-        self.headv.write_addr.next = self.c_slot.q.val();
+        self.headv.write_addr.next = self.d_slot.q.val();
         self.headv.write_data.next = self.hw_datav.val();
         self.headv.write_enable.next = self.wr_head.val();
-        self.hw_v.d.next = self.wr_head.val();
-        self.hw_slot.d.next = self.c_slot.q.val();
         self.hw_head.d.next = self.hw_data.val();
         self.hw_headv.d.next = self.hw_datav.val();
 
@@ -764,6 +918,7 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
             self.pc.d.next = 0.into();
             self.rt.d.next = 0.into();
             self.wt.d.next = 0.into();
+            self.wt_far.d.next = self.turn_m1.val();
             self.busy.d.next = false;
             self.wc_v.d.next = false;
             self.cq_rp.d.next = 0.into();
@@ -776,10 +931,14 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
             self.b_start.d.next = false;
             self.b_arm.d.next = false;
             self.b_dis.d.next = false;
-            self.c_link.d.next = false;
-            self.c_detach.d.next = false;
-            self.fw_v.d.next = false;
-            self.hw_v.d.next = false;
+            self.b_fw.d.next = false;
+            self.c_walk.d.next = false;
+            self.c_start.d.next = false;
+            self.c_arm.d.next = false;
+            self.c_dis.d.next = false;
+            self.d_link.d.next = false;
+            self.d_detach.d.next = false;
+            self.d_hfw.d.next = false;
         }
     }
 }
