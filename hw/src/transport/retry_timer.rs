@@ -225,9 +225,9 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     c_first1: Reg<Bit>,
     /// A command's slot to link at.
     c_lp: Reg<Bits<S>>,
-    /// A walk step: the deadline is after the wheel tick (`dpos`), a turn or more after it (`dfar`).
+    /// A walk step: the deadline is after the wheel tick (`dpos`), less than a turn less one after it (`dnear`).
     c_dpos: Reg<Bit>,
-    c_dfar: Reg<Bit>,
+    c_dnear: Reg<Bit>,
     /// The wheel tick's slot, one before it, one after it.
     c_wlow: Reg<Bits<S>>,
     c_wm1: Reg<Bits<S>>,
@@ -261,7 +261,10 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     arm_bits: Signal<Local, Bits<4>>,
     is_arm: Signal<Local, Bit>,
     v_bits: Signal<Local, Bits<4>>,
-    n_next: Signal<Local, Bits<3>>,
+    n_in: Signal<Local, Bits<3>>,
+    n_out: Signal<Local, Bits<3>>,
+    n_lt3: Signal<Local, Bit>,
+    n_le3: Signal<Local, Bit>,
     // ---- locals: issue
     room: Signal<Local, Bit>,
     cont_c: Signal<Local, Bit>,
@@ -270,7 +273,9 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     cmd_c: Signal<Local, Bit>,
     cq_q_rp: Signal<Local, Bits<Q>>,
     cq_d_rp: Signal<Local, Bits<33>>,
-    same_b: Signal<Local, Bit>,
+    same_b_cmd: Signal<Local, Bit>,
+    same_b_wc: Signal<Local, Bit>,
+    same_b_nxt: Signal<Local, Bit>,
     same_c: Signal<Local, Bit>,
     b_wr: Signal<Local, Bit>,
     c_wr: Signal<Local, Bit>,
@@ -289,12 +294,19 @@ pub struct RetryTimer<const Q: usize, const N: usize, const S: usize> {
     wp1: Signal<Local, Bits<S>>,
     w_minus_dl: Signal<Local, Bits<33>>,
     dl_minus_far: Signal<Local, Bits<33>>,
-    dd_low: Signal<Local, Bits<S>>,
     cmd_pos: Signal<Local, Bit>,
     cmd_far: Signal<Local, Bit>,
     cmd_big: Signal<Local, Bit>,
     rel0: Signal<Local, Bits<S>>,
     rel1: Signal<Local, Bits<S>>,
+    d_slot_b: Signal<Local, Bits<S>>,
+    wrap: Signal<Local, Bit>,
+    in0: Signal<Local, Bit>,
+    in1: Signal<Local, Bit>,
+    in0_fw: Signal<Local, Bit>,
+    in1_fw: Signal<Local, Bit>,
+    at0: Signal<Local, Bit>,
+    at1: Signal<Local, Bit>,
     hit_b: Signal<Local, Bit>,
     // ---- locals: stage C
     ok_cur: Signal<Local, Bit>,
@@ -400,7 +412,7 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             c_first1: Default::default(),
             c_lp: Default::default(),
             c_dpos: Default::default(),
-            c_dfar: Default::default(),
+            c_dnear: Default::default(),
             c_wlow: Default::default(),
             c_wm1: Default::default(),
             c_wp1: Default::default(),
@@ -427,7 +439,10 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             arm_bits: Default::default(),
             is_arm: Default::default(),
             v_bits: Default::default(),
-            n_next: Default::default(),
+            n_in: Default::default(),
+            n_out: Default::default(),
+            n_lt3: Default::default(),
+            n_le3: Default::default(),
             room: Default::default(),
             cont_c: Default::default(),
             from_wc_c: Default::default(),
@@ -435,7 +450,9 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             cmd_c: Default::default(),
             cq_q_rp: Default::default(),
             cq_d_rp: Default::default(),
-            same_b: Default::default(),
+            same_b_cmd: Default::default(),
+            same_b_wc: Default::default(),
+            same_b_nxt: Default::default(),
             same_c: Default::default(),
             b_wr: Default::default(),
             c_wr: Default::default(),
@@ -453,12 +470,19 @@ impl<const Q: usize, const N: usize, const S: usize> Default for RetryTimer<Q, N
             wp1: Default::default(),
             w_minus_dl: Default::default(),
             dl_minus_far: Default::default(),
-            dd_low: Default::default(),
             cmd_pos: Default::default(),
             cmd_far: Default::default(),
             cmd_big: Default::default(),
             rel0: Default::default(),
             rel1: Default::default(),
+            d_slot_b: Default::default(),
+            wrap: Default::default(),
+            in0: Default::default(),
+            in1: Default::default(),
+            in0_fw: Default::default(),
+            in1_fw: Default::default(),
+            at0: Default::default(),
+            at1: Default::default(),
             hit_b: Default::default(),
             ok_cur: Default::default(),
             ok_oth: Default::default(),
@@ -496,7 +520,7 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
             self, clock, clr, clr_a, pc, rt, wt, wt_far, busy, wc_v, wc, cq_arm, cq_kind, cq_rp, cq_wp, cq_n, cq_rdy,
             cq_v, dec_v, dec_q, b_walk, b_start, b_arm, b_dis, b_q, b_bit, b_kind, b_d, b_dd, b_fw, c_walk, c_start,
             c_arm, c_dis, c_q, c_bit, c_kind, c_d, c_f, c_dl, c_p0, c_p1, c_ok0, c_ok1, c_first0, c_first1, c_lp,
-            c_dpos, c_dfar, c_wlow, c_wm1, c_wp1, c_hit, d_link, d_detach, d_q, d_bit, d_slot, d_hfw, fw_flags, fw_dl,
+            c_dpos, c_dnear, c_wlow, c_wm1, c_wp1, c_hit, d_link, d_detach, d_q, d_bit, d_slot, d_hfw, fw_flags, fw_dl,
             fw_p0, fw_p1, hw_head, hw_headv
         );
         clock!(self, clock, flags, dl, pos0, pos1, nxt, nxtv, head, headv, out);
@@ -589,25 +613,25 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
         }
         self.b_wr.next = self.b_walk.q.val() | self.b_arm.q.val() | self.b_dis.q.val();
         self.c_wr.next = self.c_walk.q.val() | self.c_arm.q.val() | self.c_dis.q.val();
-        // the QPN compares run beside the choice, each on its source
-        self.same_b.next = self.b_wr.val() & (self.cq_q_rp.val() == self.b_q.q.val());
+        // the QPN compares run beside the choice, each on its own source
+        self.same_b_cmd.next = self.b_wr.val() & (self.cq_q_rp.val() == self.b_q.q.val());
+        self.same_b_wc.next = self.b_wr.val() & (self.wc.q.val().get_bits::<Q>(1) == self.b_q.q.val());
+        self.same_b_nxt.next = self.nxt.read_data.val().get_bits::<Q>(1) == self.b_q.q.val();
         self.same_c.next = self.c_wr.val() & (self.cq_q_rp.val() == self.c_q.q.val());
         self.a_node.next = self.wc.q.val();
         self.a_q.next = self.cq_q_rp.val();
         if self.from_wc_c.val() {
             self.a_q.next = self.wc.q.val().get_bits::<Q>(1);
-            self.same_b.next = self.b_wr.val() & (self.wc.q.val().get_bits::<Q>(1) == self.b_q.q.val());
             self.same_c.next = self.c_wr.val() & (self.wc.q.val().get_bits::<Q>(1) == self.c_q.q.val());
         }
         if self.cont_c.val() {
             self.a_node.next = self.nxt.read_data.val();
             self.a_q.next = self.nxt.read_data.val().get_bits::<Q>(1);
-            self.same_b.next = self.nxt.read_data.val().get_bits::<Q>(1) == self.b_q.q.val();
             self.same_c.next = self.c_wr.val() & (self.nxt.read_data.val().get_bits::<Q>(1) == self.c_q.q.val());
         }
-        self.go_walk.next = (self.cont_c.val() | self.from_wc_c.val()) & !self.same_b.val();
-        self.go_cmd.next = self.cmd_c.val() & !self.same_b.val();
-        self.cont.next = self.cont_c.val() & !self.same_b.val();
+        self.cont.next = self.cont_c.val() & !self.same_b_nxt.val();
+        self.go_walk.next = self.cont.val() | (self.from_wc_c.val() & !self.same_b_wc.val());
+        self.go_cmd.next = self.cmd_c.val() & !self.same_b_cmd.val();
         for k in 0..4 {
             if self.go_cmd.val() & (self.cq_rp.q.val().index() == k) {
                 self.v_bits.next = self.v_bits.val().replace_bit(k, false);
@@ -634,22 +658,36 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
             self.wt_far.d.next = self.wt_far.q.val() + 1;
             self.busy.d.next = true;
         }
-        if self.from_wc_c.val() & !self.same_b.val() {
+        if self.from_wc_c.val() & !self.same_b_wc.val() {
             self.wc_v.d.next = false;
         }
-        self.n_next.next = self.cq_n.q.val();
-        if self.go_cmd.val() {
-            self.cq_rp.d.next = self.cq_rp.q.val() + 1;
-            self.n_next.next = self.n_next.val() - 1;
-        }
+        // the queue's count: the commands taken, less the one issued; ready
+        // while two more fit (both ports may take one). Both outcomes are
+        // summed before the issue is known.
+        self.n_in.next = self.cq_n.q.val();
         if self.take_d.val() {
-            self.n_next.next = self.n_next.val() + 1;
+            self.n_in.next = self.n_in.val() + 1;
         }
         if self.take_a.val() {
-            self.n_next.next = self.n_next.val() + 1;
+            self.n_in.next = self.n_in.val() + 1;
         }
-        self.cq_n.d.next = self.n_next.val();
-        self.cq_rdy.d.next = !self.n_next.val().get_bit(2) & !(self.n_next.val().get_bits::<2>(0) == 3);
+        self.n_out.next = self.n_in.val() - 1;
+        // fewer than 3 after the takes (no issue), at most 3 (an issue): as
+        // logic of the count and the two takes, not through the adders
+        self.n_lt3.next = (self.cq_n.q.val() == 0)
+            | ((self.cq_n.q.val() == 1) & !(self.take_a.val() & self.take_d.val()))
+            | ((self.cq_n.q.val() == 2) & !self.take_a.val() & !self.take_d.val());
+        self.n_le3.next = (self.cq_n.q.val() == 0)
+            | (self.cq_n.q.val() == 1)
+            | ((self.cq_n.q.val() == 2) & !(self.take_a.val() & self.take_d.val()))
+            | ((self.cq_n.q.val() == 3) & !self.take_a.val() & !self.take_d.val());
+        self.cq_n.d.next = self.n_in.val();
+        self.cq_rdy.d.next = self.n_lt3.val();
+        if self.go_cmd.val() {
+            self.cq_rp.d.next = self.cq_rp.q.val() + 1;
+            self.cq_n.d.next = self.n_out.val();
+            self.cq_rdy.d.next = self.n_le3.val();
+        }
 
         // ================= B: the QP's word (forwarded), deadlines against the wheel =================
         self.f.next = self.flags.read_data.val();
@@ -669,7 +707,6 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
         self.w_minus_dl.next = self.wt.q.val() - self.f_dl.val();
         self.dl_minus_far.next = self.f_dl.val() - self.wt_far.q.val();
         // a command: dd = its deadline less the wheel tick, from A; the slot to link at
-        self.dd_low.next = self.b_dd.q.val().get_bits::<S>(0);
         self.cmd_pos.next = !self.b_dd.q.val().get_bit(32) & self.b_dd.q.val().any();
         self.cmd_far.next = self.b_dd.q.val() >= self.turn_m1.val();
         self.cmd_big.next = self.b_dd.q.val() > self.turn_m1.val();
@@ -680,17 +717,38 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
                 self.c_lp.d.next = self.wm1.val();
             }
         }
-        // each node's slot relative to the wheel: reached by the deadline?
+        // each node's slot against the wheel: reached by the deadline? Within
+        // a turn that is the slot in the cyclic window from the wheel's slot
+        // to the deadline's (compared directly, not through `rel`)
         self.rel0.next = self.f_p0.val() - self.wlow.val();
         self.rel1.next = self.f_p1.val() - self.wlow.val();
-        self.c_ok0.d.next = (self.cmd_pos.val() & (self.cmd_big.val() | (self.rel0.val() <= self.dd_low.val())))
-            | !self.rel0.val().any();
-        self.c_ok1.d.next = (self.cmd_pos.val() & (self.cmd_big.val() | (self.rel1.val() <= self.dd_low.val())))
-            | !self.rel1.val().any();
+        self.d_slot_b.next = self.b_d.q.val().get_bits::<S>(0);
+        self.wrap.next = self.d_slot_b.val() < self.wlow.val();
+        // (on the RAM's word and on the forwarded one, chosen after)
+        self.in0.next = (self.pos0.read_data.val() >= self.wlow.val()) & (self.pos0.read_data.val() <= self.d_slot_b.val());
+        self.in1.next = (self.pos1.read_data.val() >= self.wlow.val()) & (self.pos1.read_data.val() <= self.d_slot_b.val());
+        self.in0_fw.next = (self.fw_p0.q.val() >= self.wlow.val()) & (self.fw_p0.q.val() <= self.d_slot_b.val());
+        self.in1_fw.next = (self.fw_p1.q.val() >= self.wlow.val()) & (self.fw_p1.q.val() <= self.d_slot_b.val());
+        if self.wrap.val() {
+            self.in0.next = (self.pos0.read_data.val() >= self.wlow.val()) | (self.pos0.read_data.val() <= self.d_slot_b.val());
+            self.in1.next = (self.pos1.read_data.val() >= self.wlow.val()) | (self.pos1.read_data.val() <= self.d_slot_b.val());
+            self.in0_fw.next = (self.fw_p0.q.val() >= self.wlow.val()) | (self.fw_p0.q.val() <= self.d_slot_b.val());
+            self.in1_fw.next = (self.fw_p1.q.val() >= self.wlow.val()) | (self.fw_p1.q.val() <= self.d_slot_b.val());
+        }
+        self.at0.next = self.pos0.read_data.val() == self.wlow.val();
+        self.at1.next = self.pos1.read_data.val() == self.wlow.val();
+        if self.b_fw.q.val() {
+            self.in0.next = self.in0_fw.val();
+            self.in1.next = self.in1_fw.val();
+            self.at0.next = self.fw_p0.q.val() == self.wlow.val();
+            self.at1.next = self.fw_p1.q.val() == self.wlow.val();
+        }
+        self.c_ok0.d.next = (self.cmd_pos.val() & (self.cmd_big.val() | self.in0.val())) | self.at0.val();
+        self.c_ok1.d.next = (self.cmd_pos.val() & (self.cmd_big.val() | self.in1.val())) | self.at1.val();
         self.c_first0.d.next = self.rel0.val() < self.rel1.val();
         self.c_first1.d.next = self.rel1.val() < self.rel0.val();
         self.c_dpos.d.next = self.w_minus_dl.val().get_bit(32);
-        self.c_dfar.d.next = !self.dl_minus_far.val().get_bit(32);
+        self.c_dnear.d.next = self.dl_minus_far.val().get_bit(32);
         self.c_wlow.d.next = self.wlow.val();
         self.c_wm1.d.next = self.wm1.val();
         self.c_wp1.d.next = self.wp1.val();
@@ -771,7 +829,7 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
         self.lp.next = self.c_lp.q.val();
         if self.c_walk.q.val() {
             self.lp.next = self.c_dl.q.val().get_bits::<S>(0);
-            if self.c_dfar.q.val() {
+            if !self.c_dnear.q.val() {
                 self.lp.next = self.c_wm1.q.val();
             }
         }
