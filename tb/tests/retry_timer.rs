@@ -20,9 +20,10 @@ fn bench(seed: u64, tick: u64) -> TimerBench<retry_timer::Dut> {
 }
 
 /// The stated bound on lateness (docs/transport_blocks.md): the decision
-/// latency, one cycle per node walked before it (at most two per QP), and
-/// three cycles per slot start; with `tick` cycles per tick and `nodes`
-/// nodes in the wheel the walk catches up within `nodes + 4 * lag ticks`.
+/// latency, one cycle per node walked before it (at most two per QP) and
+/// per bubble (two adjacent nodes of one QP), and four cycles per slot
+/// start; twice that for `nodes` nodes, plus four ticks for the walk to
+/// catch up.
 fn walk_bound(nodes: u64, tick: u64) -> u64 {
     assert!(tick >= 8);
     2 * (TIMER_DECIDE_LATENCY + nodes) + 4 * tick
@@ -131,6 +132,38 @@ fn back_to_back_commands_on_one_qpn() {
     eprintln!("{} commands, {} expiries", b.taken, b.decided.len());
     assert!(b.decided.len() > before, "the last arm of a pair fires");
     assert!(b.decided.len() > 50);
+}
+
+/// The requester's RNR retry: a send arms the ACK timeout, an RNR NAK the
+/// RNR wait, which fires; the resend arms the ACK timeout again and a second
+/// RNR NAK the RNR wait again, all within the first ACK timeout. The second
+/// RNR wait fires on time (the stale node of the first ACK arming covers
+/// the resend's, so the other node is free for the short wait).
+#[test]
+fn rnr_retry_within_an_ack_timeout() {
+    let tick = 8;
+    let mut b = bench(11, tick);
+    b.slack = walk_bound(4, tick);
+    for round in 0..20u32 {
+        let q = 0x155 + round * 97;
+        b.cmds.push_back(Cmd::Arm(q, AckTimeout, 6));
+        b.run(2 * tick);
+        let before = b.decided.len();
+        b.cmds.push_back(Cmd::Arm(q, Rnr, 1));
+        while b.decided.len() == before {
+            b.step();
+        }
+        b.cmds.push_back(Cmd::Arm(q, AckTimeout, 6));
+        b.run(2 * tick + round as u64);
+        b.cmds.push_back(Cmd::Arm(q, Rnr, 1 + (round % 3) as u8));
+        while b.decided.len() == before + 1 {
+            b.step();
+        }
+        assert_eq!(b.decided.last().unwrap().1, q);
+        b.cmds.push_back(Cmd::Disarm(q));
+    }
+    b.drain(1 << 16);
+    assert_eq!(b.decided.len(), 40);
 }
 
 /// Long ACK timeouts (2048..16384 ticks: 2 to 16 turns of the wheel) hop

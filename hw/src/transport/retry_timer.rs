@@ -23,16 +23,19 @@
 //! head in a head RAM. Arming touches only the QP's word: when the current
 //! node is already linked in a slot the wheel reaches at or before the new
 //! deadline, nothing else changes (lazy: the re-arms of a running ACK timer
-//! all take this path); when it is not linked, it is linked at the slot of
-//! the deadline (or one turn ahead when the deadline is further); when it is
-//! linked too late (an arming shorter than the pending one, e.g. RNR after
-//! an ACK timeout), the other node becomes current, either because it is
-//! already linked early enough or by linking it. The node left behind is
-//! stale: the walk drops it. So the nodes are bounded (two per QP, each in at
-//! most one list) whatever the commands. Only an arming that finds both
-//! nodes linked after its deadline (three armings of strictly decreasing
-//! length within one turn) waits for the earlier one: it fires late by less
-//! than one turn.
+//! all take this path); otherwise the other node becomes current when it is
+//! linked early enough (so a stale node of an ACK arming serves the resend's
+//! ACK arming and keeps the current node free for the next RNR wait); else
+//! the current node, when it is not linked, is linked at the slot of the
+//! deadline (or one turn ahead when the deadline is further); else (it is
+//! linked too late: an arming shorter than the pending one, e.g. RNR after an
+//! ACK timeout) the other node becomes current and is linked. The node left
+//! behind is stale: the walk drops it. So the nodes are bounded (two per QP,
+//! each in at most one list) whatever the commands. Only an arming that
+//! finds both nodes linked after its deadline (a shorter arming, a longer
+//! one before the shorter one's slot is walked, a shorter one again, all
+//! before the first one's slot) waits for the earlier one: it fires late by
+//! less than one turn.
 //!
 //! **The walk.** When a tick passes, the walk takes the next slot's whole
 //! list (reads the head, marks the slot empty) and visits its nodes one per
@@ -41,7 +44,7 @@
 //! at its deadline's slot or one turn ahead (long codes hop round the
 //! wheel). Walking has priority over commands; a command waits at most for
 //! the list being walked. Expiries go through a 16-entry FIFO; the walk
-//! stops while it could overflow.
+//! stops while it could overflow ([`TIMER_ROOM_MAX`]).
 //!
 //! **Pipeline.** One operation (a command, a walk step, a slot start) enters
 //! per cycle, in four stages: A chooses it and reads the QP's word (and the
@@ -725,13 +728,17 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
         self.d_slot_b.next = self.b_d.q.val().get_bits::<S>(0);
         self.wrap.next = self.d_slot_b.val() < self.wlow.val();
         // (on the RAM's word and on the forwarded one, chosen after)
-        self.in0.next = (self.pos0.read_data.val() >= self.wlow.val()) & (self.pos0.read_data.val() <= self.d_slot_b.val());
-        self.in1.next = (self.pos1.read_data.val() >= self.wlow.val()) & (self.pos1.read_data.val() <= self.d_slot_b.val());
+        self.in0.next =
+            (self.pos0.read_data.val() >= self.wlow.val()) & (self.pos0.read_data.val() <= self.d_slot_b.val());
+        self.in1.next =
+            (self.pos1.read_data.val() >= self.wlow.val()) & (self.pos1.read_data.val() <= self.d_slot_b.val());
         self.in0_fw.next = (self.fw_p0.q.val() >= self.wlow.val()) & (self.fw_p0.q.val() <= self.d_slot_b.val());
         self.in1_fw.next = (self.fw_p1.q.val() >= self.wlow.val()) & (self.fw_p1.q.val() <= self.d_slot_b.val());
         if self.wrap.val() {
-            self.in0.next = (self.pos0.read_data.val() >= self.wlow.val()) | (self.pos0.read_data.val() <= self.d_slot_b.val());
-            self.in1.next = (self.pos1.read_data.val() >= self.wlow.val()) | (self.pos1.read_data.val() <= self.d_slot_b.val());
+            self.in0.next =
+                (self.pos0.read_data.val() >= self.wlow.val()) | (self.pos0.read_data.val() <= self.d_slot_b.val());
+            self.in1.next =
+                (self.pos1.read_data.val() >= self.wlow.val()) | (self.pos1.read_data.val() <= self.d_slot_b.val());
             self.in0_fw.next = (self.fw_p0.q.val() >= self.wlow.val()) | (self.fw_p0.q.val() <= self.d_slot_b.val());
             self.in1_fw.next = (self.fw_p1.q.val() >= self.wlow.val()) | (self.fw_p1.q.val() <= self.d_slot_b.val());
         }
@@ -801,10 +808,10 @@ impl<const Q: usize, const N: usize, const S: usize> Logic for RetryTimer<Q, N, 
         self.nc.next = self.c_f.q.val().get_bit(2);
         self.link.next = false;
         if !self.ok_cur.val() {
-            if !self.lk_cur.val() {
-                self.link.next = true;
-            } else if self.ok_oth.val() {
+            if self.ok_oth.val() {
                 self.nc.next = !self.c_f.q.val().get_bit(2);
+            } else if !self.lk_cur.val() {
+                self.link.next = true;
             } else if !self.lk_oth.val() {
                 self.nc.next = !self.c_f.q.val().get_bit(2);
                 self.link.next = true;
