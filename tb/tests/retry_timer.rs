@@ -255,7 +255,7 @@ fn latency_and_command_rate() {
 }
 
 fn kind_of(q: u32) -> TimerKind {
-    if q % 2 == 0 {
+    if q.is_multiple_of(2) {
         AckTimeout
     } else {
         Rnr
