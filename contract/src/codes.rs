@@ -323,3 +323,77 @@ codes! {
         MacError = 5,
     }
 }
+
+/// The two timers of an RC requester (IBTA 1.5, 9.7.6): the local ACK
+/// timeout (`qpc::TIMEOUT`, 4.096 us x 2^code, code 0: no timer) and the RNR
+/// timer, whose 5-bit code an RNR NAK carries (the responder's
+/// `qpc::MIN_RNR_TIMER`; [`RNR_TIMER_MICROS`]). The retry timer block
+/// (`hw::transport::RetryTimer`) takes the kind with each arming.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum TimerKind {
+    /// The local ACK timeout: a request went unanswered.
+    AckTimeout = 0,
+    /// The RNR wait before a request is resent after an RNR NAK.
+    Rnr = 1,
+}
+
+/// The unit of the local ACK timeout, in nanoseconds: 4.096 us.
+pub const ACK_TIMEOUT_UNIT_NS: u64 = 4096;
+
+/// The RNR timer in microseconds for each 5-bit code (IBTA 1.5 table 45;
+/// Linux rxe `rnrnak_usec`): code 0 is the longest, 655.36 ms.
+pub const RNR_TIMER_MICROS: [u32; 32] = [
+    655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10_240,
+    15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880, 163_840, 245_760, 327_680, 491_520,
+];
+
+/// The local ACK timeout of `code` in nanoseconds (4.096 us x 2^code), or
+/// `None` for code 0 (no timeout). Codes above 31 are taken modulo 32.
+pub const fn ack_timeout_ns(code: u8) -> Option<u64> {
+    match code & 0x1F {
+        0 => None,
+        c => Some(ACK_TIMEOUT_UNIT_NS << c),
+    }
+}
+
+/// The RNR timer of `code` in nanoseconds. Codes above 31 are taken modulo 32.
+pub const fn rnr_timer_ns(code: u8) -> u64 {
+    RNR_TIMER_MICROS[(code & 0x1F) as usize] as u64 * 1000
+}
+
+/// The retry timer's tick in nanoseconds: the ACK timeout's unit, 4.096 us
+/// (1024 cycles of the 250 MHz core clock).
+pub const TIMER_TICK_NS: u64 = ACK_TIMEOUT_UNIT_NS;
+
+/// Whole ticks ([`TIMER_TICK_NS`]) a timer of `kind` and `code` lasts,
+/// rounded up, or `None` when it does not run (an ACK timeout of code 0).
+/// The retry timer fires an arming after more than this many ticks.
+pub const fn timer_ticks(kind: TimerKind, code: u8) -> Option<u64> {
+    let ns = match kind {
+        TimerKind::AckTimeout => match ack_timeout_ns(code) {
+            Some(ns) => ns,
+            None => return None,
+        },
+        TimerKind::Rnr => rnr_timer_ns(code),
+    };
+    Some(ns.div_ceil(TIMER_TICK_NS))
+}
+
+#[cfg(test)]
+mod timer_tests {
+    use super::*;
+
+    #[test]
+    fn timer_codes() {
+        assert_eq!(ack_timeout_ns(0), None);
+        assert_eq!(ack_timeout_ns(14), Some(67_108_864));
+        assert_eq!(timer_ticks(TimerKind::AckTimeout, 31), Some(1 << 31));
+        assert_eq!(timer_ticks(TimerKind::AckTimeout, 0), None);
+        assert_eq!(rnr_timer_ns(0), 655_360_000);
+        assert_eq!(rnr_timer_ns(12), 640_000); // ibv_rc_pingpong's min_rnr_timer
+        assert_eq!(timer_ticks(TimerKind::Rnr, 1), Some(3)); // 10 us = 2.44 ticks
+        assert_eq!(timer_ticks(TimerKind::Rnr, 0), Some(160_000)); // 655.36 ms exactly
+        assert!(RNR_TIMER_MICROS[1..].windows(2).all(|w| w[0] < w[1]));
+    }
+}

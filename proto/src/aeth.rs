@@ -62,11 +62,9 @@ const CREDITS_BY_CODE: [u32; 31] = [
     8192, 12288, 16384, 24576, 32768,
 ];
 
-/// RNR timer in microseconds for codes 0..=31 (IBTA; code 0 is the longest).
-const RNR_TIMER_MICROS: [u32; 32] = [
-    655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1280, 1920, 2560, 3840, 5120, 7680, 10_240,
-    15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880, 163_840, 245_760, 327_680, 491_520,
-];
+/// RNR timer in microseconds for codes 0..=31: the contract's table (the
+/// retry timer's RTL is built from the same one).
+use rnic_contract::codes::RNR_TIMER_MICROS;
 
 impl AckCredit {
     /// Code 0x1F: credits are not tracked (rxe always sends this).

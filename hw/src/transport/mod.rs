@@ -1,4 +1,5 @@
 //! The RC transport's blocks: the send scheduler ([`SendSched`]), the
+//! per-QP retry timers ([`RetryTimer`]), the
 //! requester's payload path ([`PayloadGather`], [`AxisJoin`]), the receive
 //! side's ([`PayloadScatter`]), the transmit arbiter ([`TxArb`]), the
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
@@ -13,6 +14,7 @@ mod payload_gather;
 mod payload_scatter;
 mod req_gen;
 mod req_setup;
+mod retry_timer;
 mod rx_hold;
 mod send_sched;
 mod tx_arb;
@@ -23,6 +25,7 @@ pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIEC
 pub use payload_scatter::{PayloadScatter, PktDoneIn, PktDoneOut, ScatterPktIn, ScatterPktOut, SCATTER_INFLIGHT};
 pub use req_gen::*;
 pub use req_setup::{ReqSetup, LW as REQ_LEN_BITS};
+pub use retry_timer::*;
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};

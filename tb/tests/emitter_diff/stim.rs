@@ -76,6 +76,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "send_sched" => send_sched(s),
         "inflight" => inflight(s),
         "req_gen" => req_gen(s),
+        "retry_timer" => retry_timer(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
         }
@@ -1865,4 +1866,39 @@ fn req_gen<S: Sim>(s: &mut S) -> Outcome {
         reached("dones", dones, 50),
         reached("pushes", pushes, 20),
     ])
+/// The retry timers: short ticks (8 cycles), reset, the state RAMs'
+/// clearing, then random arms (both kinds, short codes, ACK code 0),
+/// disarms, on both ports at once at times, over 12 QPs, with `m_expire`
+/// stalled.
+fn retry_timer<S: Sim>(s: &mut S) -> Outcome {
+    let mut rng = Rng(0x7173_e5ed);
+    s.set("tick_m1", 7);
+    reset(s)?;
+    let mut n = 0;
+    while bit(s, "init") {
+        s.step()?;
+        n += 1;
+        assert!(n < 1 << 15, "retry_timer: init never ends");
+    }
+    // commands about as often per QP as its timers run out (16 to 64 cycles)
+    let (mut arms, mut disarms, mut expiries) = (0u64, 0u64, 0u64);
+    for _ in 0..6000 {
+        let av = rng.chance(8);
+        s.set("s_arm.valid", av as u64);
+        s.set("s_arm.qpn", (rng.next() % 12) * 1361 + 5);
+        s.set("s_arm.kind", rng.next() & 1);
+        s.set("s_arm.code", rng.next() % 4);
+        let dv = rng.chance(2);
+        s.set("s_disarm.valid", dv as u64);
+        s.set("s_disarm.qpn", (rng.next() % 12) * 1361 + 5);
+        let er = rng.chance(70);
+        s.set("m_expire.ready", er as u64);
+        s.eval();
+        let ready = bit(s, "s_arm.ready");
+        arms += (av && ready) as u64;
+        disarms += (dv && ready) as u64;
+        expiries += (er && bit(s, "m_expire.valid")) as u64;
+        s.step()?;
+    }
+    Ok(vec![reached("arms", arms, 300), reached("disarms", disarms, 60), reached("expiries", expiries, 150)])
 }
