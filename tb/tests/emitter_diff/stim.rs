@@ -1866,6 +1866,8 @@ fn req_gen<S: Sim>(s: &mut S) -> Outcome {
         reached("dones", dones, 50),
         reached("pushes", pushes, 20),
     ])
+}
+
 /// The retry timers: short ticks (8 cycles), reset, the state RAMs'
 /// clearing, then random arms (both kinds, short codes, ACK code 0),
 /// disarms, on both ports at once at times, over 12 QPs, with `m_expire`
