@@ -47,8 +47,7 @@ demo: deps
 	$(CARGO) run -q -p rnic-tb --bin demo
 
 ## Style, lint and synthesis gates, then every Rust test (unit, property,
-## differential, testbenches); each phase timed (build/phases.tsv, docs/ci.md).
-## Synthesis runs in the background beside clippy and the test build (tools/test.sh)
+## differential, testbenches); each phase timed (build/phases.tsv, docs/ci.md; tools/test.sh)
 test:
 	@MAKE="$(MAKE)" CARGO="$(CARGO)" VERILOG_DIR="$(VERILOG_DIR)" bash tools/test.sh
 

@@ -9,7 +9,7 @@ if [ "${1:-}" = --report ]; then
     [ -f "$out" ] || exit 0
     echo
     echo "phase          seconds  status"
-    awk -F'\t' '{printf "%-14s %7d  %s\n", $1, $2, $3; t += $2} END {printf "%-14s %7d  (synth-model and synth overlap clippy and test-build)\n", "sum", t}' "$out"
+    awk -F'\t' '{printf "%-14s %7d  %s\n", $1, $2, $3; t += $2} END {printf "%-14s %7d\n", "total", t}' "$out"
     if [ -n "${RNIC_T0:-}" ]; then printf '%-14s %7d\n' "wall" "$(($(date +%s) - RNIC_T0))"; fi
     if [ -f build/test.log ]; then
         echo
