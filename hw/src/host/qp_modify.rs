@@ -141,7 +141,12 @@ pub struct QpModify {
     port_num: Constant<Bits<8>>,
     mig_ok: Constant<Bits<2>>,
     pkey_ok: Constant<Bits<16>>,
-    rom: Constant<Bits<ROM_BITS>>,
+    // The transition ROM by column (the 64 bits of a row are 64 columns of
+    // ROM_ENTRIES bits): a row is read as 64 one-bit lookups of 256 bits each.
+    // One 64-bit part-select at `addr * 64` of the 16384-bit ROM made yosys
+    // build a 16384-bit shifter first (five minutes of synthesis, docs/ci.md).
+    rom_cols: Constant<Bits<ROM_BITS>>,
+    rom_col: Signal<Local, Bits<ROM_ENTRIES>>,
     store_sel: Constant<Bits<{ 32 * STORES_N }>>,
     store_bits: Constant<Bits<{ QPC_BITS * STORES_N }>>,
     state_bits: Constant<Bits<QPC_BITS>>,
@@ -231,7 +236,8 @@ impl QpModify {
 impl Default for QpModify {
     fn default() -> Self {
         use modify_qp as mb;
-        let rom = bits_of::<ROM_BITS>(|i| qpm::rom_entry(i / 64) >> (i % 64) & 1 == 1);
+        // column-major: bit `c * ROM_ENTRIES + row` is bit c of row `row`
+        let rom_cols = bits_of::<ROM_BITS>(|i| qpm::rom_entry(i % ROM_ENTRIES) >> (i / ROM_ENTRIES) & 1 == 1);
         let store_sel = bits_of::<{ 32 * STORES_N }>(|i| STORES[i / 32].attr.mask() >> (i % 32) & 1 == 1);
         let store_bits = bits_of::<{ QPC_BITS * STORES_N }>(|i| in_field(&STORES[i / QPC_BITS].field, i % QPC_BITS));
         let pkey = qpc::PKEY.info();
@@ -283,7 +289,8 @@ impl Default for QpModify {
             port_num: k(qpm::PORT_NUM as u64),
             mig_ok: k(qpm::MIG_MIGRATED as u64),
             pkey_ok: k(PKEY_TABLE.len() as u64),
-            rom,
+            rom_cols,
+            rom_col: Default::default(),
             store_sel,
             store_bits,
             state_bits: bits_of(|i| in_field(&qpc::STATE.info(), i)),
@@ -452,7 +459,11 @@ impl Logic for QpModify {
         self.s1_bad.d.next = self.bad.val() & self.mask.val();
 
         // ---- cycle 2: the transition's required and allowed attributes
-        self.entry.next = self.rom.val().get_bits::<64>(self.s1_addr.q.val().index() << 6);
+        self.entry.next = 0.into();
+        for c in 0..64 {
+            self.rom_col.next = self.rom_cols.val().get_bits::<ROM_ENTRIES>(256 * c);
+            self.entry.next = self.entry.val().replace_bit(c, self.rom_col.val().get_bit(self.s1_addr.q.val().index()));
+        }
         self.req.next = self.entry.val().get_bits::<32>(0);
         self.allowed.next = self.entry.val().get_bits::<32>(32);
         self.missing.next = self.req.val() & !self.s1_mask.q.val();
