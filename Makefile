@@ -34,7 +34,7 @@ synth: verilog
 ## Style gates: rustfmt (rustfmt.toml) and clippy with warnings as errors, every target
 check:
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	CARGO=$(CARGO) bash tools/clippy.sh
 
 ## The workspace at its declared minimum Rust (rust-version in Cargo.toml); needs rustup
 MSRV := $(shell sed -n 's/^rust-version = "\(.*\)"/\1/p' Cargo.toml)

@@ -2,10 +2,15 @@
 # `make test`: the gates and every test, each phase timed by tools/phase.sh
 # into build/phases.tsv (docs/ci.md). Stops at the first failure.
 #
-# The order: fmt (fast), then verilog (compiles rnic-hw, which clippy and
-# the tests reuse: docs/ci.md), lint and synthesis, clippy, the test build,
-# the tests. Synthesis in the background beside clippy and the test build was
-# tried and measured slower (the Rust build keeps both cores busy; docs/ci.md).
+# The order (docs/ci.md, "One compile of everything"): fmt (fast); build,
+# which compiles every crate, test and binary once with the workspace's
+# features and verilates every model; verilog, which runs the rtlgen binary
+# that build made (`cargo run -p rnic-hw` would resolve rnic-hw's features
+# alone and compile it again); lint and synthesis; clippy, whose build
+# scripts' workspace dependencies are compiled through clippy-driver anyway
+# (never shared with the build), so unoptimised; the tests, with nothing left
+# to compile. Synthesis in the background beside the Rust build was tried and
+# measured slower (the Rust build keeps both cores busy; docs/ci.md).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 CARGO=${CARGO:-cargo}
@@ -22,12 +27,13 @@ fail() {
 
 $PHASE deps "$MAKE" --no-print-directory deps || fail
 $PHASE fmt "$CARGO" fmt --all --check || fail
-$PHASE verilog "$CARGO" run -q -p rnic-hw --bin rtlgen -- --out "$VERILOG_DIR" || fail
+$PHASE build "$CARGO" build --workspace --lib --bins --tests --examples || fail
+TARGET_DIR=$("$CARGO" metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
+$PHASE verilog "$TARGET_DIR/debug/rtlgen" --out "$VERILOG_DIR" || fail
 $PHASE lint bash tools/lint.sh "$VERILOG_DIR" || fail
 $PHASE synth-model python3 tools/test_synth.py || fail
 $PHASE synth bash tools/synth.sh "$VERILOG_DIR" || fail
-$PHASE clippy "$CARGO" clippy --workspace --all-targets -- -D warnings || fail
-$PHASE test-build "$CARGO" test --workspace --no-run || fail
+$PHASE clippy bash tools/clippy.sh || fail
 $PHASE test-run "$CARGO" test --workspace 2>&1 | tee build/test.log
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
 awk '/^test result:/ {p+=$4; f+=$6} END {printf "\ncargo-test: %d passed, %d failed\n", p, f; if (p == 0) exit 1}' build/test.log || exit 1
