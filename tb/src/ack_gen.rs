@@ -96,11 +96,8 @@ pub fn path_headers(path: &[u8; 64]) -> (EthernetHeader, IpHeader) {
     let mac = |b: &[u8]| MacAddr(b.try_into().unwrap());
     let mut eth = EthernetHeader::new(mac(ah::DEST_MAC.bytes(path).unwrap()), mac(ah::SRC_MAC.bytes(path).unwrap()));
     if ah::VLAN.get(path).unwrap() {
-        eth.vlan = Some(VlanTag {
-            pcp: ah::VLAN_PCP.get(path).unwrap(),
-            dei: false,
-            vid: ah::VLAN_ID.get(path).unwrap(),
-        });
+        eth.vlan =
+            Some(VlanTag { pcp: ah::VLAN_PCP.get(path).unwrap(), dei: false, vid: ah::VLAN_ID.get(path).unwrap() });
     }
     let tc = ah::TRAFFIC_CLASS.get(path).unwrap();
     let hop = ah::HOP_LIMIT.get(path).unwrap();

@@ -243,8 +243,12 @@ impl Logic for AckGen {
         self.p_ack.next = self.p_kind.q.val() == self.kind_ack.val();
         self.nx_ack.next = self.nx_kind.val() == self.kind_ack.val();
         self.same_qp.next = self.nx_qpn.val() == self.p_qpn.q.val();
-        self.merge.next =
-            self.p_v.q.val() & !self.o_free.val() & self.nx_v.val() & self.same_qp.val() & self.p_ack.val() & self.nx_ack.val();
+        self.merge.next = self.p_v.q.val()
+            & !self.o_free.val()
+            & self.nx_v.val()
+            & self.same_qp.val()
+            & self.p_ack.val()
+            & self.nx_ack.val();
         self.p_load.next = self.nx_v.val() & (!self.p_v.q.val() | self.o_free.val() | self.merge.val());
         if self.p_load.val() {
             self.p_v.d.next = true;

@@ -1933,5 +1933,9 @@ fn ack_gen<S: Sim>(s: &mut S) -> Outcome {
         hdrs += (ready && bit(s, "m_hdr.tvalid")) as u64;
         s.step()?;
     }
-    Ok(vec![reached("requests", reqs, 150), reached("headers", hdrs, 80), reached("requests merged (or inside, at most 3)", reqs - hdrs, 10)])
+    Ok(vec![
+        reached("requests", reqs, 150),
+        reached("headers", hdrs, 80),
+        reached("requests merged (or inside, at most 3)", reqs - hdrs, 10),
+    ])
 }
