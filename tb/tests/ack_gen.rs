@@ -185,3 +185,105 @@ fn wire_bytes_through_tx_build() {
     }
     assert_eq!(tx.frames.len(), want.len());
 }
+
+/// Memory that grants every key and reads zeros (the responder's ACKs do
+/// not depend on the bytes).
+struct AnyKey;
+
+impl rnic_proto::rc::Memory for AnyKey {
+    fn check(&self, _: u32, _: u32, _: u64, _: u64, _: rnic_proto::rc::Access) -> Result<(), rnic_proto::rc::KeyError> {
+        Ok(())
+    }
+    fn read(&self, _: u64, out: &mut [u8]) -> Result<(), rnic_proto::rc::MemFault> {
+        out.fill(0);
+        Ok(())
+    }
+    fn write(&mut self, _: u64, _: &[u8]) -> Result<(), rnic_proto::rc::MemFault> {
+        Ok(())
+    }
+}
+
+/// The responder model's own ACKs, NAKs and RNR NAKs (WRITEs in order with
+/// and without AckReq, packets ahead of the expected PSN, duplicates,
+/// SENDs without a RECV, coalesced ACKs flushed, and a WRITE whose length
+/// is wrong at the end) become requests; the responder's packets, as the
+/// builder takes them, are the bench's references, and the block's headers
+/// must equal them.
+#[test]
+fn the_responder_models_acks() {
+    use rnic_proto::rc::responder::{RecvWqe, Responder, ResponderConfig};
+    use rnic_proto::rc::{RcPacket, Sge};
+    let mut rng = Rng(14);
+    let mut b = bench(15);
+    let mut mem = AnyKey;
+    let mut kinds = [0usize; 3];
+    for qpn in [1u32, 700, 16000] {
+        let cfg = ResponderConfig {
+            dest_qp: (rng.next() as u32) & 0xff_ffff,
+            pmtu: Pmtu::Mtu1024,
+            start_psn: Psn::new(Psn::MASK - 40),
+            max_dest_rd_atomic: 4,
+            min_rnr_timer: RnrTimer::new((rng.next() % 32) as u8).unwrap(),
+            pd: 3,
+            max_recv_sge: 4,
+        };
+        let (pkey, path) = (rng.next() as u16, random_path(&mut rng));
+        let mut resp = Responder::new(cfg);
+        for step in 0..160 {
+            let e = resp.expected_psn();
+            let write = |psn: Psn, ack_req: bool, len: u32| {
+                let reth = Reth { va: 0x1000, rkey: 9, dma_len: len };
+                RcPacket::new(Opcode::RcWriteOnly, 5, psn, ack_req, ExtHeaders::Reth(reth), vec![0; 64])
+            };
+            let out = match (step == 159, rng.next() % 10) {
+                (true, _) => resp.receive(&write(e, true, 1000), &mut mem),
+                (_, 0) => resp.receive(&write(e.add(1 + (rng.next() % 5) as u32), true, 64), &mut mem),
+                (_, 1) => resp.receive(&write(e.sub(1 + (rng.next() % 3) as u32), false, 64), &mut mem),
+                (_, 2) => {
+                    let send = RcPacket::new(Opcode::RcSendOnly, 5, e, true, ExtHeaders::Bare, vec![1; 8]);
+                    resp.receive(&send, &mut mem)
+                }
+                (_, 3) => {
+                    resp.post_recv(RecvWqe { wr_id: step, sges: vec![Sge { addr: 0, len: 64, lkey: 1 }] });
+                    vec![]
+                }
+                (_, 4) => resp.flush_ack().into_iter().collect(),
+                _ => resp.receive(&write(e, rng.chance(50), 64), &mut mem),
+            };
+            for p in out.into_iter().filter(|p| p.opcode() == Opcode::RcAck) {
+                let ExtHeaders::Aeth(aeth) = p.ext else { panic!("an ACK without an AETH") };
+                let kind = match aeth.kind() {
+                    AethKind::Ack(c) => AckKind::Ack(c.code()),
+                    AethKind::RnrNak(t) => AckKind::RnrNak(t.code()),
+                    AethKind::Nak(n) => AckKind::Nak(n),
+                    other => panic!("the responder sent {other:?}"),
+                };
+                kinds[match kind {
+                    AckKind::Ack(_) => 0,
+                    AckKind::RnrNak(_) => 1,
+                    AckKind::Nak(_) => 2,
+                }] += 1;
+                let r = AckReq { qpn, dest_qpn: p.bth.dest_qp, pkey, path, psn: p.psn().value(), kind, msn: aeth.msn };
+                // the bench's reference is the responder's packet
+                let mut pk = p.clone();
+                pk.bth.pkey = pkey;
+                let (eth, ip) = path_headers(&path);
+                let mut roce = pk.into_roce(eth, ip, 0);
+                assert_eq!(rnic_tb::tx::tx_header(&mut roce, qpn, 0), expected_header(&r), "{p:?}");
+                b.queue.push_back(r);
+            }
+        }
+        assert!(resp.is_error(), "the last WRITE's NAK put the QP in error");
+    }
+    let n = b.queue.len();
+    b.req_pct = 80;
+    b.out_pct = 60;
+    b.drain(20_000);
+    assert_eq!(b.taken.len(), n);
+    eprintln!(
+        "the responder's: {kinds:?} ACKs, RNR NAKs, NAKs; {} headers, {} merged",
+        b.out_idx.len(),
+        b.merged.len()
+    );
+    assert!(kinds.iter().all(|&k| k >= 3), "{kinds:?}");
+}
