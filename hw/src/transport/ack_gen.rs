@@ -38,9 +38,10 @@
 //! **Latency and rate** (`tb/tests/ack_gen.rs`): a request taken in cycle t
 //! is offered on `m_hdr` in cycle t + [`ACK_GEN_LATENCY`] when the output
 //! does not stall; one request taken and one header out per cycle,
-//! sustained. With the output stalled, two requests are taken (in `p` and
-//! `k`), then `ready` falls, unless the requests merge (a run of ACKs of one
-//! QP is taken at one per cycle and leaves as one header).
+//! sustained. With the output stalled the block holds three requests (the
+//! header in `o`, `p`, `k`), then `ready` falls, unless they merge: a run of
+//! one QP's ACKs is taken at one per cycle and leaves as the header already
+//! in `o` and one header for the rest.
 
 use super::{PathHdr, PATH_BITS, REQ_QPN_BITS};
 use crate::axis::HdrOut;
