@@ -83,6 +83,7 @@ catalog! {
     inflight => crate::transport::InflightTable, 300;
     req_gen => crate::transport::ReqGen, 100;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
+    ack_gen => crate::transport::AckGen, 100;
 }
 
 /// Look an entry up by name.

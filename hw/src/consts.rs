@@ -215,6 +215,24 @@ rtl_consts! {
     BTH_RC_READ_REQUEST: u64 = 0x0c;
     BTH_RC_COMPARE_SWAP: u64 = 0x13;
     BTH_RC_FETCH_ADD: u64 = 0x14;
+    /// BTH opcode of an RC ACKNOWLEDGE (the responder's ACK and NAK; checked
+    /// against `rnic_proto::Opcode::RcAck` in `tb/tests/ack_gen.rs`).
+    BTH_RC_ACKNOWLEDGE: u64 = 0x11;
+    /// The AETH syndrome byte: bit 7 reserved (0), bits 6:5 the kind, bits
+    /// 4:0 its value (an ACK's credit code, an RNR NAK's timer code, a NAK's
+    /// code). `rnic_proto::AethKind::syndrome` is the table; these are checked
+    /// against it in `tb/tests/ack_gen.rs` (`aeth_codes_are_the_models`).
+    AETH_KIND_LSB: u64 = 5;
+    AETH_KIND_ACK: u64 = 0;
+    AETH_KIND_RNR_NAK: u64 = 1;
+    AETH_KIND_NAK: u64 = 3;
+    /// An ACK's credit code when credits are not tracked (rxe and the model send it).
+    AETH_CREDIT_UNLIMITED: u64 = 0x1f;
+    /// NAK codes.
+    AETH_NAK_PSN_SEQ: u64 = 0;
+    AETH_NAK_INVALID_REQ: u64 = 1;
+    AETH_NAK_REMOTE_ACCESS: u64 = rnic_contract::mr::NAK_REMOTE_ACCESS_ERROR;
+    AETH_NAK_REMOTE_OP: u64 = 3;
     BTH_POS_FIRST: u64 = 0;
     BTH_POS_MIDDLE: u64 = 1;
     BTH_POS_LAST: u64 = 2;
@@ -260,6 +278,8 @@ rtl_consts! {
     TXF_RETH_VA: u64 = crate::wire::tx_field_lsb("reth_va");
     TXF_RETH_RKEY: u64 = crate::wire::tx_field_lsb("reth_rkey");
     TXF_RETH_DMALEN: u64 = crate::wire::tx_field_lsb("reth_dmalen");
+    TXF_AETH_SYNDROME: u64 = crate::wire::tx_field_lsb("aeth_syndrome");
+    TXF_AETH_MSN: u64 = crate::wire::tx_field_lsb("aeth_msn");
     TXF_ATOMIC_VA: u64 = crate::wire::tx_field_lsb("atomic_va");
     TXF_ATOMIC_RKEY: u64 = crate::wire::tx_field_lsb("atomic_rkey");
     TXF_ATOMIC_SWAP: u64 = crate::wire::tx_field_lsb("atomic_swap");

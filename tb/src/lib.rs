@@ -192,6 +192,7 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
     fields
 }
 
+pub mod ack_gen;
 pub mod ctx_cache;
 pub mod dma;
 pub mod driver_hw;

@@ -4,9 +4,11 @@
 //! side's ([`PayloadScatter`]), the transmit arbiter ([`TxArb`]), the
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
 //! WQEs ([`Inflight`]), the requester's packet generator ([`ReqGen`]) with
-//! the path-to-header mapping ([`PathHdr`]).
+//! the path-to-header mapping ([`PathHdr`]), the responder's
+//! acknowledgements ([`AckGen`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
+mod ack_gen;
 mod axis_join;
 mod inflight;
 mod path_hdr;
@@ -18,6 +20,7 @@ mod retry_timer;
 mod rx_hold;
 mod send_sched;
 mod tx_arb;
+pub use ack_gen::*;
 pub use axis_join::AxisJoin;
 pub use inflight::*;
 pub use path_hdr::{PathHdr, PATH_BITS};
