@@ -83,6 +83,7 @@ catalog! {
     inflight => crate::transport::InflightTable, 300;
     req_gen => crate::transport::ReqGen, 100;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
+    resp_check => crate::transport::RespCheck, 200;
 }
 
 /// Look an entry up by name.
