@@ -27,7 +27,7 @@ use rnic_contract::layouts::{qpc, qps};
 use rnic_hw::consts::*;
 use rnic_hw::wire::{RX_HDR_BITS, RX_HDR_FIELDS};
 use rnic_proto::aeth::AethKind;
-use rnic_proto::ext::{AtomicEth, ExtHeaders, ImmDt, Ieth, Reth};
+use rnic_proto::ext::{AtomicEth, ExtHeaders, Ieth, ImmDt, Reth};
 use rnic_proto::opcode::{Opcode, Pmtu, Transport};
 use rnic_proto::psn::Psn;
 use rnic_proto::rc::responder::{MessageInProgress, RecvWqe, Responder, ResponderConfig, ResponderState};
@@ -198,7 +198,8 @@ impl Script {
     fn one(&mut self, qi: usize) {
         if self.rng.chance(self.qps[qi].p_post) {
             let qp = &mut self.qps[qi];
-            qp.model.post_recv(RecvWqe { wr_id: qp.posted as u64, sges: vec![Sge { addr: 0, len: u32::MAX, lkey: 1 }] });
+            qp.model
+                .post_recv(RecvWqe { wr_id: qp.posted as u64, sges: vec![Sge { addr: 0, len: u32::MAX, lkey: 1 }] });
             qp.posted += 1;
         }
         let pkt = self.packet(qi);
@@ -216,16 +217,15 @@ impl Script {
         let consumed_after = qp.posted as usize - qp.model.posted_recvs();
         let op = pkt.opcode();
         use Opcode::*;
-        let is_send = matches!(op, RcSendFirst | RcSendMiddle | RcSendLast | RcSendLastImm | RcSendOnly | RcSendOnlyImm);
+        let is_send =
+            matches!(op, RcSendFirst | RcSendMiddle | RcSendLast | RcSendLastImm | RcSendOnly | RcSendOnlyImm);
         let is_write =
             matches!(op, RcWriteFirst | RcWriteMiddle | RcWriteLast | RcWriteLastImm | RcWriteOnly | RcWriteOnlyImm);
         let is_read = op == RcReadRequest;
         let is_atomic = matches!(op, RcCompareSwap | RcFetchAdd);
         let verdict = if c.executed > counters.executed {
-            [RESP_EXEC_SEND, RESP_EXEC_WRITE, RESP_EXEC_READ, RESP_EXEC_ATOMIC][[is_send, is_write, is_read, is_atomic]
-                .iter()
-                .position(|&b| b)
-                .unwrap()]
+            [RESP_EXEC_SEND, RESP_EXEC_WRITE, RESP_EXEC_READ, RESP_EXEC_ATOMIC]
+                [[is_send, is_write, is_read, is_atomic].iter().position(|&b| b).unwrap()]
         } else if c.seq_naks > counters.seq_naks {
             RESP_NAK_SEQ
         } else if c.rnr_naks > counters.rnr_naks {
@@ -275,13 +275,16 @@ impl Script {
             }
             _ => {}
         }
-        let starts = matches!(op, RcSendFirst | RcSendOnly | RcSendOnlyImm | RcWriteFirst | RcWriteOnly | RcWriteOnlyImm);
+        let starts =
+            matches!(op, RcSendFirst | RcSendOnly | RcSendOnlyImm | RcWriteFirst | RcWriteOnly | RcWriteOnlyImm);
         e.key = match verdict {
             RESP_EXEC_WRITE if starts => {
                 let r = pkt.ext.reth().unwrap();
                 Some((r.dma_len > 0, ACC_REMOTE_WRITE, r.rkey, r.va, r.dma_len))
             }
-            RESP_EXEC_WRITE => Some((false, ACC_REMOTE_WRITE, before.write_rkey, before.write_va, pkt.payload.len() as u32)),
+            RESP_EXEC_WRITE => {
+                Some((false, ACC_REMOTE_WRITE, before.write_rkey, before.write_va, pkt.payload.len() as u32))
+            }
             RESP_EXEC_READ => {
                 let r = pkt.ext.reth().unwrap();
                 Some((r.dma_len > 0, ACC_REMOTE_READ, r.rkey, r.va, r.dma_len))
@@ -656,7 +659,11 @@ impl<M: Model> RespBench<M> {
     pub fn run(&mut self, limit: u64) {
         let start = self.sim.cycle();
         while !self.idle() {
-            assert!(self.sim.cycle() - start < limit, "no progress: {} packets left", self.queue.len() + self.pending.len());
+            assert!(
+                self.sim.cycle() - start < limit,
+                "no progress: {} packets left",
+                self.queue.len() + self.pending.len()
+            );
             self.step();
         }
     }
@@ -665,7 +672,10 @@ impl<M: Model> RespBench<M> {
 /// A record against the model's expectation.
 pub fn check(c: &Case, r: &Record, now: u64) {
     let e = &c.expect;
-    let ctx = format!("cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} len {}", c.pkt.qpn, c.pkt.psn, c.pkt.opcode, c.pkt.payload_len);
+    let ctx = format!(
+        "cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} len {}",
+        c.pkt.qpn, c.pkt.psn, c.pkt.opcode, c.pkt.payload_len
+    );
     assert_eq!((r.qpn, r.psn), (c.pkt.qpn, c.pkt.psn), "{ctx}: record of another packet");
     assert_eq!(r.verdict, e.verdict, "{ctx}: verdict");
     assert_eq!(r.msn_before, e.msn_before, "{ctx}: MSN before");

@@ -240,6 +240,9 @@ pub struct RespCheck {
     init_st: Signal<Local, Bits<RESP_STATE_BITS>>,
     pmtu_bytes: Signal<Local, Bits<16>>,
     rd_sum: Signal<Local, Bits<33>>,
+    len_ok: Signal<Local, Bit>,
+    too_long: Signal<Local, Bit>,
+    no_res: Signal<Local, Bit>,
     in_fire: Signal<Local, Bit>,
     load0: Signal<Local, Bit>,
     adv: Signal<Local, Bit>,
@@ -262,11 +265,11 @@ pub struct RespCheck {
     p0_ends: Reg<Bit>,
     p0_cont: Reg<Bit>,
     p0_imm: Reg<Bit>,
-    p0_len_ok: Reg<Bit>,
+    p0_bad: Reg<Bit>,
     p0_too_long: Reg<Bit>,
     p0_zero_dma: Reg<Bit>,
-    p0_misaligned: Reg<Bit>,
-    p0_no_res: Reg<Bit>,
+    p0_fits0: Reg<Bit>,
+    p0_rnr_if: Reg<Bit>,
     p0_va: Reg<Bits<64>>,
     p0_rkey: Reg<Bits<32>>,
     p0_dmalen: Reg<Bits<32>>,
@@ -318,14 +321,81 @@ impl Logic for RespCheck {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, sk_valid, sk_opcode, sk_ackreq, sk_qpn, sk_psn, sk_va, sk_rkey, sk_dmalen, sk_plen, sk_pmtu,
-            sk_min_rnr, sk_max_dest, sk_rq_psn, sk_rq_prod, sk_rq_cons, sk_st, p0_valid, p0_hit, p0_init, p0_qpn,
-            p0_psn, p0_psn1, p0_npkts, p0_ackreq, p0_req, p0_send, p0_write, p0_read, p0_atomic, p0_inv, p0_starts,
-            p0_ends, p0_cont, p0_imm, p0_len_ok, p0_too_long, p0_zero_dma, p0_misaligned, p0_no_res, p0_va, p0_rkey,
-            p0_dmalen, p0_plen, p0_min_rnr, p0_rq_prod, p0_st, p1_valid, p1_qpn, p1_psn, p1_verdict, p1_ack,
-            p1_syndrome, p1_aeth_psn, p1_aeth_msn, p1_msn_before, p1_key_check, p1_key_access, p1_rkey, p1_va, p1_len,
-            p1_recv_new, p1_recv_index, p1_recv_offset, p1_recv_done, p1_cqe_len, p1_write, p1_st, h1_valid, h1_qpn,
-            h1_st, h2_valid, h2_qpn, h2_st
+            self,
+            clock,
+            sk_valid,
+            sk_opcode,
+            sk_ackreq,
+            sk_qpn,
+            sk_psn,
+            sk_va,
+            sk_rkey,
+            sk_dmalen,
+            sk_plen,
+            sk_pmtu,
+            sk_min_rnr,
+            sk_max_dest,
+            sk_rq_psn,
+            sk_rq_prod,
+            sk_rq_cons,
+            sk_st,
+            p0_valid,
+            p0_hit,
+            p0_init,
+            p0_qpn,
+            p0_psn,
+            p0_psn1,
+            p0_npkts,
+            p0_ackreq,
+            p0_req,
+            p0_send,
+            p0_write,
+            p0_read,
+            p0_atomic,
+            p0_inv,
+            p0_starts,
+            p0_ends,
+            p0_cont,
+            p0_imm,
+            p0_bad,
+            p0_too_long,
+            p0_zero_dma,
+            p0_fits0,
+            p0_rnr_if,
+            p0_va,
+            p0_rkey,
+            p0_dmalen,
+            p0_plen,
+            p0_min_rnr,
+            p0_rq_prod,
+            p0_st,
+            p1_valid,
+            p1_qpn,
+            p1_psn,
+            p1_verdict,
+            p1_ack,
+            p1_syndrome,
+            p1_aeth_psn,
+            p1_aeth_msn,
+            p1_msn_before,
+            p1_key_check,
+            p1_key_access,
+            p1_rkey,
+            p1_va,
+            p1_len,
+            p1_recv_new,
+            p1_recv_index,
+            p1_recv_offset,
+            p1_recv_done,
+            p1_cqe_len,
+            p1_write,
+            p1_st,
+            h1_valid,
+            h1_qpn,
+            h1_st,
+            h2_valid,
+            h2_qpn,
+            h2_st
         );
         self.fields.hdr.next = self.s_pkt.hdr.val();
         self.fields.qpc.next = self.s_pkt.qpc.val();
@@ -477,8 +547,8 @@ impl Logic for RespCheck {
             | (self.src_opcode.val() == BTH_RC_WRITE_MIDDLE)
             | (self.src_opcode.val() == BTH_RC_WRITE_LAST)
             | (self.src_opcode.val() == BTH_RC_WRITE_LAST_IMM);
-        self.p0_imm.d.next = (self.src_opcode.val() == BTH_RC_WRITE_LAST_IMM)
-            | (self.src_opcode.val() == BTH_RC_WRITE_ONLY_IMM);
+        self.p0_imm.d.next =
+            (self.src_opcode.val() == BTH_RC_WRITE_LAST_IMM) | (self.src_opcode.val() == BTH_RC_WRITE_ONLY_IMM);
         // payload length against the PMTU (a READ or atomic carries none)
         self.pmtu_bytes.next = 256.into();
         if self.src_pmtu.val() == MTU_512 {
@@ -490,34 +560,54 @@ impl Logic for RespCheck {
         } else if self.src_pmtu.val() == MTU_4096 {
             self.pmtu_bytes.next = 4096.into();
         }
-        self.p0_len_ok.d.next = self.src_plen.val() <= self.pmtu_bytes.val();
+        self.len_ok.next = self.src_plen.val() <= self.pmtu_bytes.val();
         if (self.src_opcode.val() == BTH_RC_SEND_FIRST)
             | (self.src_opcode.val() == BTH_RC_SEND_MIDDLE)
             | (self.src_opcode.val() == BTH_RC_WRITE_FIRST)
             | (self.src_opcode.val() == BTH_RC_WRITE_MIDDLE)
         {
-            self.p0_len_ok.d.next = self.src_plen.val() == self.pmtu_bytes.val();
+            self.len_ok.next = self.src_plen.val() == self.pmtu_bytes.val();
         } else if (self.src_opcode.val() == BTH_RC_SEND_LAST)
             | (self.src_opcode.val() == BTH_RC_SEND_LAST_IMM)
             | (self.src_opcode.val() == BTH_RC_WRITE_LAST)
             | (self.src_opcode.val() == BTH_RC_WRITE_LAST_IMM)
         {
-            self.p0_len_ok.d.next = (self.src_plen.val() <= self.pmtu_bytes.val()) & self.src_plen.val().any();
+            self.len_ok.next = (self.src_plen.val() <= self.pmtu_bytes.val()) & self.src_plen.val().any();
         } else if (self.src_opcode.val() == BTH_RC_READ_REQUEST)
             | (self.src_opcode.val() == BTH_RC_COMPARE_SWAP)
             | (self.src_opcode.val() == BTH_RC_FETCH_ADD)
         {
-            self.p0_len_ok.d.next = !self.src_plen.val().any();
+            self.len_ok.next = !self.src_plen.val().any();
         }
         // DMA length above 2^31; an atomic's VA not 8-byte aligned; no responder resources
-        self.p0_too_long.d.next =
-            self.src_dmalen.val().get_bit(31) & self.src_dmalen.val().get_bits::<31>(0).any();
+        self.too_long.next = self.src_dmalen.val().get_bit(31) & self.src_dmalen.val().get_bits::<31>(0).any();
+        self.p0_too_long.d.next = self.too_long.val();
         self.p0_zero_dma.d.next = !self.src_dmalen.val().any();
-        self.p0_misaligned.d.next = self.src_va.val().get_bits::<3>(0).any();
-        self.p0_no_res.d.next = !self.src_max_dest.val().any();
+        self.no_res.next = !self.src_max_dest.val().any();
+        // the checks that need no state: NAK invalid request whatever the state
+        self.p0_bad.d.next = (self.src_opcode.val() == BTH_RC_SEND_LAST_INV)
+            | (self.src_opcode.val() == BTH_RC_SEND_ONLY_INV)
+            | !self.len_ok.val()
+            | ((self.src_opcode.val() == BTH_RC_READ_REQUEST) & (self.too_long.val() | self.no_res.val()))
+            | (((self.src_opcode.val() == BTH_RC_COMPARE_SWAP) | (self.src_opcode.val() == BTH_RC_FETCH_ADD))
+                & (self.src_va.val().get_bits::<3>(0).any() | self.no_res.val()))
+            | (((self.src_opcode.val() == BTH_RC_WRITE_FIRST)
+                | (self.src_opcode.val() == BTH_RC_WRITE_ONLY)
+                | (self.src_opcode.val() == BTH_RC_WRITE_ONLY_IMM))
+                & self.too_long.val());
+        // a WRITE FIRST/ONLY's payload against its DMA length (LAST/ONLY: all of it)
+        self.p0_fits0.d.next = bit_cast::<32, 16>(self.src_plen.val()) < self.src_dmalen.val();
+        if (self.src_opcode.val() == BTH_RC_WRITE_ONLY) | (self.src_opcode.val() == BTH_RC_WRITE_ONLY_IMM) {
+            self.p0_fits0.d.next = bit_cast::<32, 16>(self.src_plen.val()) == self.src_dmalen.val();
+        }
+        // takes a RECV: SEND FIRST/ONLY, WRITE with immediate
+        self.p0_rnr_if.d.next = (self.src_opcode.val() == BTH_RC_SEND_FIRST)
+            | (self.src_opcode.val() == BTH_RC_SEND_ONLY)
+            | (self.src_opcode.val() == BTH_RC_SEND_ONLY_IMM)
+            | (self.src_opcode.val() == BTH_RC_WRITE_LAST_IMM)
+            | (self.src_opcode.val() == BTH_RC_WRITE_ONLY_IMM);
         // a READ's response packets: max(1, ceil(len / PMTU))
-        self.rd_sum.next = bit_cast::<33, 32>(self.src_dmalen.val())
-            + bit_cast::<33, 16>(self.pmtu_bytes.val() - 1);
+        self.rd_sum.next = bit_cast::<33, 32>(self.src_dmalen.val()) + bit_cast::<33, 16>(self.pmtu_bytes.val() - 1);
         self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(8);
         if self.src_pmtu.val() == MTU_512 {
             self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(9);
@@ -551,11 +641,11 @@ impl Logic for RespCheck {
             self.p0_ends.d.next = self.p0_ends.q.val();
             self.p0_cont.d.next = self.p0_cont.q.val();
             self.p0_imm.d.next = self.p0_imm.q.val();
-            self.p0_len_ok.d.next = self.p0_len_ok.q.val();
+            self.p0_bad.d.next = self.p0_bad.q.val();
             self.p0_too_long.d.next = self.p0_too_long.q.val();
             self.p0_zero_dma.d.next = self.p0_zero_dma.q.val();
-            self.p0_misaligned.d.next = self.p0_misaligned.q.val();
-            self.p0_no_res.d.next = self.p0_no_res.q.val();
+            self.p0_fits0.d.next = self.p0_fits0.q.val();
+            self.p0_rnr_if.d.next = self.p0_rnr_if.q.val();
             self.p0_va.d.next = self.p0_va.q.val();
             self.p0_rkey.d.next = self.p0_rkey.q.val();
             self.p0_dmalen.d.next = self.p0_dmalen.q.val();
@@ -583,11 +673,11 @@ impl Logic for RespCheck {
         self.dec.ends.next = self.p0_ends.q.val();
         self.dec.cont.next = self.p0_cont.q.val();
         self.dec.imm.next = self.p0_imm.q.val();
-        self.dec.len_ok.next = self.p0_len_ok.q.val();
+        self.dec.bad.next = self.p0_bad.q.val();
         self.dec.too_long.next = self.p0_too_long.q.val();
         self.dec.zero_dma.next = self.p0_zero_dma.q.val();
-        self.dec.misaligned.next = self.p0_misaligned.q.val();
-        self.dec.no_res.next = self.p0_no_res.q.val();
+        self.dec.fits0.next = self.p0_fits0.q.val();
+        self.dec.rnr_if.next = self.p0_rnr_if.q.val();
         self.dec.va.next = self.p0_va.q.val();
         self.dec.rkey.next = self.p0_rkey.q.val();
         self.dec.dmalen.next = self.p0_dmalen.q.val();
@@ -706,11 +796,11 @@ pub struct RespDecide {
     pub ends: Signal<In, Bit>,
     pub cont: Signal<In, Bit>,
     pub imm: Signal<In, Bit>,
-    pub len_ok: Signal<In, Bit>,
+    pub bad: Signal<In, Bit>,
     pub too_long: Signal<In, Bit>,
     pub zero_dma: Signal<In, Bit>,
-    pub misaligned: Signal<In, Bit>,
-    pub no_res: Signal<In, Bit>,
+    pub fits0: Signal<In, Bit>,
+    pub rnr_if: Signal<In, Bit>,
     pub va: Signal<In, Bits<64>>,
     pub rkey: Signal<In, Bits<32>>,
     pub dmalen: Signal<In, Bits<32>>,
@@ -747,7 +837,12 @@ pub struct RespDecide {
     wlen: Signal<Local, Bits<32>>,
     // the checks
     diff: Signal<Local, Bits<24>>,
-    ahead: Signal<Local, Bit>,
+    eq: Signal<Local, Bit>,
+    live: Signal<Local, Bit>,
+    bad_all: Signal<Local, Bit>,
+    rnr_now: Signal<Local, Bit>,
+    v_exec: Signal<Local, Bit>,
+    v_dup: Signal<Local, Bit>,
     behind: Signal<Local, Bit>,
     seq_ok: Signal<Local, Bit>,
     rq_avail: Signal<Local, Bit>,
@@ -799,8 +894,8 @@ impl Logic for RespDecide {
 
         // ---- check 1: PSN against ePSN (serial: behind when the difference's top bit is set)
         self.diff.next = self.psn.val() - self.epsn.val();
+        self.eq.next = self.psn.val() == self.epsn.val();
         self.behind.next = self.diff.val().get_bit(23);
-        self.ahead.next = !self.diff.val().get_bit(23) & self.diff.val().any();
         // ---- check 2: opcode sequence
         self.seq_ok.next = (self.in_prog.val() == IP_NONE) & !self.cont.val();
         if self.in_prog.val() == IP_SEND {
@@ -820,9 +915,12 @@ impl Logic for RespDecide {
             self.rkey_eff.next = self.rkey.val();
             self.total_eff.next = self.dmalen.val();
         }
-        self.fits.next = self.plen.val() < self.rem_eff.val();
+        self.fits.next = self.plen.val() < self.wrem.val();
         if self.ends.val() {
-            self.fits.next = self.plen.val() == self.rem_eff.val();
+            self.fits.next = self.plen.val() == self.wrem.val();
+        }
+        if self.starts.val() {
+            self.fits.next = self.fits0.val();
         }
         self.base_placed.next = self.placed.val();
         if self.starts.val() {
@@ -830,77 +928,60 @@ impl Logic for RespDecide {
         }
         self.sum_placed.next = self.base_placed.val() + self.plen.val();
 
-        // ---- the verdict, in the model's order
-        self.v_exec_send.next = false;
-        self.v_exec_write.next = false;
-        self.v_exec_read.next = false;
-        self.v_exec_atomic.next = false;
-        self.v_nak_seq.next = false;
-        self.v_nak_inv.next = false;
-        self.v_rnr.next = false;
-        self.v_dup_ack.next = false;
-        self.key_check.next = false;
+        // ---- the verdict, in the model's order: not a request or the QP
+        // stopped; ahead; behind; invalid (opcode, sequence, length, DMA
+        // length, resources, alignment, WRITE lengths); RNR; executed
+        self.live.next = self.req.val() & (self.in_prog.val() != IP_ERROR);
+        self.bad_all.next = self.bad.val() | !self.seq_ok.val() | (self.write.val() & !self.fits.val());
+        self.rnr_now.next = self.rnr_if.val() & !self.rq_avail.val();
+        self.v_exec.next = self.live.val() & self.eq.val() & !self.bad_all.val() & !self.rnr_now.val();
+        self.v_nak_inv.next = self.live.val() & self.eq.val() & self.bad_all.val();
+        self.v_rnr.next = self.live.val() & self.eq.val() & !self.bad_all.val() & self.rnr_now.val();
+        self.v_nak_seq.next =
+            self.live.val() & !self.eq.val() & !self.behind.val() & !(self.st.val() >> QPSR_NAK_SENT).get_bit(0);
+        self.v_dup.next = self.live.val() & !self.eq.val() & self.behind.val();
+        self.v_exec_send.next = self.v_exec.val() & self.send.val();
+        self.v_exec_write.next = self.v_exec.val() & self.write.val();
+        self.v_exec_read.next = self.v_exec.val() & self.read.val();
+        self.v_exec_atomic.next = self.v_exec.val() & self.atomic.val();
+        self.v_dup_ack.next = self.v_dup.val() & (self.send.val() | self.write.val());
         self.verdict.next = RESP_DROP.into();
-        if !self.req.val() | (self.in_prog.val() == IP_ERROR) {
-            self.verdict.next = RESP_DROP.into();
-        } else if self.ahead.val() {
-            if !(self.st.val() >> QPSR_NAK_SENT).get_bit(0) {
-                self.v_nak_seq.next = true;
-                self.verdict.next = RESP_NAK_SEQ.into();
-            }
-        } else if self.behind.val() {
-            if self.send.val() {
-                self.v_dup_ack.next = true;
-                self.verdict.next = RESP_DUP_SEND.into();
-            } else if self.write.val() {
-                self.v_dup_ack.next = true;
-                self.verdict.next = RESP_DUP_WRITE.into();
-            } else if self.read.val() {
-                self.verdict.next = RESP_DUP_READ.into();
-            } else if self.atomic.val() {
-                self.verdict.next = RESP_DUP_ATOMIC.into();
-            }
-        } else if self.inv.val() | !self.seq_ok.val() | !self.len_ok.val() {
-            self.v_nak_inv.next = true;
+        if self.v_nak_seq.val() {
+            self.verdict.next = RESP_NAK_SEQ.into();
+        } else if self.v_nak_inv.val() {
             self.verdict.next = RESP_NAK_INV.into();
-        } else if self.send.val() {
-            if self.starts.val() & !self.rq_avail.val() {
-                self.v_rnr.next = true;
-                self.verdict.next = RESP_RNR.into();
-            } else {
-                self.v_exec_send.next = true;
-                self.verdict.next = RESP_EXEC_SEND.into();
-            }
-        } else if self.write.val() {
-            // the key check (later) comes before the length and RNR verdicts
-            self.key_check.next = self.starts.val() & !self.too_long.val() & !self.zero_dma.val();
-            if (self.starts.val() & self.too_long.val()) | !self.fits.val() {
-                self.v_nak_inv.next = true;
-                self.verdict.next = RESP_NAK_INV.into();
-            } else if self.imm.val() & !self.rq_avail.val() {
-                self.v_rnr.next = true;
-                self.verdict.next = RESP_RNR.into();
-            } else {
-                self.v_exec_write.next = true;
-                self.verdict.next = RESP_EXEC_WRITE.into();
-            }
-        } else if self.read.val() {
-            if self.too_long.val() | self.no_res.val() {
-                self.v_nak_inv.next = true;
-                self.verdict.next = RESP_NAK_INV.into();
-            } else {
-                self.v_exec_read.next = true;
-                self.verdict.next = RESP_EXEC_READ.into();
-                self.key_check.next = !self.zero_dma.val();
-            }
-        } else if self.misaligned.val() | self.no_res.val() {
-            self.v_nak_inv.next = true;
-            self.verdict.next = RESP_NAK_INV.into();
-        } else {
-            self.v_exec_atomic.next = true;
+        } else if self.v_rnr.val() {
+            self.verdict.next = RESP_RNR.into();
+        } else if self.v_exec_send.val() {
+            self.verdict.next = RESP_EXEC_SEND.into();
+        } else if self.v_exec_write.val() {
+            self.verdict.next = RESP_EXEC_WRITE.into();
+        } else if self.v_exec_read.val() {
+            self.verdict.next = RESP_EXEC_READ.into();
+        } else if self.v_exec_atomic.val() {
             self.verdict.next = RESP_EXEC_ATOMIC.into();
-            self.key_check.next = true;
+        } else if self.v_dup.val() & self.send.val() {
+            self.verdict.next = RESP_DUP_SEND.into();
+        } else if self.v_dup.val() & self.write.val() {
+            self.verdict.next = RESP_DUP_WRITE.into();
+        } else if self.v_dup.val() & self.read.val() {
+            self.verdict.next = RESP_DUP_READ.into();
+        } else if self.v_dup.val() & self.atomic.val() {
+            self.verdict.next = RESP_DUP_ATOMIC.into();
         }
+        // the key check (a later stage): an executed READ/atomic, and a WRITE
+        // FIRST/ONLY past the checks that come before it (its length and RNR
+        // verdicts come after it)
+        self.key_check.next = (self.v_exec_read.val() & !self.zero_dma.val())
+            | self.v_exec_atomic.val()
+            | (self.live.val()
+                & self.eq.val()
+                & self.write.val()
+                & self.starts.val()
+                & !self.bad.val()
+                & self.seq_ok.val()
+                & !self.too_long.val()
+                & !self.zero_dma.val());
 
         // ---- the ACK/NAK to send now
         self.ack.next = ((self.v_exec_send.val() | self.v_exec_write.val()) & self.ackreq.val())
@@ -1037,19 +1118,21 @@ impl Logic for RespDecide {
             | (bit_cast::<RESP_STATE_BITS, 1>(self.n_ack_pending.val().into()) << QPSR_ACK_PENDING)
             | (bit_cast::<RESP_STATE_BITS, 2>(self.n_in_prog.val()) << QPSR_IN_PROGRESS)
             | (bit_cast::<RESP_STATE_BITS, 1>(self.n_recv_valid.val().into()) << QPSR_RECV_VALID)
-            | (bit_cast::<RESP_STATE_BITS, QPSR_RECV_SGE_W>(
-                bit_cast::<QPSR_RECV_SGE_W, RESP_STATE_BITS>(self.st.val() >> QPSR_RECV_SGE),
-            ) << QPSR_RECV_SGE)
+            | (bit_cast::<RESP_STATE_BITS, QPSR_RECV_SGE_W>(bit_cast::<QPSR_RECV_SGE_W, RESP_STATE_BITS>(
+                self.st.val() >> QPSR_RECV_SGE,
+            )) << QPSR_RECV_SGE)
             | (bit_cast::<RESP_STATE_BITS, 24>(self.n_epsn.val()) << QPSR_EPSN)
             | (bit_cast::<RESP_STATE_BITS, 24>(self.n_msn.val()) << QPSR_MSN)
             | (bit_cast::<RESP_STATE_BITS, 16>(self.n_recv_wqe.val()) << QPSR_RECV_WQE)
             | (bit_cast::<RESP_STATE_BITS, 32>(self.n_placed.val()) << QPSR_RECV_PLACED)
-            | (bit_cast::<RESP_STATE_BITS, 32>(bit_cast::<32, RESP_STATE_BITS>(self.st.val() >> QPSR_SGE_OFFSET)) << QPSR_SGE_OFFSET)
+            | (bit_cast::<RESP_STATE_BITS, 32>(bit_cast::<32, RESP_STATE_BITS>(self.st.val() >> QPSR_SGE_OFFSET))
+                << QPSR_SGE_OFFSET)
             | (bit_cast::<RESP_STATE_BITS, 64>(self.n_wva.val()) << QPSR_WRITE_VA)
             | (bit_cast::<RESP_STATE_BITS, 32>(self.n_wrkey.val()) << QPSR_WRITE_RKEY)
             | (bit_cast::<RESP_STATE_BITS, 32>(self.n_wrem.val()) << QPSR_WRITE_REMAINING)
             | (bit_cast::<RESP_STATE_BITS, 32>(self.n_wlen.val()) << QPSR_WRITE_LEN)
-            | (bit_cast::<RESP_STATE_BITS, QPSR_REPLAY_W>(bit_cast::<QPSR_REPLAY_W, RESP_STATE_BITS>(self.st.val() >> QPSR_REPLAY))
-                << QPSR_REPLAY);
+            | (bit_cast::<RESP_STATE_BITS, QPSR_REPLAY_W>(bit_cast::<QPSR_REPLAY_W, RESP_STATE_BITS>(
+                self.st.val() >> QPSR_REPLAY,
+            )) << QPSR_REPLAY);
     }
 }
