@@ -19,7 +19,8 @@
 //! RECVs the model has at that point) and the `qps` entry read from its
 //! store in the cycle it first offers the packet, takes the records with
 //! random stalls, writes each record's `wr_data` under `wr_mask` into the
-//! store in the cycle it takes it (when `write` is set), and checks every
+//! store in the cycle it takes it (when `write` is set; `write_delay` cycles
+//! later if asked), and checks every
 //! record against the expectation: verdict, the ACK/NAK (syndrome, PSN,
 //! MSN), the key check, the RECV work, and every state field.
 
@@ -501,6 +502,10 @@ pub struct RespBench<M: Model> {
     /// Percent of cycles a packet is offered / a record taken.
     pub p_offer: u64,
     pub p_take: u64,
+    /// Cycles after the take before a record's write reaches the store
+    /// (0: visible to the packet offered in the next cycle).
+    pub write_delay: u64,
+    writes: VecDeque<(u64, Record)>,
     queue: VecDeque<Case>,
     pending: VecDeque<Case>,
     store: HashMap<u32, Vec<u8>>,
@@ -552,6 +557,8 @@ impl<M: Model> RespBench<M> {
             rng: Rng(seed | 1),
             p_offer: 100,
             p_take: 100,
+            write_delay: 0,
+            writes: VecDeque::new(),
             queue: VecDeque::new(),
             pending: VecDeque::new(),
             store: HashMap::new(),
@@ -567,7 +574,7 @@ impl<M: Model> RespBench<M> {
     }
 
     pub fn idle(&self) -> bool {
-        self.queue.is_empty() && self.pending.is_empty()
+        self.queue.is_empty() && self.pending.is_empty() && self.writes.is_empty()
     }
 
     fn p(&self, name: &str) -> usize {
@@ -577,6 +584,15 @@ impl<M: Model> RespBench<M> {
     /// One cycle: offer, take, check, clock.
     pub fn step(&mut self) {
         let now = self.sim.cycle();
+        while self.writes.front().is_some_and(|w| w.0 <= now) {
+            let rec = self.writes.pop_front().unwrap().1;
+            let e = self.store.entry(rec.qpn).or_insert_with(|| vec![0; qps::SIZE]);
+            for (b, byte) in e.iter_mut().enumerate() {
+                if (rec.wr_mask >> b) & 1 == 1 {
+                    *byte = rec.wr_data[b];
+                }
+            }
+        }
         if self.offered.is_none() && !self.queue.is_empty() && self.rng.chance(self.p_offer) {
             let c = &self.queue[0];
             let qps = self.store.get(&c.pkt.qpn).cloned().unwrap_or_else(|| vec![0; qps::SIZE]);
@@ -611,12 +627,7 @@ impl<M: Model> RespBench<M> {
             let case = self.pending.pop_front().unwrap_or_else(|| panic!("cycle {now}: a record with no packet"));
             check(&case, &rec, now);
             if rec.write {
-                let e = self.store.entry(rec.qpn).or_insert_with(|| vec![0; qps::SIZE]);
-                for (b, byte) in e.iter_mut().enumerate() {
-                    if (rec.wr_mask >> b) & 1 == 1 {
-                        *byte = rec.wr_data[b];
-                    }
-                }
+                self.writes.push_back((now + 1 + self.write_delay, rec.clone()));
             }
             self.records.push(rec);
         }
