@@ -64,8 +64,9 @@
 //! from `m_dec` before the cycle it first offered the packet (it writes the
 //! cache in the cycle it takes a record and reads it for a packet in the
 //! cycle it offers it); the records after that are in the forwarding window
-//! (at most three pipeline advances between the offer and the packet's
-//! load into the decision stage, as the skid buffer allows).
+//! (at most two: one pipeline advance while the packet waits for the skid
+//! register, one at its load into P0; H2 is margin, see
+//! docs/transport_blocks.md).
 //!
 //! **Structure** (two register stages, all moving on `adv` = the output
 //! record is free or taken):
