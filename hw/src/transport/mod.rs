@@ -4,8 +4,8 @@
 //! side's ([`PayloadScatter`]), the transmit arbiter ([`TxArb`]), the
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
 //! WQEs ([`Inflight`]), the requester's packet generator ([`ReqGen`]) with
-//! the path-to-header mapping ([`PathHdr`]), the responder's
-//! acknowledgements ([`AckGen`]).
+//! the path-to-header mapping ([`PathHdr`]), the responder's per-packet
+//! decision ([`RespCheck`]) and acknowledgements ([`AckGen`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
 mod ack_gen;
@@ -16,6 +16,7 @@ mod payload_gather;
 mod payload_scatter;
 mod req_gen;
 mod req_setup;
+mod resp_check;
 mod retry_timer;
 mod rx_hold;
 mod send_sched;
@@ -28,6 +29,7 @@ pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIEC
 pub use payload_scatter::{PayloadScatter, PktDoneIn, PktDoneOut, ScatterPktIn, ScatterPktOut, SCATTER_INFLIGHT};
 pub use req_gen::*;
 pub use req_setup::{ReqSetup, LW as REQ_LEN_BITS};
+pub use resp_check::*;
 pub use retry_timer::*;
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;
