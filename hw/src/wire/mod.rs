@@ -4,6 +4,7 @@ mod crc_logic;
 mod icrc_check;
 mod icrc_gen;
 mod opcode_info;
+mod packed;
 mod rx_header;
 mod rx_parse;
 mod tx_build;

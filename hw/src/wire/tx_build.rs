@@ -107,29 +107,10 @@ pub const TX_HDR_FIELDS: &[(&str, usize)] = &[
 /// significant first, ending at bit 0 (for the blocks that read a field of
 /// a header on its way to the builder).
 pub const fn tx_field_lsb(name: &str) -> usize {
-    let mut top = 0;
-    let mut i = 0;
-    while i < TX_HDR_FIELDS.len() {
-        top += TX_HDR_FIELDS[i].1;
-        i += 1;
+    match super::packed::packed_field_lsb(TX_HDR_FIELDS, name) {
+        Some(lsb) => lsb,
+        None => panic!("no such transmit header field"),
     }
-    i = 0;
-    while i < TX_HDR_FIELDS.len() {
-        top -= TX_HDR_FIELDS[i].1;
-        let f = TX_HDR_FIELDS[i].0.as_bytes();
-        let n = name.as_bytes();
-        if f.len() == n.len() {
-            let mut k = 0;
-            while k < n.len() && f[k] == n[k] {
-                k += 1;
-            }
-            if k == n.len() {
-                return top;
-            }
-        }
-        i += 1;
-    }
-    panic!("no such transmit header field")
 }
 
 /// The layers the builder writes, in bytes (each declared once; the
