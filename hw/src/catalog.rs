@@ -60,6 +60,8 @@ catalog! {
     tx_build => crate::wire::TxBuild, 25;
     rr_arb4 => crate::host::RrArb4, 300;
     dma_engine => crate::host::DmaEngine, 60;
+    dma_rd_mux => crate::host::DmaRdMux<4>, 200;
+    dma_wr_mux => crate::host::DmaWrMux<4>, 200;
     reg_file => crate::host::RegFile, 100;
     desc_fetch => crate::host::DescFetch, 100;
     cq_engine => crate::host::CqEngine, 100;

@@ -22,7 +22,9 @@ mod desc_fetch;
 mod dma_engine;
 mod dma_fifo;
 mod dma_rd;
+mod dma_rd_mux;
 mod dma_wr;
+mod dma_wr_mux;
 mod host_if;
 mod qp_admit;
 mod qp_modify;
@@ -40,7 +42,9 @@ pub use dma_engine::{
     DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_RD_TAGS_PER_CLIENT, DMA_WR_CLIENTS, DMA_WR_TAGS,
 };
 pub use dma_rd::{DmaRd, RdTagCap};
+pub use dma_rd_mux::{DmaRdMux, DMA_MUX_MAX_CLIENTS, DMA_MUX_SRC_LOG};
 pub use dma_wr::DmaWr;
+pub use dma_wr_mux::DmaWrMux;
 pub use host_if::HostIf;
 pub use qp_admit::QpAdmit;
 pub use qp_modify::QpModify;
