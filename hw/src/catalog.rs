@@ -73,6 +73,7 @@ catalog! {
     mr_check => crate::mr::MrCheck, 200;
     qpc_cache => crate::host::CtxCache<1024, 128, 10>, 40;
     mtt_cache => crate::host::CtxCache<512, 64, 8>, 60;
+    ctx_port_mux => crate::host::CtxPortMux<512, 64, 3>, 200;
     qp_modify => crate::host::QpModify, 40;
     qp_admit => crate::host::QpAdmit, 300;
     mr_xlate => crate::mr::MrXlate, 20;

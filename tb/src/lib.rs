@@ -194,6 +194,7 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
 
 pub mod ack_gen;
 pub mod ctx_cache;
+pub mod ctx_port_mux;
 pub mod dma;
 pub mod dma_mux;
 pub mod driver_hw;

@@ -18,6 +18,7 @@
 mod cq_engine;
 mod ctx_cache;
 mod ctx_engine;
+mod ctx_port_mux;
 mod desc_fetch;
 mod dma_engine;
 mod dma_fifo;
@@ -37,6 +38,7 @@ pub use ctx_cache::{
     CACHE_OP_WRITE, CTX_CACHE_ID_BITS, CTX_CACHE_MSHRS,
 };
 pub use ctx_engine::CtxEngine;
+pub use ctx_port_mux::{CtxPortMux, CTX_MUX_ID_BITS, CTX_MUX_MAX_USERS, CTX_MUX_USER_BITS};
 pub use desc_fetch::{DescFetch, QueryIn, QueryOut, RingSetupIn, RingSetupOut};
 pub use dma_engine::{
     DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_RD_TAGS_PER_CLIENT, DMA_WR_CLIENTS, DMA_WR_TAGS,
