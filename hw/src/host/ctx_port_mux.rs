@@ -24,7 +24,7 @@
 //! answer taken at t is offered to its user at t + 1. Rate: a request and an
 //! answer every cycle.
 
-use super::{CacheReqIn, CacheReqOut, CacheRespIn, CacheRespOut};
+use super::{CacheReqIn, CacheReqOut, CacheRespIn, CacheRespOut, RrOneHot, RR_MAX};
 use crate::axis::AxisSkidBuffer;
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
@@ -37,7 +37,7 @@ pub const CTX_MUX_USER_BITS: usize = 2;
 /// The id bits a user has for itself.
 pub const CTX_MUX_ID_BITS: usize = 6;
 const _: () = assert!(CTX_MUX_USER_BITS + CTX_MUX_ID_BITS == super::CTX_CACHE_ID_BITS);
-const _: () = assert!(1 << CTX_MUX_USER_BITS == CTX_MUX_MAX_USERS);
+const _: () = assert!(1 << CTX_MUX_USER_BITS == CTX_MUX_MAX_USERS && CTX_MUX_MAX_USERS <= RR_MAX);
 // literals in the logic: the request's tuser = op (33:32), index (31:8), id (7:0)
 const _: () = assert!(super::CTX_CACHE_ID_BITS == 8);
 
@@ -53,12 +53,9 @@ pub struct CtxPortMux<const W: usize, const K: usize, const N: usize> {
     pub resp_lost: Signal<Out, Bits<16>>,
 
     // ---- requests: the round robin and the skid buffer
-    above: Reg<Bits<CTX_MUX_MAX_USERS>>,
-    req: Signal<Local, Bits<CTX_MUX_MAX_USERS>>,
-    hi: Signal<Local, Bits<CTX_MUX_MAX_USERS>>,
-    grant: Signal<Local, Bits<CTX_MUX_MAX_USERS>>,
-    seen: Signal<Local, Bit>,
-    after: Signal<Local, Bits<CTX_MUX_MAX_USERS>>,
+    rr: RrOneHot,
+    req: Signal<Local, Bits<RR_MAX>>,
+    grant: Signal<Local, Bits<RR_MAX>>,
     user: Signal<Local, Bits<CTX_MUX_USER_BITS>>,
     user_of: [Constant<Bits<CTX_MUX_USER_BITS>>; N],
     sel_op: Signal<Local, Bits<2>>,
@@ -87,12 +84,9 @@ impl<const W: usize, const K: usize, const N: usize> Default for CtxPortMux<W, K
             m_req: Default::default(),
             s_resp: Default::default(),
             resp_lost: Default::default(),
-            above: Default::default(),
+            rr: Default::default(),
             req: Default::default(),
-            hi: Default::default(),
             grant: Default::default(),
-            seen: Default::default(),
-            after: Default::default(),
             user: Default::default(),
             user_of: std::array::from_fn(|i| Constant::new((i as u64).into())),
             sel_op: Default::default(),
@@ -122,28 +116,18 @@ impl<const W: usize, const K: usize, const N: usize> CtxPortMux<W, K, N> {
 impl<const W: usize, const K: usize, const N: usize> Logic for CtxPortMux<W, K, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, above, rv, r_data, r_id, r_err, lost);
-        clock!(self, clock, reqs);
+        dff_setup!(self, clock, rv, r_data, r_id, r_err, lost);
+        clock!(self, clock, reqs, rr);
         self.reqs.reset.next = self.reset.val();
+        self.rr.reset.next = self.reset.val();
 
         // ---- requests: the first user offering one after the last served, else the first
         self.req.next = 0.into();
         for i in 0..N {
             self.req.next = self.req.val().replace_bit(i, self.s_req[i].valid.val());
         }
-        self.hi.next = self.req.val() & self.above.q.val();
-        if !self.hi.val().any() {
-            self.hi.next = self.req.val();
-        }
-        // one-hot lowest bit of `hi`; `after`: the bits above it, the next turn's `above`
-        self.grant.next = 0.into();
-        self.after.next = 0.into();
-        self.seen.next = false;
-        for i in 0..N {
-            self.after.next = self.after.val().replace_bit(i, self.seen.val());
-            self.grant.next = self.grant.val().replace_bit(i, self.hi.val().get_bit(i) & !self.seen.val());
-            self.seen.next = self.seen.val() | self.hi.val().get_bit(i);
-        }
+        self.rr.req.next = self.req.val();
+        self.grant.next = self.rr.grant.val();
         self.reqs.s_axis.tdata.next = 0.into();
         self.reqs.s_axis.tkeep.next = 0.into();
         self.sel_op.next = 0.into();
@@ -167,9 +151,7 @@ impl<const W: usize, const K: usize, const N: usize> Logic for CtxPortMux<W, K, 
             | bit_cast::<34, 6>(self.sel_id.val().get_bits::<6>(0));
         self.reqs.s_axis.tlast.next = true;
         self.reqs.s_axis.tvalid.next = self.req.val().any();
-        if self.req.val().any() & self.reqs.s_axis.tready.val() {
-            self.above.d.next = self.after.val();
-        }
+        self.rr.advance.next = self.reqs.s_axis.tready.val();
         self.m_req.data.next = self.reqs.m_axis.tdata.val();
         self.m_req.mask.next = self.reqs.m_axis.tkeep.val();
         self.m_req.op.next = self.reqs.m_axis.tuser.val().get_bits::<2>(32);
@@ -203,7 +185,6 @@ impl<const W: usize, const K: usize, const N: usize> Logic for CtxPortMux<W, K, 
         self.resp_lost.next = self.lost.q.val();
 
         if self.reset.val() {
-            self.above.d.next = 0.into();
             self.rv.d.next = false;
             self.lost.d.next = 0.into();
         }

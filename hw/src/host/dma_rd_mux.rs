@@ -28,14 +28,14 @@
 //! beat taken from the engine at t is offered to its client at t + 1. Rate:
 //! a command every other cycle, a beat every cycle.
 
-use super::{RdCmdIn, RdCmdOut};
+use super::{RdCmdIn, RdCmdOut, RrOneHot, RR_MAX};
 use crate::axis::{AxisIn, AxisOut, AxisSkidBuffer};
 use crate::prim::{LutRam, Reg};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
 /// The most clients a mux serves (the width of its one-hot sources).
-pub const DMA_MUX_MAX_CLIENTS: usize = 8;
+pub const DMA_MUX_MAX_CLIENTS: usize = RR_MAX;
 /// log2 of the commands in flight a mux tracks (its source FIFO).
 pub const DMA_MUX_SRC_LOG: usize = 5;
 
@@ -52,13 +52,9 @@ pub struct DmaRdMux<const N: usize> {
     cv: Reg<Bit>,
     c_addr: Reg<Bits<64>>,
     c_len: Reg<Bits<32>>,
-    /// The clients after the one served last (one bit each).
-    above: Reg<Bits<DMA_MUX_MAX_CLIENTS>>,
+    rr: RrOneHot,
     req: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
-    hi: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
     grant: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
-    seen: Signal<Local, Bit>,
-    after: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
     load: Signal<Local, Bit>,
     // ---- sources of the commands in flight, in command order (one-hot)
     src: LutRam<Bits<DMA_MUX_MAX_CLIENTS>, DMA_MUX_SRC_LOG>,
@@ -84,12 +80,9 @@ impl<const N: usize> Default for DmaRdMux<N> {
             cv: Default::default(),
             c_addr: Default::default(),
             c_len: Default::default(),
-            above: Default::default(),
+            rr: Default::default(),
             req: Default::default(),
-            hi: Default::default(),
             grant: Default::default(),
-            seen: Default::default(),
-            after: Default::default(),
             load: Default::default(),
             src: Default::default(),
             s_wr: Default::default(),
@@ -116,28 +109,18 @@ impl<const N: usize> DmaRdMux<N> {
 impl<const N: usize> Logic for DmaRdMux<N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, cv, c_addr, c_len, above, s_wr, s_rd);
-        clock!(self, clock, src, data);
+        dff_setup!(self, clock, cv, c_addr, c_len, s_wr, s_rd);
+        clock!(self, clock, src, data, rr);
         self.data.reset.next = self.reset.val();
+        self.rr.reset.next = self.reset.val();
 
         // ---- commands: the first requesting client after the last served, else the first
         self.req.next = 0.into();
         for i in 0..N {
             self.req.next = self.req.val().replace_bit(i, self.s_cmd[i].valid.val());
         }
-        self.hi.next = self.req.val() & self.above.q.val();
-        if !self.hi.val().any() {
-            self.hi.next = self.req.val();
-        }
-        // one-hot lowest bit of `hi`; `after`: the bits above it, the next turn's `above`
-        self.grant.next = 0.into();
-        self.after.next = 0.into();
-        self.seen.next = false;
-        for i in 0..N {
-            self.after.next = self.after.val().replace_bit(i, self.seen.val());
-            self.grant.next = self.grant.val().replace_bit(i, self.hi.val().get_bit(i) & !self.seen.val());
-            self.seen.next = self.seen.val() | self.hi.val().get_bit(i);
-        }
+        self.rr.req.next = self.req.val();
+        self.grant.next = self.rr.grant.val();
         self.s_room.next = (self.s_wr.q.val() - self.s_rd.q.val()) != 32;
         self.load.next = !self.cv.q.val() & self.req.val().any() & self.s_room.val();
         for i in 0..N {
@@ -156,10 +139,10 @@ impl<const N: usize> Logic for DmaRdMux<N> {
         self.src.write_addr.next = self.s_wr.q.val().get_bits::<DMA_MUX_SRC_LOG>(0);
         self.src.write_data.next = self.grant.val();
         self.src.write_enable.next = self.load.val();
+        self.rr.advance.next = self.load.val();
         if self.load.val() {
             self.cv.d.next = true;
             self.s_wr.d.next = self.s_wr.q.val() + 1;
-            self.above.d.next = self.after.val();
         }
 
         // ---- data: to the source at the FIFO's head
@@ -189,7 +172,6 @@ impl<const N: usize> Logic for DmaRdMux<N> {
 
         if self.reset.val() {
             self.cv.d.next = false;
-            self.above.d.next = 0.into();
             self.s_wr.d.next = 0.into();
             self.s_rd.d.next = 0.into();
         }

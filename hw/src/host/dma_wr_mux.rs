@@ -26,7 +26,7 @@
 //! handshake, as the engine's). Rate: a beat a cycle.
 
 use super::dma_rd_mux::{DMA_MUX_MAX_CLIENTS, DMA_MUX_SRC_LOG};
-use super::{WrStreamIn, WrStreamOut};
+use super::{RrOneHot, WrStreamIn, WrStreamOut};
 use crate::axis::AxisSkidBuffer;
 use crate::prim::{LutRam, Reg};
 use hdl_emit::TypeTag;
@@ -47,12 +47,9 @@ pub struct DmaWrMux<const N: usize> {
     // ---- the write in progress and the round robin
     busy: Reg<Bit>,
     cur: Reg<Bits<DMA_MUX_MAX_CLIENTS>>,
-    above: Reg<Bits<DMA_MUX_MAX_CLIENTS>>,
+    rr: RrOneHot,
     req: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
-    hi: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
     grant: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
-    seen: Signal<Local, Bit>,
-    after: Signal<Local, Bits<DMA_MUX_MAX_CLIENTS>>,
     fire: Signal<Local, Bit>,
     ends: Signal<Local, Bit>,
     pick: Signal<Local, Bit>,
@@ -84,12 +81,9 @@ impl<const N: usize> Default for DmaWrMux<N> {
             wr_done_err: Default::default(),
             busy: Default::default(),
             cur: Default::default(),
-            above: Default::default(),
+            rr: Default::default(),
             req: Default::default(),
-            hi: Default::default(),
             grant: Default::default(),
-            seen: Default::default(),
-            after: Default::default(),
             fire: Default::default(),
             ends: Default::default(),
             pick: Default::default(),
@@ -118,9 +112,10 @@ impl<const N: usize> DmaWrMux<N> {
 impl<const N: usize> Logic for DmaWrMux<N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, cur, above, s_wr_ptr, s_rd_ptr, done_q, done_err_q);
-        clock!(self, clock, src, beats);
+        dff_setup!(self, clock, busy, cur, s_wr_ptr, s_rd_ptr, done_q, done_err_q);
+        clock!(self, clock, src, beats, rr);
         self.beats.reset.next = self.reset.val();
+        self.rr.reset.next = self.reset.val();
 
         // ---- the granted client's beats into the skid buffer
         self.beats.s_axis.tdata.next = 0.into();
@@ -168,27 +163,17 @@ impl<const N: usize> Logic for DmaWrMux<N> {
         if self.ends.val() {
             self.req.next = self.req.val() & !self.cur.q.val();
         }
-        self.hi.next = self.req.val() & self.above.q.val();
-        if !self.hi.val().any() {
-            self.hi.next = self.req.val();
-        }
-        self.grant.next = 0.into();
-        self.after.next = 0.into();
-        self.seen.next = false;
-        for i in 0..N {
-            self.after.next = self.after.val().replace_bit(i, self.seen.val());
-            self.grant.next = self.grant.val().replace_bit(i, self.hi.val().get_bit(i) & !self.seen.val());
-            self.seen.next = self.seen.val() | self.hi.val().get_bit(i);
-        }
+        self.rr.req.next = self.req.val();
+        self.grant.next = self.rr.grant.val();
         self.s_room.next = (self.s_wr_ptr.q.val() - self.s_rd_ptr.q.val()) != 32;
         self.pick.next = self.req.val().any() & self.s_room.val();
         self.src.write_addr.next = self.s_wr_ptr.q.val().get_bits::<DMA_MUX_SRC_LOG>(0);
         self.src.write_data.next = self.grant.val();
         self.src.write_enable.next = self.pick.val();
+        self.rr.advance.next = self.pick.val();
         if self.pick.val() {
             self.busy.d.next = true;
             self.cur.d.next = self.grant.val();
-            self.above.d.next = self.after.val();
             self.s_wr_ptr.d.next = self.s_wr_ptr.q.val() + 1;
         }
 
@@ -208,7 +193,6 @@ impl<const N: usize> Logic for DmaWrMux<N> {
 
         if self.reset.val() {
             self.busy.d.next = false;
-            self.above.d.next = 0.into();
             self.s_wr_ptr.d.next = 0.into();
             self.s_rd_ptr.d.next = 0.into();
             self.done_q.d.next = 0.into();

@@ -31,6 +31,7 @@ mod qp_admit;
 mod qp_modify;
 mod reg_file;
 mod rr_arb;
+mod rr_one_hot;
 
 pub use cq_engine::{CqEngine, CqSetupIn, CqSetupOut, CqeIn, CqeOut};
 pub use ctx_cache::{
@@ -52,6 +53,7 @@ pub use qp_admit::QpAdmit;
 pub use qp_modify::QpModify;
 pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};
 pub use rr_arb::RrArb4;
+pub use rr_one_hot::{RrOneHot, RR_MAX};
 
 use rust_hdl::prelude::*;
 
