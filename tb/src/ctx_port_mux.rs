@@ -6,6 +6,7 @@
 //! with `err`); every request at the cache and every answer at its user is
 //! checked, with the cycles.
 
+use crate::Stepped;
 use rnic_hw::host::CTX_MUX_ID_BITS;
 use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
@@ -283,15 +284,21 @@ impl<M: Model> CtxMuxBench<M> {
         self.sim.tick();
     }
 
+    /// Steps until every answer was delivered, then 4 cycles in which
+    /// nothing more may come out; panics after `limit` cycles.
     pub fn run(&mut self, limit: u64) -> u64 {
-        let start = self.sim.cycle();
-        while !self.idle() {
-            assert!(self.sim.cycle() - start < limit, "not done after {limit} cycles");
-            self.step();
-        }
-        for _ in 0..4 {
-            self.step();
-        }
-        self.sim.cycle() - start
+        self.run_to_idle(limit, 4)
+    }
+}
+
+impl<M: Model> Stepped for CtxMuxBench<M> {
+    fn step(&mut self) {
+        CtxMuxBench::step(self)
+    }
+    fn idle(&self) -> bool {
+        CtxMuxBench::idle(self)
+    }
+    fn cycle(&self) -> u64 {
+        self.sim.cycle()
     }
 }

@@ -6,6 +6,7 @@
 //! order, both after random delays, some with the error flag), and every
 //! beat and completion is checked against what each client asked for.
 
+use crate::Stepped;
 use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
 use std::collections::VecDeque;
@@ -262,18 +263,10 @@ impl<M: Model> RdMuxBench<M> {
         self.sim.tick();
     }
 
-    /// Step until everything queued was delivered; panics after `limit` cycles.
+    /// Steps until everything queued was done, then 8 cycles in which
+    /// nothing more may come out; panics after `limit` cycles.
     pub fn run(&mut self, limit: u64) -> u64 {
-        let start = self.sim.cycle();
-        while !self.idle() {
-            assert!(self.sim.cycle() - start < limit, "not done after {limit} cycles");
-            self.step();
-        }
-        // nothing more comes out
-        for _ in 0..8 {
-            self.step();
-        }
-        self.sim.cycle() - start
+        self.run_to_idle(limit, 8)
     }
 }
 
@@ -519,15 +512,33 @@ impl<M: Model> WrMuxBench<M> {
         self.sim.tick();
     }
 
+    /// Steps until everything queued was done, then 8 cycles in which
+    /// nothing more may come out; panics after `limit` cycles.
     pub fn run(&mut self, limit: u64) -> u64 {
-        let start = self.sim.cycle();
-        while !self.idle() {
-            assert!(self.sim.cycle() - start < limit, "not done after {limit} cycles");
-            self.step();
-        }
-        for _ in 0..8 {
-            self.step();
-        }
-        self.sim.cycle() - start
+        self.run_to_idle(limit, 8)
+    }
+}
+
+impl<M: Model> Stepped for RdMuxBench<M> {
+    fn step(&mut self) {
+        RdMuxBench::step(self)
+    }
+    fn idle(&self) -> bool {
+        RdMuxBench::idle(self)
+    }
+    fn cycle(&self) -> u64 {
+        self.sim.cycle()
+    }
+}
+
+impl<M: Model> Stepped for WrMuxBench<M> {
+    fn step(&mut self) {
+        WrMuxBench::step(self)
+    }
+    fn idle(&self) -> bool {
+        WrMuxBench::idle(self)
+    }
+    fn cycle(&self) -> u64 {
+        self.sim.cycle()
     }
 }

@@ -192,6 +192,29 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
     fields
 }
 
+/// A bench stepped a cycle at a time against a reference that knows when
+/// nothing is left to happen.
+pub trait Stepped {
+    /// One clock cycle: drive, sample, check, tick.
+    fn step(&mut self);
+    /// Nothing queued, in flight or owed.
+    fn idle(&self) -> bool;
+    fn cycle(&self) -> u64;
+    /// Steps until idle, then `tail` more cycles (anything arriving late
+    /// fails its check there); returns the cycles run. Panics after `limit`.
+    fn run_to_idle(&mut self, limit: u64, tail: u64) -> u64 {
+        let start = self.cycle();
+        while !self.idle() {
+            assert!(self.cycle() - start < limit, "bench still busy after {limit} cycles");
+            self.step();
+        }
+        for _ in 0..tail {
+            self.step();
+        }
+        self.cycle() - start
+    }
+}
+
 pub mod ack_gen;
 pub mod ctx_cache;
 pub mod ctx_port_mux;
