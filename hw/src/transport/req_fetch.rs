@@ -54,10 +54,13 @@
 //! so jobs leave at the rate the DMA returns WQEs (two beats each).
 //!
 //! **Latency and rate** (`tb/tests/req_fetch.rs`): a grant taken in cycle
-//! t, both caches answering in cycle t + 1 + h, the DMA giving the first
-//! beat d cycles after the command is taken: the job is offered at
-//! t + h + d + [`REQ_FETCH_FIXED_LATENCY`]. Grants are taken at most every
-//! other cycle; one WQE per two cycles of DMA data.
+//! t, both caches offering their answers h cycles after taking the
+//! requests, the DMA offering the first beat d cycles after taking the
+//! command, nothing stalled: the job is offered at t + h + d +
+//! [`REQ_FETCH_FIXED_LATENCY`]. Grants are taken at most every other cycle;
+//! WQEs are taken at the DMA's rate (two beats, two cycles, each: a first
+//! beat waits in `wq_nx` while the previous WQE waits for the job
+//! register), so with eight grants in flight jobs leave every two cycles.
 
 use super::{DoneOut, QpnIn, ReqDoneIn, ReqJobOut, SlotQueue, PATH_BITS, REQ_INDEX_BITS};
 use super::{REQ_PKT_BITS, REQ_PSN_BITS, REQ_QPN_BITS, SCHED_SLOTS};
@@ -77,10 +80,10 @@ pub const MAX_UNACKED_PSNS: u64 = RF_MAX_UNACKED;
 pub const REQ_FETCH_WQE_BYTES: u64 = send_wqe::SIZE as u64;
 /// The id bit marking the write-back's request on the qps port.
 pub const REQ_FETCH_WB_ID: u64 = 0x80;
-/// Cycles of the fixed part of grant-to-job (see the module doc): request
-/// register (1), answer to D1 (1), D2 (1), the DMA command register (1),
-/// beat 0 and beat 1 (2), the job register (1), less the cycle of the grant.
-pub const REQ_FETCH_FIXED_LATENCY: u64 = 6;
+/// Cycles of the fixed part of grant-to-job (see the module doc): the
+/// request registers (1), the answer's flag (1), D1 (1), D2 (1), the DMA
+/// command register (1), the two beats (2), the job register (1).
+pub const REQ_FETCH_FIXED_LATENCY: u64 = 8;
 /// Bits of the qps entry the decision keeps (the requester's and the completer's bytes).
 pub const REQ_FETCH_QPS_BITS: usize = 8 * qps::COMPLETER_BYTES.end;
 const _: () = assert!(REQ_FETCH_SLOTS == 8 && REQ_FETCH_QPS_BITS == 200 && REQ_QPN_BITS == 14);
@@ -188,6 +191,8 @@ pub struct ReqFetch {
     wq_half: Reg<Bit>,
     wq_full: Reg<Bit>,
     wq_err: Reg<Bit>,
+    wq_nx: Reg<Bits<512>>,
+    wq_nx_err: Reg<Bit>,
     // ---- the job
     job_v: Reg<Bit>,
     job_ctx: Reg<Bits<JCTX_BITS>>,
@@ -265,7 +270,7 @@ impl Logic for ReqFetch {
             self, clock, free, got_c, got_s, bad, rd_start, g_rdy, qpc_rv, qps_rv, rq_qpn, rq_slot, d1_v, d1_slot,
             d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd, d1_pmtu, d1_next, d1_sent,
             d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d2_v, d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx, rd_v,
-            rd_addr, wq_lo, wq_hi, wq_half, wq_full, wq_err, job_v, job_ctx, job_path, job_lo, job_sges, rr, w_v,
+            rd_addr, wq_lo, wq_hi, wq_half, wq_full, wq_err, wq_nx, wq_nx_err, job_v, job_ctx, job_path, job_lo, job_sges, rr, w_v,
             w_slot, w_next, w_pkt, w_fin, w_err, w_sq, b_v, b_data, e_v, f_v, f_more, f_qpn, dn_v, dn_qpn, dn_more
         );
         clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq);
@@ -446,17 +451,30 @@ impl Logic for ReqFetch {
         }
 
         // ================= the WQE: two beats, then the job or a stop =================
-        self.s_rd.tready.next = !self.wq_full.q.val();
-        self.beat.next = self.s_rd.tvalid.val() & !self.wq_full.q.val();
+        // a first beat may wait in `wq_nx` while the full pair waits for the job register
+        self.s_rd.tready.next = !(self.wq_full.q.val() & self.wq_half.q.val());
+        self.beat.next = self.s_rd.tvalid.val() & !(self.wq_full.q.val() & self.wq_half.q.val());
+        if self.j_go.val() {
+            self.wq_full.d.next = false;
+            self.wq_err.d.next = self.wq_nx_err.q.val();
+            self.wq_lo.d.next = self.wq_nx.q.val();
+        }
         if self.beat.val() {
-            self.wq_err.d.next = self.wq_err.q.val() | self.s_rd.tuser.val().get_bit(0);
             if self.wq_half.q.val() {
                 self.wq_hi.d.next = self.s_rd.tdata.val();
+                self.wq_err.d.next = self.wq_err.q.val() | self.s_rd.tuser.val().get_bit(0);
+                self.wq_full.d.next = true;
+                self.wq_half.d.next = false;
             } else {
-                self.wq_lo.d.next = self.s_rd.tdata.val();
+                self.wq_half.d.next = true;
+                if self.wq_full.q.val() & !self.j_go.val() {
+                    self.wq_nx.d.next = self.s_rd.tdata.val();
+                    self.wq_nx_err.d.next = self.s_rd.tuser.val().get_bit(0);
+                } else {
+                    self.wq_lo.d.next = self.s_rd.tdata.val();
+                    self.wq_err.d.next = self.s_rd.tuser.val().get_bit(0);
+                }
             }
-            self.wq_half.d.next = !self.s_rd.tlast.val();
-            self.wq_full.d.next = self.s_rd.tlast.val();
         }
         self.dmaq.pop.next = self.j_go.val();
         self.jobq.push.next = self.j_go.val() & !self.j_block.val();
@@ -465,8 +483,6 @@ impl Logic for ReqFetch {
             self.job_v.d.next = false;
         }
         if self.j_go.val() {
-            self.wq_full.d.next = false;
-            self.wq_err.d.next = false;
             if !self.j_block.val() {
                 self.job_v.d.next = true;
                 self.job_ctx.d.next = self.jc.val();
