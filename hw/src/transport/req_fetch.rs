@@ -92,8 +92,9 @@ const _: () = assert!(MAX_UNACKED_PSNS == 128 && REQ_FETCH_WQE_BYTES == 128, "th
 const _: () = assert!(qps::REQUESTER_BYTES.end == 12);
 /// Job context word (per slot): qpn [13:0], dest_qpn [37:14], pkey
 /// [53:38], pd [77:54], pmtu [80:78], sq_index [96:81], psn [120:97],
-/// pkt_index [143:121], budget [151:144], rd_ok [152], fence_ok [153].
-const JCTX_BITS: usize = 154;
+/// pkt_index [143:121], budget [151:144], rd_ok [152], fence_ok [153],
+/// pkt_index == 0 [154].
+const JCTX_BITS: usize = 155;
 /// Write-back context word (per slot): sq_prod [15:0], una [39:16],
 /// sent_end [63:40], rd_started [68:64], qpn [82:69].
 const WCTX_BITS: usize = 83;
@@ -184,6 +185,7 @@ pub struct ReqFetch {
     d2_wctx: Reg<Bits<WCTX_BITS>>,
     // ---- the DMA command
     rd_v: Reg<Bit>,
+    jh: Reg<Bits<3>>,
     rd_addr: Reg<Bits<64>>,
     // ---- the WQE
     wq_lo: Reg<Bits<512>>,
@@ -269,7 +271,7 @@ impl Logic for ReqFetch {
         dff_setup!(
             self, clock, free, got_c, got_s, bad, rd_start, g_rdy, qpc_rv, qps_rv, rq_qpn, rq_slot, d1_v, d1_slot,
             d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd, d1_pmtu, d1_next, d1_sent,
-            d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d2_v, d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx, rd_v,
+            d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d2_v, d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx, rd_v, jh,
             rd_addr, wq_lo, wq_hi, wq_half, wq_full, wq_err, wq_nx, wq_nx_err, job_v, job_ctx, job_path, job_lo, job_sges, rr, w_v,
             w_slot, w_next, w_pkt, w_fin, w_err, w_sq, b_v, b_data, e_v, f_v, f_more, f_qpn, dn_v, dn_qpn, dn_more
         );
@@ -284,7 +286,9 @@ impl Logic for ReqFetch {
         self.rd_free.next = !self.rd_v.q.val() | self.m_rd.ready.val();
         self.dn_free.next = !self.dn_v.q.val() | self.m_sdone.ready.val();
         self.f_go.next = self.f_v.q.val() & self.dn_free.val();
-        self.jhead.next = self.dmaq.head.val();
+        // the WQE stage's slot: the queue's head, registered (a pop is at least two cycles before the next use)
+        self.jh.d.next = self.dmaq.head.val();
+        self.jhead.next = self.jh.q.val();
         self.jctx.read_addr.next = self.jhead.val();
         self.qpc_path.read_addr.next = self.jhead.val();
         self.jc.next = self.jctx.read_data.val();
@@ -292,7 +296,7 @@ impl Logic for ReqFetch {
         self.rdop.next =
             (self.opc.val() == SOP_RDMA_READ) | (self.opc.val() == SOP_CMP_SWAP) | (self.opc.val() == SOP_FETCH_ADD);
         self.j_block.next = self.wq_err.q.val()
-            | ((self.jc.val().get_bits::<23>(121) == 0)
+            | (self.jc.val().get_bit(154)
                 & ((self.rdop.val() & !self.jc.val().get_bit(152))
                     | (self.wq_lo.q.val().get_bit(WQE_FENCE) & !self.jc.val().get_bit(153))));
         self.j_stop.next = self.wq_full.q.val() & self.j_block.val();
@@ -424,7 +428,8 @@ impl Logic for ReqFetch {
                 | (bit_cast::<JCTX_BITS, 23>(self.d1_cpkt.q.val().get_bits::<23>(0)) << 121)
                 | (bit_cast::<JCTX_BITS, 24>(self.max_win.val() - self.win.val()) << 144)
                 | (bit_cast::<JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into()) << 152)
-                | (bit_cast::<JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153);
+                | (bit_cast::<JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)
+                | (bit_cast::<JCTX_BITS, 1>((self.d1_cpkt.q.val() == 0).into()) << 154);
             self.d2_wctx.d.next = bit_cast::<WCTX_BITS, 16>(self.d1_prod.q.val())
                 | (bit_cast::<WCTX_BITS, 24>(self.d1_una.q.val()) << 16)
                 | (bit_cast::<WCTX_BITS, 24>(self.d1_sent.q.val()) << 40)
@@ -485,15 +490,19 @@ impl Logic for ReqFetch {
         if self.j_go.val() {
             if !self.j_block.val() {
                 self.job_v.d.next = true;
-                self.job_ctx.d.next = self.jc.val();
-                self.job_path.d.next = self.qpc_path.read_data.val();
-                self.job_lo.d.next = self.wq_lo.q.val();
-                self.job_sges.d.next = self.wq_hi.q.val();
                 self.rd_start.d.next = self.rd_start.q.val().replace_bit(
                     self.jhead.val().index(),
-                    self.rdop.val() & (self.jc.val().get_bits::<23>(121) == 0),
+                    self.rdop.val() & self.jc.val().get_bit(154),
                 );
             }
+        }
+        // the job's data registers follow the WQE stage while the job register is free
+        // (a short enable: no fan-out from the stage's decision)
+        if !self.job_v.q.val() | self.m_job.ready.val() {
+            self.job_ctx.d.next = self.jc.val();
+            self.job_path.d.next = self.qpc_path.read_data.val();
+            self.job_lo.d.next = self.wq_lo.q.val();
+            self.job_sges.d.next = self.wq_hi.q.val();
         }
         self.m_job.valid.next = self.job_v.q.val();
         self.m_job.qpn.next = self.job_ctx.q.val().get_bits::<REQ_QPN_BITS>(0);
