@@ -212,7 +212,7 @@ pub fn write_back(c: &[u8], s: &[u8], j: &Job, d: (u64, u64, u64, bool, u64)) ->
 }
 
 struct CachePort {
-    req: [usize; 7], // op index mask data id valid ready
+    req: [usize; 7],  // op index mask data id valid ready
     resp: [usize; 5], // data id err valid ready
     pend: Vec<(u64, u8, Vec<u8>)>,
     cur: Option<(u8, Vec<u8>)>,
@@ -473,8 +473,18 @@ impl<M: Model> FetchBench<M> {
                 d.get_words(c.req[3], &mut w);
                 let mut m = vec![0u32; d.ports()[c.req[2]].words()];
                 d.get_words(c.req[2], &mut m);
-                let mask = m[0] as u128 | (m[1] as u128) << 32 | (*m.get(2).unwrap_or(&0) as u128) << 64 | (*m.get(3).unwrap_or(&0) as u128) << 96;
-                reqs.push((t, d.get_at(c.req[0]), d.get_at(c.req[1]) as u32, d.get_at(c.req[4]) as u8, mask, bytes(&w)));
+                let mask = m[0] as u128
+                    | (m[1] as u128) << 32
+                    | (*m.get(2).unwrap_or(&0) as u128) << 64
+                    | (*m.get(3).unwrap_or(&0) as u128) << 96;
+                reqs.push((
+                    t,
+                    d.get_at(c.req[0]),
+                    d.get_at(c.req[1]) as u32,
+                    d.get_at(c.req[4]) as u8,
+                    mask,
+                    bytes(&w),
+                ));
             }
         }
         let qc_taken = self.qc.cur.is_some() && d.bit_at(self.qc.resp[4]);
@@ -499,7 +509,8 @@ impl<M: Model> FetchBench<M> {
             } else {
                 assert_eq!(op, 1, "cycle {now}: qps request op");
                 assert_eq!(id as u64 & REQ_FETCH_WB_ID, REQ_FETCH_WB_ID, "write id");
-                let want_mask: u128 = ((1u128 << qps::REQUESTER_BYTES.end) - 1) & !((1u128 << qps::REQUESTER_BYTES.start) - 1);
+                let want_mask: u128 =
+                    ((1u128 << qps::REQUESTER_BYTES.end) - 1) & !((1u128 << qps::REQUESTER_BYTES.start) - 1);
                 assert_eq!(mask, want_mask, "cycle {now}: write mask of QP {idx}");
                 let e = self.qps.get_mut(&idx).unwrap();
                 for b in 0..64 {

@@ -272,8 +272,9 @@ impl Logic for ReqFetch {
             self, clock, free, got_c, got_s, bad, rd_start, g_rdy, qpc_rv, qps_rv, rq_qpn, rq_slot, d1_v, d1_slot,
             d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd, d1_pmtu, d1_next, d1_sent,
             d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d2_v, d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx, rd_v, jh,
-            rd_addr, wq_lo, wq_hi, wq_half, wq_full, wq_err, wq_nx, wq_nx_err, job_v, job_ctx, job_path, job_lo, job_sges, rr, w_v,
-            w_slot, w_next, w_pkt, w_fin, w_err, w_sq, b_v, b_data, e_v, f_v, f_more, f_qpn, dn_v, dn_qpn, dn_more
+            rd_addr, wq_lo, wq_hi, wq_half, wq_full, wq_err, wq_nx, wq_nx_err, job_v, job_ctx, job_path, job_lo,
+            job_sges, rr, w_v, w_slot, w_next, w_pkt, w_fin, w_err, w_sq, b_v, b_data, e_v, f_v, f_more, f_qpn, dn_v,
+            dn_qpn, dn_more
         );
         clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq);
         self.order.reset.next = self.reset.val();
@@ -427,7 +428,8 @@ impl Logic for ReqFetch {
                 | (bit_cast::<JCTX_BITS, 24>(self.d1_next.q.val()) << 97)
                 | (bit_cast::<JCTX_BITS, 23>(self.d1_cpkt.q.val().get_bits::<23>(0)) << 121)
                 | (bit_cast::<JCTX_BITS, 24>(self.max_win.val() - self.win.val()) << 144)
-                | (bit_cast::<JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into()) << 152)
+                | (bit_cast::<JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into())
+                    << 152)
                 | (bit_cast::<JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)
                 | (bit_cast::<JCTX_BITS, 1>((self.d1_cpkt.q.val() == 0).into()) << 154);
             self.d2_wctx.d.next = bit_cast::<WCTX_BITS, 16>(self.d1_prod.q.val())
@@ -490,10 +492,11 @@ impl Logic for ReqFetch {
         if self.j_go.val() {
             if !self.j_block.val() {
                 self.job_v.d.next = true;
-                self.rd_start.d.next = self.rd_start.q.val().replace_bit(
-                    self.jhead.val().index(),
-                    self.rdop.val() & self.jc.val().get_bit(154),
-                );
+                self.rd_start.d.next = self
+                    .rd_start
+                    .q
+                    .val()
+                    .replace_bit(self.jhead.val().index(), self.rdop.val() & self.jc.val().get_bit(154));
             }
         }
         // the job's data registers follow the WQE stage while the job register is free
@@ -567,8 +570,8 @@ impl Logic for ReqFetch {
         if self.w_v.q.val() {
             self.w_v.d.next = false;
             self.f_qpn.d.next = self.wc.val().get_bits::<REQ_QPN_BITS>(69);
-            self.f_more.d.next = (self.new_cwqe.val() != self.wc.val().get_bits::<16>(0))
-                & (self.new_win.val() < self.max_win.val());
+            self.f_more.d.next =
+                (self.new_cwqe.val() != self.wc.val().get_bits::<16>(0)) & (self.new_win.val() < self.max_win.val());
             if self.w_err.q.val().any() {
                 self.e_v.d.next = true;
                 self.f_more.d.next = false;
@@ -576,8 +579,8 @@ impl Logic for ReqFetch {
                 self.b_v.d.next = true;
                 self.b_data.d.next = self.wbd.val();
                 if !self.w_fin.q.val() {
-                    self.b_data.d.next = self.wbd.val()
-                        | (bit_cast::<96, 23>(self.w_pkt.q.val().get_bits::<23>(0)) << QPSW_CURSOR_PKT);
+                    self.b_data.d.next =
+                        self.wbd.val() | (bit_cast::<96, 23>(self.w_pkt.q.val().get_bits::<23>(0)) << QPSW_CURSOR_PKT);
                 }
             }
         }
