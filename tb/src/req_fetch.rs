@@ -211,6 +211,9 @@ pub fn write_back(c: &[u8], s: &[u8], j: &Job, d: (u64, u64, u64, bool, u64)) ->
     (Some(n), more)
 }
 
+/// A done of the fake `ReqGen`: qpn, sq_index, next_psn, next_pkt, end_psn, finished, err.
+type GenDone = (u32, u64, u64, u64, u64, bool, u64);
+
 struct CachePort {
     req: [usize; 7],  // op index mask data id valid ready
     resp: [usize; 5], // data id err valid ready
@@ -262,7 +265,7 @@ pub struct FetchBench<M: Model> {
     p: HashMap<&'static str, usize>,
     dma: VecDeque<(u64, u64)>,
     beats: VecDeque<(u64, Vec<u8>, bool)>,
-    gen: VecDeque<(u64, (u32, u64, u64, u64, u64, bool, u64))>,
+    gen: VecDeque<(u64, GenDone)>,
     exp: HashMap<u32, Exp>,
     ctx_at_grant: HashMap<u32, (Vec<u8>, Vec<u8>)>,
     job_order: VecDeque<u32>,
@@ -559,7 +562,7 @@ impl<M: Model> FetchBench<M> {
         }
         if beat_taken {
             self.beats.pop_front();
-            if self.beats.len() % 2 == 0 {
+            if self.beats.len().is_multiple_of(2) {
                 self.dma.pop_front();
             }
         }

@@ -489,15 +489,13 @@ impl Logic for ReqFetch {
         if self.m_job.ready.val() {
             self.job_v.d.next = false;
         }
-        if self.j_go.val() {
-            if !self.j_block.val() {
-                self.job_v.d.next = true;
-                self.rd_start.d.next = self
-                    .rd_start
-                    .q
-                    .val()
-                    .replace_bit(self.jhead.val().index(), self.rdop.val() & self.jc.val().get_bit(154));
-            }
+        if self.j_go.val() & !self.j_block.val() {
+            self.job_v.d.next = true;
+            self.rd_start.d.next = self
+                .rd_start
+                .q
+                .val()
+                .replace_bit(self.jhead.val().index(), self.rdop.val() & self.jc.val().get_bit(154));
         }
         // the job's data registers follow the WQE stage while the job register is free
         // (a short enable: no fan-out from the stage's decision)
