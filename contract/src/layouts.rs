@@ -301,6 +301,10 @@ layouts! {
         pub const IN_PROGRESS_SEND: u8 = 1;
         /// `IN_PROGRESS`: an RDMA WRITE.
         pub const IN_PROGRESS_WRITE: u8 = 2;
+        /// `IN_PROGRESS`: the responder sent a fatal NAK (invalid request,
+        /// remote access or operational error) and drops every later
+        /// request, so a QP stops at once, before its STATE reaches ERR.
+        pub const IN_PROGRESS_ERROR: u8 = 3;
 
         /// The owner ranges are adjacent and cover the entry, and every field
         /// lies inside one of them.

@@ -84,6 +84,8 @@ catalog! {
     req_gen => crate::transport::ReqGen, 100;
     req_fetch => crate::transport::ReqFetch, 100;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
+    ack_gen => crate::transport::AckGen, 100;
+    resp_check => crate::transport::RespCheck, 200;
 }
 
 /// Look an entry up by name.

@@ -215,12 +215,43 @@ rtl_consts! {
     BTH_RC_READ_REQUEST: u64 = 0x0c;
     BTH_RC_COMPARE_SWAP: u64 = 0x13;
     BTH_RC_FETCH_ADD: u64 = 0x14;
+    /// BTH opcode of an RC ACKNOWLEDGE (the responder's ACK and NAK; checked
+    /// against `rnic_proto::Opcode::RcAck` in `tb/tests/ack_gen.rs`).
+    BTH_RC_ACKNOWLEDGE: u64 = 0x11;
+    /// The AETH syndrome byte: bit 7 reserved (0), bits 6:5 the kind, bits
+    /// 4:0 its value (an ACK's credit code, an RNR NAK's timer code, a NAK's
+    /// code). `rnic_proto::AethKind::syndrome` is the table; these are checked
+    /// against it in `tb/tests/ack_gen.rs` (`aeth_codes_are_the_models`).
+    AETH_KIND_LSB: u64 = 5;
+    AETH_KIND_ACK: u64 = 0;
+    AETH_KIND_RNR_NAK: u64 = 1;
+    AETH_KIND_NAK: u64 = 3;
+    /// An ACK's credit code when credits are not tracked (rxe and the model send it).
+    AETH_CREDIT_UNLIMITED: u64 = 0x1f;
+    /// NAK codes.
+    AETH_NAK_PSN_SEQ: u64 = 0;
+    AETH_NAK_INVALID_REQ: u64 = 1;
+    AETH_NAK_REMOTE_ACCESS: u64 = rnic_contract::mr::NAK_REMOTE_ACCESS_ERROR;
+    AETH_NAK_REMOTE_OP: u64 = 3;
     BTH_POS_FIRST: u64 = 0;
     BTH_POS_MIDDLE: u64 = 1;
     BTH_POS_LAST: u64 = 2;
     BTH_POS_LAST_IMM: u64 = 3;
     BTH_POS_ONLY: u64 = 4;
     BTH_POS_ONLY_IMM: u64 = 5;
+    /// Every RC request opcode by name (`resp_check` decodes them).
+    BTH_RC_SEND_MIDDLE: u64 = BTH_RC_SEND_FIRST + BTH_POS_MIDDLE;
+    BTH_RC_SEND_LAST: u64 = BTH_RC_SEND_FIRST + BTH_POS_LAST;
+    BTH_RC_SEND_LAST_IMM: u64 = BTH_RC_SEND_FIRST + BTH_POS_LAST_IMM;
+    BTH_RC_SEND_ONLY: u64 = BTH_RC_SEND_FIRST + BTH_POS_ONLY;
+    BTH_RC_SEND_ONLY_IMM: u64 = BTH_RC_SEND_FIRST + BTH_POS_ONLY_IMM;
+    BTH_RC_WRITE_MIDDLE: u64 = BTH_RC_WRITE_FIRST + BTH_POS_MIDDLE;
+    BTH_RC_WRITE_LAST: u64 = BTH_RC_WRITE_FIRST + BTH_POS_LAST;
+    BTH_RC_WRITE_LAST_IMM: u64 = BTH_RC_WRITE_FIRST + BTH_POS_LAST_IMM;
+    BTH_RC_WRITE_ONLY: u64 = BTH_RC_WRITE_FIRST + BTH_POS_ONLY;
+    BTH_RC_WRITE_ONLY_IMM: u64 = BTH_RC_WRITE_FIRST + BTH_POS_ONLY_IMM;
+    BTH_RC_SEND_LAST_INV: u64 = 0x16;
+    BTH_RC_SEND_ONLY_INV: u64 = 0x17;
     /// SGE fields (`layouts::sge`) in a send WQE's SGES (SGE `i` at bit `i * SGE_BITS`).
     SGE_BITS: usize = sge::SIZE * 8;
     SGE_ADDR: usize = sge::ADDR.pos();
@@ -260,6 +291,8 @@ rtl_consts! {
     TXF_RETH_VA: u64 = crate::wire::tx_field_lsb("reth_va");
     TXF_RETH_RKEY: u64 = crate::wire::tx_field_lsb("reth_rkey");
     TXF_RETH_DMALEN: u64 = crate::wire::tx_field_lsb("reth_dmalen");
+    TXF_AETH_SYNDROME: u64 = crate::wire::tx_field_lsb("aeth_syndrome");
+    TXF_AETH_MSN: u64 = crate::wire::tx_field_lsb("aeth_msn");
     TXF_ATOMIC_VA: u64 = crate::wire::tx_field_lsb("atomic_va");
     TXF_ATOMIC_RKEY: u64 = crate::wire::tx_field_lsb("atomic_rkey");
     TXF_ATOMIC_SWAP: u64 = crate::wire::tx_field_lsb("atomic_swap");
@@ -309,6 +342,72 @@ rtl_consts! {
     WQE_RKEY: usize = send_wqe::RKEY.pos();
     WQE_COMPARE_ADD: usize = send_wqe::COMPARE_ADD.pos();
     WQE_SWAP: usize = send_wqe::SWAP.pos();
+    // ---- the responder's per-packet decision (hw/src/transport/resp_check.rs)
+    /// Received header fields (`wire::RX_HDR_FIELDS`): lowest bit.
+    RXF_OPCODE: usize = crate::wire::rx_field_lsb("bth.opcode");
+    RXF_DESTQP: usize = crate::wire::rx_field_lsb("bth.destqp");
+    RXF_ACKREQ: usize = crate::wire::rx_field_lsb("bth.a");
+    RXF_PSN: usize = crate::wire::rx_field_lsb("bth.psn");
+    RXF_HAS_RETH: usize = crate::wire::rx_field_lsb("has.reth");
+    RXF_RETH_VA: usize = crate::wire::rx_field_lsb("reth.va");
+    RXF_RETH_RKEY: usize = crate::wire::rx_field_lsb("reth.r_key");
+    RXF_RETH_DMALEN: usize = crate::wire::rx_field_lsb("reth.dmalen");
+    RXF_ATOMIC_VA: usize = crate::wire::rx_field_lsb("atomiceth.va");
+    RXF_ATOMIC_RKEY: usize = crate::wire::rx_field_lsb("atomiceth.r_key");
+    RXF_PAYLOAD_LEN: usize = crate::wire::rx_field_lsb("payload_len");
+    /// QP context fields the responder reads (`layouts::qpc`): lowest bit.
+    QPC_MIN_RNR: usize = qpc::MIN_RNR_TIMER.pos();
+    QPC_MAX_DEST_RD: usize = qpc::MAX_DEST_RD_ATOMIC.pos();
+    QPC_RQ_PSN: usize = qpc::RQ_PSN.pos();
+    /// The responder's bytes of a `qps` entry (`RESPONDER_BYTES`) as one
+    /// word: its lowest bit in the entry, and each field's lowest bit in the word.
+    QPS_RESP_LSB: u64 = 8 * qps::RESPONDER_BYTES.start;
+    QPSR_STARTED: u64 = qps::RESP_STARTED.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_NAK_SENT: u64 = qps::NAK_SENT.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_ACK_PENDING: u64 = qps::ACK_PENDING.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_IN_PROGRESS: u64 = qps::IN_PROGRESS.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_RECV_VALID: u64 = qps::RECV_VALID.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_EPSN: u64 = qps::EPSN.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_MSN: u64 = qps::MSN.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_RECV_WQE: u64 = qps::RECV_WQE.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_RECV_PLACED: u64 = qps::RECV_PLACED.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_WRITE_VA: u64 = qps::WRITE_VA.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_WRITE_RKEY: u64 = qps::WRITE_RKEY.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_WRITE_REMAINING: u64 = qps::WRITE_REMAINING.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_WRITE_LEN: u64 = qps::WRITE_LEN.pos() - 8 * qps::RESPONDER_BYTES.start;
+    /// Fields `resp_check` passes through: RECV_SGE, RECV_SGE_OFFSET, the replay cache's.
+    QPSR_RECV_SGE: u64 = qps::RECV_SGE.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_SGE_OFFSET: u64 = qps::RECV_SGE_OFFSET.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_REPLAY: u64 = qps::REPLAY_HEAD.pos() - 8 * qps::RESPONDER_BYTES.start;
+    /// `resp_check`'s `m_dec.wr_mask`: the responder's bytes but the replay cache's.
+    RESP_WR_MASK: u64 = ((1u64 << qps::REPLAY_HEAD.byte) - 1) & !((1u64 << qps::RESPONDER_BYTES.start) - 1);
+    /// `IN_PROGRESS` codes.
+    IP_NONE: u64 = qps::IN_PROGRESS_NONE;
+    IP_SEND: u64 = qps::IN_PROGRESS_SEND;
+    IP_WRITE: u64 = qps::IN_PROGRESS_WRITE;
+    IP_ERROR: u64 = qps::IN_PROGRESS_ERROR;
+    /// `resp_check`'s verdicts (`m_dec.verdict`).
+    RESP_DROP: u64 = 0;
+    RESP_EXEC_SEND: u64 = 1;
+    RESP_EXEC_WRITE: u64 = 2;
+    RESP_EXEC_READ: u64 = 3;
+    RESP_EXEC_ATOMIC: u64 = 4;
+    RESP_DUP_SEND: u64 = 5;
+    RESP_DUP_WRITE: u64 = 6;
+    RESP_DUP_READ: u64 = 7;
+    RESP_DUP_ATOMIC: u64 = 8;
+    RESP_NAK_SEQ: u64 = 9;
+    RESP_NAK_INV: u64 = 10;
+    RESP_RNR: u64 = 11;
+    /// AETH syndromes (IBTA 9.7.5.1.2; `rnic_proto::AethKind` is checked
+    /// against these in `tb/tests/resp_check.rs`): ACK with the credit field
+    /// "unlimited", RNR NAK (| the 5-bit timer), NAK (| the code).
+    AETH_ACK: u64 = 0x1f;
+    AETH_RNR: u64 = 0x20;
+    AETH_NAK_SEQ: u64 = 0x60;
+    AETH_NAK_INV: u64 = 0x61;
+    AETH_NAK_ACCESS: u64 = 0x62;
+    AETH_NAK_OPERATIONAL: u64 = 0x63;
 }
 
 // What the RTL assumes about the layouts beyond positions.

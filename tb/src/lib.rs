@@ -192,6 +192,7 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
     fields
 }
 
+pub mod ack_gen;
 pub mod ctx_cache;
 pub mod dma;
 pub mod driver_hw;
@@ -203,6 +204,7 @@ pub mod payload;
 pub mod replay;
 pub mod req_fetch;
 pub mod req_gen;
+pub mod resp_check;
 pub mod retry_timer;
 pub mod rx;
 pub mod rx_hold;

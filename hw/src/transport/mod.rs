@@ -4,9 +4,11 @@
 //! side's ([`PayloadScatter`]), the transmit arbiter ([`TxArb`]), the
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
 //! WQEs ([`Inflight`]), the requester's packet generator ([`ReqGen`]) with
-//! the path-to-header mapping ([`PathHdr`]).
+//! the path-to-header mapping ([`PathHdr`]), the responder's per-packet
+//! decision ([`RespCheck`]) and acknowledgements ([`AckGen`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
+mod ack_gen;
 mod axis_join;
 mod inflight;
 mod path_hdr;
@@ -16,10 +18,12 @@ mod req_fetch;
 mod req_fetch_parts;
 mod req_gen;
 mod req_setup;
+mod resp_check;
 mod retry_timer;
 mod rx_hold;
 mod send_sched;
 mod tx_arb;
+pub use ack_gen::*;
 pub use axis_join::AxisJoin;
 pub use inflight::*;
 pub use path_hdr::{PathHdr, PATH_BITS};
@@ -29,6 +33,7 @@ pub use req_fetch::*;
 pub use req_fetch_parts::SlotQueue;
 pub use req_gen::*;
 pub use req_setup::{ReqSetup, LW as REQ_LEN_BITS};
+pub use resp_check::*;
 pub use retry_timer::*;
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;

@@ -1,8 +1,8 @@
 //! `PathHdr`: a QP's path (the QP context's `PATH`, laid out as a contract
 //! `layouts::ah` entry) as the path fields of a transmit header
 //! (`wire::TX_HDR_FIELDS`). Shared by every block that heads packets to a
-//! QP's peer: the requester's packet generator (`ReqGen`), later the
-//! responder and the ACK generator.
+//! QP's peer: the requester's packet generator (`ReqGen`), the ACK
+//! generator (`AckGen`), later the responder's READ responses.
 //!
 //! Combinational, no state: byte reordering (addresses are byte strings in
 //! wire order in the entry, numbers with the first wire byte most

@@ -11,7 +11,9 @@ pub use crc_logic::{CrcAhead, CrcBack, CrcFoldPart, IcrcResidue, FOLD_CHUNKS};
 pub use icrc_check::IcrcCheck;
 pub use icrc_gen::IcrcGen;
 pub use opcode_info::OpcodeInfo;
-pub use rx_header::{reason, RxHdrExpand, RxHdrPack, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS, RX_HDR_STORE_BITS};
+pub use rx_header::{
+    reason, rx_field_lsb, RxHdrExpand, RxHdrPack, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS, RX_HDR_STORE_BITS,
+};
 pub use rx_parse::RxParse;
 pub use tx_build::{
     tx_field_lsb, TxBuild, ATOMIC_ETH_BYTES, BTH_BYTES, ETH_BYTES, ICRC_BYTES, IMMDT_BYTES, IPV4_BYTES, IPV6_BYTES,

@@ -111,6 +111,30 @@ pub const RX_HDR_PACKED_BITS: usize = {
     n
 };
 
+/// The lowest bit of a received header field in `hdr`: the fields are
+/// packed most significant first, ending at bit 0 (the rest of `hdr`, at
+/// the top, is zero); for the blocks that read a field of a received header.
+pub const fn rx_field_lsb(name: &str) -> usize {
+    let mut top = RX_HDR_PACKED_BITS;
+    let mut i = 0;
+    while i < RX_HDR_FIELDS.len() {
+        top -= RX_HDR_FIELDS[i].1;
+        let f = RX_HDR_FIELDS[i].0.as_bytes();
+        let n = name.as_bytes();
+        if f.len() == n.len() {
+            let mut k = 0;
+            while k < n.len() && f[k] == n[k] {
+                k += 1;
+            }
+            if k == n.len() {
+                return top;
+            }
+        }
+        i += 1;
+    }
+    panic!("no such received header field")
+}
+
 /// Width of the stored header, most significant first: the BTH fields and
 /// the `has.*` flags of [`RX_HDR_FIELDS`] (91 bits), the 28 bytes after the
 /// BTH (every extended-header field of [`RX_HDR_FIELDS`] but `immdt` is a

@@ -68,6 +68,46 @@ pub(crate) enum InProgress {
     Write,
 }
 
+/// The message in progress as [`ResponderState`] shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MessageInProgress {
+    /// No message open.
+    None,
+    /// A SEND is open (FIRST taken, LAST not yet).
+    Send,
+    /// A WRITE is open.
+    Write,
+}
+
+/// A read-only snapshot of the per-QP state the responder keeps between
+/// packets (docs/transport.md, "Per-QP transport state"), for checking a
+/// hardware responder against the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResponderState {
+    /// Expected PSN.
+    pub epsn: Psn,
+    /// Message sequence number (24 bits).
+    pub msn: u32,
+    /// A NAK episode is open (sequence error or RNR NAK sent, ePSN not yet received).
+    pub nak_sent: bool,
+    /// An ACK for `epsn - 1` is owed.
+    pub ack_pending: bool,
+    /// The message in progress.
+    pub in_progress: MessageInProgress,
+    /// Bytes placed in the RECV WQE a multi-packet SEND is filling, if one is.
+    pub recv_placed: Option<u64>,
+    /// The open WRITE: the VA of its next byte.
+    pub write_va: u64,
+    /// The open WRITE: its rkey.
+    pub write_rkey: u32,
+    /// The open WRITE: bytes still to come.
+    pub write_remaining: u64,
+    /// The open WRITE: its total length.
+    pub write_len: u32,
+    /// The QP is in the error state.
+    pub error: bool,
+}
+
 /// Counters of what the responder did with requests (issue 12 item 5 extends them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ResponderCounters {
@@ -175,6 +215,27 @@ impl Responder {
     /// Counters.
     pub fn counters(&self) -> ResponderCounters {
         self.counters
+    }
+
+    /// The per-QP state between packets (read-only).
+    pub fn state(&self) -> ResponderState {
+        ResponderState {
+            epsn: self.epsn,
+            msn: self.msn,
+            nak_sent: self.nak_sent,
+            ack_pending: self.ack_pending,
+            in_progress: match self.in_progress {
+                InProgress::None => MessageInProgress::None,
+                InProgress::Send => MessageInProgress::Send,
+                InProgress::Write => MessageInProgress::Write,
+            },
+            recv_placed: self.current_recv.as_ref().map(|(_, placed)| *placed),
+            write_va: self.write_va,
+            write_rkey: self.write_rkey,
+            write_remaining: self.write_remaining,
+            write_len: self.write_len,
+            error: self.error,
+        }
     }
 
     /// Posts a RECV WQE. In the error state it is flushed at once.
@@ -614,5 +675,60 @@ impl Responder {
                 Vec::new()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ext::ImmDt;
+    use crate::rc::{KeyError, MemFault};
+
+    /// Memory granting every key, reading zeros, dropping writes.
+    struct Open;
+    impl Memory for Open {
+        fn check(&self, _: u32, _: u32, _: u64, _: u64, _: Access) -> Result<(), KeyError> {
+            Ok(())
+        }
+        fn read(&self, _: u64, out: &mut [u8]) -> Result<(), MemFault> {
+            out.fill(0);
+            Ok(())
+        }
+        fn write(&mut self, _: u64, _: &[u8]) -> Result<(), MemFault> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn state_shows_what_the_packets_left() {
+        let cfg = ResponderConfig {
+            dest_qp: 7,
+            pmtu: Pmtu::Mtu256,
+            start_psn: Psn::new(0xFF_FFFF),
+            max_dest_rd_atomic: 4,
+            min_rnr_timer: RnrTimer::new(3).unwrap(),
+            pd: 1,
+            max_recv_sge: 4,
+        };
+        let mut r = Responder::new(cfg);
+        let s = r.state();
+        assert_eq!((s.epsn, s.msn, s.nak_sent, s.ack_pending), (Psn::new(0xFF_FFFF), 0, false, false));
+        assert_eq!((s.in_progress, s.recv_placed, s.error), (MessageInProgress::None, None, false));
+        r.post_recv(RecvWqe { wr_id: 1, sges: vec![Sge { addr: 0, len: 4096, lkey: 1 }] });
+        let pkt = |op, psn, ext, len| RcPacket::new(op, 7, Psn::new(psn), false, ext, vec![0; len]);
+        r.receive(&pkt(Opcode::RcSendFirst, 0xFF_FFFF, ExtHeaders::Bare, 256), &mut Open);
+        let s = r.state();
+        assert_eq!((s.epsn, s.in_progress, s.recv_placed), (Psn::new(0), MessageInProgress::Send, Some(256)));
+        assert!(s.ack_pending);
+        r.receive(&pkt(Opcode::RcSendLastImm, 0, ExtHeaders::ImmDt(ImmDt { value: 9 }), 10), &mut Open);
+        let reth = Reth { va: 0x1000, rkey: 5, dma_len: 300 };
+        r.receive(&pkt(Opcode::RcWriteFirst, 1, ExtHeaders::Reth(reth), 256), &mut Open);
+        let s = r.state();
+        assert_eq!((s.msn, s.in_progress, s.recv_placed), (1, MessageInProgress::Write, None));
+        assert_eq!((s.write_va, s.write_rkey, s.write_remaining, s.write_len), (0x1100, 5, 44, 300));
+        r.receive(&pkt(Opcode::RcSendFirst, 9, ExtHeaders::Bare, 256), &mut Open);
+        assert!(r.state().nak_sent);
+        r.receive(&pkt(Opcode::RcSendOnly, 2, ExtHeaders::Bare, 0), &mut Open);
+        assert!(r.state().error);
     }
 }
