@@ -44,14 +44,21 @@
 //! grant takes the lowest free slot, whose number is the cache requests' id;
 //! the answers are written by id into LUTRAM (qpc bytes 0..64, the PATH,
 //! qps bytes 0..25) and flag the slot. [`SlotQueue`]s carry slot numbers
-//! between the stages in order: grant order (with the QPN) to the decision
-//! (D1: the fields into registers, with the not-started substitutions; D2:
-//! the arithmetic into registers; then the action), the DMA order to the
-//! WQE stage, the job order to the write-back. The decision writes the
-//! slot's job context and write-back context (two LUTRAMs) that the later
-//! stages read by slot. A slot is freed with its scheduler `done`. Several
-//! WQE reads are in flight at once (one per slot that passed the decision),
-//! so jobs leave at the rate the DMA returns WQEs (two beats each).
+//! between the stages in order: grant order (with the QPN) to the decision,
+//! the DMA order to the WQE stage, the job order to the write-back. The
+//! decision writes the slot's job context and write-back context (two
+//! LUTRAMs) that the later stages read by slot. A slot is freed with its
+//! scheduler `done`. Several WQE reads are in flight at once (one per slot
+//! that passed the decision), so jobs leave at the rate the DMA returns
+//! WQEs (two beats each). The stages are child blocks, each in its file:
+//! [`ReqSlots`] (the grant, the slot flags, the two read requests),
+//! [`ReqDecide`] (D1: the fields into registers, with the not-started
+//! substitutions; D2: the arithmetic into registers; then the action),
+//! [`ReqWqeStage`] (the WQE's beats, the READ/atomic and fence checks, the
+//! job register) and [`ReqWriteBack`] (the write-back on the `qps` port, the
+//! error record); this block holds the memories and queues, the DMA
+//! command register and the scheduler's done register (its sources in
+//! priority order: the write-back, the WQE stage, D2).
 //!
 //! **Latency and rate** (`tb/tests/req_fetch.rs`): a grant taken in cycle
 //! t, both caches offering their answers h cycles after taking the
