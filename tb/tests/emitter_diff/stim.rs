@@ -2049,7 +2049,8 @@ fn req_fetch<S: Sim>(s: &mut S) -> Outcome {
     };
     let idx = |q: u64| qpns.iter().position(|&x| x == q).expect("req_fetch: a request for an unknown QP");
     // pending cache answers: (due, id, data, err), the one offered
-    let mut pend: [Vec<(u64, u64, Vec<u8>, bool)>; 2] = [vec![], vec![]];
+    type Answer = (u64, u64, Vec<u8>, bool);
+    let mut pend: [Vec<Answer>; 2] = [vec![], vec![]];
     let mut cur: [Option<(u64, Vec<u8>, bool)>; 2] = [None, None];
     let mut beats: VecDeque<(u64, Vec<u8>, bool, bool)> = VecDeque::new();
     let mut rdones: VecDeque<(u64, [u64; 7])> = VecDeque::new();
