@@ -6,8 +6,8 @@
 //! computed from the contract crate: when a register or field moves there,
 //! the RTL follows on the next build.
 
-use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, SendOpcode};
-use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, qps, sge};
+use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, SendOpcode};
+use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, qps, send_wqe, sge};
 use rnic_contract::mr::{Access, MrError, MTT_PER_LINE};
 use rnic_contract::regs;
 
@@ -299,6 +299,49 @@ rtl_consts! {
     TXF_ATOMIC_CMP: u64 = crate::wire::tx_field_lsb("atomic_cmp");
     TXF_IMMDT: u64 = crate::wire::tx_field_lsb("immdt");
     TXF_PAYLOAD_LEN: u64 = crate::wire::tx_field_lsb("payload_len");
+    // ---- the requester's fetch stage (hw/src/transport/req_fetch.rs)
+    /// PSNs a QP may have sent and not had acknowledged (rxe's window).
+    RF_MAX_UNACKED: u64 = 128;
+    /// `qpc.STATE` of a QP that sends.
+    QP_STATE_RTS: u64 = QpState::ReadyToSend as u8;
+    /// The requester's bytes of a `qps` entry, as a byte mask.
+    RF_QPS_REQ_MASK: u64 = ((1u64 << qps::REQUESTER_BYTES.end) - 1) & !((1u64 << qps::REQUESTER_BYTES.start) - 1);
+    QPC_STATE: usize = qpc::STATE.pos();
+    QPC_PMTU: usize = qpc::PMTU.pos();
+    QPC_MAX_RD_ATOMIC: usize = qpc::MAX_RD_ATOMIC.pos();
+    QPC_SQ_PSN: usize = qpc::SQ_PSN.pos();
+    QPC_DEST_QPN: usize = qpc::DEST_QPN.pos();
+    QPC_PD: usize = qpc::PD.pos();
+    QPC_PKEY: usize = qpc::PKEY.pos();
+    QPC_PATH: usize = qpc::PATH.pos();
+    QPS_REQ_STARTED: usize = qps::REQ_STARTED.pos();
+    QPS_RD_STARTED: usize = qps::RD_ATOMIC_STARTED.pos();
+    QPS_NEXT_PSN: usize = qps::NEXT_PSN.pos();
+    QPS_SENT_END: usize = qps::SENT_END.pos();
+    QPS_CURSOR_WQE: usize = qps::CURSOR_WQE.pos();
+    QPS_CURSOR_PKT: usize = qps::CURSOR_PKT.pos();
+    /// The same, as shift amounts (the write-back's data).
+    QPSW_REQ_STARTED: u64 = qps::REQ_STARTED.pos();
+    QPSW_RD_STARTED: u64 = qps::RD_ATOMIC_STARTED.pos();
+    QPSW_NEXT_PSN: u64 = qps::NEXT_PSN.pos();
+    QPSW_SENT_END: u64 = qps::SENT_END.pos();
+    QPSW_CURSOR_WQE: u64 = qps::CURSOR_WQE.pos();
+    QPSW_CURSOR_PKT: u64 = qps::CURSOR_PKT.pos();
+    QPS_COMP_STARTED: usize = qps::COMP_STARTED.pos();
+    QPS_RD_DONE: usize = qps::RD_ATOMIC_DONE.pos();
+    QPS_UNA: usize = qps::UNA.pos();
+    WQE_WR_ID: usize = send_wqe::WR_ID.pos();
+    WQE_OPCODE: usize = send_wqe::OPCODE.pos();
+    WQE_FENCE: usize = send_wqe::FENCE.pos();
+    WQE_SIGNALED: usize = send_wqe::SIGNALED.pos();
+    WQE_SOLICITED: usize = send_wqe::SOLICITED.pos();
+    WQE_INLINE: usize = send_wqe::INLINE.pos();
+    WQE_NUM_SGE: usize = send_wqe::NUM_SGE.pos();
+    WQE_IMM: usize = send_wqe::IMM.pos();
+    WQE_REMOTE_VA: usize = send_wqe::REMOTE_VA.pos();
+    WQE_RKEY: usize = send_wqe::RKEY.pos();
+    WQE_COMPARE_ADD: usize = send_wqe::COMPARE_ADD.pos();
+    WQE_SWAP: usize = send_wqe::SWAP.pos();
     // ---- the responder's per-packet decision (hw/src/transport/resp_check.rs)
     /// Received header fields (`wire::RX_HDR_FIELDS`): lowest bit.
     RXF_OPCODE: usize = crate::wire::rx_field_lsb("bth.opcode");
@@ -313,7 +356,6 @@ rtl_consts! {
     RXF_ATOMIC_RKEY: usize = crate::wire::rx_field_lsb("atomiceth.r_key");
     RXF_PAYLOAD_LEN: usize = crate::wire::rx_field_lsb("payload_len");
     /// QP context fields the responder reads (`layouts::qpc`): lowest bit.
-    QPC_PMTU: usize = qpc::PMTU.pos();
     QPC_MIN_RNR: usize = qpc::MIN_RNR_TIMER.pos();
     QPC_MAX_DEST_RD: usize = qpc::MAX_DEST_RD_ATOMIC.pos();
     QPC_RQ_PSN: usize = qpc::RQ_PSN.pos();
@@ -377,4 +419,10 @@ const _: () = {
     assert!(cqc::LOG_SIZE.byte + 1 == cqc::ARMED.byte && cqc::ARMED.byte == cqc::OVERRUN.byte);
     assert!(qpc::SIZE == 128 && cqc::SIZE == 64 && cqe::SIZE == 32);
     assert!(rnic_contract::layouts::send_wqe::SIZE == 128 && rnic_contract::layouts::recv_wqe::SIZE == 64);
+    // req_fetch: the decision reads qpc bytes 0..64 and qps bytes 0..25 (the requester's and completer's);
+    // the WQE's first beat holds every field but SGES, the second SGES
+    assert!(qpc::PATH.pos() == 512 && qpc::SQ_PROD.pos() + 16 <= 512 && qps::COMPLETER_BYTES.end == 25);
+    assert!(send_wqe::SGES.pos() == 512 && send_wqe::SGES.width == 512);
+    assert!(qps::CURSOR_PKT.width == 23 && qps::RD_ATOMIC_STARTED.width == 5 && qps::RD_ATOMIC_DONE.width == 5);
+    assert!(qpc::SQ_LOG_SIZE.width == 4 && qpc::SQ_PROD.width == 16 && qps::CURSOR_WQE.width == 16);
 };

@@ -227,6 +227,7 @@ pub mod mr;
 pub mod mr_xlate;
 pub mod payload;
 pub mod replay;
+pub mod req_fetch;
 pub mod req_gen;
 pub mod resp_check;
 pub mod retry_timer;

@@ -76,6 +76,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "send_sched" => send_sched(s),
         "inflight" => inflight(s),
         "req_gen" => req_gen(s),
+        "req_fetch" => req_fetch(s),
         "retry_timer" => retry_timer(s),
         "ack_gen" => ack_gen(s),
         "resp_check" => resp_check(s),
@@ -1996,4 +1997,193 @@ fn resp_check<S: Sim>(s: &mut S) -> Outcome {
         s.step()?;
     }
     Ok(vec![reached("executed", execs, 100), reached("NAKs", naks, 10), reached("duplicates", dups, 10)])
+}
+
+/// The requester's fetch stage: twelve QPs in RTS with work posted (some
+/// started, some with the window or the READ/atomic limit nearly used), a
+/// scheduler granting them at random (70 %), two context caches answering
+/// reads after 1..24 cycles in random order among the due ones (so out of
+/// order across slots; an `err` answer now and then) and applying the
+/// write-back by its mask, a DMA taking commands with stalls and returning
+/// the two beats of random WQEs (every opcode, FENCE, a DMA error now and
+/// then) after 2..40 cycles with valid stalls, a fake `req_gen` answering
+/// jobs in order (a random packet count within the budget, finished or not,
+/// an error now and then), a completer emptying a QP's window and
+/// READ/atomic count now and then, and stalls on `m_sdone`/`m_err`.
+fn req_fetch<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_contract::codes::QpState;
+    use rnic_contract::layouts::{qps, send_wqe};
+    use rnic_tb::req_fetch::{random_wqe, rd, wr};
+    let mut rng = Rng(0x4ef3_7c40);
+    reset(s)?;
+    let qpns: Vec<u64> = (0..12u64).map(|i| i * 1361 + 5).collect();
+    let mut qpcs = vec![];
+    let mut qpss = vec![];
+    for _ in &qpns {
+        let mut c = vec![0u8; 128];
+        for x in c.iter_mut() {
+            *x = rng.next() as u8;
+        }
+        wr(qpc::STATE.info(), &mut c, QpState::ReadyToSend as u64);
+        wr(qpc::PMTU.info(), &mut c, 1 + rng.next() % 5);
+        wr(qpc::MAX_RD_ATOMIC.info(), &mut c, 1 + rng.next() % 3);
+        wr(qpc::SQ_LOG_SIZE.info(), &mut c, 2 + rng.next() % 6);
+        let mut q = vec![0u8; 64];
+        if rng.chance(50) {
+            let next = rng.next() % (1 << 24);
+            wr(qps::REQ_STARTED.info(), &mut q, 1);
+            wr(qps::NEXT_PSN.info(), &mut q, next);
+            wr(qps::SENT_END.info(), &mut q, next);
+            wr(qps::CURSOR_WQE.info(), &mut q, rng.next() % 0x10000);
+            wr(qps::COMP_STARTED.info(), &mut q, 1);
+            wr(qps::UNA.info(), &mut q, (next + (1 << 24) - rng.next() % 140) % (1 << 24));
+            wr(qps::RD_ATOMIC_STARTED.info(), &mut q, rng.next() % 32);
+        }
+        qpcs.push(c);
+        qpss.push(q);
+    }
+    let words = |b: &[u8], n: usize| -> Vec<u32> {
+        let mut w: Vec<u32> = b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        w.resize(n, 0);
+        w
+    };
+    let idx = |q: u64| qpns.iter().position(|&x| x == q).expect("req_fetch: a request for an unknown QP");
+    // pending cache answers: (due, id, data, err), the one offered
+    type Answer = (u64, u64, Vec<u8>, bool);
+    let mut pend: [Vec<Answer>; 2] = [vec![], vec![]];
+    let mut cur: [Option<(u64, Vec<u8>, bool)>; 2] = [None, None];
+    let mut beats: VecDeque<(u64, Vec<u8>, bool, bool)> = VecDeque::new();
+    let mut rdones: VecDeque<(u64, [u64; 7])> = VecDeque::new();
+    let (mut grants, mut jobs, mut sdones, mut writes, mut errs) = (0u64, 0u64, 0u64, 0u64, 0u64);
+    for _ in 0..4000 {
+        let now = s.now();
+        // the scheduler: SQ_PROD moves on now and then (a doorbell); the
+        // completer: a QP's window and READ/atomic count emptied now and then
+        if rng.chance(5) {
+            let i = (rng.next() % 12) as usize;
+            let p = rng.next() % 0x10000;
+            wr(qpc::SQ_PROD.info(), &mut qpcs[i], p);
+        }
+        if rng.chance(10) {
+            let q = &mut qpss[(rng.next() % 12) as usize];
+            let (next, st) = (rd(qps::NEXT_PSN.info(), q), rd(qps::RD_ATOMIC_STARTED.info(), q));
+            wr(qps::COMP_STARTED.info(), q, 1);
+            wr(qps::UNA.info(), q, next);
+            wr(qps::RD_ATOMIC_DONE.info(), q, st);
+        }
+        let gv = rng.chance(70);
+        s.set("s_grant.valid", gv as u64);
+        s.set("s_grant.qpn", qpns[(rng.next() % 12) as usize]);
+        // the caches: a due answer, in random order
+        for (t, (port, n)) in [("s_qpc", 32usize), ("s_qps", 16)].into_iter().enumerate() {
+            if cur[t].is_none() {
+                let due: Vec<usize> = (0..pend[t].len()).filter(|&i| pend[t][i].0 <= now).collect();
+                if !due.is_empty() && rng.chance(80) {
+                    let (_, id, d, e) = pend[t].remove(due[(rng.next() % due.len() as u64) as usize]);
+                    cur[t] = Some((id, d, e));
+                }
+            }
+            let (v, id, d, e) = match &cur[t] {
+                Some((id, d, e)) => (true, *id, d.clone(), *e),
+                None => (false, rng.next() % 256, vec![0u8; 4 * n], false),
+            };
+            set_wide(s, &format!("{port}.data"), &words(&d, n));
+            s.set(&format!("{port}.id"), id);
+            s.set(&format!("{port}.err"), e as u64);
+            s.set(&format!("{port}.valid"), v as u64);
+        }
+        let (rq_c, rq_s) = (rng.chance(80), rng.chance(80));
+        s.set("m_qpc.ready", rq_c as u64);
+        s.set("m_qps.ready", rq_s as u64);
+        // the DMA
+        let rdr = rng.chance(70);
+        s.set("m_rd.ready", rdr as u64);
+        let bv = beats.front().is_some_and(|b| b.0 <= now) && rng.chance(75);
+        let (bd, bl, be) = match beats.front() {
+            Some((_, d, l, e)) if bv => (d.clone(), *l, *e),
+            _ => (vec![0u8; 64], false, false),
+        };
+        set_wide(s, "s_rd.tdata", &words(&bd, 16));
+        s.set("s_rd.tkeep", u64::MAX);
+        s.set("s_rd.tlast", bl as u64);
+        s.set("s_rd.tuser", be as u64);
+        s.set("s_rd.tvalid", bv as u64);
+        // req_gen
+        let jr = rng.chance(70);
+        s.set("m_job.ready", jr as u64);
+        let dv = rdones.front().is_some_and(|d| d.0 <= now) && rng.chance(70);
+        let d = rdones.front().map_or([0; 7], |d| d.1);
+        for (k, n) in ["qpn", "sq_index", "next_psn", "next_pkt", "end_psn", "finished", "err"].iter().enumerate() {
+            s.set(&format!("s_rdone.{n}"), d[k]);
+        }
+        s.set("s_rdone.valid", dv as u64);
+        let (sdr, er) = (rng.chance(75), rng.chance(60));
+        s.set("m_sdone.ready", sdr as u64);
+        s.set("m_err.ready", er as u64);
+        s.eval();
+
+        // ---- what was taken
+        grants += (gv && bit(s, "s_grant.ready")) as u64;
+        for t in 0..2 {
+            if cur[t].is_some() && bit(s, ["s_qpc.ready", "s_qps.ready"][t]) {
+                cur[t] = None;
+            }
+        }
+        if rq_c && bit(s, "m_qpc.valid") {
+            let i = idx(s.get("m_qpc.index"));
+            let lat = 1 + rng.next() % 24;
+            pend[0].push((now + lat, s.get("m_qpc.id"), qpcs[i].clone(), rng.chance(2)));
+        }
+        if rq_s && bit(s, "m_qps.valid") {
+            let i = idx(s.get("m_qps.index"));
+            if s.get("m_qps.op") == 1 {
+                let m = get_wide(s, "m_qps.mask");
+                let mask = m[0] as u64 | (m[1] as u64) << 32;
+                let dw = get_wide(s, "m_qps.data");
+                let db: Vec<u8> = dw.iter().flat_map(|x| x.to_le_bytes()).collect();
+                for b in 0..64 {
+                    if mask >> b & 1 == 1 {
+                        qpss[i][b] = db[b];
+                    }
+                }
+                writes += 1;
+            }
+            let lat = 1 + rng.next() % 24;
+            pend[1].push((now + lat, s.get("m_qps.id"), qpss[i].clone(), rng.chance(2)));
+        }
+        if rdr && bit(s, "m_rd.valid") {
+            let mut w = random_wqe(&mut rng);
+            wr(send_wqe::INLINE.info(), &mut w, rng.chance(5) as u64);
+            let t = (now + 2 + rng.next() % 40).max(beats.back().map_or(0, |b| b.0));
+            let err = rng.chance(3);
+            beats.push_back((t, w[..64].to_vec(), false, err));
+            beats.push_back((t, w[64..].to_vec(), true, false));
+        }
+        if bv && bit(s, "s_rd.tready") {
+            beats.pop_front();
+        }
+        if jr && bit(s, "m_job.valid") {
+            jobs += 1;
+            let (psn, k, budget) = (s.get("m_job.psn"), s.get("m_job.pkt_index"), s.get("m_job.budget").max(1));
+            let n = 1 + rng.next() % budget.min(8);
+            let fin = rng.chance(60);
+            let err = if rng.chance(5) { 1 + rng.next() % 3 } else { 0 };
+            let next = (psn + n) % (1 << 24);
+            let done = [s.get("m_job.qpn"), s.get("m_job.sq_index"), next, k + n, next, fin as u64, err];
+            rdones.push_back((now + 1 + rng.next() % 12, done));
+        }
+        if dv && bit(s, "s_rdone.ready") {
+            rdones.pop_front();
+        }
+        sdones += (sdr && bit(s, "m_sdone.valid")) as u64;
+        errs += (er && bit(s, "m_err.valid")) as u64;
+        s.step()?;
+    }
+    Ok(vec![
+        reached("grants", grants, 400),
+        reached("jobs", jobs, 150),
+        reached("scheduler dones", sdones, 400),
+        reached("qps write-backs", writes, 100),
+        reached("error records", errs, 3),
+    ])
 }

@@ -1,0 +1,190 @@
+//! `ReqDecide`: the decision stage of [`ReqFetch`](super::ReqFetch), two
+//! registers deep. D1 takes the head grant's `qpc` and `qps` words (read by
+//! the parent from its slot LUTRAMs) into field registers, with the
+//! not-started substitutions (`REQ_STARTED` clear: NEXT_PSN = SENT_END =
+//! SQ_PSN, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED` clear: UNA =
+//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS, work,
+//! room), the WQE's address, the job context and the write-back context
+//! (layouts below), and then acts: `issue` (a WQE read, when the parent's
+//! command register is free) or `stop` (a done without `more`, when the
+//! parent's done register is free for it).
+//!
+//! | port | dir | what |
+//! |---|---|---|
+//! | `head_ready`, `head_slot`, `head_qpn`, `head_bad` | in | the grant at the head of the grant order, both answers in; its slot; its QPN; a cache `err` |
+//! | `qpc`, `qps` | in | the head slot's `qpc` bytes 0..64 and `qps` bytes 0..25 |
+//! | `issue_free`, `stop_free` | in | the DMA command register free; the done register free for D2 (no higher source) |
+//! | `take` | out | D1 takes the head grant (the parent pops the grant order) |
+//! | `issue`, `stop` | out | D2 acts: a WQE read of `addr` with `jctx`/`wctx` for `slot`, or a done of `slot` (QPN in `wctx`) |
+//!
+//! Latency: a grant at the head with both answers in is in D1 the next
+//! cycle and in D2 the cycle after; D2 acts in the cycle its output is free.
+//! One grant per cycle through each register.
+
+use super::{REQ_FETCH_QPS_BITS, REQ_JCTX_BITS};
+use super::{REQ_QPN_BITS, REQ_WCTX_BITS};
+use crate::consts::*;
+use crate::prim::Reg;
+use hdl_emit::TypeTag;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct ReqDecide {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub head_ready: Signal<In, Bit>,
+    pub head_slot: Signal<In, Bits<3>>,
+    pub head_qpn: Signal<In, Bits<REQ_QPN_BITS>>,
+    pub head_bad: Signal<In, Bit>,
+    pub qpc: Signal<In, Bits<512>>,
+    pub qps: Signal<In, Bits<REQ_FETCH_QPS_BITS>>,
+    pub issue_free: Signal<In, Bit>,
+    pub stop_free: Signal<In, Bit>,
+    pub take: Signal<Out, Bit>,
+    pub issue: Signal<Out, Bit>,
+    pub stop: Signal<Out, Bit>,
+    pub slot: Signal<Out, Bits<3>>,
+    pub addr: Signal<Out, Bits<64>>,
+    pub jctx: Signal<Out, Bits<REQ_JCTX_BITS>>,
+    pub wctx: Signal<Out, Bits<REQ_WCTX_BITS>>,
+    // ---- D1: the fields
+    d1_v: Reg<Bit>,
+    d1_slot: Reg<Bits<3>>,
+    d1_qpn: Reg<Bits<REQ_QPN_BITS>>,
+    d1_ok: Reg<Bit>,
+    d1_prod: Reg<Bits<16>>,
+    d1_base: Reg<Bits<64>>,
+    d1_log: Reg<Bits<4>>,
+    d1_maxrd: Reg<Bits<8>>,
+    d1_dest: Reg<Bits<24>>,
+    d1_pkey: Reg<Bits<16>>,
+    d1_pd: Reg<Bits<24>>,
+    d1_pmtu: Reg<Bits<3>>,
+    d1_next: Reg<Bits<24>>,
+    d1_sent: Reg<Bits<24>>,
+    d1_cwqe: Reg<Bits<16>>,
+    d1_cpkt: Reg<Bits<24>>,
+    d1_rdst: Reg<Bits<5>>,
+    d1_una: Reg<Bits<24>>,
+    d1_rddone: Reg<Bits<5>>,
+    // ---- D2: the decision
+    d2_v: Reg<Bit>,
+    d2_slot: Reg<Bits<3>>,
+    d2_go: Reg<Bit>,
+    d2_addr: Reg<Bits<64>>,
+    d2_jctx: Reg<Bits<REQ_JCTX_BITS>>,
+    d2_wctx: Reg<Bits<REQ_WCTX_BITS>>,
+    // ---- locals
+    d1_load: Signal<Local, Bit>,
+    d2_load: Signal<Local, Bit>,
+    d2_act: Signal<Local, Bit>,
+    win: Signal<Local, Bits<24>>,
+    rdout: Signal<Local, Bits<5>>,
+    idx: Signal<Local, Bits<16>>,
+    max_win: Signal<Local, Bits<24>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for ReqDecide {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
+            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d2_v, d2_slot, d2_go, d2_addr,
+            d2_jctx, d2_wctx
+        );
+        self.max_win.next = RF_MAX_UNACKED.into();
+        // D2's action: a WQE read (the command register free) or a done
+        self.d2_act.next = self.d2_v.q.val()
+            & ((self.d2_go.q.val() & self.issue_free.val()) | (!self.d2_go.q.val() & self.stop_free.val()));
+        self.d2_load.next = self.d1_v.q.val() & (!self.d2_v.q.val() | self.d2_act.val());
+        self.d1_load.next = self.head_ready.val() & (!self.d1_v.q.val() | self.d2_load.val());
+        self.take.next = self.d1_load.val();
+        self.issue.next = self.d2_act.val() & self.d2_go.q.val();
+        self.stop.next = self.d2_act.val() & !self.d2_go.q.val();
+        self.slot.next = self.d2_slot.q.val();
+        self.addr.next = self.d2_addr.q.val();
+        self.jctx.next = self.d2_jctx.q.val();
+        self.wctx.next = self.d2_wctx.q.val();
+
+        // ================= D1: the head grant's entries into registers =================
+        if self.d2_load.val() {
+            self.d1_v.d.next = false;
+        }
+        if self.d1_load.val() {
+            self.d1_v.d.next = true;
+            self.d1_slot.d.next = self.head_slot.val();
+            self.d1_qpn.d.next = self.head_qpn.val();
+            self.d1_ok.d.next = (self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS) & !self.head_bad.val();
+            self.d1_prod.d.next = self.qpc.val().get_bits::<16>(QPC_SQ_PROD);
+            self.d1_base.d.next = self.qpc.val().get_bits::<64>(QPC_SQ_BASE);
+            self.d1_log.d.next = self.qpc.val().get_bits::<4>(QPC_SQ_LOG);
+            self.d1_maxrd.d.next = self.qpc.val().get_bits::<8>(QPC_MAX_RD_ATOMIC);
+            self.d1_dest.d.next = self.qpc.val().get_bits::<24>(QPC_DEST_QPN);
+            self.d1_pkey.d.next = self.qpc.val().get_bits::<16>(QPC_PKEY);
+            self.d1_pd.d.next = self.qpc.val().get_bits::<24>(QPC_PD);
+            self.d1_pmtu.d.next = self.qpc.val().get_bits::<3>(QPC_PMTU);
+            self.d1_next.d.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+            self.d1_sent.d.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+            self.d1_cwqe.d.next = 0.into();
+            self.d1_cpkt.d.next = 0.into();
+            self.d1_rdst.d.next = 0.into();
+            if self.qps.val().get_bit(QPS_REQ_STARTED) {
+                self.d1_next.d.next = self.qps.val().get_bits::<24>(QPS_NEXT_PSN);
+                self.d1_sent.d.next = self.qps.val().get_bits::<24>(QPS_SENT_END);
+                self.d1_cwqe.d.next = self.qps.val().get_bits::<16>(QPS_CURSOR_WQE);
+                self.d1_cpkt.d.next = bit_cast::<24, 23>(self.qps.val().get_bits::<23>(QPS_CURSOR_PKT));
+                self.d1_rdst.d.next = self.qps.val().get_bits::<5>(QPS_RD_STARTED);
+            }
+            self.d1_una.d.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+            self.d1_rddone.d.next = 0.into();
+            if self.qps.val().get_bit(QPS_COMP_STARTED) {
+                self.d1_una.d.next = self.qps.val().get_bits::<24>(QPS_UNA);
+                self.d1_rddone.d.next = self.qps.val().get_bits::<5>(QPS_RD_DONE);
+            }
+        }
+
+        // ================= D2: the arithmetic into registers =================
+        self.win.next = self.d1_next.q.val() - self.d1_una.q.val();
+        self.rdout.next = self.d1_rdst.q.val() - self.d1_rddone.q.val();
+        self.idx.next = 0.into();
+        for k in 0..16 {
+            if self.d1_log.q.val().index() > k {
+                self.idx.next = self.idx.val().replace_bit(k, self.d1_cwqe.q.val().get_bit(k));
+            }
+        }
+        if self.d2_act.val() {
+            self.d2_v.d.next = false;
+        }
+        if self.d2_load.val() {
+            self.d2_v.d.next = true;
+            self.d2_slot.d.next = self.d1_slot.q.val();
+            self.d2_go.d.next = self.d1_ok.q.val()
+                & (self.d1_cwqe.q.val() != self.d1_prod.q.val())
+                & (self.win.val() < self.max_win.val());
+            self.d2_addr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.idx.val()) << 7);
+            self.d2_jctx.d.next = bit_cast::<REQ_JCTX_BITS, REQ_QPN_BITS>(self.d1_qpn.q.val())
+                | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_dest.q.val()) << 14)
+                | (bit_cast::<REQ_JCTX_BITS, 16>(self.d1_pkey.q.val()) << 38)
+                | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_pd.q.val()) << 54)
+                | (bit_cast::<REQ_JCTX_BITS, 3>(self.d1_pmtu.q.val()) << 78)
+                | (bit_cast::<REQ_JCTX_BITS, 16>(self.d1_cwqe.q.val()) << 81)
+                | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_next.q.val()) << 97)
+                | (bit_cast::<REQ_JCTX_BITS, 23>(self.d1_cpkt.q.val().get_bits::<23>(0)) << 121)
+                | (bit_cast::<REQ_JCTX_BITS, 24>(self.max_win.val() - self.win.val()) << 144)
+                | (bit_cast::<REQ_JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into())
+                    << 152)
+                | (bit_cast::<REQ_JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)
+                | (bit_cast::<REQ_JCTX_BITS, 1>((self.d1_cpkt.q.val() == 0).into()) << 154);
+            self.d2_wctx.d.next = bit_cast::<REQ_WCTX_BITS, 16>(self.d1_prod.q.val())
+                | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_una.q.val()) << 16)
+                | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_sent.q.val()) << 40)
+                | (bit_cast::<REQ_WCTX_BITS, 5>(self.d1_rdst.q.val()) << 64)
+                | (bit_cast::<REQ_WCTX_BITS, REQ_QPN_BITS>(self.d1_qpn.q.val()) << 69);
+        }
+        if self.reset.val() {
+            self.d1_v.d.next = false;
+            self.d2_v.d.next = false;
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! `ReqFetch`: the requester's fetch stage, between `SendSched` and
+//! `ReqGen` (docs/transport.md, "The requester, block by block", items 1
+//! and 2's write-back). Per grant (a QP, in service once at a time: the
+//! scheduler's invariant) it reads the QP's `qpc` and `qps` entries through
+//! two context-cache ports, decides, reads the WQE at the send cursor by
+//! DMA, checks the READ/atomic limit and the fence, hands a job to
+//! `ReqGen`, and writes the requester's bytes of `qps` back from the job's
+//! `done`; every grant is answered on `m_sdone` (qpn, more).
+//!
+//! | port | dir | what |
+//! |---|---|---|
+//! | `s_grant` (`QpnIn`) | in | a QP to serve; `ready` is a register (a free slot and the request registers empty) |
+//! | `m_qpc` / `s_qpc` | out / in | `CtxCache<1024,128,_>` request (read, id = slot) and answer (any order) |
+//! | `m_qps` / `s_qps` | out / in | `CtxCache<512,64,_>` requests: reads (id = slot) and the masked write-back (id = 0x80 + slot); answers in any order; `s_qpc`/`s_qps.ready` are always high |
+//! | `m_rd` / `s_rd` | out / in | DMA read of the WQE (`addr`, `len` = 128) and its two beats in command order (`tuser[0]`: DMA error); `s_rd.tready` is a register |
+//! | `m_job` (`ReqJobOut`) | out | the job for `ReqGen`, from registers |
+//! | `s_rdone` (`ReqDoneIn`) | in | `ReqGen`'s done per job, in job order; `ready` is a register |
+//! | `m_sdone` (`DoneOut`) | out | the scheduler's done per grant, from registers |
+//! | `m_err` ([`ReqErrOut`]) | out | a job that failed in `ReqGen`: qpn, sq_index, err (`REQ_ERR_*`), for the completer |
+//!
+//! **Decision** (per grant, in grant order): an unreadable entry (cache
+//! `err`) or `STATE` not RTS: no work. `REQ_STARTED` clear: NEXT_PSN =
+//! SENT_END = `qpc.SQ_PSN`, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED`
+//! clear: UNA = `qpc.SQ_PSN`, RD_ATOMIC_DONE 0. Work: CURSOR_WQE !=
+//! SQ_PROD; room: (NEXT_PSN - UNA) mod 2^24 < [`MAX_UNACKED_PSNS`]. Without
+//! both: `done` without `more`. Else the WQE is read at SQ_BASE +
+//! (CURSOR_WQE mod 2^SQ_LOG_SIZE) x 128. A job that starts a WQE
+//! (CURSOR_PKT 0) of a READ or atomic needs (RD_ATOMIC_STARTED -
+//! RD_ATOMIC_DONE) mod 32 < MAX_RD_ATOMIC, a FENCE WQE needs it 0; else (or
+//! a DMA error) `done` without `more`. The job: the QP's fields, the WQE's,
+//! sq_index = CURSOR_WQE, psn = NEXT_PSN, pkt_index = CURSOR_PKT, budget =
+//! MAX_UNACKED_PSNS - (NEXT_PSN - UNA).
+//!
+//! **Write-back** (per `s_rdone`, in job order): without `err`, a masked
+//! write of the requester bytes (`qps::REQUESTER_BYTES`): REQ_STARTED 1,
+//! NEXT_PSN = next_psn, SENT_END = the serial max of SENT_END and next_psn
+//! (the highest PSN sent + 1: a READ's next_psn is past its responses'
+//! PSNs), CURSOR_WQE + 1 and CURSOR_PKT 0 when `finished`, else CURSOR_PKT
+//! = next_pkt, RD_ATOMIC_STARTED + 1 when the job started a READ/atomic;
+//! once the cache took the write, `done` with `more` = work left and room
+//! left. With `err`: no write, an `m_err` record, then `done` without `more`.
+//!
+//! **Structure.** Eight slots ([`REQ_FETCH_SLOTS`] = `SCHED_SLOTS`): a
+//! grant takes the lowest free slot, whose number is the cache requests' id;
+//! the answers are written by id into LUTRAM (qpc bytes 0..64, the PATH,
+//! qps bytes 0..25) and flag the slot. [`SlotQueue`]s carry slot numbers
+//! between the stages in order: grant order (with the QPN) to the decision,
+//! the DMA order to the WQE stage, the job order to the write-back. The
+//! decision writes the slot's job context and write-back context (two
+//! LUTRAMs) that the later stages read by slot. A slot is freed with its
+//! scheduler `done`. Several WQE reads are in flight at once (one per slot
+//! that passed the decision), so jobs leave at the rate the DMA returns
+//! WQEs (two beats each). The stages are child blocks, each in its file:
+//! [`ReqSlots`] (the grant, the slot flags, the two read requests),
+//! [`ReqDecide`] (D1: the fields into registers, with the not-started
+//! substitutions; D2: the arithmetic into registers; then the action),
+//! [`ReqWqeStage`] (the WQE's beats, the READ/atomic and fence checks, the
+//! job register) and [`ReqWriteBack`] (the write-back on the `qps` port, the
+//! error record); this block holds the memories and queues, the DMA
+//! command register and the scheduler's done register (its sources in
+//! priority order: the write-back, the WQE stage, D2).
+//!
+//! **Latency and rate** (`tb/tests/req_fetch.rs`): a grant taken in cycle
+//! t, both caches offering their answers h cycles after taking the
+//! requests, the DMA offering the first beat d cycles after taking the
+//! command, nothing stalled: the job is offered at t + h + d +
+//! [`REQ_FETCH_FIXED_LATENCY`]. Grants are taken at most every other cycle;
+//! WQEs are taken at the DMA's rate (two beats, two cycles, each: a first
+//! beat waits in `wq_nx` while the previous WQE waits for the job
+//! register), so with eight grants in flight jobs leave every two cycles.
+
+use super::{DoneOut, QpnIn, ReqDecide, ReqDoneIn, ReqJobOut, ReqSlots, ReqWqeStage, ReqWriteBack, SlotQueue};
+use super::{PATH_BITS, REQ_INDEX_BITS};
+use super::{REQ_PKT_BITS, REQ_PSN_BITS, REQ_QPN_BITS, SCHED_SLOTS};
+use crate::axis::AxisIn;
+use crate::consts::*;
+use crate::host::{CacheReqOut, CacheRespIn, RdCmdOut};
+use crate::prim::{LutRam, Reg};
+use hdl_emit::TypeTag;
+use rnic_contract::layouts::{qps, send_wqe};
+use rust_hdl::prelude::*;
+
+/// Slots (grants in service inside the block at once): the scheduler's.
+pub const REQ_FETCH_SLOTS: usize = SCHED_SLOTS;
+/// The unacknowledged PSN window (rxe's 128), declared once in `consts`.
+pub const MAX_UNACKED_PSNS: u64 = RF_MAX_UNACKED;
+/// Bytes of a send WQE (the DMA read's length).
+pub const REQ_FETCH_WQE_BYTES: u64 = send_wqe::SIZE as u64;
+/// The id bit marking the write-back's request on the qps port.
+pub const REQ_FETCH_WB_ID: u64 = 0x80;
+/// Cycles of the fixed part of grant-to-job (see the module doc): the
+/// request registers (1), the answer's flag (1), D1 (1), D2 (1), the DMA
+/// command register (1), the two beats (2), the job register (1).
+pub const REQ_FETCH_FIXED_LATENCY: u64 = 8;
+/// Bits of the qps entry the decision keeps (the requester's and the completer's bytes).
+pub const REQ_FETCH_QPS_BITS: usize = 8 * qps::COMPLETER_BYTES.end;
+const _: () = assert!(REQ_FETCH_SLOTS == 8 && REQ_FETCH_QPS_BITS == 200 && REQ_QPN_BITS == 14);
+const _: () = assert!(REQ_PSN_BITS == 24 && REQ_INDEX_BITS == 16 && REQ_PKT_BITS == 24 && PATH_BITS == 512);
+const _: () = assert!(MAX_UNACKED_PSNS == 128 && REQ_FETCH_WQE_BYTES == 128, "the literals 7 and 128 of update");
+const _: () = assert!(qps::REQUESTER_BYTES.end == 12);
+/// Job context word (per slot): qpn [13:0], dest_qpn [37:14], pkey
+/// [53:38], pd [77:54], pmtu [80:78], sq_index [96:81], psn [120:97],
+/// pkt_index [143:121], budget [151:144], rd_ok [152], fence_ok [153],
+/// pkt_index == 0 [154].
+pub const REQ_JCTX_BITS: usize = 155;
+/// Write-back context word (per slot): sq_prod [15:0], una [39:16],
+/// sent_end [63:40], rd_started [68:64], qpn [82:69].
+pub const REQ_WCTX_BITS: usize = 83;
+
+/// A job `ReqGen` failed (`REQ_ERR_*`): the completer completes the WQE in error.
+#[derive(LogicInterface, Default)]
+#[join = "ReqErrIn"]
+pub struct ReqErrOut {
+    pub qpn: Signal<Out, Bits<REQ_QPN_BITS>>,
+    pub sq_index: Signal<Out, Bits<REQ_INDEX_BITS>>,
+    pub err: Signal<Out, Bits<2>>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "ReqErrOut"]
+pub struct ReqErrIn {
+    pub qpn: Signal<In, Bits<REQ_QPN_BITS>>,
+    pub sq_index: Signal<In, Bits<REQ_INDEX_BITS>>,
+    pub err: Signal<In, Bits<2>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct ReqFetch {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_grant: QpnIn<REQ_QPN_BITS>,
+    pub m_sdone: DoneOut<REQ_QPN_BITS>,
+    pub m_qpc: CacheReqOut<1024, 128>,
+    pub s_qpc: CacheRespIn<1024>,
+    pub m_qps: CacheReqOut<512, 64>,
+    pub s_qps: CacheRespIn<512>,
+    pub m_rd: RdCmdOut,
+    pub s_rd: AxisIn<512, 64, 1>,
+    pub m_job: ReqJobOut,
+    pub s_rdone: ReqDoneIn,
+    pub m_err: ReqErrOut,
+
+    // ---- the stages
+    decide: ReqDecide,
+    wqe: ReqWqeStage,
+    wb: ReqWriteBack,
+    slots: ReqSlots,
+    // ---- the slots' memories
+    rd_start: Reg<Bits<8>>,
+    qpc_lo: LutRam<Bits<512>, 3>,
+    qpc_path: LutRam<Bits<512>, 3>,
+    qps_lo: LutRam<Bits<REQ_FETCH_QPS_BITS>, 3>,
+    jctx: LutRam<Bits<REQ_JCTX_BITS>, 3>,
+    wctx: LutRam<Bits<REQ_WCTX_BITS>, 3>,
+    order: SlotQueue<17>,
+    dmaq: SlotQueue<3>,
+    jobq: SlotQueue<3>,
+    // ---- the DMA command; the WQE stage's slot
+    rd_v: Reg<Bit>,
+    rd_addr: Reg<Bits<64>>,
+    jh: Reg<Bits<3>>,
+    // ---- the scheduler's done
+    dn_v: Reg<Bit>,
+    dn_qpn: Reg<Bits<REQ_QPN_BITS>>,
+    dn_more: Reg<Bit>,
+
+    // ---- locals
+    ohead: Signal<Local, Bits<3>>,
+    rd_free: Signal<Local, Bit>,
+    dn_free: Signal<Local, Bit>,
+    jhead: Signal<Local, Bits<3>>,
+    freed: Signal<Local, Bits<8>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for ReqFetch {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more);
+        clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb);
+        self.order.reset.next = self.reset.val();
+        self.dmaq.reset.next = self.reset.val();
+        self.jobq.reset.next = self.reset.val();
+        self.slots.reset.next = self.reset.val();
+        self.decide.reset.next = self.reset.val();
+        self.wqe.reset.next = self.reset.val();
+        self.wb.reset.next = self.reset.val();
+        AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.wqe.s_rd);
+        QpnIn::<REQ_QPN_BITS>::link(&mut self.s_grant, &mut self.slots.s_grant);
+        CacheReqOut::<1024, 128>::link(&mut self.m_qpc, &mut self.slots.m_qpc);
+        ReqJobOut::link(&mut self.m_job, &mut self.wqe.m_job);
+        ReqDoneIn::link(&mut self.s_rdone, &mut self.wb.s_rdone);
+        ReqErrOut::link(&mut self.m_err, &mut self.wb.m_err);
+        CacheReqOut::<512, 64>::link(&mut self.m_qps, &mut self.wb.m_qps);
+        self.freed.next = 0.into();
+        self.rd_free.next = !self.rd_v.q.val() | self.m_rd.ready.val();
+        self.dn_free.next = !self.dn_v.q.val() | self.m_sdone.ready.val();
+
+        // ================= grant and slot flags; the qps read request beside the write-back =================
+        self.order.push.next = self.slots.take.val();
+        self.order.push_data.next =
+            bit_cast::<17, 3>(self.slots.sel.val()) | (bit_cast::<17, REQ_QPN_BITS>(self.s_grant.qpn.val()) << 3);
+        self.slots.qps_taken.next = self.wb.rd_taken.val();
+        self.slots.qpc_ans.next = self.s_qpc.valid.val();
+        self.slots.qpc_id.next = self.s_qpc.id.val().get_bits::<3>(0);
+        self.slots.qpc_err.next = self.s_qpc.err.val();
+        self.slots.qps_ans.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(7);
+        self.slots.qps_id.next = self.s_qps.id.val().get_bits::<3>(0);
+        self.slots.qps_err.next = self.s_qps.err.val();
+
+        // ================= cache answers: by id into the slot's LUTRAM =================
+        self.s_qpc.ready.next = true;
+        self.s_qps.ready.next = true;
+        self.qpc_lo.write_addr.next = self.s_qpc.id.val().get_bits::<3>(0);
+        self.qpc_lo.write_data.next = self.s_qpc.data.val().get_bits::<512>(0);
+        self.qpc_lo.write_enable.next = self.s_qpc.valid.val();
+        self.qpc_path.write_addr.next = self.s_qpc.id.val().get_bits::<3>(0);
+        self.qpc_path.write_data.next = self.s_qpc.data.val().get_bits::<512>(QPC_PATH);
+        self.qpc_path.write_enable.next = self.s_qpc.valid.val();
+        self.qps_lo.write_addr.next = self.s_qps.id.val().get_bits::<3>(0);
+        self.qps_lo.write_data.next = self.s_qps.data.val().get_bits::<REQ_FETCH_QPS_BITS>(0);
+        self.qps_lo.write_enable.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(7);
+
+        // ================= the decision (D1, D2) at the grant order's head =================
+        self.ohead.next = self.order.head.val().get_bits::<3>(0);
+        self.qpc_lo.read_addr.next = self.ohead.val();
+        self.qps_lo.read_addr.next = self.ohead.val();
+        self.decide.head_ready.next =
+            self.order.nonempty.val() & self.slots.got.val().get_bit(self.ohead.val().index());
+        self.decide.head_slot.next = self.ohead.val();
+        self.decide.head_qpn.next = self.order.head.val().get_bits::<REQ_QPN_BITS>(3);
+        self.decide.head_bad.next = self.slots.bad.val().get_bit(self.ohead.val().index());
+        self.decide.qpc.next = self.qpc_lo.read_data.val();
+        self.decide.qps.next = self.qps_lo.read_data.val();
+        // the done register's priority: F, then the WQE stage, then D2
+        self.decide.issue_free.next = self.rd_free.val();
+        self.decide.stop_free.next = self.dn_free.val() & !self.wb.done.val() & !self.wqe.stop.val();
+        self.order.pop.next = self.decide.take.val();
+        self.jctx.write_addr.next = self.decide.slot.val();
+        self.jctx.write_data.next = self.decide.jctx.val();
+        self.jctx.write_enable.next = self.decide.issue.val();
+        self.wctx.write_addr.next = self.decide.slot.val();
+        self.wctx.write_data.next = self.decide.wctx.val();
+        self.wctx.write_enable.next = self.decide.issue.val();
+        self.dmaq.push.next = self.decide.issue.val();
+        self.dmaq.push_data.next = self.decide.slot.val();
+
+        // ================= the DMA command =================
+        self.m_rd.valid.next = self.rd_v.q.val();
+        self.m_rd.addr.next = self.rd_addr.q.val();
+        self.m_rd.len.next = 128.into(); // REQ_FETCH_WQE_BYTES
+        if self.m_rd.ready.val() {
+            self.rd_v.d.next = false;
+        }
+        if self.decide.issue.val() {
+            self.rd_v.d.next = true;
+            self.rd_addr.d.next = self.decide.addr.val();
+        }
+
+        // ================= the WQE stage and the job register =================
+        // the stage's slot: the queue's head, registered (a pop is at least two cycles before the next use)
+        self.jh.d.next = self.dmaq.head.val();
+        self.jhead.next = self.jh.q.val();
+        self.jctx.read_addr.next = self.jhead.val();
+        self.qpc_path.read_addr.next = self.jhead.val();
+        self.wqe.jc.next = self.jctx.read_data.val();
+        self.wqe.path.next = self.qpc_path.read_data.val();
+        self.wqe.stop_free.next = self.dn_free.val() & !self.wb.done.val();
+        self.dmaq.pop.next = self.wqe.go.val();
+        self.jobq.push.next = self.wqe.go.val() & !self.wqe.block.val();
+        self.jobq.push_data.next = self.jhead.val();
+        if self.wqe.go.val() & !self.wqe.block.val() {
+            self.rd_start.d.next = self.rd_start.q.val().replace_bit(self.jhead.val().index(), self.wqe.rd_first.val());
+        }
+
+        // ================= write-back (the qps port: its write beside the reads) =================
+        self.wb.head_slot.next = self.jobq.head.val();
+        self.jobq.pop.next = self.wb.pop.val();
+        self.wctx.read_addr.next = self.wb.slot.val();
+        self.wb.wc.next = self.wctx.read_data.val();
+        self.wb.rd_started.next = self.rd_start.q.val().get_bit(self.wb.slot.val().index());
+        self.wb.done_free.next = self.dn_free.val();
+        self.wb.rd_valid.next = self.slots.qps_rv.val();
+        self.wb.rd_qpn.next = self.slots.rq_qpn.val();
+        self.wb.rd_slot.next = self.slots.rq_slot.val();
+
+        // ================= the scheduler's done: F, then the WQE stage, then D2 =================
+        self.m_sdone.valid.next = self.dn_v.q.val();
+        self.m_sdone.qpn.next = self.dn_qpn.q.val();
+        self.m_sdone.more.next = self.dn_more.q.val();
+        if self.m_sdone.ready.val() {
+            self.dn_v.d.next = false;
+        }
+        if self.wb.done.val() {
+            self.dn_v.d.next = true;
+            self.dn_qpn.d.next = self.wb.done_qpn.val();
+            self.dn_more.d.next = self.wb.done_more.val();
+            self.freed.next = self.freed.val().replace_bit(self.wb.slot.val().index(), true);
+        } else if self.wqe.go.val() & self.wqe.block.val() {
+            self.dn_v.d.next = true;
+            self.dn_qpn.d.next = self.jctx.read_data.val().get_bits::<REQ_QPN_BITS>(0);
+            self.dn_more.d.next = false;
+            self.freed.next = self.freed.val().replace_bit(self.jhead.val().index(), true);
+        } else if self.decide.stop.val() {
+            self.dn_v.d.next = true;
+            self.dn_qpn.d.next = self.decide.wctx.val().get_bits::<REQ_QPN_BITS>(69);
+            self.dn_more.d.next = false;
+            self.freed.next = self.freed.val().replace_bit(self.decide.slot.val().index(), true);
+        }
+
+        self.slots.freed.next = self.freed.val();
+        self.slots.any_freed.next =
+            self.wb.done.val() | (self.wqe.go.val() & self.wqe.block.val()) | self.decide.stop.val();
+        if self.reset.val() {
+            self.rd_v.d.next = false;
+            self.dn_v.d.next = false;
+        }
+    }
+}
