@@ -82,6 +82,7 @@ catalog! {
     rx_hold => crate::transport::RxHold, 100;
     inflight => crate::transport::InflightTable, 300;
     req_gen => crate::transport::ReqGen, 100;
+    req_payload => crate::transport::ReqPayload, 100;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
     ack_gen => crate::transport::AckGen, 100;
     resp_check => crate::transport::RespCheck, 200;

@@ -203,6 +203,7 @@ pub mod mr_xlate;
 pub mod payload;
 pub mod replay;
 pub mod req_gen;
+pub mod req_payload;
 pub mod resp_check;
 pub mod retry_timer;
 pub mod rx;
