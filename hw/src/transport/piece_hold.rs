@@ -52,6 +52,7 @@ pub struct PieceHold {
     out_len: Reg<Bits<PIECE_LEN_BITS>>,
     out_last: Reg<Bit>,
     out_valid: Reg<Bit>,
+    wp_adv: Signal<Local, Bits<PTR_BITS>>,
     wp_next: Signal<Local, Bits<PTR_BITS>>,
     rp_next: Signal<Local, Bits<PTR_BITS>>,
     occ_next: Signal<Local, Bits<PTR_BITS>>,
@@ -65,10 +66,11 @@ impl Logic for PieceHold {
         dff_setup!(self, clock, wp, cp, rp, room_r, out_iova, out_len, out_last, out_valid);
         clock!(self, clock, mem_iova, mem_len, mem_last);
         // ---- write side: the write pointer runs ahead of the commit point
-        self.wp_next.next = self.wp.q.val();
+        self.wp_adv.next = self.wp.q.val();
         if self.w_valid.val() {
-            self.wp_next.next = self.wp.q.val() + 1;
+            self.wp_adv.next = self.wp.q.val() + 1;
         }
+        self.wp_next.next = self.wp_adv.val();
         if self.discard.val() {
             self.wp_next.next = self.cp.q.val();
         }
@@ -103,8 +105,10 @@ impl Logic for PieceHold {
             self.out_valid.d.next = true;
         }
         self.rp.d.next = self.rp_next.val();
-        // room next cycle: fewer than 2^PIECE_HOLD_LOG places taken
-        self.occ_next.next = self.wp_next.val() - self.rp_next.val();
+        // room next cycle: fewer than 2^PIECE_HOLD_LOG places taken, not
+        // counting this cycle's discard (one cycle conservative: keeps the
+        // writer's decision off this path)
+        self.occ_next.next = self.wp_adv.val() - self.rp_next.val();
         self.room_r.d.next = !self.occ_next.val().get_bit(PIECE_HOLD_LOG);
         self.room.next = self.room_r.q.val();
         self.m_piece.iova.next = self.out_iova.q.val();
