@@ -262,10 +262,11 @@ impl RpBench {
         m.set_words(i, &h);
         m.set("s_hdr.tvalid", self.hdr_on as u64);
         m.set("s_hdr_sq_index", sq as u64);
-        let (f, id) = self.frag_q.front().copied().unwrap_or((
-            MrRequest { key: 0, pd: 0, va: 0, len: 0, access: Access::LocalRead },
-            0,
-        ));
+        let (f, id) = self
+            .frag_q
+            .front()
+            .copied()
+            .unwrap_or((MrRequest { key: 0, pd: 0, va: 0, len: 0, access: Access::LocalRead }, 0));
         m.set("s_frag.key", f.key as u64);
         m.set("s_frag.pd", f.pd as u64);
         m.set("s_frag.va", f.va);
@@ -440,7 +441,8 @@ pub fn random_frag(rng: &mut Rng, w: &MrWorld, len: u32, p_fault: u64) -> MrRequ
 pub fn random_packets(rng: &mut Rng, w: &MrWorld, n: usize, qps: usize, p_fault: u64) -> Vec<Packet> {
     let qpn: Vec<u32> = (0..qps).map(|i| (rng.next() as u32 % (1 << REQ_QPN_BITS)) & !7 | i as u32).collect();
     // per QP: (SQ index, packets left of its WQE, payload)
-    let mut st: Vec<(u32, u32, bool)> = (0..qps).map(|_| (rng.next() as u32 % (1 << REQ_INDEX_BITS), 0, true)).collect();
+    let mut st: Vec<(u32, u32, bool)> =
+        (0..qps).map(|_| (rng.next() as u32 % (1 << REQ_INDEX_BITS), 0, true)).collect();
     let mut out = vec![];
     while out.len() < n {
         let q = (rng.next() % qps as u64) as usize;

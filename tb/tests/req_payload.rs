@@ -117,14 +117,14 @@ fn failed_wqe_drops_later_packets() {
     let pk = vec![
         Packet::new(&mut rng, a, 7, vec![ok(0), ok(5000)]),
         Packet::new(&mut rng, a, 7, vec![ok(9000), bad_key, ok(20000)]), // fails: KeyMismatch
-        Packet::new(&mut rng, a, 7, vec![ok(30000)]),                     // dropped by the note
-        Packet::new(&mut rng, b_qp, 3, vec![ok(100)]),                    // another QP passes
-        Packet::new(&mut rng, b_qp, 4, vec![]),                           // no payload
-        Packet::new(&mut rng, a, 7, vec![ok(40000)]),                     // still the failed WQE
-        Packet::new(&mut rng, a, 8, vec![ok(50000)]),                     // the next WQE passes
-        Packet::new(&mut rng, b_qp, 5, vec![ok(1000), bad_pd]),           // PdMismatch
-        Packet::new(&mut rng, a, 9, vec![oob]),                           // OutOfBounds
-        Packet::new(&mut rng, b_qp, 5, vec![ok(0)]),                      // passes: the one note names (a, 9) by now
+        Packet::new(&mut rng, a, 7, vec![ok(30000)]),                    // dropped by the note
+        Packet::new(&mut rng, b_qp, 3, vec![ok(100)]),                   // another QP passes
+        Packet::new(&mut rng, b_qp, 4, vec![]),                          // no payload
+        Packet::new(&mut rng, a, 7, vec![ok(40000)]),                    // still the failed WQE
+        Packet::new(&mut rng, a, 8, vec![ok(50000)]),                    // the next WQE passes
+        Packet::new(&mut rng, b_qp, 5, vec![ok(1000), bad_pd]),          // PdMismatch
+        Packet::new(&mut rng, a, 9, vec![oob]),                          // OutOfBounds
+        Packet::new(&mut rng, b_qp, 5, vec![ok(0)]),                     // passes: the one note names (a, 9) by now
     ];
     let mut b = RpBench::new(w, RpKnobs { p_piece: 50, p_hdr_out: 50, ..RpKnobs::fast(3) }, 1);
     run(&mut b, &pk, 10_000);

@@ -158,8 +158,19 @@ impl Logic for ReqPayload {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pkt_fail, pkt_verdict, note_valid, note_qpn, note_sq, err_qpn, err_sq, err_verdict, err_valid,
-            hdr_data, hdr_valid
+            self,
+            clock,
+            pkt_fail,
+            pkt_verdict,
+            note_valid,
+            note_qpn,
+            note_sq,
+            err_qpn,
+            err_sq,
+            err_verdict,
+            err_valid,
+            hdr_data,
+            hdr_valid
         );
         clock!(self, clock, frag_skid, hq, tq, dq, hold);
         self.frag_skid.reset.next = self.reset.val();
@@ -208,10 +219,8 @@ impl Logic for ReqPayload {
         // ---- resolver: answer beats of the packet whose tag is at the head
         self.tag_qpn.next = self.tq.m_axis.tdata.val();
         self.tag_sq.next = self.tq.m_axis.tuser.val();
-        self.resp_ready.next = self.hold.room.val()
-            & self.tq.m_axis.tvalid.val()
-            & self.dq.s_axis.tready.val()
-            & !self.err_valid.q.val();
+        self.resp_ready.next =
+            self.hold.room.val() & self.tq.m_axis.tvalid.val() & self.dq.s_axis.tready.val() & !self.err_valid.q.val();
         self.s_xresp.ready.next = self.resp_ready.val();
         self.resp_fire.next = self.s_xresp.valid.val() & self.resp_ready.val();
         self.beat_bad.next = self.s_xresp.verdict.val().any();
