@@ -426,7 +426,7 @@ pub fn random_frag(rng: &mut Rng, w: &MrWorld, len: u32, p_fault: u64) -> MrRequ
         match rng.next() % 4 {
             0 => r.key ^= 1 << (rng.next() % 32),
             1 => r.pd = 1 + (r.pd % 3),
-            2 => r.va = m.va_base + m.length - len + 1 + rng.next() % 64,
+            2 => r.va = (m.va_base + slack).wrapping_add(1 + rng.next() % 64),
             _ => r.va = m.va_base.wrapping_sub(1 + rng.next() % 64),
         }
     }

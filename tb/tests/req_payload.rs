@@ -185,8 +185,13 @@ fn full_rate_pages() {
     assert_eq!((b.hdr_refused, b.frag_refused), (0, 0), "the requester was stalled");
     let gaps = b.piece_out.windows(2).filter(|x| x[1] != x[0] + 1).count();
     assert_eq!(gaps, 0, "pieces not back to back");
-    assert_eq!(b.piece_out[0], b.xreq_out[0] + 25 + 1 + PIECE_HOLD_LATENCY);
-    assert_eq!(*b.hdr_out.last().unwrap(), b.piece_out.last().unwrap() + 1);
+    // the first packet's 8 answer beats back to back from request + 25
+    assert_eq!(b.pkt_end_taken[0], b.xreq_out[0] + 25 + 7);
+    assert_eq!(b.piece_out[0], b.pkt_end_taken[0] + PIECE_HOLD_LATENCY);
+    // each header as soon as its packet's last beat is in
+    for (h, e) in b.hdr_out.iter().zip(&b.pkt_end_taken) {
+        assert_eq!(*h, e + REQ_PAYLOAD_HDR_LATENCY);
+    }
     println!("full_rate_pages: {n} packets, {} pieces, {cycles} cycles", 8 * n);
 }
 
