@@ -204,7 +204,7 @@ impl RpBench {
         let mut pieces = vec![];
         let mut fail: Option<MrError> = None;
         for (k, f) in p.frags.iter().enumerate() {
-            let id = ((k + 1 == n) as u64) << REQ_FRAG_LAST | (p.hdr[0] as u64 & 0x7f);
+            let id = (((k + 1 == n) as u64) << REQ_FRAG_LAST) | (p.hdr[0] as u64 & 0x7f);
             self.frag_q.push_back((*f, id));
             for x in self.world.expect(f) {
                 match x {
@@ -325,7 +325,7 @@ impl RpBench {
         // ---- answers taken
         if self.xresp_on && m.get("s_xresp.ready") & 1 == 1 {
             let (_, b) = self.xresp.pop_front().unwrap();
-            if b.4 && b.0 >> REQ_FRAG_LAST & 1 == 1 {
+            if b.4 && (b.0 >> REQ_FRAG_LAST) & 1 == 1 {
                 self.pkt_end_taken.push(now);
             }
             self.xresp_on = false;
