@@ -71,7 +71,7 @@ pub const REQ_PAYLOAD_FRAG_LATENCY: u64 = 1;
 /// The most pieces of one packet: a packet is at most 4096 bytes (the
 /// largest PMTU) over at most 4 SGEs, each fragment of at most 4096 bytes
 /// spans at most two pages of 4 KiB or more.
-pub const REQ_PAYLOAD_MAX_PIECES: usize = 2 * rnic_contract::layouts::send_wqe::MAX_SGE as usize;
+pub const REQ_PAYLOAD_MAX_PIECES: usize = 2 * rnic_contract::layouts::send_wqe::MAX_SGE;
 const _: () = assert!(1 << super::PIECE_HOLD_LOG >= 2 * REQ_PAYLOAD_MAX_PIECES);
 const _: () = assert!(super::PIECE_MAX == 4096 && rnic_contract::layouts::mpt::LOG_PAGE_SIZES[0] >= 12);
 
