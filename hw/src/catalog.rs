@@ -86,6 +86,7 @@ catalog! {
     inflight => crate::transport::InflightTable, 300;
     req_gen => crate::transport::ReqGen, 100;
     req_fetch => crate::transport::ReqFetch, 100;
+    req_payload => crate::transport::ReqPayload, 100;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
     ack_gen => crate::transport::AckGen, 100;
     resp_check => crate::transport::RespCheck, 200;

@@ -164,6 +164,8 @@ rtl_consts! {
     ACC_REMOTE_ATOMIC: u64 = Access::RemoteAtomic as u8;
     /// The lowest bit of `payload_len` in the transmit builder's header.
     TX_PAYLOAD_LEN_LSB: usize = crate::wire::tx_field_lsb("payload_len");
+    /// The lowest bit of `src_qp` in the transmit builder's header (`req_payload` takes the QPN from it).
+    TX_SRC_QP_LSB: usize = crate::wire::tx_field_lsb("src_qp");
     // ---- the inflight WQE table (hw/src/transport/inflight.rs): `s_cmd.op` codes
     /// Append an entry at the QP's tail.
     INFLIGHT_PUSH: u64 = 0;
@@ -185,6 +187,9 @@ rtl_consts! {
     /// `m_frag.id` bit marking a packet's last fragment (the bits below: the
     /// packet's PSN mod 2^7).
     REQ_FRAG_LAST: usize = crate::mr::MR_ID_BITS - 1;
+    // ---- the requester's payload translation (hw/src/transport/req_payload.rs)
+    /// log2 of `PieceHold`'s places (32: four packets of the most pieces one can have).
+    PIECE_HOLD_LOG: usize = 5;
     /// Inflight record fields (`transport::ENTRY_*`): lowest bit.
     ENT_WQE_INDEX: u64 = crate::transport::ENTRY_WQE_INDEX;
     ENT_FIRST_PSN: u64 = crate::transport::ENTRY_FIRST_PSN;

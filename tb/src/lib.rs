@@ -229,6 +229,7 @@ pub mod payload;
 pub mod replay;
 pub mod req_fetch;
 pub mod req_gen;
+pub mod req_payload;
 pub mod resp_check;
 pub mod retry_timer;
 pub mod rx;

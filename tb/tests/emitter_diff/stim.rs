@@ -77,6 +77,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "inflight" => inflight(s),
         "req_gen" => req_gen(s),
         "req_fetch" => req_fetch(s),
+        "req_payload" => req_payload(s),
         "retry_timer" => retry_timer(s),
         "ack_gen" => ack_gen(s),
         "resp_check" => resp_check(s),
@@ -1868,6 +1869,49 @@ fn req_gen<S: Sim>(s: &mut S) -> Outcome {
         reached("fragments", frags, 100),
         reached("dones", dones, 50),
         reached("pushes", pushes, 20),
+    ])
+}
+
+/// The requester's payload translation through `rnic_tb::req_payload`:
+/// random packets over a world of regions (faults, a failed WQE's later
+/// packets), the translation unit modelled with random latency, every port
+/// stalled at random; every header, piece and error record checked against
+/// the reference.
+fn req_payload<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_tb::req_payload::{random_packets, world, RpBench, RpKnobs};
+    let mut rng = Rng(0x5eed_0e11);
+    let w = world(&mut rng);
+    let pk = random_packets(&mut rng, &w, 120, 3, 4);
+    let knobs = RpKnobs {
+        p_hdr: 70,
+        p_frag: 80,
+        p_xreq: 75,
+        p_xresp: 80,
+        p_piece: 75,
+        p_hdr_out: 75,
+        p_err: 60,
+        lat_min: 1,
+        lat_max: 12,
+        pace: false,
+    };
+    let mut b = RpBench::new(w, knobs, 0x0e11);
+    for p in &pk {
+        b.send(p);
+    }
+    reset(s)?;
+    let limit = s.now() + 20_000;
+    while !b.done() {
+        assert!(s.now() < limit, "req_payload: {} headers, {} pieces out", b.hdr_out.len(), b.piece_out.len());
+        b.drive(s);
+        s.eval();
+        b.sample(s).unwrap_or_else(|e| panic!("req_payload: {e}"));
+        s.step()?;
+    }
+    Ok(vec![
+        reached("headers", b.hdr_out.len() as u64, 60),
+        reached("pieces", b.piece_out.len() as u64, 60),
+        reached("error records", b.err_out.len() as u64, 5),
+        reached("packets dropped by the note", b.noted, 2),
     ])
 }
 
