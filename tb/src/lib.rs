@@ -193,6 +193,7 @@ pub fn unpack_header(hdr: &[u32]) -> BTreeMap<&'static str, u128> {
 }
 
 pub mod ack_gen;
+pub mod comp_ack;
 pub mod ctx_cache;
 pub mod dma;
 pub mod driver_hw;
