@@ -39,6 +39,17 @@ use std::collections::{HashMap, VecDeque};
 
 const M24: u32 = 0xff_ffff;
 
+/// A number below `n` (0 when `n` is 0).
+trait Below {
+    fn below(&mut self, n: u64) -> u64;
+}
+
+impl Below for Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
 /// A WQE as the bench knows it (for the inflight entry and the CQE).
 #[derive(Clone, Copy, Debug)]
 struct WqeInfo {
@@ -572,7 +583,7 @@ pub fn pack_header(c: &Case) -> Vec<u32> {
             _ => 0,
         };
         for k in 0..*width {
-            if (v >> k) & 1 == 1 {
+            if k < 64 && (v >> k) & 1 == 1 {
                 words[(top + k) / 32] |= 1 << ((top + k) % 32);
             }
         }
@@ -628,7 +639,8 @@ pub struct Record {
 #[derive(Default)]
 pub struct InflightModel {
     lists: HashMap<u32, VecDeque<Entry>>,
-    answers: VecDeque<(u64, Option<Entry>)>,
+    /// Answers due (cycle, the entry or empty), in command order.
+    pub answers: VecDeque<(u64, Option<Entry>)>,
     pub commands: u64,
 }
 
@@ -636,7 +648,8 @@ impl InflightModel {
     pub fn push(&mut self, qpn: u32, e: Entry) {
         self.lists.entry(qpn & ((1 << INFLIGHT_QPN_BITS) - 1)).or_default().push_back(e);
     }
-    fn command(&mut self, now: u64, op: u64, qpn: u32) {
+    /// A HEAD or POP taken at `now`.
+    pub fn command(&mut self, now: u64, op: u64, qpn: u32) {
         self.commands += 1;
         let l = self.lists.entry(qpn).or_default();
         let e = match op {

@@ -91,7 +91,7 @@ fn latency(c: &Case) -> Option<u64> {
 #[test]
 fn latency_and_rate_are_exact() {
     let mut s = Script::new(9, 2);
-    s.generate(600);
+    s.generate(1200);
     let cases = s.cases.clone();
     let mut b = bench(9);
     b.push(s);
@@ -107,5 +107,5 @@ fn latency_and_rate_are_exact() {
             assert_eq!(b.taken[i + 1], r + 1, "packet {} taken the cycle after record {i}", i + 1);
         }
     }
-    assert!(walks.iter().all(|&n| n >= 10), "walks by WQEs completed (0, 1, 2, 3+): {walks:?}");
+    assert!(walks[0] >= 100 && walks[1] >= 20 && walks[2] >= 5 && walks[3] >= 5, "walks by WQEs completed (0, 1, 2, 3+): {walks:?}");
 }

@@ -229,6 +229,8 @@ pub struct CompAck {
     cmd_op: Reg<Bits<3>>,
     // ---- the CQE register
     cqe_valid: Reg<Bit>,
+    cqe_cq: Reg<Bits<24>>,
+    cqe_qpn: Reg<Bits<24>>,
     cqe_wr_id: Reg<Bits<64>>,
     cqe_status: Reg<Bits<8>>,
     cqe_opcode: Reg<Bits<8>>,
@@ -303,6 +305,8 @@ impl Logic for CompAck {
             cmd_valid,
             cmd_op,
             cqe_valid,
+            cqe_cq,
+            cqe_qpn,
             cqe_wr_id,
             cqe_status,
             cqe_opcode,
@@ -332,12 +336,12 @@ impl Logic for CompAck {
         // when the CQE register is free
         self.s_inf.ready.next = self.pend_pops.q.val().any()
             | ((self.state.q.val() == CompState::Wait) & !self.cqe_valid.q.val());
-        self.m_cqe.cq.next = self.cq.q.val();
+        self.m_cqe.cq.next = self.cqe_cq.q.val();
         self.m_cqe.wr_id.next = self.cqe_wr_id.q.val();
         self.m_cqe.status.next = self.cqe_status.q.val();
         self.m_cqe.opcode.next = self.cqe_opcode.q.val();
         self.m_cqe.byte_len.next = self.cqe_len.q.val();
-        self.m_cqe.qpn.next = self.qpn.q.val();
+        self.m_cqe.qpn.next = self.cqe_qpn.q.val();
         self.m_cqe.wqe_index.next = self.cqe_index.q.val();
         self.m_cqe.valid.next = self.cqe_valid.q.val();
         self.m_dec.qpn.next = self.qpn.q.val();
@@ -585,6 +589,9 @@ impl Logic for CompAck {
                     self.cqe_opcode.d.next = self.e_op.val();
                     self.cqe_len.d.next = (self.s_inf.data.val() >> ENT_LEN).get_bits::<32>(0);
                     self.cqe_index.d.next = self.e_index.val();
+                    // the CQE may wait on `m_cqe` while the next packet is taken
+                    self.cqe_cq.d.next = self.cq.q.val();
+                    self.cqe_qpn.d.next = self.qpn.q.val();
                 }
             }
             CompState::Finish => {
