@@ -549,14 +549,7 @@ fn after_head(after: &CompState, before: &CompState) -> u16 {
 struct NoMemory;
 
 impl rnic_proto::rc::Memory for NoMemory {
-    fn check(
-        &self,
-        _: u32,
-        _: u32,
-        _: u64,
-        _: u64,
-        _: rnic_proto::rc::Access,
-    ) -> Result<(), rnic_proto::rc::KeyError> {
+    fn check(&self, _: u32, _: u32, _: u64, _: u64, _: rnic_proto::rc::Access) -> Result<(), rnic_proto::rc::KeyError> {
         Ok(())
     }
     fn read(&self, _: u64, out: &mut [u8]) -> Result<(), rnic_proto::rc::MemFault> {
@@ -894,7 +887,8 @@ impl<M: Model> CompBench<M> {
 /// A record against the model's expectation.
 pub fn check(c: &Case, r: &Record, now: u64) {
     let e = &c.expect;
-    let ctx = format!("cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} syndrome {:#04x}", c.qpn, c.psn, c.opcode, c.syndrome);
+    let ctx =
+        format!("cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} syndrome {:#04x}", c.qpn, c.psn, c.opcode, c.syndrome);
     assert_eq!((r.qpn, r.psn), (c.qpn, c.psn), "{ctx}: record of another packet");
     assert_eq!(r.verdict, e.verdict, "{ctx}: verdict");
     assert_eq!(r.implied, e.implied, "{ctx}: implied NAK");

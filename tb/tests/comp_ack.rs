@@ -107,5 +107,8 @@ fn latency_and_rate_are_exact() {
             assert_eq!(b.taken[i + 1], r + 1, "packet {} taken the cycle after record {i}", i + 1);
         }
     }
-    assert!(walks[0] >= 100 && walks[1] >= 20 && walks[2] >= 5 && walks[3] >= 5, "walks by WQEs completed (0, 1, 2, 3+): {walks:?}");
+    assert!(
+        walks[0] >= 100 && walks[1] >= 20 && walks[2] >= 5 && walks[3] >= 5,
+        "walks by WQEs completed (0, 1, 2, 3+): {walks:?}"
+    );
 }

@@ -334,8 +334,8 @@ impl Logic for CompAck {
         self.m_inf.valid.next = self.cmd_valid.q.val();
         // a POP's answer nobody waits for is taken at once; the awaited one
         // when the CQE register is free
-        self.s_inf.ready.next = self.pend_pops.q.val().any()
-            | ((self.state.q.val() == CompState::Wait) & !self.cqe_valid.q.val());
+        self.s_inf.ready.next =
+            self.pend_pops.q.val().any() | ((self.state.q.val() == CompState::Wait) & !self.cqe_valid.q.val());
         self.m_cqe.cq.next = self.cqe_cq.q.val();
         self.m_cqe.wr_id.next = self.cqe_wr_id.q.val();
         self.m_cqe.status.next = self.cqe_status.q.val();
@@ -428,7 +428,8 @@ impl Logic for CompAck {
             & !(self.retry_valid.q.val() & (self.retry_psn.q.val() == self.resend_psn.val()));
         self.fin_st.next = self.new_st.val();
         if self.verdict.q.val() == COMP_NAK_FATAL {
-            self.fin_st.next = self.new_st.val() | (bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_ERROR);
+            self.fin_st.next =
+                self.new_st.val() | (bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_ERROR);
         } else if self.fin_resend.val() {
             self.fin_st.next = (self.new_st.val()
                 & !(bit_cast::<COMP_STATE_BITS, 24>(self.all24.val()) << QPSC_RETRY_PSN)
