@@ -146,10 +146,11 @@ impl Logic for CompDecide {
         } else if self.code.val() == AETH_NAK_PSN_SEQ {
             self.verdict.next = COMP_NAK_SEQ.into();
         }
-        // a walk when the PSN to acknowledge through is at or after UNA
+        // a walk when the PSN to acknowledge through is at or after UNA: an
+        // ACK's PSN is (outstanding); a NAK's PSN - 1 is unless the PSN is UNA
         self.walk.next = (self.verdict.val() >= COMP_ACK)
             & (self.verdict.val() <= COMP_NAK_FATAL)
-            & !(self.ack_psn.val() - self.una.val()).get_bit(23);
+            & ((self.verdict.val() == COMP_ACK) | (self.psn.val() != self.una.val()));
     }
 }
 
