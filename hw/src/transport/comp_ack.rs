@@ -442,186 +442,175 @@ impl Logic for CompAck {
         self.fin_write.next =
             self.init.q.val() | ((self.verdict.q.val() >= COMP_ACK) & (self.verdict.q.val() <= COMP_NAK_FATAL));
 
-        match self.state.q.val() {
-            CompState::Idle => {
-                if self.s_pkt.valid.val() & !self.o_valid.q.val() {
-                    self.state.d.next = CompState::Decide;
-                    self.qpn.d.next = self.in_qpn.val();
-                    self.psn.d.next = self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
-                    self.opcode.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_OPCODE);
-                    self.syndrome.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_AETH_SYNDROME);
-                    self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
-                    self.init.d.next = !(self.in_st.val() >> QPSC_STARTED).get_bit(0);
-                    self.una.d.next = (self.in_st.val() >> QPSC_UNA).get_bits::<24>(0);
-                    self.head_first.d.next = (self.in_st.val() >> QPSC_HEAD_FIRST).get_bits::<24>(0);
-                    self.head_wqe.d.next = (self.in_st.val() >> QPSC_HEAD_WQE).get_bits::<16>(0);
-                    self.retry_valid.d.next = (self.in_st.val() >> QPSC_RETRY_VALID).get_bit(0);
-                    self.retry_psn.d.next = (self.in_st.val() >> QPSC_RETRY_PSN).get_bits::<24>(0);
-                    self.rd_done.d.next = (self.in_st.val() >> QPSC_RD_DONE).get_bits::<5>(0);
-                    self.in_read.d.next = (self.in_st.val() >> QPSC_IN_READ).get_bit(0);
-                    self.error.d.next = (self.in_st.val() >> QPSC_ERROR).get_bit(0);
-                    self.retries.d.next = (self.in_st.val() >> QPSC_RETRIES).get_bits::<3>(0);
-                    self.rnr_retries.d.next = (self.in_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0);
-                    if !(self.in_st.val() >> QPSC_STARTED).get_bit(0) {
-                        // first use after RTS: UNA and the head from SQ_PSN and SQ_CONS
-                        self.una.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SQ_PSN);
-                        self.head_first.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SQ_PSN);
-                        self.head_wqe.d.next = self.s_pkt.qpc.val().get_bits::<16>(QPC_SQ_CONS);
-                        self.retry_valid.d.next = false;
-                        self.retry_psn.d.next = 0.into();
-                        self.rd_done.d.next = 0.into();
-                        self.in_read.d.next = false;
-                        self.error.d.next = false;
-                        self.retries.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT);
-                        self.rnr_retries.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RNR_RETRY);
-                    }
-                    // nothing sent before the requester started: nothing outstanding
-                    self.sent_end.d.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
-                    if !self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED) {
-                        self.sent_end.d.next = (self.in_st.val() >> QPSC_UNA).get_bits::<24>(0);
-                        if !(self.in_st.val() >> QPSC_STARTED).get_bit(0) {
-                            self.sent_end.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SQ_PSN);
-                        }
-                    }
+        if (self.state.q.val() == CompState::Idle) & self.s_pkt.valid.val() & !self.o_valid.q.val() {
+            self.state.d.next = CompState::Decide;
+            self.qpn.d.next = self.in_qpn.val();
+            self.psn.d.next = self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
+            self.opcode.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_OPCODE);
+            self.syndrome.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_AETH_SYNDROME);
+            self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
+            self.init.d.next = !(self.in_st.val() >> QPSC_STARTED).get_bit(0);
+            self.una.d.next = (self.in_st.val() >> QPSC_UNA).get_bits::<24>(0);
+            self.head_first.d.next = (self.in_st.val() >> QPSC_HEAD_FIRST).get_bits::<24>(0);
+            self.head_wqe.d.next = (self.in_st.val() >> QPSC_HEAD_WQE).get_bits::<16>(0);
+            self.retry_valid.d.next = (self.in_st.val() >> QPSC_RETRY_VALID).get_bit(0);
+            self.retry_psn.d.next = (self.in_st.val() >> QPSC_RETRY_PSN).get_bits::<24>(0);
+            self.rd_done.d.next = (self.in_st.val() >> QPSC_RD_DONE).get_bits::<5>(0);
+            self.in_read.d.next = (self.in_st.val() >> QPSC_IN_READ).get_bit(0);
+            self.error.d.next = (self.in_st.val() >> QPSC_ERROR).get_bit(0);
+            self.retries.d.next = (self.in_st.val() >> QPSC_RETRIES).get_bits::<3>(0);
+            self.rnr_retries.d.next = (self.in_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0);
+            if !(self.in_st.val() >> QPSC_STARTED).get_bit(0) {
+                // first use after RTS: UNA and the head from SQ_PSN and SQ_CONS
+                self.una.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+                self.head_first.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+                self.head_wqe.d.next = self.s_pkt.qpc.val().get_bits::<16>(QPC_SQ_CONS);
+                self.retry_valid.d.next = false;
+                self.retry_psn.d.next = 0.into();
+                self.rd_done.d.next = 0.into();
+                self.in_read.d.next = false;
+                self.error.d.next = false;
+                self.retries.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT);
+                self.rnr_retries.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RNR_RETRY);
+            }
+            // nothing sent before the requester started: nothing outstanding
+            self.sent_end.d.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
+            if !self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED) {
+                self.sent_end.d.next = (self.in_st.val() >> QPSC_UNA).get_bits::<24>(0);
+                if !(self.in_st.val() >> QPSC_STARTED).get_bit(0) {
+                    self.sent_end.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SQ_PSN);
                 }
             }
-            CompState::Decide => {
-                self.verdict.d.next = self.dec.verdict.val();
-                self.ack_psn.d.next = self.dec.ack_psn.val();
-                self.nak_status.d.next = self.dec.status.val();
-                self.implied.d.next = false;
-                self.flush.d.next = false;
-                self.flush_first.d.next = true;
-                self.state.d.next = CompState::Finish;
-                if self.dec.walk.val() {
+        }
+        if self.state.q.val() == CompState::Decide {
+            self.verdict.d.next = self.dec.verdict.val();
+            self.ack_psn.d.next = self.dec.ack_psn.val();
+            self.nak_status.d.next = self.dec.status.val();
+            self.implied.d.next = false;
+            self.flush.d.next = false;
+            self.flush_first.d.next = true;
+            self.state.d.next = CompState::Finish;
+            if self.dec.walk.val() {
+                self.state.d.next = CompState::Command;
+                self.cmd_valid.d.next = true;
+                self.cmd_op.d.next = INFLIGHT_HEAD.into();
+            } else if self.dec.verdict.val() == COMP_NAK_FATAL {
+                self.state.d.next = CompState::Command;
+                self.flush.d.next = true;
+                self.cmd_valid.d.next = true;
+                self.cmd_op.d.next = INFLIGHT_POP.into();
+            }
+        }
+        if (self.state.q.val() == CompState::Command) & self.m_inf.ready.val() {
+            self.state.d.next = CompState::Wait;
+            if (self.cmd_op.q.val() == INFLIGHT_POP) & !self.flush.q.val() {
+                // the POP of a completed WQE: its answer is not
+                // needed; then the next HEAD, or the end of the walk
+                self.pend_pops.d.next = self.pend_pops.q.val() + 1;
+                if self.r_take.val() & self.pend_pops.q.val().any() {
+                    self.pend_pops.d.next = self.pend_pops.q.val();
+                }
+                if self.walk_more.q.val() {
                     self.state.d.next = CompState::Command;
                     self.cmd_valid.d.next = true;
                     self.cmd_op.d.next = INFLIGHT_HEAD.into();
-                } else if self.dec.verdict.val() == COMP_NAK_FATAL {
+                } else {
+                    self.state.d.next = CompState::Finish;
+                    if self.verdict.q.val() == COMP_NAK_FATAL {
+                        self.state.d.next = CompState::Command;
+                        self.flush.d.next = true;
+                        self.cmd_valid.d.next = true;
+                        self.cmd_op.d.next = INFLIGHT_POP.into();
+                    }
+                }
+            }
+        }
+        if (self.state.q.val() == CompState::Wait) & self.r_take.val() & !self.pend_pops.q.val().any() {
+            if self.flush.q.val() {
+                // fatal NAK: each POP completes the head in error
+                self.state.d.next = CompState::Finish;
+                if !self.s_inf.empty.val() {
+                    self.cqe_valid.d.next = true;
+                    self.cqe_status.d.next = WCS_WR_FLUSH_ERR.into();
+                    if self.flush_first.q.val() {
+                        self.cqe_status.d.next = self.nak_status.q.val();
+                    }
+                    self.flush_first.d.next = false;
+                    self.una.d.next = self.e_last.val() + 1;
+                    self.head_first.d.next = self.e_last.val() + 1;
+                    self.head_wqe.d.next = self.e_index.val() + 1;
+                    if self.e_rd.val() {
+                        self.rd_done.d.next = self.rd_done.q.val() + 1;
+                    }
+                    self.state.d.next = CompState::Command;
+                    self.cmd_valid.d.next = true;
+                    self.cmd_op.d.next = INFLIGHT_POP.into();
+                }
+            } else {
+                // HEAD's answer against the PSN acknowledged through
+                self.state.d.next = CompState::Finish;
+                if self.verdict.q.val() == COMP_NAK_FATAL {
                     self.state.d.next = CompState::Command;
                     self.flush.d.next = true;
                     self.cmd_valid.d.next = true;
                     self.cmd_op.d.next = INFLIGHT_POP.into();
                 }
-            }
-            CompState::Command => {
-                if self.m_inf.ready.val() {
-                    self.state.d.next = CompState::Wait;
-                    if self.cmd_op.q.val() == INFLIGHT_POP {
-                        if !self.flush.q.val() {
-                            // the POP of a completed WQE: its answer is not
-                            // needed; then the next HEAD, or the end of the walk
-                            self.pend_pops.d.next = self.pend_pops.q.val() + 1;
-                            if self.r_take.val() & self.pend_pops.q.val().any() {
-                                self.pend_pops.d.next = self.pend_pops.q.val();
-                            }
-                            if self.walk_more.q.val() {
-                                self.state.d.next = CompState::Command;
-                                self.cmd_valid.d.next = true;
-                                self.cmd_op.d.next = INFLIGHT_HEAD.into();
-                            } else {
-                                self.state.d.next = CompState::Finish;
-                                if self.verdict.q.val() == COMP_NAK_FATAL {
-                                    self.state.d.next = CompState::Command;
-                                    self.flush.d.next = true;
-                                    self.cmd_valid.d.next = true;
-                                    self.cmd_op.d.next = INFLIGHT_POP.into();
-                                }
-                            }
-                        }
-                    }
+                if self.s_inf.empty.val() | (self.ack_psn.q.val() - self.e_first.val()).get_bit(23) {
+                    // nothing (more) to acknowledge
+                } else if self.e_rd.val() {
+                    // a READ/atomic reached: implied NAK
+                    self.implied.d.next = true;
+                } else if (self.ack_psn.q.val() - self.e_last.val()).get_bit(23) {
+                    // the PSN lies inside this WQE
+                    self.una.d.next = self.ack_psn.q.val() + 1;
+                    self.retry_valid.d.next = false;
+                } else {
+                    // the WQE completes: POP, a CQE if signaled
+                    self.state.d.next = CompState::Command;
+                    self.flush.d.next = false;
+                    self.cmd_valid.d.next = true;
+                    self.cmd_op.d.next = INFLIGHT_POP.into();
+                    self.walk_more.d.next = self.e_last.val() != self.ack_psn.q.val();
+                    self.cqe_valid.d.next = (self.s_inf.data.val() >> ENT_SIGNALED).get_bit(0);
+                    self.cqe_status.d.next = WCS_SUCCESS.into();
+                    self.una.d.next = self.e_last.val() + 1;
+                    self.head_first.d.next = self.e_last.val() + 1;
+                    self.head_wqe.d.next = self.e_index.val() + 1;
+                    self.retry_valid.d.next = false;
                 }
             }
-            CompState::Wait => {
-                if self.r_take.val() & !self.pend_pops.q.val().any() {
-                    if self.flush.q.val() {
-                        // fatal NAK: each POP completes the head in error
-                        self.state.d.next = CompState::Finish;
-                        if !self.s_inf.empty.val() {
-                            self.cqe_valid.d.next = true;
-                            self.cqe_status.d.next = WCS_WR_FLUSH_ERR.into();
-                            if self.flush_first.q.val() {
-                                self.cqe_status.d.next = self.nak_status.q.val();
-                            }
-                            self.flush_first.d.next = false;
-                            self.una.d.next = self.e_last.val() + 1;
-                            self.head_first.d.next = self.e_last.val() + 1;
-                            self.head_wqe.d.next = self.e_index.val() + 1;
-                            if self.e_rd.val() {
-                                self.rd_done.d.next = self.rd_done.q.val() + 1;
-                            }
-                            self.state.d.next = CompState::Command;
-                            self.cmd_valid.d.next = true;
-                            self.cmd_op.d.next = INFLIGHT_POP.into();
-                        }
-                    } else {
-                        // HEAD's answer against the PSN acknowledged through
-                        self.state.d.next = CompState::Finish;
-                        if self.verdict.q.val() == COMP_NAK_FATAL {
-                            self.state.d.next = CompState::Command;
-                            self.flush.d.next = true;
-                            self.cmd_valid.d.next = true;
-                            self.cmd_op.d.next = INFLIGHT_POP.into();
-                        }
-                        if self.s_inf.empty.val() | (self.ack_psn.q.val() - self.e_first.val()).get_bit(23) {
-                            // nothing (more) to acknowledge
-                        } else if self.e_rd.val() {
-                            // a READ/atomic reached: implied NAK
-                            self.implied.d.next = true;
-                        } else if (self.ack_psn.q.val() - self.e_last.val()).get_bit(23) {
-                            // the PSN lies inside this WQE
-                            self.una.d.next = self.ack_psn.q.val() + 1;
-                            self.retry_valid.d.next = false;
-                        } else {
-                            // the WQE completes: POP, a CQE if signaled
-                            self.state.d.next = CompState::Command;
-                            self.flush.d.next = false;
-                            self.cmd_valid.d.next = true;
-                            self.cmd_op.d.next = INFLIGHT_POP.into();
-                            self.walk_more.d.next = self.e_last.val() != self.ack_psn.q.val();
-                            self.cqe_valid.d.next = (self.s_inf.data.val() >> ENT_SIGNALED).get_bit(0);
-                            self.cqe_status.d.next = WCS_SUCCESS.into();
-                            self.una.d.next = self.e_last.val() + 1;
-                            self.head_first.d.next = self.e_last.val() + 1;
-                            self.head_wqe.d.next = self.e_index.val() + 1;
-                            self.retry_valid.d.next = false;
-                        }
-                    }
-                    self.cqe_wr_id.d.next = (self.s_inf.data.val() >> ENT_WR_ID).get_bits::<64>(0);
-                    self.cqe_opcode.d.next = self.e_op.val();
-                    self.cqe_len.d.next = (self.s_inf.data.val() >> ENT_LEN).get_bits::<32>(0);
-                    self.cqe_index.d.next = self.e_index.val();
-                    // the CQE may wait on `m_cqe` while the next packet is taken
-                    self.cqe_cq.d.next = self.cq.q.val();
-                    self.cqe_qpn.d.next = self.qpn.q.val();
-                }
+            self.cqe_wr_id.d.next = (self.s_inf.data.val() >> ENT_WR_ID).get_bits::<64>(0);
+            self.cqe_opcode.d.next = self.e_op.val();
+            self.cqe_len.d.next = (self.s_inf.data.val() >> ENT_LEN).get_bits::<32>(0);
+            self.cqe_index.d.next = self.e_index.val();
+            // the CQE may wait on `m_cqe` while the next packet is taken
+            self.cqe_cq.d.next = self.cq.q.val();
+            self.cqe_qpn.d.next = self.qpn.q.val();
+        }
+        if self.state.q.val() == CompState::Finish {
+            self.state.d.next = CompState::Idle;
+            self.o_valid.d.next = true;
+            self.o_verdict.d.next = self.verdict.q.val();
+            self.o_implied.d.next = self.implied.q.val();
+            self.o_action.d.next = CACT_NONE.into();
+            self.o_action_psn.d.next = self.psn.q.val();
+            self.o_timer.d.next = self.syndrome.q.val().get_bits::<5>(0);
+            self.o_status.d.next = self.nak_status.q.val();
+            if self.verdict.q.val() == COMP_NAK_FATAL {
+                self.o_action.d.next = CACT_ERROR.into();
+            } else if (self.verdict.q.val() == COMP_RNR) & !self.implied.q.val() {
+                self.o_action.d.next = CACT_RNR_WAIT.into();
+            } else if self.fin_resend.val() {
+                self.o_action.d.next = CACT_RESEND.into();
+                self.o_action_psn.d.next = self.resend_psn.val();
             }
-            CompState::Finish => {
-                self.state.d.next = CompState::Idle;
-                self.o_valid.d.next = true;
-                self.o_verdict.d.next = self.verdict.q.val();
-                self.o_implied.d.next = self.implied.q.val();
-                self.o_action.d.next = CACT_NONE.into();
-                self.o_action_psn.d.next = self.psn.q.val();
-                self.o_timer.d.next = self.syndrome.q.val().get_bits::<5>(0);
-                self.o_status.d.next = self.nak_status.q.val();
-                if self.verdict.q.val() == COMP_NAK_FATAL {
-                    self.o_action.d.next = CACT_ERROR.into();
-                } else if (self.verdict.q.val() == COMP_RNR) & !self.implied.q.val() {
-                    self.o_action.d.next = CACT_RNR_WAIT.into();
-                } else if self.fin_resend.val() {
-                    self.o_action.d.next = CACT_RESEND.into();
-                    self.o_action_psn.d.next = self.resend_psn.val();
-                }
-                self.o_write.d.next = self.fin_write.val();
-                self.o_st.d.next = self.fin_st.val();
-                if self.fin_write.val() {
-                    self.fw_valid.d.next = true;
-                    self.fw_qpn.d.next = self.qpn.q.val();
-                    self.fw_st.d.next = self.fin_st.val();
-                }
+            self.o_write.d.next = self.fin_write.val();
+            self.o_st.d.next = self.fin_st.val();
+            if self.fin_write.val() {
+                self.fw_valid.d.next = true;
+                self.fw_qpn.d.next = self.qpn.q.val();
+                self.fw_st.d.next = self.fin_st.val();
             }
-            _ => {}
         }
 
         if self.reset.val() {
