@@ -240,6 +240,9 @@ layouts! {
         RETRY_VALID: bool = byte 12, bit 2, width 1;
         /// Completer: retries left before RETRY_EXC_ERR (from `qpc.RETRY_CNT`).
         RETRIES_LEFT: u8 = byte 12, bit 3, width 3;
+        /// Completer: a fatal NAK completed the head WQE in error; every later
+        /// response of the QP is dropped (before its STATE reaches ERR).
+        COMP_ERROR: bool = byte 12, bit 6, width 1;
         /// Completer: READ and atomic WQEs completed, modulo 32.
         RD_ATOMIC_DONE: u8 = byte 13, bit 0, width 5;
         /// Completer: RNR retries left (from `qpc.RNR_RETRY`; 7: without limit).

@@ -6,7 +6,7 @@
 //! computed from the contract crate: when a register or field moves there,
 //! the RTL follows on the next build.
 
-use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, SendOpcode};
+use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, SendOpcode, WcOpcode, WcStatus};
 use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, qps, send_wqe, sge};
 use rnic_contract::mr::{Access, MrError, MTT_PER_LINE};
 use rnic_contract::regs;
@@ -404,6 +404,69 @@ rtl_consts! {
     RESP_NAK_SEQ: u64 = 9;
     RESP_NAK_INV: u64 = 10;
     RESP_RNR: u64 = 11;
+    // ---- the completer's ACK path (hw/src/transport/comp_ack.rs)
+    /// The AETH syndrome of a received header, lowest bit.
+    RXF_AETH_SYNDROME: usize = crate::wire::rx_field_lsb("aeth.syndrome");
+    /// QP context fields the completer reads (`layouts::qpc`): lowest bit.
+    QPC_SQ_PSN: usize = qpc::SQ_PSN.pos();
+    QPC_SEND_CQ: usize = qpc::SEND_CQ.pos();
+    QPC_RETRY_CNT: usize = qpc::RETRY_CNT.pos();
+    QPC_RNR_RETRY: usize = qpc::RNR_RETRY.pos();
+    /// The requester's `qps` fields the completer reads: lowest bit in the entry.
+    QPS_REQ_STARTED: usize = qps::REQ_STARTED.pos();
+    QPS_SENT_END: usize = qps::SENT_END.pos();
+    /// The completer's bytes of a `qps` entry (`COMPLETER_BYTES`) as one
+    /// word: its lowest bit in the entry, and each field's lowest bit in the word.
+    QPS_COMP_LSB: u64 = 8 * qps::COMPLETER_BYTES.start;
+    QPSC_STARTED: u64 = qps::COMP_STARTED.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_IN_READ: u64 = qps::IN_READ_RESP.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_RETRY_VALID: u64 = qps::RETRY_VALID.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_RETRIES: u64 = qps::RETRIES_LEFT.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_ERROR: u64 = qps::COMP_ERROR.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_RD_DONE: u64 = qps::RD_ATOMIC_DONE.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_RNR_RETRIES: u64 = qps::RNR_RETRIES_LEFT.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_HEAD_FIRST: u64 = qps::HEAD_FIRST_PSN.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_UNA: u64 = qps::UNA.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_RETRY_PSN: u64 = qps::RETRY_PSN.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_HEAD_WQE: u64 = qps::HEAD_WQE.pos() - 8 * qps::COMPLETER_BYTES.start;
+    /// `comp_ack`'s `m_dec.wr_mask`: the completer's bytes.
+    COMP_WR_MASK: u64 = ((1u64 << qps::COMPLETER_BYTES.end) - 1) & !((1u64 << qps::COMPLETER_BYTES.start) - 1);
+    /// BTH opcodes of RC responses: READ RESPONSE FIRST (the first of the
+    /// four READ response opcodes) and ATOMIC ACKNOWLEDGE.
+    BTH_RC_READ_RESP_FIRST: u64 = 0x0d;
+    BTH_RC_ATOMIC_ACK: u64 = 0x12;
+    /// `comp_ack`'s verdicts (`m_dec.verdict`): the QP is in error (dropped,
+    /// not counted); PSN not outstanding (ghost or duplicate, counted);
+    /// reserved AETH syndrome (counted as a ghost, as the model); ACK; RNR
+    /// NAK; NAK PSN sequence error; fatal NAK (invalid request, remote
+    /// access, remote operational or any other code); a READ response or
+    /// atomic ACK (not handled yet: nothing changed).
+    COMP_DROP: u64 = 0;
+    COMP_GHOST: u64 = 1;
+    COMP_RESERVED: u64 = 2;
+    COMP_ACK: u64 = 3;
+    COMP_RNR: u64 = 4;
+    COMP_NAK_SEQ: u64 = 5;
+    COMP_NAK_FATAL: u64 = 6;
+    COMP_NOT_HANDLED: u64 = 7;
+    /// `comp_ack`'s actions (`m_dec.action`): none; go-back-N from
+    /// `action_psn` (a command to the requester); RNR wait (`action_psn`,
+    /// `timer`: for the retry timer); the QP goes to error (`status`).
+    CACT_NONE: u64 = 0;
+    CACT_RESEND: u64 = 1;
+    CACT_RNR_WAIT: u64 = 2;
+    CACT_ERROR: u64 = 3;
+    /// Completion status and opcode codes (`codes::WcStatus`, `codes::WcOpcode`).
+    WCS_SUCCESS: u64 = WcStatus::Success as u8;
+    WCS_WR_FLUSH_ERR: u64 = WcStatus::WrFlushErr as u8;
+    WCS_REM_INV_REQ_ERR: u64 = WcStatus::RemInvReqErr as u8;
+    WCS_REM_ACCESS_ERR: u64 = WcStatus::RemAccessErr as u8;
+    WCS_REM_OP_ERR: u64 = WcStatus::RemOpErr as u8;
+    WCO_SEND: u64 = WcOpcode::Send as u8;
+    WCO_RDMA_WRITE: u64 = WcOpcode::RdmaWrite as u8;
+    WCO_RDMA_READ: u64 = WcOpcode::RdmaRead as u8;
+    WCO_COMP_SWAP: u64 = WcOpcode::CompSwap as u8;
+    WCO_FETCH_ADD: u64 = WcOpcode::FetchAdd as u8;
     /// AETH syndromes (IBTA 9.7.5.1.2; `rnic_proto::AethKind` is checked
     /// against these in `tb/tests/resp_check.rs`): ACK with the credit field
     /// "unlimited", RNR NAK (| the 5-bit timer), NAK (| the code).

@@ -5,11 +5,13 @@
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
 //! WQEs ([`Inflight`]), the requester's packet generator ([`ReqGen`]) with
 //! the path-to-header mapping ([`PathHdr`]), the responder's per-packet
-//! decision ([`RespCheck`]) and acknowledgements ([`AckGen`]).
+//! decision ([`RespCheck`]) and acknowledgements ([`AckGen`]), and the
+//! completer's ACK path ([`CompAck`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
 mod ack_gen;
 mod axis_join;
+mod comp_ack;
 mod inflight;
 mod path_hdr;
 mod payload_gather;
@@ -31,6 +33,7 @@ mod send_sched;
 mod tx_arb;
 pub use ack_gen::*;
 pub use axis_join::AxisJoin;
+pub use comp_ack::*;
 pub use inflight::*;
 pub use path_hdr::{PathHdr, PATH_BITS};
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};

@@ -193,6 +193,25 @@ pub struct RequesterCounters {
     pub stale_read_responses: u64,
 }
 
+/// The completer's state as [`Requester::completer_view`] shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompleterView {
+    /// Oldest unacknowledged PSN.
+    pub una: Psn,
+    /// One past the highest PSN sent.
+    pub sent_end: Psn,
+    /// Sequence number of the oldest uncompleted WQE (from 0 at creation).
+    pub head_seq: u64,
+    /// First PSN of the oldest uncompleted WQE once sent, else `una`.
+    pub head_first_psn: Psn,
+    /// The PSN the last NAK/implied-NAK resend started from, until progress.
+    pub retry_psn: Option<Psn>,
+    /// Inside a READ response message.
+    pub in_read_response: bool,
+    /// In the error state.
+    pub error: bool,
+}
+
 /// One RC QP's send side: requester and completer.
 #[derive(Debug, Clone)]
 pub struct Requester {
@@ -269,6 +288,23 @@ impl Requester {
     /// Counters.
     pub fn counters(&self) -> RequesterCounters {
         self.counters
+    }
+
+    /// The completer's state, read-only (for the hardware benches):
+    /// oldest unacknowledged PSN, highest PSN sent + 1, the oldest
+    /// uncompleted WQE (its sequence number and, once sent, its first PSN;
+    /// else the oldest unacknowledged PSN), the damped resend's PSN, READ
+    /// response in progress, error.
+    pub fn completer_view(&self) -> CompleterView {
+        CompleterView {
+            una: self.una,
+            sent_end: self.sent_end,
+            head_seq: self.head_seq,
+            head_first_psn: self.slots.front().and_then(|s| s.first_psn).unwrap_or(self.una),
+            retry_psn: self.comp.retry_psn,
+            in_read_response: self.comp.in_read_response,
+            error: self.error,
+        }
     }
 
     /// Takes the completions produced so far, oldest first.

@@ -80,6 +80,7 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
         "req_payload" => req_payload(s),
         "retry_timer" => retry_timer(s),
         "ack_gen" => ack_gen(s),
+        "comp_ack" => comp_ack(s),
         "resp_check" => resp_check(s),
         "axis_reg_slice" | "axis_skid_buffer" | "axis_fifo" | "axis_pipeline" => {
             streams(s, &[("s_axis", "m_axis")], true)
@@ -2230,4 +2231,81 @@ fn req_fetch<S: Sim>(s: &mut S) -> Outcome {
         reached("qps write-backs", writes, 100),
         reached("error records", errs, 3),
     ])
+}
+
+/// The completer's ACK path: the bench's script (2 QPs: ACKs, duplicates,
+/// ghosts, NAKs of every kind, READ responses) offered at 70 % with the
+/// `qps` entry from a store the records update, an `inflight` model
+/// answering HEAD/POP (6 cycles or later, 70 %), CQEs taken at 60 %,
+/// records at 70 %; each record's verdict checked against the model's.
+fn comp_ack<S: Sim>(s: &mut S) -> Outcome {
+    use rnic_hw::consts::*;
+    use rnic_hw::transport::INFLIGHT_ENTRY_BITS;
+    use rnic_tb::comp_ack::{pack_header, pack_qpc, pack_qps, InflightModel, Script};
+    let mut rng = Rng(0xc0_acc);
+    let mut script = Script::new(0xc0ac, 2);
+    script.generate(300);
+    let mut queue: VecDeque<_> = script.cases.into();
+    let mut pending = VecDeque::new();
+    let mut store: std::collections::HashMap<u64, Vec<u8>> = std::collections::HashMap::new();
+    let mut inf = InflightModel::default();
+    reset(s)?;
+    let (mut walks, mut cqes, mut naks) = (0u64, 0u64, 0u64);
+    let mut offered = false;
+    for _ in 0..2500 {
+        let now = s.now();
+        if !offered && !queue.is_empty() && rng.chance(70) {
+            offered = true;
+            let c = &queue[0];
+            for (q, e) in &c.pushes {
+                inf.push(*q, *e);
+            }
+            set_wide(s, "s_pkt.hdr", &pack_header(c));
+            set_wide(s, "s_pkt.qpc", &pack_qpc(c));
+            set_wide(s, "s_pkt.qps", &pack_qps(c, store.get(&u64::from(c.qpn))));
+        }
+        s.set("s_pkt.valid", offered as u64);
+        let answer = inf.answers.front().filter(|a| a.0 <= now).map(|a| a.1);
+        let give = answer.is_some() && rng.chance(70);
+        let entry = answer.flatten();
+        let data = entry.map(|e| e.words()).unwrap_or_else(|| vec![0; INFLIGHT_ENTRY_BITS.div_ceil(32)]);
+        set_wide(s, "s_inf.data", &data);
+        s.set("s_inf.empty", (give && entry.is_none()) as u64);
+        s.set("s_inf.valid", give as u64);
+        let (cmd_ready, cqe_ready, take) = (rng.chance(80), rng.chance(60), rng.chance(70));
+        s.set("m_inf.ready", cmd_ready as u64);
+        s.set("m_cqe.ready", cqe_ready as u64);
+        s.set("m_dec.ready", take as u64);
+        s.eval();
+        if offered && bit(s, "s_pkt.ready") {
+            offered = false;
+            pending.push_back(queue.pop_front().unwrap());
+        }
+        if cmd_ready && bit(s, "m_inf.valid") {
+            walks += (s.get("m_inf.op") == INFLIGHT_POP) as u64;
+            inf.command(now, s.get("m_inf.op"), s.get("m_inf.qpn") as u32);
+        }
+        if give && bit(s, "s_inf.ready") {
+            inf.answers.pop_front();
+        }
+        cqes += (cqe_ready && bit(s, "m_cqe.valid")) as u64;
+        if take && bit(s, "m_dec.valid") {
+            let c = pending.pop_front().expect("a record with no packet");
+            let v = s.get("m_dec.verdict");
+            assert_eq!(v, c.expect.verdict, "comp_ack: verdict of QP {:#x} PSN {:#x}", c.qpn, c.psn);
+            naks += (COMP_RNR..=COMP_NAK_FATAL).contains(&v) as u64;
+            if bit(s, "m_dec.write") {
+                let data = get_wide(s, "m_dec.wr_data");
+                let mask = s.get("m_dec.wr_mask");
+                let e = store.entry(s.get("m_dec.qpn")).or_insert_with(|| vec![0; 64]);
+                for (b, byte) in e.iter_mut().enumerate() {
+                    if (mask >> b) & 1 == 1 {
+                        *byte = (data[b / 4] >> (8 * (b % 4))) as u8;
+                    }
+                }
+            }
+        }
+        s.step()?;
+    }
+    Ok(vec![reached("POPs", walks, 40), reached("CQEs", cqes, 20), reached("NAKs", naks, 20)])
 }

@@ -1,0 +1,925 @@
+//! Bench for the completer's ACK path (`CompAck`, catalog `comp_ack`)
+//! against the protocol model (`rnic_proto::rc::Requester::on_response`).
+//!
+//! [`Script`] keeps a few QPs, each with a model requester (path MTU,
+//! start PSN across the wrap, SQ index, send CQ): random WQEs are posted
+//! (SEND, WRITE, READ, atomics; signaled or not), the model sends a random
+//! number of packets (each WQE it starts is an `inflight` PUSH the bench
+//! makes), and a response is made up: ACKs at random outstanding PSNs
+//! (coalesced), duplicates and ghosts, RNR NAKs, PSN sequence NAKs, fatal
+//! NAKs of every code, reserved syndromes, and READ responses / atomic ACKs
+//! (not handled by the block: fed to the hardware only). The model's
+//! action, counters, completions and state after the response are the
+//! case's expectation. A QP the model put in error, or after a random
+//! number of responses, is replaced under a new QPN.
+//!
+//! [`CompBench`] plays the caller and the `inflight` table: it offers the
+//! packets with `qpc` and a `qps` entry (the requester's REQ_STARTED and
+//! SENT_END from the model, the completer's bytes from its store, written
+//! from the records it takes), answers HEAD/POP from a per-QP list of
+//! entries `INFLIGHT_LATENCY` cycles after the command or later, and takes
+//! CQEs and records, every port with random stalls; every CQE, record,
+//! action and state field is compared with the model's.
+
+use rnic_contract::layouts::{qpc, qps};
+use rnic_hw::consts::*;
+use rnic_hw::transport::{ENTRY_FIRST_PSN, ENTRY_KIND, ENTRY_LAST_PSN, ENTRY_LEN, ENTRY_SIGNALED, ENTRY_WQE_INDEX};
+use rnic_hw::transport::{ENTRY_WR_ID, INFLIGHT_ENTRY_BITS, INFLIGHT_LATENCY, INFLIGHT_QPN_BITS};
+use rnic_hw::wire::{RX_HDR_BITS, RX_HDR_FIELDS};
+use rnic_proto::aeth::Aeth;
+use rnic_proto::ext::{AtomicAckEth, ExtHeaders};
+use rnic_proto::opcode::{Opcode, Pmtu};
+use rnic_proto::psn::Psn;
+use rnic_proto::rc::completer::CompleterAction;
+use rnic_proto::rc::requester::{Requester, RequesterConfig, SendOp, SendWqe};
+use rnic_proto::rc::{packets_for, RcPacket, Remote, Sge, WcOpcode, WcStatus};
+use rnic_sim::axis::Rng;
+use rnic_sim::{Clocked, Model};
+use std::collections::{HashMap, VecDeque};
+
+const M24: u32 = 0xff_ffff;
+
+/// A number below `n` (0 when `n` is 0).
+trait Below {
+    fn below(&mut self, n: u64) -> u64;
+}
+
+impl Below for Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// A WQE as the bench knows it (for the inflight entry and the CQE).
+#[derive(Clone, Copy, Debug)]
+struct WqeInfo {
+    kind: u64,
+    len: u32,
+    signaled: bool,
+    wr_id: u64,
+    npkts: u32,
+}
+
+/// One inflight entry's fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub index: u16,
+    pub first: u32,
+    pub last: u32,
+    pub kind: u64,
+    pub signaled: bool,
+    pub wr_id: u64,
+    pub len: u32,
+}
+
+impl Entry {
+    /// The entry as `inflight` stores it (32-bit words).
+    pub fn words(&self) -> Vec<u32> {
+        let mut w = vec![0u32; INFLIGHT_ENTRY_BITS.div_ceil(32)];
+        let mut put = |lsb: usize, width: usize, v: u64| {
+            for k in 0..width {
+                if (v >> k) & 1 == 1 {
+                    w[(lsb + k) / 32] |= 1 << ((lsb + k) % 32);
+                }
+            }
+        };
+        put(ENTRY_WQE_INDEX, 16, self.index.into());
+        put(ENTRY_FIRST_PSN, 24, self.first.into());
+        put(ENTRY_LAST_PSN, 24, self.last.into());
+        put(ENTRY_KIND, 4, self.kind);
+        put(ENTRY_SIGNALED, 1, self.signaled.into());
+        put(ENTRY_WR_ID, 64, self.wr_id);
+        put(ENTRY_LEN, 32, self.len.into());
+        w
+    }
+}
+
+/// A CQE request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Cqe {
+    pub cq: u32,
+    pub wr_id: u64,
+    pub status: u8,
+    pub opcode: u8,
+    pub byte_len: u32,
+    pub qpn: u32,
+    pub wqe_index: u16,
+}
+
+/// The completer's fields of a `qps` entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompState {
+    pub una: u32,
+    pub head_first: u32,
+    pub head_wqe: Option<u16>,
+    pub retry: Option<u32>,
+    pub in_read: bool,
+    pub error: bool,
+    pub rd_done: u8,
+    pub retries: u8,
+    pub rnr_retries: u8,
+}
+
+/// What the model did with a packet.
+#[derive(Clone, Debug)]
+pub struct Expect {
+    pub verdict: u64,
+    pub implied: bool,
+    pub action: u64,
+    pub action_psn: u32,
+    pub timer: u8,
+    pub status: u8,
+    /// The state after (compared when the record writes).
+    pub state: CompState,
+    /// WQEs the walk completed (not counting a fatal NAK's), and UNA before.
+    pub popped: usize,
+    pub una_before: u32,
+}
+
+/// One response packet with its context and expectation.
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub qpn: u32,
+    pub opcode: u8,
+    pub psn: u32,
+    pub syndrome: u8,
+    pub sq_psn: u32,
+    pub sq_cons: u16,
+    pub send_cq: u32,
+    pub retry_cnt: u8,
+    pub rnr_retry: u8,
+    pub req_started: bool,
+    pub sent_end: u32,
+    /// Inflight PUSHes (QPN, entry) made before this packet.
+    pub pushes: Vec<(u32, Entry)>,
+    pub expect: Expect,
+}
+
+struct Qp {
+    qpn: u32,
+    model: Requester,
+    start: u32,
+    sq_cons: u16,
+    cq: u32,
+    retry_cnt: u8,
+    rnr_retry: u8,
+    wqes: Vec<WqeInfo>,
+    by_wr_id: HashMap<u64, u64>,
+    pushed: u64,
+    rd_pushed: u32,
+    life: u32,
+}
+
+/// The random response generator with one model requester per QP.
+pub struct Script {
+    rng: Rng,
+    qps: Vec<Qp>,
+    next_qp: u32,
+    pending_pushes: Vec<(u32, Entry)>,
+    pub cases: Vec<Case>,
+    /// Expected CQEs in order.
+    pub cqes: Vec<Cqe>,
+}
+
+fn wc_status(s: WcStatus) -> u8 {
+    use rnic_contract::codes::WcStatus as C;
+    (match s {
+        WcStatus::Success => C::Success,
+        WcStatus::LocLenErr => C::LocLenErr,
+        WcStatus::LocQpOpErr => C::LocQpOpErr,
+        WcStatus::LocProtErr => C::LocProtErr,
+        WcStatus::WrFlushErr => C::WrFlushErr,
+        WcStatus::BadRespErr => C::BadRespErr,
+        WcStatus::RemInvReqErr => C::RemInvReqErr,
+        WcStatus::RemAccessErr => C::RemAccessErr,
+        WcStatus::RemOpErr => C::RemOpErr,
+        WcStatus::RetryExcErr => C::RetryExcErr,
+        WcStatus::RnrRetryExcErr => C::RnrRetryExcErr,
+    }) as u8
+}
+
+fn wc_opcode(o: WcOpcode) -> u8 {
+    use rnic_contract::codes::WcOpcode as C;
+    (match o {
+        WcOpcode::Send => C::Send,
+        WcOpcode::RdmaWrite => C::RdmaWrite,
+        WcOpcode::RdmaRead => C::RdmaRead,
+        WcOpcode::CompSwap => C::CompSwap,
+        WcOpcode::FetchAdd => C::FetchAdd,
+        WcOpcode::Recv => C::Recv,
+        WcOpcode::RecvRdmaWithImm => C::RecvRdmaWithImm,
+    }) as u8
+}
+
+impl Script {
+    /// `n` QPs live at a time.
+    pub fn new(seed: u64, n: usize) -> Self {
+        let mut s =
+            Script { rng: Rng(seed | 1), qps: vec![], next_qp: 1, pending_pushes: vec![], cases: vec![], cqes: vec![] };
+        for _ in 0..n {
+            let q = s.new_qp();
+            s.qps.push(q);
+        }
+        s
+    }
+
+    fn new_qp(&mut self) -> Qp {
+        let r = &mut self.rng;
+        let low = self.next_qp;
+        self.next_qp += 1;
+        assert!(low < 1 << INFLIGHT_QPN_BITS);
+        let qpn = ((r.below(1 << 10) as u32) << INFLIGHT_QPN_BITS) | low;
+        let pmtu = Pmtu::ALL[r.below(Pmtu::ALL.len() as u64) as usize];
+        let start = if r.chance(40) { M24 - r.below(40) as u32 } else { r.below(1 << 24) as u32 };
+        let cfg = RequesterConfig {
+            dest_qp: 0x33,
+            pmtu,
+            start_psn: Psn::new(start),
+            ack_req_every: 4,
+            max_rd_atomic: 4,
+            max_unacked_psns: 48,
+            pd: 1,
+        };
+        Qp {
+            qpn,
+            model: Requester::new(cfg),
+            start,
+            sq_cons: r.below(1 << 16) as u16,
+            cq: r.below(1 << 24) as u32,
+            retry_cnt: r.below(8) as u8,
+            rnr_retry: r.below(8) as u8,
+            wqes: vec![],
+            by_wr_id: HashMap::new(),
+            pushed: 0,
+            rd_pushed: 0,
+            life: 20 + r.below(100) as u32,
+        }
+    }
+
+    fn post(&mut self, qi: usize) {
+        let r = &mut self.rng;
+        let qp = &mut self.qps[qi];
+        let pmtu = qp.model.config().pmtu.bytes() as u64;
+        let len = if r.chance(20) { 0 } else { r.below(3 * pmtu + 18) as usize };
+        let sge = |len: u32| vec![Sge { addr: 0x1000, len, lkey: 1 }];
+        let remote = Remote { va: 0x8000, rkey: 2 };
+        let k = r.below(100);
+        let (op, kind) = if k < 30 {
+            (SendOp::Send { payload: vec![0; len], imm: None }, SOP_SEND)
+        } else if k < 40 {
+            (SendOp::Send { payload: vec![0; len], imm: Some(7) }, SOP_SEND_IMM)
+        } else if k < 65 {
+            (SendOp::Write { payload: vec![0; len], remote, imm: None }, SOP_RDMA_WRITE)
+        } else if k < 75 {
+            (SendOp::Write { payload: vec![0; len], remote, imm: Some(9) }, SOP_RDMA_WRITE_IMM)
+        } else if k < 88 {
+            (SendOp::Read { remote, len: len as u32, local: sge(len as u32) }, SOP_RDMA_READ)
+        } else if k < 94 {
+            (SendOp::CmpSwap { remote, compare: 1, swap: 2, local: Sge { addr: 0x10, len: 8, lkey: 1 } }, SOP_CMP_SWAP)
+        } else {
+            (SendOp::FetchAdd { remote, add: 3, local: Sge { addr: 0x10, len: 8, lkey: 1 } }, SOP_FETCH_ADD)
+        };
+        let npkts = match op {
+            SendOp::CmpSwap { .. } | SendOp::FetchAdd { .. } => 1,
+            _ => packets_for(op.len().into(), pmtu as usize),
+        };
+        let seq = qp.wqes.len() as u64;
+        let wr_id = (r.next() & !0xffff_ffff) | (u64::from(qp.qpn) << 8 & 0xffff_ff00) ^ seq;
+        let wr_id = wr_id ^ (seq << 40);
+        let signaled = r.chance(70);
+        let info = WqeInfo { kind, len: op.len(), signaled, wr_id, npkts };
+        let fence = r.chance(5);
+        if qp.model.post(SendWqe { wr_id, op, signaled, fence }).is_ok() {
+            qp.wqes.push(info);
+            qp.by_wr_id.insert(wr_id, seq);
+        }
+    }
+
+    /// The model sends up to `n` packets; each WQE started is a PUSH.
+    fn send(&mut self, qi: usize, n: u64) {
+        let qp = &mut self.qps[qi];
+        for _ in 0..n {
+            let before = qp.model.next_psn();
+            if qp.model.next_packet().is_none() {
+                break;
+            }
+            let after = qp.model.next_psn();
+            if after != before {
+                let seq = qp.pushed;
+                let w = qp.wqes[seq as usize];
+                assert_eq!(before.distance_to(after), w.npkts, "the model started WQE {seq} with its packets");
+                qp.pushed += 1;
+                if matches!(w.kind, SOP_RDMA_READ | SOP_CMP_SWAP | SOP_FETCH_ADD) {
+                    qp.rd_pushed += 1;
+                }
+                let e = Entry {
+                    index: qp.sq_cons.wrapping_add(seq as u16),
+                    first: before.value(),
+                    last: before.add(w.npkts - 1).value(),
+                    kind: w.kind,
+                    signaled: w.signaled,
+                    wr_id: w.wr_id,
+                    len: w.len,
+                };
+                self.pending_pushes.push((qp.qpn, e));
+            }
+        }
+    }
+
+    fn state_of(qp: &Qp) -> CompState {
+        let v = qp.model.completer_view();
+        let outstanding = qp.model.rd_atomic_outstanding();
+        CompState {
+            una: v.una.value(),
+            head_first: v.head_first_psn.value(),
+            head_wqe: (!v.error).then(|| qp.sq_cons.wrapping_add(v.head_seq as u16)),
+            retry: v.retry_psn.map(|p| p.value()),
+            in_read: v.in_read_response,
+            error: v.error,
+            rd_done: (qp.rd_pushed.wrapping_sub(outstanding) % 32) as u8,
+            retries: qp.retry_cnt,
+            rnr_retries: qp.rnr_retry,
+        }
+    }
+
+    /// Generates `n` cases, a random QP each.
+    pub fn generate(&mut self, n: usize) {
+        for _ in 0..n {
+            let qi = self.rng.below(self.qps.len() as u64) as usize;
+            self.one(qi);
+            let qp = &mut self.qps[qi];
+            qp.life = qp.life.saturating_sub(1);
+            if qp.model.is_error() || qp.life == 0 {
+                let q = self.new_qp();
+                self.qps[qi] = q;
+            }
+        }
+    }
+
+    fn one(&mut self, qi: usize) {
+        for _ in 0..self.rng.below(3) {
+            self.post(qi);
+        }
+        let n = self.rng.below(6);
+        self.send(qi, n);
+        let r = &mut self.rng;
+        let qp = &mut self.qps[qi];
+        let v = qp.model.completer_view();
+        let (una, se) = (v.una, v.sent_end);
+        let n_out = una.distance_to(se);
+        let inside = |r: &mut Rng| una.add(r.below(u64::from(n_out.max(1))) as u32);
+        // a WQE's last PSN a third of the time (coalesced ACKs end there)
+        let wqe_end = |r: &mut Rng, qp: &Qp| -> Psn {
+            let seqs: Vec<_> = (0..qp.pushed).collect();
+            let seq = seqs[r.below(seqs.len().max(1) as u64) as usize % seqs.len().max(1)];
+            let w = qp.wqes[seq as usize];
+            let mut first = Psn::new(qp.start);
+            for s in 0..seq {
+                first = first.add(qp.wqes[s as usize].npkts);
+            }
+            first.add(w.npkts - 1)
+        };
+        let k = r.below(100);
+        let (mut opcode, mut syndrome) = (Opcode::RcAck, AETH_ACK as u8);
+        let psn = if k < 45 {
+            if qp.pushed > 0 && r.chance(40) {
+                wqe_end(r, qp)
+            } else {
+                inside(r)
+            }
+        } else if k < 52 {
+            una.sub(1 + r.below(4) as u32)
+        } else if k < 56 {
+            se.add(r.below(4) as u32)
+        } else if k < 68 {
+            syndrome = AETH_NAK_SEQ as u8;
+            if r.chance(30) {
+                una
+            } else {
+                inside(r)
+            }
+        } else if k < 80 {
+            syndrome = (AETH_RNR | r.below(32)) as u8;
+            inside(r)
+        } else if k < 84 {
+            syndrome = (AETH_NAK_SEQ + 1 + r.below(31)) as u8;
+            inside(r)
+        } else if k < 87 {
+            syndrome = if r.chance(50) { 0x40 | r.below(32) as u8 } else { 0x80 | r.below(128) as u8 };
+            inside(r)
+        } else if k < 93 {
+            opcode = [
+                Opcode::RcReadResponseFirst,
+                Opcode::RcReadResponseMiddle,
+                Opcode::RcReadResponseLast,
+                Opcode::RcReadResponseOnly,
+                Opcode::RcAtomicAck,
+            ][r.below(5) as usize];
+            if r.chance(80) {
+                inside(r)
+            } else {
+                una.sub(1)
+            }
+        } else {
+            // an ACK of everything sent, or more duplicates
+            if r.chance(50) {
+                se.sub(1)
+            } else {
+                una.sub(1)
+            }
+        };
+        let before = Self::state_of(qp);
+        let error_before = qp.model.is_error();
+        let outstanding = una.distance_to(psn) < n_out;
+        let case_base = |expect: Expect, pushes: Vec<(u32, Entry)>, qp: &Qp| Case {
+            qpn: qp.qpn,
+            opcode: opcode.value(),
+            psn: psn.value(),
+            syndrome,
+            sq_psn: qp.start,
+            sq_cons: qp.sq_cons,
+            send_cq: qp.cq,
+            retry_cnt: qp.retry_cnt,
+            rnr_retry: qp.rnr_retry,
+            req_started: qp.pushed > 0,
+            sent_end: se.value(),
+            pushes,
+            expect,
+        };
+        let pushes = std::mem::take(&mut self.pending_pushes);
+        let mut expect = Expect {
+            verdict: COMP_DROP,
+            implied: false,
+            action: CACT_NONE,
+            action_psn: psn.value(),
+            timer: syndrome & 0x1f,
+            status: 0,
+            state: before,
+            popped: 0,
+            una_before: una.value(),
+        };
+        if opcode != Opcode::RcAck {
+            // not handled by the block: the model is not told
+            expect.verdict = if error_before {
+                COMP_DROP
+            } else if outstanding {
+                COMP_NOT_HANDLED
+            } else {
+                COMP_GHOST
+            };
+            self.cases.push(case_base(expect, pushes, qp));
+            return;
+        }
+        let ext = ExtHeaders::Aeth(Aeth { syndrome, msn: 0 });
+        let _ = AtomicAckEth { orig_remote_data: 0 };
+        let pkt = RcPacket::new(opcode, qp.qpn, psn, false, ext, vec![]);
+        let c0 = qp.model.counters();
+        let outstanding_wqes = qp.model.outstanding();
+        let action = qp.model.on_response(&pkt, &mut NoMemory);
+        let c1 = qp.model.counters();
+        let comps = qp.model.take_completions();
+        let kind = (syndrome >> AETH_KIND_LSB) & 3;
+        expect.verdict = if error_before {
+            COMP_DROP
+        } else if c1.ghost_responses > c0.ghost_responses {
+            if outstanding {
+                COMP_RESERVED
+            } else {
+                COMP_GHOST
+            }
+        } else if kind == AETH_KIND_ACK as u8 {
+            COMP_ACK
+        } else if kind == AETH_KIND_RNR_NAK as u8 {
+            COMP_RNR
+        } else if syndrome == AETH_NAK_SEQ as u8 {
+            COMP_NAK_SEQ
+        } else {
+            COMP_NAK_FATAL
+        };
+        expect.implied = c1.implied_naks > c0.implied_naks;
+        match action {
+            CompleterAction::None => {}
+            CompleterAction::Resent(p) => {
+                expect.action = CACT_RESEND;
+                expect.action_psn = p.value();
+            }
+            CompleterAction::RnrWait { psn: p, timer } => {
+                expect.action = CACT_RNR_WAIT;
+                expect.action_psn = p.value();
+                expect.timer = timer.code();
+                // the timer fires at once here: resend from the RNR NAK's PSN
+                qp.model.resend_from(p);
+            }
+        }
+        if expect.verdict == COMP_NAK_FATAL {
+            expect.action = CACT_ERROR;
+            expect.status = wc_status(comps.iter().find(|c| c.status != WcStatus::Success).unwrap().status);
+        }
+        // completions of WQEs in the inflight list (the flush of WQEs never
+        // sent is the send ring's, not this block's)
+        let sent = comps.iter().filter(|c| qp.by_wr_id[&c.wr_id] < qp.pushed).count();
+        let _ = outstanding_wqes;
+        for c in comps.iter().take(sent) {
+            let seq = qp.by_wr_id[&c.wr_id];
+            self.cqes.push(Cqe {
+                cq: qp.cq,
+                wr_id: c.wr_id,
+                status: wc_status(c.status),
+                opcode: wc_opcode(c.opcode),
+                byte_len: c.byte_len,
+                qpn: qp.qpn,
+                wqe_index: qp.sq_cons.wrapping_add(seq as u16),
+            });
+        }
+        let after = Self::state_of(qp);
+        expect.popped = (after_head(&after, &before)) as usize;
+        expect.state = after;
+        self.cases.push(case_base(expect, pushes, qp));
+    }
+}
+
+fn after_head(after: &CompState, before: &CompState) -> u16 {
+    match (after.head_wqe, before.head_wqe) {
+        (Some(a), Some(b)) => a.wrapping_sub(b),
+        _ => 0,
+    }
+}
+
+/// Memory the completer never reaches for ACKs.
+struct NoMemory;
+
+impl rnic_proto::rc::Memory for NoMemory {
+    fn check(&self, _: u32, _: u32, _: u64, _: u64, _: rnic_proto::rc::Access) -> Result<(), rnic_proto::rc::KeyError> {
+        Ok(())
+    }
+    fn read(&self, _: u64, out: &mut [u8]) -> Result<(), rnic_proto::rc::MemFault> {
+        out.fill(0);
+        Ok(())
+    }
+    fn write(&mut self, _: u64, _: &[u8]) -> Result<(), rnic_proto::rc::MemFault> {
+        Ok(())
+    }
+}
+
+/// The receive parser's header for a response (`RX_HDR_BITS` as 32-bit words).
+pub fn pack_header(c: &Case) -> Vec<u32> {
+    let mut words = vec![0u32; RX_HDR_BITS / 32];
+    let mut top: usize = RX_HDR_FIELDS.iter().map(|f| f.1).sum();
+    for (name, width) in RX_HDR_FIELDS {
+        top -= width;
+        let v: u64 = match *name {
+            "bth.opcode" => c.opcode.into(),
+            "bth.destqp" => c.qpn.into(),
+            "bth.psn" => c.psn.into(),
+            "has.aeth" => 1,
+            "aeth.syndrome" => c.syndrome.into(),
+            _ => 0,
+        };
+        for k in 0..*width {
+            if k < 64 && (v >> k) & 1 == 1 {
+                words[(top + k) / 32] |= 1 << ((top + k) % 32);
+            }
+        }
+    }
+    words
+}
+
+/// The `qpc` entry for the fields the block reads.
+pub fn pack_qpc(c: &Case) -> Vec<u32> {
+    let mut e = [0u8; qpc::SIZE];
+    qpc::SQ_PSN.set(&mut e, c.sq_psn).unwrap();
+    qpc::SQ_CONS.set(&mut e, c.sq_cons).unwrap();
+    qpc::SEND_CQ.set(&mut e, c.send_cq).unwrap();
+    qpc::RETRY_CNT.set(&mut e, c.retry_cnt).unwrap();
+    qpc::RNR_RETRY.set(&mut e, c.rnr_retry).unwrap();
+    words_of(&e)
+}
+
+/// The `qps` entry: the store's bytes with the requester's from the case.
+pub fn pack_qps(c: &Case, store: Option<&Vec<u8>>) -> Vec<u32> {
+    let mut e = store.cloned().unwrap_or_else(|| vec![0; qps::SIZE]);
+    qps::REQ_STARTED.set(&mut e, c.req_started).unwrap();
+    qps::SENT_END.set(&mut e, if c.req_started { c.sent_end } else { 0x5a5a5a }).unwrap();
+    words_of(&e)
+}
+
+pub fn words_of(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn bytes_of(w: &[u32]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// A record as it left `m_dec`.
+#[derive(Clone, Debug, Default)]
+pub struct Record {
+    pub cycle: u64,
+    pub qpn: u32,
+    pub psn: u32,
+    pub verdict: u64,
+    pub implied: bool,
+    pub action: u64,
+    pub action_psn: u32,
+    pub timer: u8,
+    pub status: u8,
+    pub write: bool,
+    pub wr_mask: u64,
+    pub wr_data: Vec<u8>,
+}
+
+/// The inflight table's model: per-QP lists, answers in command order.
+#[derive(Default)]
+pub struct InflightModel {
+    lists: HashMap<u32, VecDeque<Entry>>,
+    /// Answers due (cycle, the entry or empty), in command order.
+    pub answers: VecDeque<(u64, Option<Entry>)>,
+    pub commands: u64,
+}
+
+impl InflightModel {
+    pub fn push(&mut self, qpn: u32, e: Entry) {
+        self.lists.entry(qpn & ((1 << INFLIGHT_QPN_BITS) - 1)).or_default().push_back(e);
+    }
+    /// A HEAD or POP taken at `now`.
+    pub fn command(&mut self, now: u64, op: u64, qpn: u32) {
+        self.commands += 1;
+        let l = self.lists.entry(qpn).or_default();
+        let e = match op {
+            INFLIGHT_HEAD => l.front().copied(),
+            INFLIGHT_POP => l.pop_front(),
+            _ => panic!("cycle {now}: inflight command {op} not expected"),
+        };
+        self.answers.push_back((now + INFLIGHT_LATENCY, e));
+    }
+}
+
+/// The caller around the block and the inflight table.
+pub struct CompBench<M: Model> {
+    pub sim: Clocked<M>,
+    pub rng: Rng,
+    /// Percent of cycles a packet is offered, a command taken, an answer
+    /// offered (when due), a CQE taken, a record taken.
+    pub p_offer: u64,
+    pub p_cmd: u64,
+    pub p_answer: u64,
+    pub p_cqe: u64,
+    pub p_take: u64,
+    queue: VecDeque<Case>,
+    pending: VecDeque<Case>,
+    cqes: VecDeque<Cqe>,
+    store: HashMap<u32, Vec<u8>>,
+    offered: Option<(Vec<u32>, Vec<u32>, Vec<u32>)>,
+    pub inflight: InflightModel,
+    /// Cycle each packet was taken, and each record.
+    pub taken: Vec<u64>,
+    pub records: Vec<Record>,
+    pub cqes_seen: u64,
+    ports: HashMap<&'static str, usize>,
+}
+
+const PORTS: &[&str] = &[
+    "s_pkt.hdr",
+    "s_pkt.qpc",
+    "s_pkt.qps",
+    "s_pkt.valid",
+    "s_pkt.ready",
+    "m_inf.op",
+    "m_inf.qpn",
+    "m_inf.valid",
+    "m_inf.ready",
+    "s_inf.data",
+    "s_inf.empty",
+    "s_inf.is_tail",
+    "s_inf.valid",
+    "s_inf.ready",
+    "m_cqe.cq",
+    "m_cqe.wr_id",
+    "m_cqe.status",
+    "m_cqe.opcode",
+    "m_cqe.byte_len",
+    "m_cqe.qpn",
+    "m_cqe.wqe_index",
+    "m_cqe.valid",
+    "m_cqe.ready",
+    "m_dec.qpn",
+    "m_dec.psn",
+    "m_dec.verdict",
+    "m_dec.implied",
+    "m_dec.action",
+    "m_dec.action_psn",
+    "m_dec.timer",
+    "m_dec.status",
+    "m_dec.write",
+    "m_dec.wr_mask",
+    "m_dec.wr_data",
+    "m_dec.valid",
+    "m_dec.ready",
+];
+
+impl<M: Model> CompBench<M> {
+    pub fn new(dut: M, seed: u64) -> Self {
+        let ports = PORTS.iter().map(|&p| (p, dut.port(p))).collect();
+        let mut sim = Clocked::new(dut);
+        sim.reset(2);
+        CompBench {
+            sim,
+            rng: Rng(seed | 1),
+            p_offer: 100,
+            p_cmd: 100,
+            p_answer: 100,
+            p_cqe: 100,
+            p_take: 100,
+            queue: VecDeque::new(),
+            pending: VecDeque::new(),
+            cqes: VecDeque::new(),
+            store: HashMap::new(),
+            offered: None,
+            inflight: InflightModel::default(),
+            taken: vec![],
+            records: vec![],
+            cqes_seen: 0,
+            ports,
+        }
+    }
+
+    pub fn push(&mut self, script: Script) {
+        self.queue.extend(script.cases);
+        self.cqes.extend(script.cqes);
+    }
+
+    pub fn idle(&self) -> bool {
+        self.queue.is_empty() && self.pending.is_empty() && self.offered.is_none()
+    }
+
+    fn p(&self, name: &str) -> usize {
+        self.ports[name]
+    }
+
+    /// One cycle: offer, answer, take, check, clock.
+    pub fn step(&mut self) {
+        let now = self.sim.cycle();
+        if self.offered.is_none() && !self.queue.is_empty() && self.rng.chance(self.p_offer) {
+            let c = &self.queue[0];
+            for (q, e) in &c.pushes {
+                self.inflight.push(*q, *e);
+            }
+            let qps_w = pack_qps(c, self.store.get(&c.qpn));
+            self.offered = Some((pack_header(c), pack_qpc(c), qps_w));
+        }
+        let cmd_ready = self.rng.chance(self.p_cmd);
+        let cqe_ready = self.rng.chance(self.p_cqe);
+        let take = self.rng.chance(self.p_take);
+        let answer = self.inflight.answers.front().filter(|a| a.0 <= now).map(|a| a.1);
+        let offer_answer = answer.is_some() && self.rng.chance(self.p_answer);
+        let (hdr, qpc_w, qps_w) = self.offered.clone().unwrap_or_else(|| (vec![0; 32], vec![0; 32], vec![0; 16]));
+        let ports = [
+            "s_pkt.hdr",
+            "s_pkt.qpc",
+            "s_pkt.qps",
+            "s_pkt.valid",
+            "m_inf.ready",
+            "s_inf.data",
+            "s_inf.empty",
+            "s_inf.valid",
+            "m_cqe.ready",
+            "m_dec.ready",
+        ]
+        .map(|n| self.p(n));
+        let d = &mut self.sim.dut;
+        d.set_words(ports[0], &hdr);
+        d.set_words(ports[1], &qpc_w);
+        d.set_words(ports[2], &qps_w);
+        d.set_at(ports[3], self.offered.is_some() as u64);
+        d.set_at(ports[4], cmd_ready as u64);
+        let entry = answer.flatten();
+        let data = entry.map(|e| e.words()).unwrap_or_else(|| vec![0xdead_beef; INFLIGHT_ENTRY_BITS.div_ceil(32)]);
+        d.set_words(ports[5], &data);
+        d.set_at(ports[6], (offer_answer && entry.is_none()) as u64);
+        d.set_at(ports[7], offer_answer as u64);
+        d.set_at(ports[8], cqe_ready as u64);
+        d.set_at(ports[9], take as u64);
+        self.sim.settle();
+        let g = |s: &Self, n: &str| s.sim.dut.get_at(s.ports[n]);
+        if self.offered.is_some() && g(self, "s_pkt.ready") == 1 {
+            self.offered = None;
+            self.pending.push_back(self.queue.pop_front().unwrap());
+            self.taken.push(now);
+        }
+        if cmd_ready && g(self, "m_inf.valid") == 1 {
+            let (op, qpn) = (g(self, "m_inf.op"), g(self, "m_inf.qpn") as u32);
+            self.inflight.command(now, op, qpn);
+        }
+        if offer_answer && g(self, "s_inf.ready") == 1 {
+            self.inflight.answers.pop_front();
+        }
+        if cqe_ready && g(self, "m_cqe.valid") == 1 {
+            let got = Cqe {
+                cq: g(self, "m_cqe.cq") as u32,
+                wr_id: g(self, "m_cqe.wr_id"),
+                status: g(self, "m_cqe.status") as u8,
+                opcode: g(self, "m_cqe.opcode") as u8,
+                byte_len: g(self, "m_cqe.byte_len") as u32,
+                qpn: g(self, "m_cqe.qpn") as u32,
+                wqe_index: g(self, "m_cqe.wqe_index") as u16,
+            };
+            let want = self.cqes.pop_front().unwrap_or_else(|| panic!("cycle {now}: a CQE not expected: {got:x?}"));
+            assert_eq!(got, want, "cycle {now}: CQE {}", self.cqes_seen);
+            self.cqes_seen += 1;
+        }
+        if take && g(self, "m_dec.valid") == 1 {
+            let rec = self.read_record(now);
+            let case = self.pending.pop_front().unwrap_or_else(|| panic!("cycle {now}: a record with no packet"));
+            check(&case, &rec, now);
+            if rec.write {
+                let e = self.store.entry(rec.qpn).or_insert_with(|| vec![0; qps::SIZE]);
+                for (b, byte) in e.iter_mut().enumerate() {
+                    if (rec.wr_mask >> b) & 1 == 1 {
+                        *byte = rec.wr_data[b];
+                    }
+                }
+            }
+            self.records.push(rec);
+        }
+        self.sim.tick();
+    }
+
+    fn read_record(&self, cycle: u64) -> Record {
+        let d = &self.sim.dut;
+        let g = |n: &str| d.get_at(self.ports[n]);
+        let mut w = vec![0u32; 16];
+        d.get_words(self.ports["m_dec.wr_data"], &mut w);
+        Record {
+            cycle,
+            qpn: g("m_dec.qpn") as u32,
+            psn: g("m_dec.psn") as u32,
+            verdict: g("m_dec.verdict"),
+            implied: g("m_dec.implied") == 1,
+            action: g("m_dec.action"),
+            action_psn: g("m_dec.action_psn") as u32,
+            timer: g("m_dec.timer") as u8,
+            status: g("m_dec.status") as u8,
+            write: g("m_dec.write") == 1,
+            wr_mask: g("m_dec.wr_mask"),
+            wr_data: bytes_of(&w),
+        }
+    }
+
+    /// Run until every case is checked and every CQE seen (panics after `limit` cycles).
+    pub fn run(&mut self, limit: u64) {
+        let start = self.sim.cycle();
+        while !self.idle() || !self.cqes.is_empty() {
+            assert!(
+                self.sim.cycle() - start < limit,
+                "no progress: {} packets, {} CQEs left",
+                self.queue.len() + self.pending.len(),
+                self.cqes.len()
+            );
+            self.step();
+        }
+        for _ in 0..20 {
+            self.step();
+        }
+        assert!(self.inflight.answers.is_empty(), "inflight answers left untaken");
+    }
+}
+
+/// A record against the model's expectation.
+pub fn check(c: &Case, r: &Record, now: u64) {
+    let e = &c.expect;
+    let ctx =
+        format!("cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} syndrome {:#04x}", c.qpn, c.psn, c.opcode, c.syndrome);
+    assert_eq!((r.qpn, r.psn), (c.qpn, c.psn), "{ctx}: record of another packet");
+    assert_eq!(r.verdict, e.verdict, "{ctx}: verdict");
+    assert_eq!(r.implied, e.implied, "{ctx}: implied NAK");
+    assert_eq!(r.action, e.action, "{ctx}: action");
+    match e.action {
+        CACT_RESEND => assert_eq!(r.action_psn, e.action_psn, "{ctx}: go-back-N PSN"),
+        CACT_RNR_WAIT => assert_eq!((r.action_psn, r.timer), (e.action_psn, e.timer), "{ctx}: RNR wait"),
+        CACT_ERROR => assert_eq!(r.status, e.status, "{ctx}: error status"),
+        _ => {}
+    }
+    let changes = (COMP_ACK..=COMP_NAK_FATAL).contains(&e.verdict);
+    if changes {
+        assert!(r.write, "{ctx}: the state is written");
+    }
+    if !r.write {
+        return;
+    }
+    assert_eq!(r.wr_mask, COMP_WR_MASK, "{ctx}: byte mask");
+    let s = &e.state;
+    let d = &r.wr_data;
+    assert!(qps::COMP_STARTED.get(d).unwrap(), "{ctx}: started");
+    assert_eq!(qps::COMP_ERROR.get(d).unwrap(), s.error, "{ctx}: COMP_ERROR");
+    assert_eq!(qps::UNA.get(d).unwrap(), s.una, "{ctx}: UNA");
+    assert_eq!(qps::HEAD_FIRST_PSN.get(d).unwrap(), s.head_first, "{ctx}: HEAD_FIRST_PSN");
+    if let Some(h) = s.head_wqe {
+        assert_eq!(qps::HEAD_WQE.get(d).unwrap(), h, "{ctx}: HEAD_WQE");
+    }
+    let retry = qps::RETRY_VALID.get(d).unwrap().then(|| qps::RETRY_PSN.get(d).unwrap());
+    assert_eq!(retry, s.retry, "{ctx}: RETRY_VALID / RETRY_PSN");
+    assert_eq!(qps::IN_READ_RESP.get(d).unwrap(), s.in_read, "{ctx}: IN_READ_RESP");
+    assert_eq!(qps::RD_ATOMIC_DONE.get(d).unwrap(), s.rd_done, "{ctx}: RD_ATOMIC_DONE");
+    assert_eq!(qps::RETRIES_LEFT.get(d).unwrap(), s.retries, "{ctx}: RETRIES_LEFT");
+    assert_eq!(qps::RNR_RETRIES_LEFT.get(d).unwrap(), s.rnr_retries, "{ctx}: RNR_RETRIES_LEFT");
+}

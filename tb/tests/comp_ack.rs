@@ -1,0 +1,114 @@
+//! The completer's ACK path (`CompAck`, catalog `comp_ack`) against the
+//! protocol model (`rnic_proto::rc::Requester::on_response`): random WQE
+//! lists and random responder behaviour (coalesced ACKs, duplicates,
+//! ghosts, RNR NAKs, PSN sequence NAKs, fatal NAKs of every code, reserved
+//! syndromes, READ responses and atomic ACKs) for a few QPs, under random
+//! stalls on every port; every CQE, record, action and `qps` write checked
+//! (`rnic_tb::comp_ack`); the latency of every walk and the packet rate,
+//! exactly.
+
+use rnic_hw::consts::*;
+use rnic_hw::transport::{COMP_HEAD_CYCLES, COMP_LATENCY_NO_WALK, COMP_WQE_CYCLES};
+use rnic_proto::aeth::{AckCredit, AethKind, NakCode};
+use rnic_proto::opcode::Opcode;
+use rnic_proto::RnrTimer;
+use rnic_sim::models::comp_ack;
+use rnic_tb::comp_ack::{Case, CompBench, Script};
+
+fn bench(seed: u64) -> CompBench<comp_ack::Dut> {
+    CompBench::new(comp_ack::Dut::new(), seed)
+}
+
+#[test]
+fn constants_match_the_model() {
+    assert_eq!(AethKind::Ack(AckCredit::UNLIMITED).syndrome() as u64, AETH_ACK);
+    assert_eq!(AethKind::RnrNak(RnrTimer::new(0).unwrap()).syndrome() as u64, AETH_RNR);
+    assert_eq!(AethKind::Nak(NakCode::PsnSequenceError).syndrome() as u64, AETH_NAK_SEQ);
+    assert_eq!(Opcode::RcAck.value() as u64, BTH_RC_ACKNOWLEDGE);
+    assert_eq!(Opcode::RcReadResponseFirst.value() as u64, BTH_RC_READ_RESP_FIRST);
+    assert_eq!(Opcode::RcAtomicAck.value() as u64, BTH_RC_ATOMIC_ACK);
+}
+
+/// Random responses for 1 to 6 QPs under stalls on every port: every CQE,
+/// record and state write equals the model's, and every verdict and action occurs.
+#[test]
+fn random_responses_match_the_model() {
+    let mut verdicts = [0usize; 8];
+    let mut actions = [0usize; 4];
+    let (mut implied, mut cqes) = (0, 0);
+    for (seed, qps, p_offer, p_cmd, p_answer, p_cqe, p_take) in [
+        (1, 1, 100, 100, 100, 100, 100),
+        (2, 3, 70, 60, 70, 50, 60),
+        (3, 6, 100, 90, 40, 80, 90),
+        (4, 2, 40, 100, 100, 30, 100),
+    ] {
+        let mut s = Script::new(seed, qps);
+        s.generate(1500);
+        for c in &s.cases {
+            verdicts[c.expect.verdict as usize] += 1;
+            actions[c.expect.action as usize] += 1;
+            implied += c.expect.implied as usize;
+        }
+        cqes += s.cqes.len();
+        let mut b = bench(seed);
+        (b.p_offer, b.p_cmd, b.p_answer, b.p_cqe, b.p_take) = (p_offer, p_cmd, p_answer, p_cqe, p_take);
+        b.push(s);
+        b.run(400_000);
+    }
+    for v in COMP_DROP..=COMP_NOT_HANDLED {
+        let min = if v == COMP_DROP { 0 } else { 20 };
+        assert!(verdicts[v as usize] >= min, "verdict {v} seen {} times: {verdicts:?}", verdicts[v as usize]);
+    }
+    for a in CACT_NONE..=CACT_ERROR {
+        assert!(actions[a as usize] >= 20, "action {a} seen {} times: {actions:?}", actions[a as usize]);
+    }
+    assert!(implied >= 20 && cqes >= 500, "implied NAKs {implied}, CQEs {cqes}");
+}
+
+/// The cycles from a packet taken to its record, nothing stalled: no walk,
+/// or the first HEAD plus a POP and HEAD per completed WQE (a walk ending
+/// at a WQE's last PSN stops after its POP).
+fn latency(c: &Case) -> Option<u64> {
+    let e = &c.expect;
+    let k = e.popped as u64;
+    let walks = match e.verdict {
+        COMP_ACK => true,
+        COMP_RNR | COMP_NAK_SEQ => c.psn != e.una_before,
+        COMP_NAK_FATAL => return None,
+        _ => false,
+    };
+    Some(if !walks {
+        COMP_LATENCY_NO_WALK
+    } else if k > 0 && !e.implied && e.state.una == e.state.head_first {
+        COMP_LATENCY_NO_WALK + COMP_HEAD_CYCLES + (k - 1) * COMP_WQE_CYCLES + 1
+    } else {
+        COMP_LATENCY_NO_WALK + COMP_HEAD_CYCLES + k * COMP_WQE_CYCLES
+    })
+}
+
+/// Every packet, alone and back to back: the record `latency` cycles after
+/// the packet was taken, and the next packet taken one cycle after the record.
+#[test]
+fn latency_and_rate_are_exact() {
+    let mut s = Script::new(9, 2);
+    s.generate(1200);
+    let cases = s.cases.clone();
+    let mut b = bench(9);
+    b.push(s);
+    b.run(100_000);
+    let mut walks = [0usize; 4];
+    for (i, c) in cases.iter().enumerate() {
+        let (t, r) = (b.taken[i], b.records[i].cycle);
+        if let Some(l) = latency(c) {
+            assert_eq!(r - t, l, "packet {i} ({:?}): taken at {t}, record at {r}", c.expect);
+            walks[(c.expect.popped).min(3)] += 1;
+        }
+        if i + 1 < cases.len() {
+            assert_eq!(b.taken[i + 1], r + 1, "packet {} taken the cycle after record {i}", i + 1);
+        }
+    }
+    assert!(
+        walks[0] >= 100 && walks[1] >= 20 && walks[2] >= 5 && walks[3] >= 5,
+        "walks by WQEs completed (0, 1, 2, 3+): {walks:?}"
+    );
+}
