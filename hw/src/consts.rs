@@ -407,14 +407,13 @@ rtl_consts! {
     // ---- the completer's ACK path (hw/src/transport/comp_ack.rs)
     /// The AETH syndrome of a received header, lowest bit.
     RXF_AETH_SYNDROME: usize = crate::wire::rx_field_lsb("aeth.syndrome");
-    /// QP context fields the completer reads (`layouts::qpc`): lowest bit.
-    QPC_SQ_PSN: usize = qpc::SQ_PSN.pos();
+    /// QP context fields the completer reads (`layouts::qpc`): lowest bit
+    /// (and `QPC_SQ_PSN`, declared with the requester's).
     QPC_SEND_CQ: usize = qpc::SEND_CQ.pos();
     QPC_RETRY_CNT: usize = qpc::RETRY_CNT.pos();
     QPC_RNR_RETRY: usize = qpc::RNR_RETRY.pos();
-    /// The requester's `qps` fields the completer reads: lowest bit in the entry.
-    QPS_REQ_STARTED: usize = qps::REQ_STARTED.pos();
-    QPS_SENT_END: usize = qps::SENT_END.pos();
+    // the requester's `qps` fields the completer reads: QPS_REQ_STARTED and
+    // QPS_SENT_END, declared with the requester's
     /// The completer's bytes of a `qps` entry (`COMPLETER_BYTES`) as one
     /// word: its lowest bit in the entry, and each field's lowest bit in the word.
     QPS_COMP_LSB: u64 = 8 * qps::COMPLETER_BYTES.start;
