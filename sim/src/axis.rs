@@ -25,7 +25,7 @@ struct Ports {
 }
 
 impl Ports {
-    fn of<M: Model>(m: &M, prefix: &str) -> Self {
+    fn of<M: Model + ?Sized>(m: &M, prefix: &str) -> Self {
         Ports {
             data: m.port(&format!("{prefix}.tdata")),
             keep: m.port(&format!("{prefix}.tkeep")),

@@ -129,7 +129,7 @@ pub fn aligned_beats(addr: u64, len: usize) -> usize {
 }
 
 impl DmaPort {
-    pub fn new<M: Model>(dut: &M, host: HostSpace, pcie: PcieConfig, seed: u64) -> Self {
+    pub fn new<M: Model + ?Sized>(dut: &M, host: HostSpace, pcie: PcieConfig, seed: u64) -> Self {
         let i = |n: &str| dut.port(n);
         let p = Idx {
             rq_addr: i("m_dma_rd_req.addr"),
@@ -182,7 +182,7 @@ impl DmaPort {
     }
 
     /// Drive the inputs for this cycle. Call before `eval`, then [`sample`](Self::sample).
-    pub fn drive<M: Model>(&mut self, d: &mut M) {
+    pub fn drive<M: Model + ?Sized>(&mut self, d: &mut M) {
         let p = &self.p;
         let r = self.rng.chance(self.ready_pct);
         d.set_words(p.rq_ready, &[r as u32]);
@@ -214,7 +214,7 @@ impl DmaPort {
 
     /// After `eval` with everyone's inputs driven, before the clock edge:
     /// take what moved at cycle `now` and advance the link.
-    pub fn sample<M: Model>(&mut self, d: &M, now: u64) {
+    pub fn sample<M: Model + ?Sized>(&mut self, d: &M, now: u64) {
         let p = &self.p;
         // read data taken?
         if self.presenting && d.bit_at(p.rd_ready) {

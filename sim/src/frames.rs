@@ -27,7 +27,7 @@ pub fn frame_beats(frame: &[u8]) -> Vec<Beat512> {
 }
 
 /// Drive one beat onto the `prefix` stream of `m` (`tvalid` = 1).
-pub fn drive_beat<M: Model>(m: &mut M, prefix: &str, b: &Beat512) {
+pub fn drive_beat<M: Model + ?Sized>(m: &mut M, prefix: &str, b: &Beat512) {
     let p = |m: &M, f: &str| m.port(&format!("{prefix}.{f}"));
     let (d, k, l, v) = (p(m, "tdata"), p(m, "tkeep"), p(m, "tlast"), p(m, "tvalid"));
     m.set_words(d, &b.data);
@@ -37,7 +37,7 @@ pub fn drive_beat<M: Model>(m: &mut M, prefix: &str, b: &Beat512) {
 }
 
 /// Stop offering beats on the `prefix` stream.
-pub fn idle<M: Model>(m: &mut M, prefix: &str) {
+pub fn idle<M: Model + ?Sized>(m: &mut M, prefix: &str) {
     let v = m.port(&format!("{prefix}.tvalid"));
     m.set_words(v, &[0]);
 }

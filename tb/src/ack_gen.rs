@@ -192,7 +192,7 @@ pub fn random_req(rng: &mut Rng, qpns: &[u32], ack_pct: u64) -> AckReq {
 }
 
 /// Puts a request on `s_ack` (`valid` as given).
-pub fn set_req<M: Model>(d: &mut M, r: &AckReq, valid: bool) {
+pub fn set_req<M: Model + ?Sized>(d: &mut M, r: &AckReq, valid: bool) {
     let (kind, code) = kind_code(r.kind);
     for (n, v) in [
         ("qpn", r.qpn as u64),

@@ -104,14 +104,14 @@ fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-fn get_wide<M: Model>(m: &M, i: usize) -> Vec<u32> {
+fn get_wide<M: Model + ?Sized>(m: &M, i: usize) -> Vec<u32> {
     let mut w = vec![0u32; m.ports()[i].words()];
     m.get_words(i, &mut w);
     w
 }
 
 impl ClientDma {
-    fn new<M: Model>(m: &M, entry: usize, entries: u64, timing: DmaTiming, seed: u64) -> Self {
+    fn new<M: Model + ?Sized>(m: &M, entry: usize, entries: u64, timing: DmaTiming, seed: u64) -> Self {
         let i = |n: &str| m.port(n);
         ClientDma {
             p: Ports {
@@ -178,7 +178,7 @@ impl ClientDma {
         );
     }
 
-    fn drive<M: Model>(&mut self, d: &mut M, now: u64) {
+    fn drive<M: Model + ?Sized>(&mut self, d: &mut M, now: u64) {
         self.rd_ready = self.rng.chance(self.timing.ready_pct);
         d.set_at(self.p.rd_ready, self.rd_ready as u64);
         self.wr_ready = self.rng.chance(self.timing.ready_pct);
@@ -225,7 +225,7 @@ impl ClientDma {
         d.set_at(self.p.wr_done_err, err as u64);
     }
 
-    fn sample<M: Model>(&mut self, d: &M, now: u64) {
+    fn sample<M: Model + ?Sized>(&mut self, d: &M, now: u64) {
         if self.rd_ready && d.bit_at(self.p.rd_valid) {
             let (addr, len) = (d.get_at(self.p.rd_addr), d.get_at(self.p.rd_len));
             self.check_entry("read", addr, len, now);

@@ -219,6 +219,7 @@ pub mod ack_gen;
 pub mod comp_ack;
 pub mod ctx_cache;
 pub mod ctx_port_mux;
+pub mod diff_stim;
 pub mod dma;
 pub mod dma_mux;
 pub mod driver_hw;

@@ -292,7 +292,7 @@ impl MrBench {
     }
 
     /// Inputs for this cycle (before `eval`).
-    pub fn drive<M: Model>(&mut self, m: &mut M) {
+    pub fn drive<M: Model + ?Sized>(&mut self, m: &mut M) {
         m.set("mpt_log", self.world.log_entries as u64);
         if !self.offering && !self.to_send.is_empty() && self.rng.chance(self.knobs.p_req) {
             self.offering = true;
@@ -322,7 +322,7 @@ impl MrBench {
     }
 
     /// Outputs of this cycle (after `eval`): handshakes, checks.
-    pub fn sample<M: Model>(&mut self, m: &M) -> Result<(), String> {
+    pub fn sample<M: Model + ?Sized>(&mut self, m: &M) -> Result<(), String> {
         let now = self.now;
         if self.offering && m.get("s_req.ready") & 1 == 1 {
             let (r, id) = self.to_send.pop_front().unwrap();

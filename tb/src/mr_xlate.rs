@@ -215,7 +215,7 @@ impl XlateBench {
     }
 
     /// Inputs for this cycle (before `eval`).
-    pub fn drive<M: Model>(&mut self, m: &mut M) {
+    pub fn drive<M: Model + ?Sized>(&mut self, m: &mut M) {
         m.set("mpt_base", MPT_BASE);
         m.set("mpt_log", self.mpt_log as u64);
         m.set("mtt_base", MTT_BASE);
@@ -276,7 +276,7 @@ impl XlateBench {
     }
 
     /// Outputs of this cycle (after `eval`): handshakes, checks.
-    pub fn sample<M: Model>(&mut self, m: &M) -> Result<(), String> {
+    pub fn sample<M: Model + ?Sized>(&mut self, m: &M) -> Result<(), String> {
         let now = self.now;
         if self.offering && m.get("s_req.ready") & 1 == 1 {
             let (r, id, given) = self.to_send.pop_front().unwrap();

@@ -222,7 +222,7 @@ struct CachePort {
 }
 
 impl CachePort {
-    fn new<M: Model>(d: &M, m: &str, s: &str) -> Self {
+    fn new<M: Model + ?Sized>(d: &M, m: &str, s: &str) -> Self {
         let r = |n: &str| d.port(&format!("{m}.{n}"));
         let a = |n: &str| d.port(&format!("{s}.{n}"));
         CachePort {

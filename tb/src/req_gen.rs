@@ -477,7 +477,7 @@ pub fn random_job(rng: &mut Rng) -> Job {
 }
 
 /// Puts a job on `s_job` (`valid` as given).
-pub fn set_job<M: Model>(d: &mut M, j: &Job, valid: bool) {
+pub fn set_job<M: Model + ?Sized>(d: &mut M, j: &Job, valid: bool) {
     let w = &j.wqe;
     let mut sges = [0u8; 64];
     for (k, s) in w.sges.iter().enumerate() {

@@ -248,7 +248,7 @@ impl RpBench {
     }
 
     /// Drive the inputs for this cycle.
-    pub fn drive<M: Model>(&mut self, m: &mut M) {
+    pub fn drive<M: Model + ?Sized>(&mut self, m: &mut M) {
         let k = self.knobs;
         if !self.frag_on && !self.frag_q.is_empty() && self.rng.chance(k.p_frag) {
             self.frag_on = true;
@@ -297,7 +297,7 @@ impl RpBench {
     }
 
     /// Sample the outputs after `eval`, check them, and move to the next cycle.
-    pub fn sample<M: Model>(&mut self, m: &M) -> Result<(), String> {
+    pub fn sample<M: Model + ?Sized>(&mut self, m: &M) -> Result<(), String> {
         let now = self.now;
         // ---- the translation unit's request port
         let xreq = vec![

@@ -3,7 +3,7 @@
 //! every cycle, on two kinds of stimulus:
 //!
 //! * random input words (proptest), for every block;
-//! * protocol-aware stimulus (`emitter_diff/stim.rs`) for the blocks whose
+//! * protocol-aware stimulus (`tb/src/diff_stim.rs`) for the blocks whose
 //!   interesting states random words never reach: real frames through the
 //!   parser, packets through the builder, DMA transfers answered by the host
 //!   model, register scripts, contexts and doorbells through the host
@@ -15,8 +15,7 @@
 //! random cases per block (default 24); 0 is refused, and a block with no
 //! compared cycle fails.
 
-#[path = "emitter_diff/stim.rs"]
-mod stim;
+use rnic_tb::diff_stim as stim;
 
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};

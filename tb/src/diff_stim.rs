@@ -1,14 +1,21 @@
-//! Protocol-aware stimulus for the differential test: drivers that take a
+//! Protocol-aware stimulus for the differential test (`tb/tests/emitter_diff.rs`): drivers that take a
 //! block through whole frames and transfers, written against [`Model`] so one
 //! driver feeds both simulations of a [`Pair`] (every input goes to both,
 //! every output is compared at each cycle). Reactive stimulus (DMA
 //! completions, register responses) is computed from the rust-hdl side's
 //! outputs, which the pair returns on reads.
 //!
+//! The drivers take `&mut dyn Sim`, and live in the library rather than the
+//! test crate, so they are compiled once: written generic over the pair's
+//! type, each of them was compiled again for every catalog block (about
+//! 60 times), and the test binary took 406 s of CPU to build instead of
+//! under 170 (docs/ci.md).
+//!
 //! Each driver returns what it reached ([`Reached`]); the test fails when a
 //! count is below its minimum, so stimulus that degrades into nothing is
 //! caught.
 
+use crate::{capture, random_packet};
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
 use rnic_contract::layouts::{cqc, cqe, qpc};
 use rnic_contract::{regs, regs::Doorbell};
@@ -19,7 +26,6 @@ use rnic_sim::diff::{Mismatch, Pair};
 use rnic_sim::dma_port::{aligned_beats, aligned_keep, DmaPort};
 use rnic_sim::frames::{frame_beats, Beat512};
 use rnic_sim::Model;
-use rnic_tb::{capture, random_packet};
 use rust_hdl::prelude::Block;
 use std::collections::VecDeque;
 
@@ -56,7 +62,7 @@ fn reached(what: &'static str, got: u64, min: u64) -> Reached {
 type Outcome = Result<Vec<Reached>, Mismatch>;
 
 /// The protocol driver for catalog block `name`, if it has one.
-pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
+pub fn protocol(name: &str, s: &mut dyn Sim) -> Option<Outcome> {
     Some(match name {
         "rx_parse" => rx_parse(s),
         "icrc_check" => icrc_check(s),
@@ -96,19 +102,19 @@ pub fn protocol<S: Sim>(name: &str, s: &mut S) -> Option<Outcome> {
 
 // ---------------------------------------------------------------- helpers
 
-fn set_wide<M: Model>(m: &mut M, name: &str, w: &[u32]) {
+fn set_wide<M: Model + ?Sized>(m: &mut M, name: &str, w: &[u32]) {
     let i = m.port(name);
     m.set_words(i, w);
 }
 
-fn get_wide<M: Model>(m: &M, name: &str) -> Vec<u32> {
+fn get_wide<M: Model + ?Sized>(m: &M, name: &str) -> Vec<u32> {
     let i = m.port(name);
     let mut w = vec![0u32; m.ports()[i].words()];
     m.get_words(i, &mut w);
     w
 }
 
-fn bit<M: Model>(m: &M, name: &str) -> bool {
+fn bit<M: Model + ?Sized>(m: &M, name: &str) -> bool {
     m.get(name) & 1 == 1
 }
 
@@ -125,7 +131,7 @@ fn words_of(bytes: &[u8; 64]) -> [u32; 16] {
 }
 
 /// Synchronous reset for two cycles, every other input at 0.
-fn reset<S: Sim>(s: &mut S) -> Result<(), Mismatch> {
+fn reset(s: &mut dyn Sim) -> Result<(), Mismatch> {
     if s.ports().iter().any(|p| p.rust_path == "reset") {
         s.set("reset", 1);
         s.step()?;
@@ -149,7 +155,7 @@ struct Source {
 }
 
 impl Source {
-    fn new<M: Model>(m: &M, prefix: &'static str) -> Self {
+    fn new<M: Model + ?Sized>(m: &M, prefix: &'static str) -> Self {
         let has = |f: &str| m.ports().iter().any(|p| p.rust_path == format!("{prefix}.{f}"));
         Source {
             prefix,
@@ -168,7 +174,7 @@ impl Source {
             self.beats.push_back((b, if k + 1 == n { user } else { 0 }));
         }
     }
-    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, p_valid: u64) {
+    fn drive<M: Model + ?Sized>(&mut self, m: &mut M, rng: &mut Rng, p_valid: u64) {
         let p = self.prefix;
         if !self.on && !self.beats.is_empty() && rng.chance(p_valid) {
             let (b, user) = &self.beats[0];
@@ -192,7 +198,7 @@ impl Source {
         m.set(&format!("{p}.tvalid"), self.on as u64);
     }
     /// After `eval`: did the beat go?
-    fn sample<M: Model>(&mut self, m: &M) -> bool {
+    fn sample<M: Model + ?Sized>(&mut self, m: &M) -> bool {
         if self.on && bit(m, &format!("{}.tready", self.prefix)) {
             self.on = false;
             self.beats.pop_front();
@@ -219,7 +225,7 @@ struct Sink {
 }
 
 impl Sink {
-    fn new<M: Model>(m: &M, prefix: &'static str) -> Self {
+    fn new<M: Model + ?Sized>(m: &M, prefix: &'static str) -> Self {
         let has = |f: &str| m.ports().iter().any(|p| p.rust_path == format!("{prefix}.{f}"));
         Sink {
             prefix,
@@ -233,11 +239,11 @@ impl Sink {
             beats: 0,
         }
     }
-    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, p_ready: u64) {
+    fn drive<M: Model + ?Sized>(&mut self, m: &mut M, rng: &mut Rng, p_ready: u64) {
         self.ready = rng.chance(p_ready);
         m.set(&format!("{}.tready", self.prefix), self.ready as u64);
     }
-    fn sample<M: Model>(&mut self, m: &M) -> bool {
+    fn sample<M: Model + ?Sized>(&mut self, m: &M) -> bool {
         let p = self.prefix;
         if !(self.ready && bit(m, &format!("{p}.tvalid"))) {
             return false;
@@ -264,7 +270,7 @@ impl Sink {
 /// beat; one full-width beat per packet on a header channel), under stall
 /// phases that include the output held off long enough to fill the block.
 /// With `same`, every packet out must be the packet in.
-fn streams<S: Sim>(s: &mut S, chans: &[(&'static str, &'static str)], same: bool) -> Outcome {
+fn streams(s: &mut dyn Sim, chans: &[(&'static str, &'static str)], same: bool) -> Outcome {
     let mut rng = Rng(0x5eed_000b);
     reset(s)?;
     let mut srcs: Vec<Source> = chans.iter().map(|c| Source::new(s, c.0)).collect();
@@ -366,8 +372,8 @@ fn rates(now: u64) -> (u64, u64) {
     [(100, 100), (80, 85), (60, 30), (100, 70), (40, 100)][(now / 150 % 5) as usize]
 }
 
-fn rx_parse<S: Sim>(s: &mut S) -> Outcome {
-    use rnic_tb::rx::{ICRC, IP_CSUM, MAC_ERR, MALFORMED, RAW, ROCE};
+fn rx_parse(s: &mut dyn Sim) -> Outcome {
+    use crate::rx::{ICRC, IP_CSUM, MAC_ERR, MALFORMED, RAW, ROCE};
     let mut rng = Rng(0x5eed_0001);
     let frames = rx_frames(&mut rng);
     reset(s)?;
@@ -435,7 +441,7 @@ fn rx_parse<S: Sim>(s: &mut S) -> Outcome {
     ])
 }
 
-fn icrc_check<S: Sim>(s: &mut S) -> Outcome {
+fn icrc_check(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0002);
     let frames = rx_frames(&mut rng);
     reset(s)?;
@@ -467,7 +473,7 @@ fn icrc_check<S: Sim>(s: &mut S) -> Outcome {
     ])
 }
 
-fn icrc_gen<S: Sim>(s: &mut S) -> Outcome {
+fn icrc_gen(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0012);
     let frames = rx_frames(&mut rng);
     reset(s)?;
@@ -494,7 +500,7 @@ fn icrc_gen<S: Sim>(s: &mut S) -> Outcome {
     ])
 }
 
-fn rx_header_decode<S: Sim>(s: &mut S) -> Outcome {
+fn rx_header_decode(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0003);
     let mut frames: Vec<Vec<u8>> = rx_frames(&mut rng).into_iter().map(|f| f.0).collect();
     frames.extend(capture("rxe_rc_ud_perftest.pcap").into_iter().skip(5).step_by(7));
@@ -533,14 +539,14 @@ fn tx_packets(rng: &mut Rng, first: usize, count: usize) -> TxPackets {
             };
             p.payload = (0..len).map(|k| (k * 7 + i as u64) as u8).collect();
         }
-        hdrs.push_back(rnic_tb::tx::tx_header(&mut p, (rng.next() & 0xff_ffff) as u32, i as u16));
+        hdrs.push_back(crate::tx::tx_header(&mut p, (rng.next() & 0xff_ffff) as u32, i as u16));
         frames.push(encode_frame(&p).unwrap());
         pays.push(p.payload);
     }
     (frames, hdrs, pays)
 }
 
-fn tx_build<S: Sim>(s: &mut S) -> Outcome {
+fn tx_build(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0004);
     reset(s)?;
     let mut out = Sink::new(s, "m_axis");
@@ -554,8 +560,8 @@ fn tx_build<S: Sim>(s: &mut S) -> Outcome {
         let mut pay = Source::new(s, "s_axis");
         // each payload in its wire lanes, as the builder takes it
         for (p, h) in pays.iter().zip(&hdrs) {
-            let lane = rnic_tb::tx::tx_payload_lane(h);
-            pay.beats.extend(rnic_tb::tx::payload_beats(p, lane).into_iter().map(|b| (b, 0)));
+            let lane = crate::tx::tx_payload_lane(h);
+            pay.beats.extend(crate::tx::payload_beats(p, lane).into_iter().map(|b| (b, 0)));
         }
         out.packets.clear();
         let limit = s.now() + 2000 + 10 * (count + pay.beats.len()) as u64;
@@ -631,7 +637,7 @@ fn write_beat(rng: &mut Rng, addr: u64, data: &[u8], k: usize) -> ([u32; 16], u6
     (words_of(&bytes), keep, k + 1 == aligned_beats(addr, data.len()))
 }
 
-fn dma_engine<S: Sim>(s: &mut S) -> Outcome {
+fn dma_engine(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0005);
     let mut host = HostSpace { iommu: Iommu::counting(), ..HostSpace::default() };
     host.iommu.map(READ_BASE, 1 << 20, 0x1000_0000, Perms::R).unwrap();
@@ -775,7 +781,7 @@ impl Axil {
     fn done(&self) -> bool {
         self.ops.is_empty() && matches!(self.st, AxState::Idle)
     }
-    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, now: u64) {
+    fn drive<M: Model + ?Sized>(&mut self, m: &mut M, rng: &mut Rng, now: u64) {
         if matches!(self.st, AxState::Idle) && now >= self.idle_until {
             match self.ops.pop_front() {
                 Some(Op::W(a, d)) => {
@@ -814,7 +820,7 @@ impl Axil {
         m.set("s_axil.rready", r as u64);
         self.drove = (aw, w, ar, b, r);
     }
-    fn sample<M: Model>(&mut self, m: &M) {
+    fn sample<M: Model + ?Sized>(&mut self, m: &M) {
         let (aw, w, ar, b, r) = self.drove;
         match &mut self.st {
             AxState::Write { aw: a, w: ww } => {
@@ -878,7 +884,7 @@ fn bring_up(qpc: u64, cqc: u64) -> Vec<Op> {
     ]
 }
 
-fn reg_file<S: Sim>(s: &mut S) -> Outcome {
+fn reg_file(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0006);
     reset(s)?;
     let mut ops = bring_up(0x10_0000_0000, 0x11_0000_0000);
@@ -963,7 +969,7 @@ struct ClientMem {
 }
 
 impl ClientMem {
-    fn new<M: Model>(m: &M) -> Self {
+    fn new<M: Model + ?Sized>(m: &M) -> Self {
         ClientMem {
             mem: rnic_host::HostMemory::new(),
             rd_q: VecDeque::new(),
@@ -980,7 +986,7 @@ impl ClientMem {
             err_every: 0,
         }
     }
-    fn drive<M: Model>(&mut self, m: &mut M, rng: &mut Rng, now: u64) {
+    fn drive<M: Model + ?Sized>(&mut self, m: &mut M, rng: &mut Rng, now: u64) {
         let has_rd = m.ports().iter().any(|p| p.rust_path == "m_rd.valid");
         let has_wr = m.ports().iter().any(|p| p.rust_path == "m_wr.tvalid");
         if has_rd {
@@ -1031,7 +1037,7 @@ impl ClientMem {
             }
         }
     }
-    fn sample<M: Model>(&mut self, m: &M, rng: &mut Rng, now: u64) {
+    fn sample<M: Model + ?Sized>(&mut self, m: &M, rng: &mut Rng, now: u64) {
         let has_rd = m.ports().iter().any(|p| p.rust_path == "m_rd.valid");
         let has_wr = m.ports().iter().any(|p| p.rust_path == "m_wr.tvalid");
         if has_rd {
@@ -1063,7 +1069,7 @@ impl ClientMem {
     }
 }
 
-fn desc_fetch<S: Sim>(s: &mut S) -> Outcome {
+fn desc_fetch(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0007);
     let mut mem = ClientMem::new(s);
     mem.err_every = 7; // every 7th descriptor read fails
@@ -1152,7 +1158,7 @@ fn desc_fetch<S: Sim>(s: &mut S) -> Outcome {
     ])
 }
 
-fn cq_engine<S: Sim>(s: &mut S) -> Outcome {
+fn cq_engine(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0008);
     let mut mem = ClientMem::new(s);
     s.set("irq_mod_count", 2);
@@ -1276,7 +1282,7 @@ fn cq_context(ring: u64, log: u8, vector: u16, mod_count: u16) -> [u8; 64] {
     e
 }
 
-fn ctx_engine<S: Sim>(s: &mut S) -> Outcome {
+fn ctx_engine(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0009);
     let mut mem = ClientMem::new(s);
     let (qpc_base, cqc_base) = (0x10_0000u64, 0x20_0000u64);
@@ -1357,7 +1363,7 @@ fn ctx_engine<S: Sim>(s: &mut S) -> Outcome {
 
 // ---------------------------------------------------------------- whole host side
 
-fn host_if<S: Sim>(s: &mut S) -> Outcome {
+fn host_if(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_000a);
     const QPC: u64 = 0x10_0000_0000;
     const CQC: u64 = 0x11_0000_0000;
@@ -1526,11 +1532,11 @@ fn host_if<S: Sim>(s: &mut S) -> Outcome {
 
 // ---------------------------------------------------------------- memory regions
 
-/// `MrCheck` through `rnic_tb::mr::MrBench`: random regions and requests,
+/// `MrCheck` through `crate::mr::MrBench`: random regions and requests,
 /// lookups with random latency and stalls, every beat checked against the
 /// contract's reference on the way.
-fn mr_check<S: Sim>(s: &mut S) -> Outcome {
-    use rnic_tb::mr::{MrBench, MrKnobs, MrWorld};
+fn mr_check(s: &mut dyn Sim) -> Outcome {
+    use crate::mr::{MrBench, MrKnobs, MrWorld};
     let mut rng = Rng(0x5eed_0010);
     let world = MrWorld::random(&mut rng, 6, 24);
     let mut b = MrBench::new(world.clone(), MrKnobs::RANDOM, 0x10);
@@ -1554,13 +1560,13 @@ fn mr_check<S: Sim>(s: &mut S) -> Outcome {
     ])
 }
 
-/// `MrXlate` through `rnic_tb::mr_xlate::XlateBench`: random regions over
+/// `MrXlate` through `crate::mr_xlate::XlateBench`: random regions over
 /// tables larger than its caches, random requests (so misses, hits and
 /// evictions), DMA reads with random latency and stalls, an invalidate of
 /// each table; every beat checked against the contract's reference.
-fn mr_xlate<S: Sim>(s: &mut S) -> Outcome {
-    use rnic_tb::mr::{mtt_entry, MrWorld};
-    use rnic_tb::mr_xlate::{Table, XlateBench, XlateKnobs, MTT_BASE};
+fn mr_xlate(s: &mut dyn Sim) -> Outcome {
+    use crate::mr::{mtt_entry, MrWorld};
+    use crate::mr_xlate::{Table, XlateBench, XlateKnobs, MTT_BASE};
     let mut rng = Rng(0x5eed_0011);
     let world = MrWorld::random(&mut rng, 10, 300);
     let mut b = XlateBench::new(10, 13, XlateKnobs { rd_lat: (5, 40), ..XlateKnobs::RANDOM }, 0x11);
@@ -1599,7 +1605,7 @@ fn mr_xlate<S: Sim>(s: &mut S) -> Outcome {
 /// Requests of every kind to a few indices, some sharing a set (hits,
 /// misses, evictions with write-backs, parked requests and their replays),
 /// a few beyond the table; every 11th DMA read and write fails.
-fn ctx_cache<S: Sim>(s: &mut S) -> Outcome {
+fn ctx_cache(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_000c);
     let mut mem = ClientMem::new(s);
     mem.err_every = 11;
@@ -1658,7 +1664,7 @@ fn ctx_cache<S: Sim>(s: &mut S) -> Outcome {
 /// same with one required attribute dropped or one random bit added
 /// (refused), inputs held until `req_ready` and noise after. Reached:
 /// accepted and refused commands.
-fn qp_modify<S: Sim>(s: &mut S) -> Outcome {
+fn qp_modify(s: &mut dyn Sim) -> Outcome {
     use rnic_contract::codes::{Mtu, QpState};
     use rnic_contract::qp_modify::{modify_qp, required, ModifyStatus, QpAttr, TRANSITIONS, TYPES};
     let mut rng = Rng(0x5eed_00a1);
@@ -1731,7 +1737,7 @@ fn qp_modify<S: Sim>(s: &mut S) -> Outcome {
 
 /// The send scheduler: reset, the state RAM's clearing, then random work
 /// over 12 QPs, grants taken with stalls, dones for the QPs in service.
-fn send_sched<S: Sim>(s: &mut S) -> Outcome {
+fn send_sched(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_5c4e);
     reset(s)?;
     let mut n = 0;
@@ -1773,7 +1779,7 @@ fn send_sched<S: Sim>(s: &mut S) -> Outcome {
 /// The inflight WQE table: reset, the 16K-cycle clearing, then random
 /// commands (PUSH-heavy, on 12 QPs; READ and WRITE at random entries) with
 /// responses taken with stalls.
-fn inflight<S: Sim>(s: &mut S) -> Outcome {
+fn inflight(s: &mut dyn Sim) -> Outcome {
     use rnic_hw::consts::{INFLIGHT_POP, INFLIGHT_PUSH};
     let mut rng = Rng(0x01f1_19e7);
     reset(s)?;
@@ -1828,10 +1834,10 @@ fn inflight<S: Sim>(s: &mut S) -> Outcome {
 }
 
 /// The requester's packet generator: reset, then random valid jobs
-/// (`rnic_tb::req_gen::random_job`, budgets of 1..8 packets, one in ten an
+/// (`crate::req_gen::random_job`, budgets of 1..8 packets, one in ten an
 /// error) with every output taken with stalls.
-fn req_gen<S: Sim>(s: &mut S) -> Outcome {
-    use rnic_tb::req_gen::{random_job, set_job};
+fn req_gen(s: &mut dyn Sim) -> Outcome {
+    use crate::req_gen::{random_job, set_job};
     let mut rng = Rng(0x7e9_6e17);
     reset(s)?;
     let (mut jobs, mut hdrs, mut frags, mut dones, mut pushes) = (0u64, 0u64, 0u64, 0u64, 0u64);
@@ -1873,13 +1879,13 @@ fn req_gen<S: Sim>(s: &mut S) -> Outcome {
     ])
 }
 
-/// The requester's payload translation through `rnic_tb::req_payload`:
+/// The requester's payload translation through `crate::req_payload`:
 /// random packets over a world of regions (faults, a failed WQE's later
 /// packets), the translation unit modelled with random latency, every port
 /// stalled at random; every header, piece and error record checked against
 /// the reference.
-fn req_payload<S: Sim>(s: &mut S) -> Outcome {
-    use rnic_tb::req_payload::{random_packets, world, RpBench, RpKnobs};
+fn req_payload(s: &mut dyn Sim) -> Outcome {
+    use crate::req_payload::{random_packets, world, RpBench, RpKnobs};
     let mut rng = Rng(0x5eed_0e11);
     let w = world(&mut rng);
     let pk = random_packets(&mut rng, &w, 120, 3, 4);
@@ -1920,7 +1926,7 @@ fn req_payload<S: Sim>(s: &mut S) -> Outcome {
 /// clearing, then random arms (both kinds, short codes, ACK code 0),
 /// disarms, on both ports at once at times, over 12 QPs, with `m_expire`
 /// stalled.
-fn retry_timer<S: Sim>(s: &mut S) -> Outcome {
+fn retry_timer(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x7173_e5ed);
     s.set("tick_m1", 7);
     reset(s)?;
@@ -1956,8 +1962,8 @@ fn retry_timer<S: Sim>(s: &mut S) -> Outcome {
 /// The ACK generator: requests over three QPs, mostly ACKs, offered at 70 %
 /// with the output ready at 40 %, so runs of one QP's ACKs merge while the
 /// output stalls.
-fn ack_gen<S: Sim>(s: &mut S) -> Outcome {
-    use rnic_tb::ack_gen::{random_req, set_req};
+fn ack_gen(s: &mut dyn Sim) -> Outcome {
+    use crate::ack_gen::{random_req, set_req};
     let mut rng = Rng(0xac6_9e17);
     reset(s)?;
     let (mut reqs, mut hdrs) = (0u64, 0u64);
@@ -1991,9 +1997,9 @@ fn ack_gen<S: Sim>(s: &mut S) -> Outcome {
 /// PMTU; in order, duplicates, gaps, bad opcodes and lengths, no RECV)
 /// offered at 70 % with the `qps` entry from a store the records update,
 /// records taken at 70 %; each record's verdict checked against the model's.
-fn resp_check<S: Sim>(s: &mut S) -> Outcome {
+fn resp_check(s: &mut dyn Sim) -> Outcome {
+    use crate::resp_check::{pack_header, pack_qpc, Script};
     use rnic_hw::consts::*;
-    use rnic_tb::resp_check::{pack_header, pack_qpc, Script};
     let mut rng = Rng(0x2e5c_4ec4);
     let mut script = Script::new(0x2e5c, 3, &Pmtu::ALL);
     script.generate(500, 60);
@@ -2055,10 +2061,10 @@ fn resp_check<S: Sim>(s: &mut S) -> Outcome {
 /// jobs in order (a random packet count within the budget, finished or not,
 /// an error now and then), a completer emptying a QP's window and
 /// READ/atomic count now and then, and stalls on `m_sdone`/`m_err`.
-fn req_fetch<S: Sim>(s: &mut S) -> Outcome {
+fn req_fetch(s: &mut dyn Sim) -> Outcome {
+    use crate::req_fetch::{random_wqe, rd, wr};
     use rnic_contract::codes::QpState;
     use rnic_contract::layouts::{qps, send_wqe};
-    use rnic_tb::req_fetch::{random_wqe, rd, wr};
     let mut rng = Rng(0x4ef3_7c40);
     reset(s)?;
     let qpns: Vec<u64> = (0..12u64).map(|i| i * 1361 + 5).collect();
@@ -2238,10 +2244,10 @@ fn req_fetch<S: Sim>(s: &mut S) -> Outcome {
 /// `qps` entry from a store the records update, an `inflight` model
 /// answering HEAD/POP (6 cycles or later, 70 %), CQEs taken at 60 %,
 /// records at 70 %; each record's verdict checked against the model's.
-fn comp_ack<S: Sim>(s: &mut S) -> Outcome {
+fn comp_ack(s: &mut dyn Sim) -> Outcome {
+    use crate::comp_ack::{pack_header, pack_qpc, pack_qps, InflightModel, Script};
     use rnic_hw::consts::*;
     use rnic_hw::transport::INFLIGHT_ENTRY_BITS;
-    use rnic_tb::comp_ack::{pack_header, pack_qpc, pack_qps, InflightModel, Script};
     let mut rng = Rng(0xc0_acc);
     let mut script = Script::new(0xc0ac, 2);
     script.generate(300);
