@@ -61,9 +61,9 @@ txgen: deps
 	@test -n "$(DESC)" -a -n "$(OUT)" || { echo "usage: make txgen DESC=packets.txt OUT=frames.pcap"; exit 1; }
 	$(CARGO) run -q -p rnic-tb --bin txgen -- "$(abspath $(DESC))" "$(abspath $(OUT))"
 
-## Every benchmark; figures are recorded in docs/benchmarks.md
+## Every benchmark (or SECTIONS="harness dma cache"); figures are recorded in docs/benchmarks.md
 bench: deps
-	$(CARGO) run -q --release -p rnic-tb --bin bench
+	$(CARGO) run -q --release -p rnic-tb --bin bench -- $(SECTIONS)
 
 ## Regenerate docs/regmap.md from the contract crate (a test fails when it is stale)
 docs:
