@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth check test msrv demo bench replay txgen docs clean
+.PHONY: all deps verilog lint synth check test msrv demo bench replay txgen docs bitstream clean
 
 all: test
 
@@ -64,6 +64,14 @@ txgen: deps
 ## Every benchmark (or SECTIONS="harness dma cache"); figures are recorded in docs/benchmarks.md
 bench: deps
 	$(CARGO) run -q --release -p rnic-tb --bin bench -- $(SECTIONS)
+
+## An Alveo board image: BOARD=au200|au250|au280 (docs/boards.md). Vivado non-project
+## flow (firmware/common/build.tcl): IP, synthesis, place, route, timing and utilization
+## reports, bitstream in build/boards/$(BOARD)/; fails on negative slack. Without
+## vivado on PATH it says what is missing and fails.
+BOARD ?= au250
+bitstream:
+	@CARGO="$(CARGO)" bash tools/bitstream.sh $(BOARD) $(VERILOG_DIR)
 
 ## Regenerate docs/regmap.md from the contract crate (a test fails when it is stale)
 docs:

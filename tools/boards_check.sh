@@ -12,7 +12,9 @@
 #      (bit) of the top, and every bit of every top port has a PACKAGE_PIN.
 # Then (--self-test, run by `make test`) it shows that it can fail: a copy
 # with one port name broken in the board glue, one in an XDC, must be refused
-# by the check that should catch it.
+# by the check that should catch it; and the bitstream flow's timing gate
+# (firmware/common/timing.tcl) must pass a met and refuse a failed sample
+# report (tclsh).
 # Usage: tools/boards_check.sh [VERILOG_DIR] [--self-test] [BOARD...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -100,4 +102,7 @@ if [ $self_test = 1 ]; then
     if check "$copy" "$b" >"$log/mutant2" 2>&1; then echo "boards self-test FAIL: a wrong XDC port name passed"; exit 1; fi
     grep -q "pcie_perst_l is not a port" "$log/mutant2" || { echo "boards self-test FAIL: XDC mutation not reported"; cat "$log/mutant2"; exit 1; }
     echo "boards ok   self-test (a wrong core port name and a wrong XDC port name are both refused)"
+    # the bitstream flow's timing gate (firmware/common/timing.tcl) on sample reports
+    command -v tclsh >/dev/null || { echo "boards FAIL: no tclsh (tools/deps.sh installs tcl8.6)"; exit 1; }
+    tclsh firmware/common/test/timing_check_test.tcl
 fi

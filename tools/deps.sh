@@ -50,6 +50,8 @@ check_all() {
     check yosys yosys "Yosys $YOSYS_VERSION " "$YOSYS_VERSION"
     # `TShark (Wireshark) 4.0.17 (Git v4.0.17 packaged as 4.0.17-0+deb12u3)`
     check tshark tshark "TShark (Wireshark) $TSHARK_VERSION " "$TSHARK_VERSION"
+    # tclsh: tools/boards_check.sh tests the bitstream flow's timing-report reader (any 8.6)
+    command -v tclsh >/dev/null 2>&1 || missing+=("tclsh")
 }
 
 check_all
@@ -62,7 +64,7 @@ echo "deps: installing ${missing[*]} (Debian packages, pinned)"
 SUDO=""
 if [ "$(id -u)" != 0 ]; then
     if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then SUDO="sudo -n"; else
-        echo "deps: error: need root to install ${missing[*]}; run: apt-get install verilator=$VERILATOR_DEB yosys=$YOSYS_DEB tshark (Debian bookworm: $TSHARK_VERSION)" >&2
+        echo "deps: error: need root to install ${missing[*]}; run: apt-get install verilator=$VERILATOR_DEB yosys=$YOSYS_DEB tshark tcl8.6 (Debian bookworm: $TSHARK_VERSION)" >&2
         exit 1
     fi
 fi
@@ -75,6 +77,7 @@ for m in "${missing[@]}"; do
         # bookworm ships 4.0.x only; the Debian revision moves with security
         # updates, so the upstream version is what is checked below
         tshark) pkgs+=("tshark") ;;
+        tclsh) pkgs+=("tcl8.6") ;;
     esac
 done
 echo "wireshark-common wireshark-common/install-setuid boolean false" | $SUDO debconf-set-selections 2>/dev/null || true

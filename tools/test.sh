@@ -31,6 +31,7 @@ $PHASE build "$CARGO" build --workspace --lib --bins --tests --examples || fail
 TARGET_DIR=$("$CARGO" metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')
 $PHASE verilog "$TARGET_DIR/debug/rtlgen" --out "$VERILOG_DIR" || fail
 $PHASE lint bash tools/lint.sh "$VERILOG_DIR" || fail
+$PHASE boards bash tools/boards_check.sh "$VERILOG_DIR" --self-test || fail
 $PHASE synth-model python3 tools/test_synth.py || fail
 $PHASE synth bash tools/synth.sh "$VERILOG_DIR" || fail
 $PHASE clippy bash tools/clippy.sh || fail

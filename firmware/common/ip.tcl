@@ -23,9 +23,11 @@
 #   rnic_board(cmac_site)  CMAC hard block site next to that quad ("" = Vivado's default)
 
 proc rnic_create_ip {} {
-    global rnic_board
+    global rnic_board rnic_ip_dir
+    # build.tcl sets rnic_ip_dir (IP needs a directory in a non-project build)
+    set dir [expr {[info exists rnic_ip_dir] ? [list -dir $rnic_ip_dir] : {}}]
 
-    create_ip -name xdma -vendor xilinx.com -library ip -module_name pcie_dma
+    create_ip -name xdma -vendor xilinx.com -library ip -module_name pcie_dma {*}$dir
     set_property -dict [list \
         CONFIG.mode_selection {Advanced} \
         CONFIG.pcie_blk_locn $rnic_board(pcie_blk) \
@@ -52,7 +54,7 @@ proc rnic_create_ip {} {
         CONFIG.cfg_mgmt_if {false} \
     ] [get_ips pcie_dma]
 
-    create_ip -name cmac_usplus -vendor xilinx.com -library ip -module_name cmac_qsfp0
+    create_ip -name cmac_usplus -vendor xilinx.com -library ip -module_name cmac_qsfp0 {*}$dir
     set props [list \
         CONFIG.CMAC_CAUI4_MODE {1} \
         CONFIG.NUM_LANES {4x25} \
