@@ -142,8 +142,10 @@ module rnic_board (
 
     cmac_qsfp0 cmac_qsfp0_inst (
         .gt_ref_clk_p(qsfp0_refclk_p), .gt_ref_clk_n(qsfp0_refclk_n),
-        .gt_rxp_in(qsfp0_rx_p), .gt_rxn_in(qsfp0_rx_n),
-        .gt_txp_out(qsfp0_tx_p), .gt_txn_out(qsfp0_tx_n),
+        .gt0_rxp_in(qsfp0_rx_p[0]), .gt0_rxn_in(qsfp0_rx_n[0]), .gt1_rxp_in(qsfp0_rx_p[1]), .gt1_rxn_in(qsfp0_rx_n[1]),
+        .gt2_rxp_in(qsfp0_rx_p[2]), .gt2_rxn_in(qsfp0_rx_n[2]), .gt3_rxp_in(qsfp0_rx_p[3]), .gt3_rxn_in(qsfp0_rx_n[3]),
+        .gt0_txp_out(qsfp0_tx_p[0]), .gt0_txn_out(qsfp0_tx_n[0]), .gt1_txp_out(qsfp0_tx_p[1]), .gt1_txn_out(qsfp0_tx_n[1]),
+        .gt2_txp_out(qsfp0_tx_p[2]), .gt2_txn_out(qsfp0_tx_n[2]), .gt3_txp_out(qsfp0_tx_p[3]), .gt3_txn_out(qsfp0_tx_n[3]),
         .init_clk(init_clk), .sys_reset(init_rst),
         .gt_txusrclk2(mac_clk), .rx_clk(mac_clk),
         .usr_tx_reset(mac_tx_rst), .usr_rx_reset(mac_rx_rst),
@@ -159,6 +161,7 @@ module rnic_board (
         // bring-up: receive always; transmit idles and remote faults until the receiver is aligned
         .ctl_rx_enable(1'b1), .ctl_tx_enable(mac_rx_aligned), .ctl_tx_send_idle(1'b0),
         .ctl_tx_send_rfi(!mac_rx_aligned), .ctl_tx_send_lfi(1'b0),
+        .ctl_rx_force_resync(1'b0), .ctl_rx_test_pattern(1'b0), .ctl_tx_test_pattern(1'b0),
         .stat_rx_aligned(mac_rx_aligned),
         .rx_axis_tvalid(cmac_rx_tvalid), .rx_axis_tdata(cmac_rx_tdata), .rx_axis_tkeep(cmac_rx_tkeep),
         .rx_axis_tlast(cmac_rx_tlast), .rx_axis_tuser(cmac_rx_tuser),

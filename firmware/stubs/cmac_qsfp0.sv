@@ -1,7 +1,8 @@
 // Behavioural stand-in for `cmac_qsfp0`, the AMD 100G Ethernet subsystem
 // (cmac_usplus, PG203) that firmware/<board>/ip.tcl creates: CAUI-4, RS-FEC,
 // 512-bit AXI4-Stream, GTs inside the IP. The ports the board tops connect,
-// named as in the IP's instantiation template; the real IP has further
+// named as in the IP's instantiation template (cmac_usplus_0.veo as found in
+// liaoyunkun/Jingzhao: per-lane gtN_rxp_in / gtN_txp_out); the real IP has further
 // outputs (stat_*, rx_preambleout, gt_ref_clk_out, ...) left open. Outputs are
 // idle: never aligned, nothing received, transmit always ready; the user
 // clock is the reference clock.
@@ -9,10 +10,22 @@
 module cmac_qsfp0 (
     input  logic         gt_ref_clk_p,
     input  logic         gt_ref_clk_n,
-    input  logic [3:0]   gt_rxp_in,
-    input  logic [3:0]   gt_rxn_in,
-    output logic [3:0]   gt_txp_out,
-    output logic [3:0]   gt_txn_out,
+    input  logic         gt0_rxp_in,
+    input  logic         gt0_rxn_in,
+    input  logic         gt1_rxp_in,
+    input  logic         gt1_rxn_in,
+    input  logic         gt2_rxp_in,
+    input  logic         gt2_rxn_in,
+    input  logic         gt3_rxp_in,
+    input  logic         gt3_rxn_in,
+    output logic         gt0_txp_out,
+    output logic         gt0_txn_out,
+    output logic         gt1_txp_out,
+    output logic         gt1_txn_out,
+    output logic         gt2_txp_out,
+    output logic         gt2_txn_out,
+    output logic         gt3_txp_out,
+    output logic         gt3_txn_out,
     input  logic         init_clk,
     input  logic         sys_reset,
     output logic         gt_txusrclk2,
@@ -43,6 +56,9 @@ module cmac_qsfp0 (
     input  logic         ctl_tx_send_idle,
     input  logic         ctl_tx_send_rfi,
     input  logic         ctl_tx_send_lfi,
+    input  logic         ctl_rx_force_resync,
+    input  logic         ctl_rx_test_pattern,
+    input  logic         ctl_tx_test_pattern,
     output logic         stat_rx_aligned,
     output logic         rx_axis_tvalid,
     output logic [511:0] rx_axis_tdata,
@@ -59,8 +75,8 @@ module cmac_qsfp0 (
     output logic         tx_ovfout,
     output logic         tx_unfout
 );
-    assign gt_txp_out = '0;
-    assign gt_txn_out = '0;
+    assign {gt0_txp_out, gt1_txp_out, gt2_txp_out, gt3_txp_out} = '0;
+    assign {gt0_txn_out, gt1_txn_out, gt2_txn_out, gt3_txn_out} = '0;
     assign gt_txusrclk2 = gt_ref_clk_p;
     assign usr_tx_reset = sys_reset;
     assign usr_rx_reset = sys_reset;
