@@ -21,7 +21,8 @@
 //!   the QP's completer goes to error.
 //!
 //! "Acknowledge through a" walks the QP's `inflight` list from its head
-//! (HEAD, then POP per completed WQE): a WQE ending at or before a
+//! (HEAD, then POP per completed WQE; the child [`CompWalk`], which also
+//! holds the CQE register and the state a walk changes): a WQE ending at or before a
 //! completes (POP; a CQE for signaled ones), a WQE a lies inside moves UNA
 //! to a + 1, a READ/atomic WQE reached is an implied NAK (go-back-N from
 //! UNA instead of the action above; a fatal NAK ignores it). A go-back-N
@@ -108,8 +109,10 @@ pub struct CompDecide {
     pub verdict: Signal<Out, Bits<COMP_VERDICT_BITS>>,
     pub ack_psn: Signal<Out, Bits<24>>,
     pub walk: Signal<Out, Bit>,
+    pub fatal: Signal<Out, Bit>,
     pub status: Signal<Out, Bits<8>>,
     outstanding: Signal<Local, Bit>,
+    valid_ack: Signal<Local, Bit>,
     kind: Signal<Local, Bits<2>>,
     code: Signal<Local, Bits<5>>,
     kind_tag: TypeTag<Self>,
@@ -147,10 +150,17 @@ impl Logic for CompDecide {
             self.verdict.next = COMP_NAK_SEQ.into();
         }
         // a walk when the PSN to acknowledge through is at or after UNA: an
-        // ACK's PSN is (outstanding); a NAK's PSN - 1 is unless the PSN is UNA
-        self.walk.next = (self.verdict.val() >= COMP_ACK)
-            & (self.verdict.val() <= COMP_NAK_FATAL)
-            & ((self.verdict.val() == COMP_ACK) | (self.psn.val() != self.una.val()));
+        // ACK's PSN is (outstanding); a NAK's PSN - 1 is unless the PSN is
+        // UNA. `walk` and `fatal` from the conditions, beside the verdict's
+        // priority (levels: they start the walk)
+        self.valid_ack.next = !self.error.val()
+            & self.outstanding.val()
+            & (self.opcode.val() == BTH_RC_ACKNOWLEDGE)
+            & !(self.syndrome.val().get_bit(7) | (self.kind.val() == 2));
+        self.walk.next =
+            self.valid_ack.val() & ((self.kind.val() == AETH_KIND_ACK) | (self.psn.val() != self.una.val()));
+        self.fatal.next =
+            self.valid_ack.val() & (self.kind.val() == AETH_KIND_NAK) & (self.code.val() != AETH_NAK_PSN_SEQ);
     }
 }
 
@@ -351,7 +361,7 @@ impl Logic for CompAck {
         self.dec.error.next = self.error.q.val();
         self.walk.start.next = self.state.q.val() == CompState::Decide;
         self.walk.head.next = self.dec.walk.val();
-        self.walk.fatal.next = self.dec.verdict.val() == COMP_NAK_FATAL;
+        self.walk.fatal.next = self.dec.fatal.val();
         self.walk.ack_psn.next = self.dec.ack_psn.val();
         self.walk.nak_status.next = self.dec.status.val();
         if self.state.q.val() == CompState::Decide {
