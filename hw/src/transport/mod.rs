@@ -12,6 +12,7 @@
 mod ack_gen;
 mod axis_join;
 mod comp_ack;
+mod comp_walk;
 mod inflight;
 mod path_hdr;
 mod payload_gather;
@@ -34,6 +35,7 @@ mod tx_arb;
 pub use ack_gen::*;
 pub use axis_join::AxisJoin;
 pub use comp_ack::*;
+pub use comp_walk::{CompWalk, WalkState};
 pub use inflight::*;
 pub use path_hdr::{PathHdr, PATH_BITS};
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};

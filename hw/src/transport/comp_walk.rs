@@ -1,0 +1,333 @@
+//! `CompWalk`: the child of [`CompAck`](super::CompAck) that walks a QP's
+//! `inflight` list for one packet (HEAD, then POP per completed WQE) and
+//! writes the CQEs, holding the part of the completer's state a walk
+//! changes: UNA, the head WQE (`HEAD_FIRST`, `HEAD_WQE`), `RETRY_VALID`,
+//! `RD_DONE`, and the walk's `implied` flag.
+//!
+//! Ports (inside `CompAck`):
+//!
+//! | port | dir | what |
+//! |---|---|---|
+//! | `load`, `load_st` | in | the parent captured a packet: take UNA, HEAD_FIRST, HEAD_WQE, RETRY_VALID, RD_DONE from the completer's state word `load_st` |
+//! | `start` with `head`, `fatal`, `ack_psn`, `nak_status` | in | the parent's decision: walk from HEAD acknowledging through `ack_psn` (`head`), then flush if `fatal` (a fatal NAK completing with `nak_status`) |
+//! | `done` | out | the walk ends this cycle (combinational; with `start` when there is nothing to walk) |
+//! | `una`, `head_first`, `head_wqe`, `retry_valid`, `rd_done`, `implied`, `nak_status_q` | out | the state after the walk, from registers |
+//! | `m_inf`, `s_inf`, `m_cqe` | out/in/out | the parent's ports (linked) |
+//!
+//! A walk is a sequence of steps, each written once: `head` (a HEAD
+//! command), `pop` (the POP of a completed WQE), `flush_pop` (a POP that
+//! completes the head in error), `walk_end` (the acknowledging part is
+//! over: a flush if fatal, else `done`). Every answer advances the state
+//! the same way (`advance`) when its WQE leaves the list.
+//!
+//! Timing: a command is on `m_inf` the cycle after its step; a HEAD's
+//! answer is taken [`INFLIGHT_LATENCY`](super::INFLIGHT_LATENCY) cycles
+//! after the command (`CompAck`'s `COMP_HEAD_CYCLES`, `COMP_WQE_CYCLES`).
+//! A POP of a completed WQE is followed by the next HEAD at once; its
+//! answer is dropped when it comes (`pend_pops`).
+
+use super::{
+    CompCqeOut, InflightCmdOut, InflightRespIn, COMP_STATE_BITS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
+    INFLIGHT_QPN_BITS,
+};
+use crate::consts::*;
+use crate::prim::Reg;
+use hdl_emit::TypeTag;
+use rust_hdl::prelude::*;
+
+const E: usize = INFLIGHT_LOG_ENTRIES;
+const W: usize = INFLIGHT_ENTRY_BITS;
+
+/// The walk's state.
+#[derive(Copy, Clone, Debug, PartialEq, LogicState)]
+pub enum WalkState {
+    /// No walk (the parent is capturing, deciding or writing its record).
+    Idle,
+    /// A command on `m_inf` (HEAD or POP).
+    Command,
+    /// Waiting for the answer to the last HEAD (or, in a flush, POP).
+    Wait,
+}
+
+#[derive(LogicBlock, Default)]
+pub struct CompWalk {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub qpn: Signal<In, Bits<24>>,
+    pub cq: Signal<In, Bits<24>>,
+    pub load: Signal<In, Bit>,
+    pub load_st: Signal<In, Bits<COMP_STATE_BITS>>,
+    pub start: Signal<In, Bit>,
+    pub head: Signal<In, Bit>,
+    pub fatal: Signal<In, Bit>,
+    pub ack_psn: Signal<In, Bits<24>>,
+    pub nak_status: Signal<In, Bits<8>>,
+    pub done: Signal<Out, Bit>,
+    pub una: Signal<Out, Bits<24>>,
+    pub head_first: Signal<Out, Bits<24>>,
+    pub head_wqe: Signal<Out, Bits<16>>,
+    pub retry_valid: Signal<Out, Bit>,
+    pub rd_done: Signal<Out, Bits<5>>,
+    pub implied: Signal<Out, Bit>,
+    pub nak_status_q: Signal<Out, Bits<8>>,
+    pub m_inf: InflightCmdOut<INFLIGHT_QPN_BITS, E, W>,
+    pub s_inf: InflightRespIn<E, { INFLIGHT_LOG_ENTRIES + 1 }, W>,
+    pub m_cqe: CompCqeOut,
+
+    state: Reg<WalkState>,
+    fatal_q: Reg<Bit>,
+    ack_psn_q: Reg<Bits<24>>,
+    status_q: Reg<Bits<8>>,
+    una_q: Reg<Bits<24>>,
+    head_first_q: Reg<Bits<24>>,
+    head_wqe_q: Reg<Bits<16>>,
+    retry_valid_q: Reg<Bit>,
+    rd_done_q: Reg<Bits<5>>,
+    flush: Reg<Bit>,
+    flush_first: Reg<Bit>,
+    implied_q: Reg<Bit>,
+    walk_more: Reg<Bit>,
+    pend_pops: Reg<Bits<5>>,
+    cmd_valid: Reg<Bit>,
+    cmd_op: Reg<Bits<3>>,
+    cqe_valid: Reg<Bit>,
+    cqe_cq: Reg<Bits<24>>,
+    cqe_qpn: Reg<Bits<24>>,
+    cqe_wr_id: Reg<Bits<64>>,
+    cqe_status: Reg<Bits<8>>,
+    cqe_opcode: Reg<Bits<8>>,
+    cqe_len: Reg<Bits<32>>,
+    cqe_index: Reg<Bits<16>>,
+    // ---- combinational: the answered entry and the step taken
+    e_index: Signal<Local, Bits<16>>,
+    e_first: Signal<Local, Bits<24>>,
+    e_last: Signal<Local, Bits<24>>,
+    e_kind: Signal<Local, Bits<4>>,
+    e_rd: Signal<Local, Bit>,
+    e_op: Signal<Local, Bits<8>>,
+    r_take: Signal<Local, Bit>,
+    answer: Signal<Local, Bit>,
+    is_fatal: Signal<Local, Bit>,
+    advance: Signal<Local, Bit>,
+    step_head: Signal<Local, Bit>,
+    step_pop: Signal<Local, Bit>,
+    step_flush: Signal<Local, Bit>,
+    flush_more: Signal<Local, Bit>,
+    walk_end: Signal<Local, Bit>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for CompWalk {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            state,
+            fatal_q,
+            ack_psn_q,
+            status_q,
+            una_q,
+            head_first_q,
+            head_wqe_q,
+            retry_valid_q,
+            rd_done_q,
+            flush,
+            flush_first,
+            implied_q,
+            walk_more,
+            pend_pops,
+            cmd_valid,
+            cmd_op,
+            cqe_valid,
+            cqe_cq,
+            cqe_qpn,
+            cqe_wr_id,
+            cqe_status,
+            cqe_opcode,
+            cqe_len,
+            cqe_index
+        );
+        // ---- outputs, from registers
+        self.una.next = self.una_q.q.val();
+        self.head_first.next = self.head_first_q.q.val();
+        self.head_wqe.next = self.head_wqe_q.q.val();
+        self.retry_valid.next = self.retry_valid_q.q.val();
+        self.rd_done.next = self.rd_done_q.q.val();
+        self.implied.next = self.implied_q.q.val();
+        self.nak_status_q.next = self.status_q.q.val();
+        self.m_inf.op.next = self.cmd_op.q.val();
+        self.m_inf.qpn.next = self.qpn.val().get_bits::<INFLIGHT_QPN_BITS>(0);
+        self.m_inf.index.next = 0.into();
+        self.m_inf.data.next = 0.into();
+        self.m_inf.valid.next = self.cmd_valid.q.val();
+        // a POP's answer nobody waits for is taken at once; the awaited one
+        // when the CQE register is free
+        self.s_inf.ready.next =
+            self.pend_pops.q.val().any() | ((self.state.q.val() == WalkState::Wait) & !self.cqe_valid.q.val());
+        self.m_cqe.cq.next = self.cqe_cq.q.val();
+        self.m_cqe.wr_id.next = self.cqe_wr_id.q.val();
+        self.m_cqe.status.next = self.cqe_status.q.val();
+        self.m_cqe.opcode.next = self.cqe_opcode.q.val();
+        self.m_cqe.byte_len.next = self.cqe_len.q.val();
+        self.m_cqe.qpn.next = self.cqe_qpn.q.val();
+        self.m_cqe.wqe_index.next = self.cqe_index.q.val();
+        self.m_cqe.valid.next = self.cqe_valid.q.val();
+        if self.m_cqe.ready.val() {
+            self.cqe_valid.d.next = false;
+        }
+        if self.m_inf.ready.val() {
+            self.cmd_valid.d.next = false;
+        }
+
+        // ---- the inflight entry answered
+        self.e_index.next = (self.s_inf.data.val() >> ENT_WQE_INDEX).get_bits::<16>(0);
+        self.e_first.next = (self.s_inf.data.val() >> ENT_FIRST_PSN).get_bits::<24>(0);
+        self.e_last.next = (self.s_inf.data.val() >> ENT_LAST_PSN).get_bits::<24>(0);
+        self.e_kind.next = (self.s_inf.data.val() >> ENT_KIND).get_bits::<4>(0);
+        self.e_rd.next = (self.e_kind.val() == SOP_RDMA_READ)
+            | (self.e_kind.val() == SOP_CMP_SWAP)
+            | (self.e_kind.val() == SOP_FETCH_ADD);
+        self.e_op.next = WCO_SEND.into();
+        if (self.e_kind.val() == SOP_RDMA_WRITE) | (self.e_kind.val() == SOP_RDMA_WRITE_IMM) {
+            self.e_op.next = WCO_RDMA_WRITE.into();
+        } else if self.e_kind.val() == SOP_RDMA_READ {
+            self.e_op.next = WCO_RDMA_READ.into();
+        } else if self.e_kind.val() == SOP_CMP_SWAP {
+            self.e_op.next = WCO_COMP_SWAP.into();
+        } else if self.e_kind.val() == SOP_FETCH_ADD {
+            self.e_op.next = WCO_FETCH_ADD.into();
+        }
+        self.r_take.next = self.s_inf.valid.val() & self.s_inf.ready.val();
+        if self.r_take.val() & self.pend_pops.q.val().any() {
+            self.pend_pops.d.next = self.pend_pops.q.val() - 1;
+        }
+        // the awaited answer (a HEAD's, or a flush POP's)
+        self.answer.next = (self.state.q.val() == WalkState::Wait) & self.r_take.val() & !self.pend_pops.q.val().any();
+        self.is_fatal.next = self.fatal_q.q.val();
+
+        // ---- the step taken this cycle (at most one)
+        self.step_head.next = false;
+        self.step_pop.next = false;
+        self.flush_more.next = false;
+        self.walk_end.next = false;
+        self.advance.next = false;
+        if self.start.val() {
+            self.is_fatal.next = self.fatal.val();
+            self.step_head.next = self.head.val();
+            self.walk_end.next = !self.head.val();
+        }
+        if (self.state.q.val() == WalkState::Command)
+            & self.m_inf.ready.val()
+            & (self.cmd_op.q.val() == INFLIGHT_POP)
+            & !self.flush.q.val()
+        {
+            // the POP of a completed WQE: then the next HEAD, or the end
+            self.step_head.next = self.walk_more.q.val();
+            self.walk_end.next = !self.walk_more.q.val();
+        }
+        if self.answer.val() & self.flush.q.val() {
+            // fatal NAK: each POP's answer completes the head in error
+            self.flush_more.next = !self.s_inf.empty.val();
+            self.advance.next = !self.s_inf.empty.val();
+        } else if self.answer.val() {
+            // HEAD's answer against the PSN acknowledged through
+            self.walk_end.next = true;
+            if self.s_inf.empty.val() | (self.ack_psn_q.q.val() - self.e_first.val()).get_bit(23) {
+                // nothing (more) to acknowledge
+            } else if self.e_rd.val() {
+                // a READ/atomic reached: implied NAK
+                self.implied_q.d.next = true;
+            } else if (self.ack_psn_q.q.val() - self.e_last.val()).get_bit(23) {
+                // the PSN lies inside this WQE
+                self.una_q.d.next = self.ack_psn_q.q.val() + 1;
+                self.retry_valid_q.d.next = false;
+            } else {
+                // the WQE completes: POP, a CQE if signaled
+                self.walk_end.next = false;
+                self.step_pop.next = true;
+                self.advance.next = true;
+                self.retry_valid_q.d.next = false;
+                self.walk_more.d.next = self.e_last.val() != self.ack_psn_q.q.val();
+            }
+        }
+        self.step_flush.next = self.flush_more.val() | (self.walk_end.val() & self.is_fatal.val());
+        self.done.next = (self.walk_end.val() & !self.is_fatal.val())
+            | (self.answer.val() & self.flush.q.val() & self.s_inf.empty.val());
+
+        // ---- the step's effects
+        if self.answer.val() {
+            self.cqe_valid.d.next =
+                self.advance.val() & (self.flush.q.val() | (self.s_inf.data.val() >> ENT_SIGNALED).get_bit(0));
+            self.cqe_status.d.next = WCS_SUCCESS.into();
+            if self.flush.q.val() {
+                self.cqe_status.d.next = WCS_WR_FLUSH_ERR.into();
+                if self.flush_first.q.val() {
+                    self.cqe_status.d.next = self.status_q.q.val();
+                }
+            }
+            self.cqe_wr_id.d.next = (self.s_inf.data.val() >> ENT_WR_ID).get_bits::<64>(0);
+            self.cqe_opcode.d.next = self.e_op.val();
+            self.cqe_len.d.next = (self.s_inf.data.val() >> ENT_LEN).get_bits::<32>(0);
+            self.cqe_index.d.next = self.e_index.val();
+            // the CQE may wait on `m_cqe` while the next packet is taken
+            self.cqe_cq.d.next = self.cq.val();
+            self.cqe_qpn.d.next = self.qpn.val();
+        }
+        if self.advance.val() {
+            // the answered WQE leaves the list
+            self.una_q.d.next = self.e_last.val() + 1;
+            self.head_first_q.d.next = self.e_last.val() + 1;
+            self.head_wqe_q.d.next = self.e_index.val() + 1;
+            if self.e_rd.val() {
+                self.rd_done_q.d.next = self.rd_done_q.q.val() + 1;
+            }
+        }
+        if self.step_flush.val() {
+            self.flush_first.d.next = !self.flush.q.val();
+        }
+        if (self.state.q.val() == WalkState::Command) & self.m_inf.ready.val() {
+            self.state.d.next = WalkState::Wait;
+            if (self.cmd_op.q.val() == INFLIGHT_POP) & !self.flush.q.val() {
+                // its answer is not awaited
+                self.pend_pops.d.next = self.pend_pops.q.val() + 1;
+                if self.r_take.val() & self.pend_pops.q.val().any() {
+                    self.pend_pops.d.next = self.pend_pops.q.val();
+                }
+            }
+        }
+        if self.step_head.val() | self.step_pop.val() | self.step_flush.val() {
+            self.state.d.next = WalkState::Command;
+            self.cmd_valid.d.next = true;
+            self.cmd_op.d.next = INFLIGHT_POP.into();
+            if self.step_head.val() {
+                self.cmd_op.d.next = INFLIGHT_HEAD.into();
+            }
+            self.flush.d.next = self.step_flush.val();
+        }
+        if self.done.val() {
+            self.state.d.next = WalkState::Idle;
+            self.flush.d.next = false;
+        }
+        if self.start.val() {
+            self.implied_q.d.next = false;
+            self.fatal_q.d.next = self.fatal.val();
+            self.ack_psn_q.d.next = self.ack_psn.val();
+            self.status_q.d.next = self.nak_status.val();
+        }
+        if self.load.val() {
+            self.una_q.d.next = (self.load_st.val() >> QPSC_UNA).get_bits::<24>(0);
+            self.head_first_q.d.next = (self.load_st.val() >> QPSC_HEAD_FIRST).get_bits::<24>(0);
+            self.head_wqe_q.d.next = (self.load_st.val() >> QPSC_HEAD_WQE).get_bits::<16>(0);
+            self.retry_valid_q.d.next = (self.load_st.val() >> QPSC_RETRY_VALID).get_bit(0);
+            self.rd_done_q.d.next = (self.load_st.val() >> QPSC_RD_DONE).get_bits::<5>(0);
+        }
+        if self.reset.val() {
+            self.state.d.next = WalkState::Idle;
+            self.cqe_valid.d.next = false;
+            self.cmd_valid.d.next = false;
+            self.pend_pops.d.next = 0.into();
+            self.flush.d.next = false;
+        }
+    }
+}
