@@ -245,11 +245,7 @@ impl Traffic {
                 (false, false) => Opcode::RcWriteMiddle,
                 (false, true) => Opcode::RcWriteLast,
             };
-            let ext = if first {
-                ExtHeaders::Reth(Reth { va, rkey, dma_len: total as u32 })
-            } else {
-                ExtHeaders::Bare
-            };
+            let ext = if first { ExtHeaders::Reth(Reth { va, rkey, dma_len: total as u32 }) } else { ExtHeaders::Bare };
             let payload: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
             qp.queue.push_back(RcPacket::new(op, qp.qpn, psn, r.chance(40), ext, payload));
             psn = psn.next();

@@ -43,9 +43,10 @@
 //! **Order of events.** One record at a time: taken, its requests offered
 //! (tail, head), its answers taken, its pieces committed and every one
 //! taken by `PayloadScatter`; only then are `m_pkt`, `m_ack` and `m_qps`
-//! loaded (together, when all three registers are free), and the next record
-//! is taken the cycle after. So the ACK of a packet is offered after its
-//! placement commands are issued, and everything leaves in packet order.
+//! loaded (together), and the next record is taken once all three are
+//! taken (they are driven from the record's registers). So the ACK of a
+//! packet is offered after its placement commands are issued, and
+//! everything leaves in packet order.
 //!
 //! **Latency and rate** (`tb/tests/resp_exec.rs`, with `L` the translation
 //! unit's cycles from a request taken to its first answer beat offered): a
@@ -79,10 +80,11 @@ use rust_hdl::prelude::*;
 pub const RESP_EXEC_PIECE_LATENCY: u64 = 1 + super::PIECE_HOLD_LATENCY;
 /// Cycles a placed one-piece record holds the block, without the
 /// translation latency: the latency to its piece, its piece taken, the
-/// outputs loaded, the next record taken.
-pub const RESP_EXEC_PLACE_PERIOD: u64 = RESP_EXEC_PIECE_LATENCY + 2;
-/// Cycles a record without translation holds the block.
-pub const RESP_EXEC_IDLE_PERIOD: u64 = 2;
+/// outputs loaded and taken, the next record taken.
+pub const RESP_EXEC_PLACE_PERIOD: u64 = RESP_EXEC_PIECE_LATENCY + 3;
+/// Cycles a record without translation holds the block (taken, finished,
+/// outputs offered and taken, the next one taken).
+pub const RESP_EXEC_IDLE_PERIOD: u64 = 3;
 /// Pieces of one packet counted (the head: at most `PIECE_HOLD` places).
 const COUNT_BITS: usize = super::PIECE_HOLD_LOG + 1;
 const _: () = assert!(qps::IN_PROGRESS.width == 2 && IP_ERROR == 3 && QPS_IN_PROGRESS_POS == qps::IN_PROGRESS.pos());
@@ -211,10 +213,50 @@ impl Logic for RespExec {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_ready, r_qpn, r_psn, r_ack, r_syndrome, r_aeth_psn, r_aeth_msn, r_msn_before, r_write,
-            r_mask, r_data, r_place, r_lane, r_dest_qpn, r_pkey, r_path, x_valid, x_key, x_pd, x_va, x_len, x_access,
-            x_id, head_pend, h_va, h_len, answering, left, fail, wcount, pend, draining, out_wait, pkt_valid, pkt_drop,
-            ack_valid, ack_psn, ack_kind, ack_code, ack_msn, qw_valid, qw_data
+            self,
+            clock,
+            in_ready,
+            r_qpn,
+            r_psn,
+            r_ack,
+            r_syndrome,
+            r_aeth_psn,
+            r_aeth_msn,
+            r_msn_before,
+            r_write,
+            r_mask,
+            r_data,
+            r_place,
+            r_lane,
+            r_dest_qpn,
+            r_pkey,
+            r_path,
+            x_valid,
+            x_key,
+            x_pd,
+            x_va,
+            x_len,
+            x_access,
+            x_id,
+            head_pend,
+            h_va,
+            h_len,
+            answering,
+            left,
+            fail,
+            wcount,
+            pend,
+            draining,
+            out_wait,
+            pkt_valid,
+            pkt_drop,
+            ack_valid,
+            ack_psn,
+            ack_kind,
+            ack_code,
+            ack_msn,
+            qw_valid,
+            qw_data
         );
         clock!(self, clock, hold);
         self.hold.reset.next = self.reset.val();
@@ -301,7 +343,9 @@ impl Logic for RespExec {
         self.hold.w_last.next = self.s_xresp.last.val();
         self.hold.commit.next = self.head_end.val() & self.r_place.q.val() & !self.fail_now.val();
         self.hold.discard.next = self.head_end.val() & (!self.r_place.q.val() | self.fail_now.val());
-        self.fail.d.next = self.fail_now.val();
+        if self.fire.val() & self.bad.val() {
+            self.fail.d.next = true;
+        }
         if self.wr.val() {
             self.wcount.d.next = self.wcount.q.val() + 1;
         }
@@ -359,7 +403,12 @@ impl Logic for RespExec {
                 self.ack_kind.d.next = AETH_KIND_NAK.into();
                 self.ack_code.d.next = AETH_NAK_REMOTE_ACCESS.into();
                 self.ack_msn.d.next = self.r_msn_before.q.val();
-                self.qw_data.d.next = self.r_data.q.val().replace_bit(QPS_IN_PROGRESS_POS, true).replace_bit(QPS_IN_PROGRESS_POS + 1, true);
+                self.qw_data.d.next = self
+                    .r_data
+                    .q
+                    .val()
+                    .replace_bit(QPS_IN_PROGRESS_POS, true)
+                    .replace_bit(QPS_IN_PROGRESS_POS + 1, true);
             }
         }
         // the next record once this one's outputs are taken: they are
