@@ -218,15 +218,15 @@ impl Traffic {
         }
         .min(m.length);
         let slack = m.length - len;
-        let mut va = m.va_base + if slack == 0 { 0 } else { r.next() % (slack + 1) };
+        let mut va = m.va_base.wrapping_add(if slack == 0 { 0 } else { r.next() % (slack + 1) });
         let mut rkey = m.key;
         if r.chance(self.p_fault) {
             match r.next() % 3 {
                 0 => rkey ^= 1 << (r.next() % 32),
-                1 => va = m.va_base + slack + 1 + r.next() % 16, // past the end
+                1 => va = m.va_base.wrapping_add(slack + 1 + r.next() % 16), // past the end
                 _ => {
                     len += 1 + r.next() % 64; // longer than the region
-                    va = m.va_base + slack;
+                    va = m.va_base.wrapping_add(slack);
                 }
             }
         }
