@@ -383,7 +383,7 @@ impl Traffic {
         assert!(executed || failed || verdict == RESP_DUP_WRITE, "the model neither executed nor failed it");
         let mut qdata = wr_data;
         if failed {
-            let pos = rnic_contract::layouts::qps::IN_PROGRESS.pos() as usize;
+            let pos = rnic_contract::layouts::qps::IN_PROGRESS.pos();
             qdata[pos / 32] |= 3 << (pos % 32);
         }
         self.recs.push(Rec {
