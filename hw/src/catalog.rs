@@ -90,6 +90,7 @@ catalog! {
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
     ack_gen => crate::transport::AckGen, 100;
     resp_check => crate::transport::RespCheck, 200;
+    resp_exec => crate::transport::RespExec, 200;
     comp_ack => crate::transport::CompAck, 200;
 }
 

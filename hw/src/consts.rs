@@ -404,6 +404,13 @@ rtl_consts! {
     RESP_NAK_SEQ: u64 = 9;
     RESP_NAK_INV: u64 = 10;
     RESP_RNR: u64 = 11;
+    /// `resp_exec`'s translation request ids: the head (the payload, or the
+    /// first byte), the tail (the last byte of a checked range).
+    RESP_XID_HEAD: u64 = 0;
+    RESP_XID_TAIL: u64 = 1;
+    /// `IN_PROGRESS` in a 512-bit `qps` line; the AETH syndrome's kind field.
+    QPS_IN_PROGRESS_POS: usize = qps::IN_PROGRESS.pos();
+    AETH_KIND_POS: usize = AETH_KIND_LSB;
     // ---- the completer's ACK path (hw/src/transport/comp_ack.rs)
     /// The AETH syndrome of a received header, lowest bit.
     RXF_AETH_SYNDROME: usize = crate::wire::rx_field_lsb("aeth.syndrome");

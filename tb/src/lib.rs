@@ -234,6 +234,7 @@ pub mod req_fetch;
 pub mod req_gen;
 pub mod req_payload;
 pub mod resp_check;
+pub mod resp_exec;
 pub mod retry_timer;
 pub mod rx;
 pub mod rx_hold;

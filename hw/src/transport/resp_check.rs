@@ -120,6 +120,7 @@ pub struct RespPktIn {
 
 /// The decision record (module doc).
 #[derive(LogicInterface, Default)]
+#[join = "RespDecIn"]
 pub struct RespDecOut {
     pub qpn: Signal<Out, Bits<24>>,
     pub psn: Signal<Out, Bits<24>>,
@@ -144,6 +145,35 @@ pub struct RespDecOut {
     pub wr_data: Signal<Out, Bits<512>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
+}
+
+/// The decision record, taken (`RespExec::s_dec`).
+#[derive(LogicInterface, Default)]
+#[join = "RespDecOut"]
+pub struct RespDecIn {
+    pub qpn: Signal<In, Bits<24>>,
+    pub psn: Signal<In, Bits<24>>,
+    pub verdict: Signal<In, Bits<RESP_VERDICT_BITS>>,
+    pub ack: Signal<In, Bit>,
+    pub syndrome: Signal<In, Bits<8>>,
+    pub aeth_psn: Signal<In, Bits<24>>,
+    pub aeth_msn: Signal<In, Bits<24>>,
+    pub msn_before: Signal<In, Bits<24>>,
+    pub key_check: Signal<In, Bit>,
+    pub key_access: Signal<In, Bits<3>>,
+    pub rkey: Signal<In, Bits<32>>,
+    pub va: Signal<In, Bits<64>>,
+    pub len: Signal<In, Bits<32>>,
+    pub recv_new: Signal<In, Bit>,
+    pub recv_index: Signal<In, Bits<16>>,
+    pub recv_offset: Signal<In, Bits<32>>,
+    pub recv_done: Signal<In, Bit>,
+    pub cqe_len: Signal<In, Bits<32>>,
+    pub write: Signal<In, Bit>,
+    pub wr_mask: Signal<In, Bits<64>>,
+    pub wr_data: Signal<In, Bits<512>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
 }
 
 /// The fields read from a packet offered on `s_pkt` (wiring plus the
