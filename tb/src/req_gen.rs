@@ -325,9 +325,7 @@ pub fn header_fields(p: &RcPacket, qp: &QpFields, solicit: bool) -> Vec<(&'stati
     let mut f = path_fields(&qp.path);
     let (mut reth, mut atomic, mut immdt) = ((0u128, 0u128, 0u128), (0u128, 0u128, 0u128, 0u128), 0u128);
     match &p.ext {
-        ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => {
-            reth = (r.va as u128, r.rkey as u128, r.dma_len as u128)
-        }
+        ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => reth = (r.va as u128, r.rkey as u128, r.dma_len as u128),
         ExtHeaders::AtomicEth(a) => atomic = (a.va as u128, a.rkey as u128, a.swap_add as u128, a.compare as u128),
         _ => {}
     }

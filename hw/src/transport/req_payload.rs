@@ -289,8 +289,7 @@ impl Logic for ReqPayload {
         self.dq.s_axis.tvalid.next = self.pkt_end.val();
         // a committed packet's start lane (REQ_LANE_BASE added here, off the input path)
         self.lane_base.next = REQ_LANE_BASE.into();
-        self.lq.s_axis.tdata.next =
-            self.tq.m_axis.tuser.val().get_bits::<6>(REQ_TAG_LANE_LSB) + self.lane_base.val();
+        self.lq.s_axis.tdata.next = self.tq.m_axis.tuser.val().get_bits::<6>(REQ_TAG_LANE_LSB) + self.lane_base.val();
         self.lq.s_axis.tkeep.next = 0.into();
         self.lq.s_axis.tlast.next = true;
         self.lq.s_axis.tuser.next = 0.into();
