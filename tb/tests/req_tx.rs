@@ -56,7 +56,10 @@ fn stalled(seed: u64) -> Bench {
     b
 }
 
-/// Five QPs (one per PMTU, 256..4096), ten random WQEs each (every opcode,
+/// WQEs per QP in the random run (at most 16: the model's READ/atomic limit, never acknowledged).
+const PER_QP: usize = 15;
+
+/// Five QPs (one per PMTU, 256..4096), `PER_QP` random WQEs each (every opcode,
 /// 0..4 SGEs, some zero-length, lengths to a few PMTUs), the last QP ending
 /// with an INLINE WQE; everything stalled. Every header field and payload
 /// byte equals the model's, in order per QP; the INLINE WQE gives one
@@ -73,11 +76,11 @@ fn model_packets_every_opcode_under_stalls() {
     let mut wqes = 0;
     for (i, &q) in qpns.iter().enumerate() {
         let pmtu = 128u32 << (1 + i);
-        for k in 0..10 {
+        for k in 0..PER_QP {
             let op = OPS[(b.rng.next() % 7) as usize];
             let op = if k < 7 && i == 0 { OPS[k] } else { op };
             ops_used[OPS.iter().position(|&o| o == op).unwrap()] += 1;
-            let max = if b.rng.chance(30) { 3 * pmtu + 100 } else { pmtu + 64 };
+            let max = if b.rng.chance(50) { 4 * pmtu + 100 } else { pmtu + 64 };
             let p = b.random_post(q, op, max);
             b.post(q, &p, None);
             wqes += 1;
@@ -94,7 +97,7 @@ fn model_packets_every_opcode_under_stalls() {
     b.run(200_000);
     assert!(ops_used.iter().all(|&n| n > 0), "every opcode posted: {ops_used:?}");
     assert_eq!(b.hdrs.len(), want_pkts, "every packet out");
-    assert_eq!(b.errs, vec![(last, 10, REQ_ERR_INLINE)], "the INLINE WQE reported once");
+    assert_eq!(b.errs, vec![(last, PER_QP as u64, REQ_ERR_INLINE)], "the INLINE WQE reported once");
     assert_eq!(b.pushes, wqes, "one inflight record per WQE sent");
     assert!(b.xerrs.is_empty());
     let bytes: usize = b.beats.len();
@@ -106,7 +109,7 @@ fn model_packets_every_opcode_under_stalls() {
         b.writes,
         b.now()
     );
-    assert!(want_pkts > 100 && bytes > 300, "enough traffic: {want_pkts} packets, {bytes} beats");
+    assert!(want_pkts > 80 && bytes > 600, "enough traffic: {want_pkts} packets, {bytes} beats");
 }
 
 /// A SEND whose lkey is wrong between two good WQEs: its packets are
