@@ -55,6 +55,9 @@ fn words16(b: &[u8; 64]) -> [u32; 16] {
     std::array::from_fn(|i| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()))
 }
 
+/// A data beat of a read client: (tdata, tkeep, tlast).
+type DataBeat = ([u32; 16], u64, bool);
+
 /// A DMA engine read client as its user sees it: commands (`addr`, `len`)
 /// taken when `ready` (at most [`DMA_TAGS`] outstanding), each answered in
 /// command order after a latency with address-aligned beats (the byte at
@@ -63,7 +66,7 @@ fn words16(b: &[u8; 64]) -> [u32; 16] {
 pub struct ReadClient {
     cmd: [usize; 4],
     data: [usize; 6],
-    reads: VecDeque<(u64, VecDeque<([u32; 16], u64, bool)>)>,
+    reads: VecDeque<(u64, VecDeque<DataBeat>)>,
     on: bool,
     take: bool,
     /// Cycles from a command taken to its first beat offered: (min, spread).
