@@ -87,6 +87,7 @@ catalog! {
     req_gen => crate::transport::ReqGen, 100;
     req_fetch => crate::transport::ReqFetch, 100;
     req_payload => crate::transport::ReqPayload, 100;
+    req_tx => crate::transport::ReqTx, 20;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
     ack_gen => crate::transport::AckGen, 100;
     resp_check => crate::transport::RespCheck, 200;

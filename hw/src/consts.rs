@@ -190,6 +190,19 @@ rtl_consts! {
     // ---- the requester's payload translation (hw/src/transport/req_payload.rs)
     /// log2 of `PieceHold`'s places (32: four packets of the most pieces one can have).
     PIECE_HOLD_LOG: usize = 5;
+    /// Where `ReqPayload` finds the transmit header's opcode, VLAN and IPv6 flags (for the payload's start lane).
+    TX_OPCODE_LSB: usize = crate::wire::tx_field_lsb("opcode");
+    TX_VLAN_LSB: usize = crate::wire::tx_field_lsb("vlan");
+    TX_V6_LSB: usize = crate::wire::tx_field_lsb("v6");
+    /// A payload's start lane (`TxBuild::payload_lane`) without VLAN tag, over
+    /// IPv4, with no extended header; a tag adds `REQ_LANE_VLAN`, IPv6
+    /// `REQ_LANE_V6`, the opcode's extended headers their length (mod 64).
+    REQ_LANE_BASE: u64 = crate::wire::TxBuild::payload_lane(false, false, 0);
+    REQ_LANE_VLAN: u64 = crate::wire::VLAN_TAG_BYTES;
+    REQ_LANE_V6: u64 = crate::wire::IPV6_BYTES - crate::wire::IPV4_BYTES;
+    /// The start lane's place in `ReqPayload`'s tag (above the SQ index): as an index and as a shift.
+    REQ_TAG_LANE_LSB: usize = crate::transport::REQ_INDEX_BITS;
+    REQ_TAG_LANE_SHIFT: u64 = crate::transport::REQ_INDEX_BITS;
     /// Inflight record fields (`transport::ENTRY_*`): lowest bit.
     ENT_WQE_INDEX: u64 = crate::transport::ENTRY_WQE_INDEX;
     ENT_FIRST_PSN: u64 = crate::transport::ENTRY_FIRST_PSN;

@@ -233,6 +233,7 @@ pub mod replay;
 pub mod req_fetch;
 pub mod req_gen;
 pub mod req_payload;
+pub mod req_tx;
 pub mod resp_check;
 pub mod resp_exec;
 pub mod retry_timer;

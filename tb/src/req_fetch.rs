@@ -214,15 +214,25 @@ pub fn write_back(c: &[u8], s: &[u8], j: &Job, d: (u64, u64, u64, bool, u64)) ->
 /// A done of the fake `ReqGen`: qpn, sq_index, next_psn, next_pkt, end_psn, finished, err.
 type GenDone = (u32, u64, u64, u64, u64, bool, u64);
 
-struct CachePort {
+/// A request a context-cache port took: (op, index, id, byte mask, data).
+pub type CacheReq = (u64, u32, u8, u128, Vec<u8>);
+
+/// A context cache's port as its user sees it (`m_<x>` requests, `s_<x>`
+/// answers): requests taken when `ready` (drawn by the caller), answers
+/// queued with the cycle they become due and offered one at a time, a
+/// random one among the due (so answers to different ids come back out of
+/// order).
+pub struct CachePort {
     req: [usize; 7],  // op index mask data id valid ready
     resp: [usize; 5], // data id err valid ready
     pend: Vec<(u64, u8, Vec<u8>)>,
     cur: Option<(u8, Vec<u8>)>,
+    ready: bool,
 }
 
 impl CachePort {
-    fn new<M: Model + ?Sized>(d: &M, m: &str, s: &str) -> Self {
+    /// The port pair `m` (requests) / `s` (answers) of `d`.
+    pub fn new<M: Model + ?Sized>(d: &M, m: &str, s: &str) -> Self {
         let r = |n: &str| d.port(&format!("{m}.{n}"));
         let a = |n: &str| d.port(&format!("{s}.{n}"));
         CachePort {
@@ -230,6 +240,78 @@ impl CachePort {
             resp: [a("data"), a("id"), a("err"), a("valid"), a("ready")],
             pend: vec![],
             cur: None,
+            ready: false,
+        }
+    }
+
+    /// No answer due or offered.
+    pub fn idle(&self) -> bool {
+        self.pend.is_empty() && self.cur.is_none()
+    }
+
+    /// Queues an answer (`id`, entry `data`) due at cycle `at`.
+    pub fn answer(&mut self, at: u64, id: u8, data: Vec<u8>) {
+        self.pend.push((at, id, data));
+    }
+
+    /// Drives this cycle's answer (a due one, picked at random) and the request `ready`.
+    pub fn drive<M: Model + ?Sized>(&mut self, d: &mut M, rng: &mut Rng, now: u64, ready: bool) {
+        if self.cur.is_none() {
+            let due: Vec<usize> = (0..self.pend.len()).filter(|&i| self.pend[i].0 <= now).collect();
+            if !due.is_empty() {
+                let i = due[(rng.next() % due.len() as u64) as usize];
+                let (_, id, data) = self.pend.remove(i);
+                self.cur = Some((id, data));
+            }
+        }
+        let (v, id, data) = match &self.cur {
+            Some((id, data)) => (true, *id, data.clone()),
+            None => (false, 0, vec![0u8; 128]),
+        };
+        let n = d.ports()[self.resp[0]].words();
+        let mut w = words(&data);
+        w.resize(n, 0);
+        d.set_words(self.resp[0], &w);
+        d.set_at(self.resp[1], id as u64);
+        d.set_at(self.resp[2], 0);
+        d.set_at(self.resp[3], v as u64);
+        d.set_at(self.req[6], ready as u64);
+        self.ready = ready;
+    }
+
+    /// After `eval`: the request taken this cycle, if any.
+    pub fn request<M: Model + ?Sized>(&self, d: &M) -> Option<CacheReq> {
+        if !(self.ready && d.bit_at(self.req[5])) {
+            return None;
+        }
+        let c = self;
+        let n = d.ports()[c.req[3]].words();
+        let mut w = vec![0u32; n];
+        d.get_words(c.req[3], &mut w);
+        let mut m = vec![0u32; d.ports()[c.req[2]].words()];
+        d.get_words(c.req[2], &mut m);
+        let mask = m[0] as u128
+            | (m[1] as u128) << 32
+            | (*m.get(2).unwrap_or(&0) as u128) << 64
+            | (*m.get(3).unwrap_or(&0) as u128) << 96;
+        Some((d.get_at(c.req[0]), d.get_at(c.req[1]) as u32, d.get_at(c.req[4]) as u8, mask, bytes(&w)))
+    }
+
+    /// After `eval`: whether the answer offered was taken (then it is gone).
+    pub fn answered<M: Model + ?Sized>(&mut self, d: &M) -> bool {
+        let t = self.cur.is_some() && d.bit_at(self.resp[4]);
+        if t {
+            self.cur = None;
+        }
+        t
+    }
+}
+
+/// A masked write into an entry: byte b where mask bit b is set.
+pub fn apply_masked(e: &mut [u8], mask: u128, data: &[u8]) {
+    for b in 0..e.len().min(128) {
+        if mask >> b & 1 == 1 {
+            e[b] = data[b];
         }
     }
 }
@@ -373,29 +455,6 @@ impl<M: Model> FetchBench<M> {
         self.exp.is_empty() && self.gen.is_empty() && self.beats.is_empty() && self.dma.is_empty()
     }
 
-    fn drive_cache(d: &mut M, c: &mut CachePort, rng: &mut Rng, now: u64, ready: bool) {
-        if c.cur.is_none() {
-            let due: Vec<usize> = (0..c.pend.len()).filter(|&i| c.pend[i].0 <= now).collect();
-            if !due.is_empty() {
-                let i = due[(rng.next() % due.len() as u64) as usize];
-                let (_, id, data) = c.pend.remove(i);
-                c.cur = Some((id, data));
-            }
-        }
-        let (v, id, data) = match &c.cur {
-            Some((id, data)) => (true, *id, data.clone()),
-            None => (false, 0, vec![0u8; 128]),
-        };
-        let n = d.ports()[c.resp[0]].words();
-        let mut w = words(&data);
-        w.resize(n, 0);
-        d.set_words(c.resp[0], &w);
-        d.set_at(c.resp[1], id as u64);
-        d.set_at(c.resp[2], 0);
-        d.set_at(c.resp[3], v as u64);
-        d.set_at(c.req[6], ready as u64);
-    }
-
     /// One cycle: drive every model, sample, check, clock.
     pub fn step(&mut self) {
         let now = self.now();
@@ -404,8 +463,8 @@ impl<M: Model> FetchBench<M> {
         // ---- drive
         let r_qc = self.rng.chance(rp);
         let r_qs = self.rng.chance(rp);
-        Self::drive_cache(&mut self.sim.dut, &mut self.qc, &mut self.rng, now, r_qc);
-        Self::drive_cache(&mut self.sim.dut, &mut self.qs, &mut self.rng, now, r_qs);
+        self.qc.drive(&mut self.sim.dut, &mut self.rng, now, r_qc);
+        self.qs.drive(&mut self.sim.dut, &mut self.rng, now, r_qs);
         let g_valid = self.granting && !self.list.is_empty() && self.rng.chance(vp);
         let g_qpn = *self.list.front().unwrap_or(&0);
         let r_sd = self.rng.chance(rp);
@@ -470,45 +529,23 @@ impl<M: Model> FetchBench<M> {
             .then(|| (d.get_at(p["m_err.qpn"]) as u32, d.get_at(p["m_err.sq_index"]), d.get_at(p["m_err.err"])));
         let mut reqs = vec![];
         for (t, c) in [(0, &self.qc), (1, &self.qs)] {
-            if took(c.req[5], c.req[6]) {
-                let n = d.ports()[c.req[3]].words();
-                let mut w = vec![0u32; n];
-                d.get_words(c.req[3], &mut w);
-                let mut m = vec![0u32; d.ports()[c.req[2]].words()];
-                d.get_words(c.req[2], &mut m);
-                let mask = m[0] as u128
-                    | (m[1] as u128) << 32
-                    | (*m.get(2).unwrap_or(&0) as u128) << 64
-                    | (*m.get(3).unwrap_or(&0) as u128) << 96;
-                reqs.push((
-                    t,
-                    d.get_at(c.req[0]),
-                    d.get_at(c.req[1]) as u32,
-                    d.get_at(c.req[4]) as u8,
-                    mask,
-                    bytes(&w),
-                ));
+            if let Some((op, idx, id, mask, data)) = c.request(d) {
+                reqs.push((t, op, idx, id, mask, data));
             }
         }
-        let qc_taken = self.qc.cur.is_some() && d.bit_at(self.qc.resp[4]);
-        let qs_taken = self.qs.cur.is_some() && d.bit_at(self.qs.resp[4]);
+        self.qc.answered(d);
+        self.qs.answered(d);
 
         // ---- act and check
-        if qc_taken {
-            self.qc.cur = None;
-        }
-        if qs_taken {
-            self.qs.cur = None;
-        }
         for (t, op, idx, id, mask, data) in reqs {
             let l = self.lat(self.cache_lat);
             if t == 0 {
                 assert_eq!(op, 0, "cycle {now}: qpc request not a read");
                 let e = self.qpc.get(&idx).unwrap_or_else(|| panic!("qpc read of QP {idx} without an entry")).clone();
-                self.qc.pend.push((now + l, id, e));
+                self.qc.answer(now + l, id, e);
             } else if op == 0 {
                 let e = self.qps[&idx].clone();
-                self.qs.pend.push((now + l, id, e));
+                self.qs.answer(now + l, id, e);
             } else {
                 assert_eq!(op, 1, "cycle {now}: qps request op");
                 assert_eq!(id as u64 & REQ_FETCH_WB_ID, REQ_FETCH_WB_ID, "write id");
@@ -516,11 +553,7 @@ impl<M: Model> FetchBench<M> {
                     ((1u128 << qps::REQUESTER_BYTES.end) - 1) & !((1u128 << qps::REQUESTER_BYTES.start) - 1);
                 assert_eq!(mask, want_mask, "cycle {now}: write mask of QP {idx}");
                 let e = self.qps.get_mut(&idx).unwrap();
-                for b in 0..64 {
-                    if mask >> b & 1 == 1 {
-                        e[b] = data[b];
-                    }
-                }
+                apply_masked(e, mask, &data);
                 match self.exp.get_mut(&idx) {
                     Some(Exp::Done { write, .. }) => {
                         let w = write.take().unwrap_or_else(|| panic!("cycle {now}: an unexpected write of QP {idx}"));
@@ -534,7 +567,7 @@ impl<M: Model> FetchBench<M> {
                 }
                 self.writes += 1;
                 let e = self.qps[&idx].clone();
-                self.qs.pend.push((now + l, id, e));
+                self.qs.answer(now + l, id, e);
             }
         }
         if g_taken {

@@ -24,7 +24,7 @@ use rnic_hw::transport::{
 };
 use rnic_hw::wire::{TX_HDR_BITS, TX_HDR_FIELDS};
 use rnic_proto::rc::requester::{Requester, RequesterConfig, SendOp, SendWqe};
-use rnic_proto::rc::{Remote, Sge};
+use rnic_proto::rc::{RcPacket, Remote, Sge};
 use rnic_proto::{ExtHeaders, Pmtu, Psn};
 use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
@@ -257,54 +257,12 @@ pub fn expect_job(j: &Job) -> Expect {
         (0..count).map(|_| model.next_packet().expect("a resent packet")).collect()
     };
     let mut e = Expect::default();
-    let path = path_fields(&j.qp.path);
     let solicit =
         w.solicited && (matches!(op, SendOpcode::Send | SendOpcode::SendWithImm) || op == SendOpcode::RdmaWriteWithImm);
     for (i, p) in pkts.iter().enumerate() {
         let seg = j.pkt_index + i as u32;
         assert_eq!(p.psn(), Psn::new(j.psn).add(i as u32), "the model's PSN");
-        let last = matches!(p.opcode().position(), Some(rnic_proto::Position::Last | rnic_proto::Position::Only));
-        let mut f = path.clone();
-        let (mut reth, mut atomic, mut immdt) = ((0u128, 0u128, 0u128), (0u128, 0u128, 0u128, 0u128), 0u128);
-        match &p.ext {
-            ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => {
-                reth = (r.va as u128, r.rkey as u128, r.dma_len as u128)
-            }
-            ExtHeaders::AtomicEth(a) => atomic = (a.va as u128, a.rkey as u128, a.swap_add as u128, a.compare as u128),
-            _ => {}
-        }
-        if let ExtHeaders::ImmDt(x) | ExtHeaders::RethImmDt(_, x) = &p.ext {
-            immdt = x.value as u128;
-        }
-        f.extend([
-            ("ip_id", 0),
-            ("opcode", p.opcode().value() as u128),
-            ("se", (solicit && last) as u128),
-            ("mig", 0),
-            ("pkey", j.qp.pkey as u128),
-            ("fecn", 0),
-            ("becn", 0),
-            ("destqp", p.bth.dest_qp as u128),
-            ("ackreq", p.bth.ack_req as u128),
-            ("psn", p.psn().value() as u128),
-            ("src_qp", j.qp.qpn as u128),
-            ("reth_va", reth.0),
-            ("reth_rkey", reth.1),
-            ("reth_dmalen", reth.2),
-            ("aeth_syndrome", 0),
-            ("aeth_msn", 0),
-            ("atomic_va", atomic.0),
-            ("atomic_rkey", atomic.1),
-            ("atomic_swap", atomic.2),
-            ("atomic_cmp", atomic.3),
-            ("atomicack", 0),
-            ("immdt", immdt),
-            ("ieth_rkey", 0),
-            ("deth_qkey", 0),
-            ("deth_srcqp", 0),
-            ("payload_len", p.payload.len() as u128),
-        ]);
-        assert_eq!(f.len(), TX_HDR_FIELDS.len());
+        let f = header_fields(p, &j.qp, solicit);
         e.hdrs.push(f);
         let plen = p.payload.len() as u64;
         let pieces = if plen == 0 { vec![] } else { walk(&sges, seg as u64 * pmtu.bytes() as u64, plen) };
@@ -356,6 +314,54 @@ pub fn expect_job(j: &Job) -> Expect {
         e.push = Some(Push { op: INFLIGHT_PUSH, qpn: j.qp.qpn, index: 0, data });
     }
     e
+}
+
+/// Every field of `TX_HDR_FIELDS` of the transmit header for the model's
+/// packet `p` of QP `qp` (path fields from its `ah` entry through
+/// [`path_fields`]); `solicit`: the WQE asks for SE (a SEND or WRITE with
+/// immediate with SOLICITED), which goes on its last packet.
+pub fn header_fields(p: &RcPacket, qp: &QpFields, solicit: bool) -> Vec<(&'static str, u128)> {
+    let last = matches!(p.opcode().position(), Some(rnic_proto::Position::Last | rnic_proto::Position::Only));
+    let mut f = path_fields(&qp.path);
+    let (mut reth, mut atomic, mut immdt) = ((0u128, 0u128, 0u128), (0u128, 0u128, 0u128, 0u128), 0u128);
+    match &p.ext {
+        ExtHeaders::Reth(r) | ExtHeaders::RethImmDt(r, _) => reth = (r.va as u128, r.rkey as u128, r.dma_len as u128),
+        ExtHeaders::AtomicEth(a) => atomic = (a.va as u128, a.rkey as u128, a.swap_add as u128, a.compare as u128),
+        _ => {}
+    }
+    if let ExtHeaders::ImmDt(x) | ExtHeaders::RethImmDt(_, x) = &p.ext {
+        immdt = x.value as u128;
+    }
+    f.extend([
+        ("ip_id", 0),
+        ("opcode", p.opcode().value() as u128),
+        ("se", (solicit && last) as u128),
+        ("mig", 0),
+        ("pkey", qp.pkey as u128),
+        ("fecn", 0),
+        ("becn", 0),
+        ("destqp", p.bth.dest_qp as u128),
+        ("ackreq", p.bth.ack_req as u128),
+        ("psn", p.psn().value() as u128),
+        ("src_qp", qp.qpn as u128),
+        ("reth_va", reth.0),
+        ("reth_rkey", reth.1),
+        ("reth_dmalen", reth.2),
+        ("aeth_syndrome", 0),
+        ("aeth_msn", 0),
+        ("atomic_va", atomic.0),
+        ("atomic_rkey", atomic.1),
+        ("atomic_swap", atomic.2),
+        ("atomic_cmp", atomic.3),
+        ("atomicack", 0),
+        ("immdt", immdt),
+        ("ieth_rkey", 0),
+        ("deth_qkey", 0),
+        ("deth_srcqp", 0),
+        ("payload_len", p.payload.len() as u128),
+    ]);
+    assert_eq!(f.len(), TX_HDR_FIELDS.len());
+    f
 }
 
 /// A random path: IPv4-mapped or IPv6, with or without VLAN.
@@ -525,6 +531,7 @@ struct Ports {
     j_valid: usize,
     j_ready: usize,
     h_data: usize,
+    h_sq: usize,
     h_valid: usize,
     h_ready: usize,
     f: [usize; 6],
@@ -553,6 +560,8 @@ pub struct ReqGenBench<M: Model> {
     pub jobs: VecDeque<Job>,
     offering: bool,
     exp_hdrs: VecDeque<Vec<(&'static str, u128)>>,
+    /// The SQ index beside each header.
+    exp_hdr_sq: VecDeque<u64>,
     exp_frags: VecDeque<Frag>,
     exp_dones: VecDeque<Done>,
     exp_pushes: VecDeque<Push>,
@@ -575,6 +584,7 @@ impl<M: Model> ReqGenBench<M> {
             j_valid: i("s_job.valid"),
             j_ready: i("s_job.ready"),
             h_data: i("m_hdr.tdata"),
+            h_sq: i("m_hdr.sq_index"),
             h_valid: i("m_hdr.tvalid"),
             h_ready: i("m_hdr.tready"),
             f: ["key", "pd", "va", "len", "access", "id"].map(|n| i(&format!("m_frag.{n}"))),
@@ -599,6 +609,7 @@ impl<M: Model> ReqGenBench<M> {
             jobs: VecDeque::new(),
             offering: false,
             exp_hdrs: VecDeque::new(),
+            exp_hdr_sq: VecDeque::new(),
             exp_frags: VecDeque::new(),
             exp_dones: VecDeque::new(),
             exp_pushes: VecDeque::new(),
@@ -670,6 +681,7 @@ impl<M: Model> ReqGenBench<M> {
             let j = self.jobs.pop_front().unwrap();
             self.offering = false;
             let e = expect_job(&j);
+            self.exp_hdr_sq.extend(e.hdrs.iter().map(|_| j.sq_index as u64));
             self.exp_hdrs.extend(e.hdrs);
             self.exp_frags.extend(e.frags);
             self.exp_dones.extend(e.done);
@@ -682,10 +694,14 @@ impl<M: Model> ReqGenBench<M> {
         let hv = d.bit_at(self.p.h_valid);
         let mut hw = vec![0u32; TX_HDR_BITS / 32];
         d.get_words(self.p.h_data, &mut hw);
-        self.hold(0, hv, hw.iter().map(|&x| x as u64).collect(), now);
-        self.held[0] = (hv && !readies[0]).then(|| hw.iter().map(|&x| x as u64).collect());
+        let sq = d.get_at(self.p.h_sq);
+        let hvals: Vec<u64> = hw.iter().map(|&x| x as u64).chain([sq]).collect();
+        self.hold(0, hv, hvals.clone(), now);
+        self.held[0] = (hv && !readies[0]).then_some(hvals);
         if hv && readies[0] {
             let exp = self.exp_hdrs.pop_front().unwrap_or_else(|| panic!("cycle {now}: a header nobody expects"));
+            let want_sq = self.exp_hdr_sq.pop_front().unwrap();
+            assert_eq!(sq, want_sq, "cycle {now}: header {} SQ index", self.counts[0]);
             for (name, v) in &exp {
                 assert_eq!(tx_field(&hw, name), *v, "cycle {now}: header {} field {name}", self.counts[0]);
             }

@@ -1,6 +1,6 @@
 //! Bench of the requester's payload translation and header holding
 //! (`ReqPayload`, catalog `req_payload`): packets as `ReqGen` emits them (a
-//! transmit header each, with its SQ index on `s_hdr_sq_index`, and per
+//! transmit header each, with its SQ index on `s_hdr.sq_index`, and per
 //! packet with payload its fragment requests over regions of an
 //! [`MrWorld`]), the translation unit modelled on `m_xreq`/`s_xresp` (every
 //! request checked against the fragment sent, answered in order after a
@@ -10,7 +10,8 @@
 //! (every fragment translated), is dropped with an error record (the first
 //! failure of its WQE) or dropped silently (a later packet of a failed WQE:
 //! the one-register note of `req_payload.rs`), and so the exact headers,
-//! pieces and error records out, in order. Every output is checked to stay
+//! pieces, start lanes (`tx_payload_lane` of each passed packet with
+//! payload) and error records out, in order. Every output is checked to stay
 //! offered unchanged until taken.
 //!
 //! Written against [`Model`] (drive, then sample after `eval`) so one bench
@@ -18,8 +19,9 @@
 //! differential pair.
 
 use crate::mr::{expected_beats, MrWorld, RespBeat};
+use crate::tx::tx_payload_lane;
 use rnic_contract::mr::{Access, MrError, MrRequest};
-use rnic_hw::consts::{REQ_FRAG_LAST, TX_PAYLOAD_LEN_LSB, TX_SRC_QP_LSB};
+use rnic_hw::consts::{REQ_FRAG_LAST, TXF_OPCODE, TX_PAYLOAD_LEN_LSB, TX_SRC_QP_LSB};
 use rnic_hw::transport::{REQ_INDEX_BITS, REQ_QPN_BITS};
 use rnic_hw::wire::TX_HDR_BITS;
 use rnic_sim::axis::Rng;
@@ -49,9 +51,11 @@ pub struct Packet {
 
 impl Packet {
     /// A packet of QP `qpn`, WQE `sq`: random header words with `src_qp`
-    /// and `payload_len` (the fragments' total) set.
+    /// and `payload_len` (the fragments' total) set, and a random RC
+    /// SEND/WRITE opcode (so the start lane covers every extended header).
     pub fn new(rng: &mut Rng, qpn: u32, sq: u32, frags: Vec<MrRequest>) -> Self {
         let mut hdr: Vec<u32> = (0..HDR_WORDS).map(|_| rng.next() as u32).collect();
+        set_field(&mut hdr, TXF_OPCODE as usize, 8, rng.next() % 12);
         let len: u64 = frags.iter().map(|f| f.len as u64).sum();
         set_field(&mut hdr, TX_PAYLOAD_LEN_LSB, 16, len);
         set_field(&mut hdr, TX_SRC_QP_LSB, 24, qpn as u64);
@@ -125,13 +129,15 @@ pub struct RpBench {
     note: Option<(u32, u32)>,
     want_hdr: VecDeque<Vec<u32>>,
     want_piece: VecDeque<Piece>,
+    want_lane: VecDeque<u64>,
     want_err: VecDeque<ErrRec>,
     // ---- outputs as driven this cycle
     take_piece: bool,
+    take_lane: bool,
     take_hdr: bool,
     take_err: bool,
     take_xreq: bool,
-    held: [Held; 4],
+    held: [Held; 5],
     // ---- logs (cycles)
     pub hdr_taken: Vec<u64>,
     pub frag_taken: Vec<u64>,
@@ -140,6 +146,7 @@ pub struct RpBench {
     pub pkt_end_taken: Vec<u64>,
     pub hdr_out: Vec<u64>,
     pub piece_out: Vec<u64>,
+    pub lane_out: Vec<u64>,
     pub err_out: Vec<ErrRec>,
     /// Cycles a source offered and was refused.
     pub hdr_refused: u64,
@@ -169,18 +176,21 @@ impl RpBench {
             note: None,
             want_hdr: VecDeque::new(),
             want_piece: VecDeque::new(),
+            want_lane: VecDeque::new(),
             want_err: VecDeque::new(),
             take_piece: false,
+            take_lane: false,
             take_hdr: false,
             take_err: false,
             take_xreq: false,
-            held: [None, None, None, None],
+            held: [None, None, None, None, None],
             hdr_taken: vec![],
             frag_taken: vec![],
             xreq_out: vec![],
             pkt_end_taken: vec![],
             hdr_out: vec![],
             piece_out: vec![],
+            lane_out: vec![],
             err_out: vec![],
             hdr_refused: 0,
             frag_refused: 0,
@@ -233,6 +243,7 @@ impl RpBench {
                 self.want_piece.push_back((a, l, i + 1 == m));
             }
             self.want_hdr.push_back(p.hdr.clone());
+            self.want_lane.push_back(tx_payload_lane(&p.hdr) as u64);
         }
     }
 
@@ -244,6 +255,7 @@ impl RpBench {
             && self.xresp.is_empty()
             && self.want_hdr.is_empty()
             && self.want_piece.is_empty()
+            && self.want_lane.is_empty()
             && self.want_err.is_empty()
     }
 
@@ -261,7 +273,7 @@ impl RpBench {
         let i = m.port("s_hdr.tdata");
         m.set_words(i, &h);
         m.set("s_hdr.tvalid", self.hdr_on as u64);
-        m.set("s_hdr_sq_index", sq as u64);
+        m.set("s_hdr.sq_index", sq as u64);
         let (f, id) = self
             .frag_q
             .front()
@@ -291,7 +303,9 @@ impl RpBench {
         self.take_piece = self.rng.chance(k.p_piece);
         self.take_hdr = self.rng.chance(k.p_hdr_out);
         self.take_err = self.rng.chance(k.p_err);
+        self.take_lane = self.rng.chance(k.p_piece);
         m.set("m_piece.ready", self.take_piece as u64);
+        m.set("m_lane.ready", self.take_lane as u64);
         m.set("m_hdr.tready", self.take_hdr as u64);
         m.set("m_err.ready", self.take_err as u64);
     }
@@ -360,6 +374,17 @@ impl RpBench {
                 return Err(format!("cycle {now}: piece {} is {piece:x?}, want {w:x?}", self.piece_out.len()));
             }
             self.piece_out.push(now);
+        }
+        // ---- start lanes
+        let lv = m.get("m_lane.valid") & 1 == 1;
+        let lane = vec![m.get("m_lane.lane")];
+        self.check_held(4, lv, self.take_lane, &lane, "m_lane")?;
+        if lv && self.take_lane {
+            let w = self.want_lane.pop_front().ok_or(format!("cycle {now}: lane {lane:?} not expected"))?;
+            if lane[0] != w {
+                return Err(format!("cycle {now}: lane {} is {}, want {w}", self.lane_out.len(), lane[0]));
+            }
+            self.lane_out.push(now);
         }
         // ---- headers
         let hv = m.get("m_hdr.tvalid") & 1 == 1;

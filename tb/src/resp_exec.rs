@@ -525,7 +525,7 @@ impl ExecBench {
             && self.xresp.is_empty()
     }
 
-    pub fn drive<M: Model>(&mut self, m: &mut M) {
+    pub fn drive<M: Model + ?Sized>(&mut self, m: &mut M) {
         let k = self.knobs;
         if !self.dec_on && self.next_in < self.recs.len() && self.rng.chance(k.p_dec) {
             self.dec_on = true;
@@ -574,7 +574,7 @@ impl ExecBench {
         }
     }
 
-    pub fn sample<M: Model>(&mut self, m: &M) -> Result<(), String> {
+    pub fn sample<M: Model + ?Sized>(&mut self, m: &M) -> Result<(), String> {
         let now = self.now;
         // ---- translation requests
         let xv = m.get("m_xreq.valid") & 1 == 1;

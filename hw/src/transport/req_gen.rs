@@ -17,7 +17,7 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `s_job` ([`ReqJobIn`]) | in | one WQE (or its rest) with the QP's fields, the first packet's PSN and index in the WQE, and a budget of packets. `ready` is a register. |
-//! | `m_hdr` (`HdrOut<TX_HDR_BITS>`) | out | one transmit header per packet, from a register |
+//! | `m_hdr` (`ReqHdrOut`) | out | one transmit header per packet (`tdata`), with its WQE's SQ index beside it (`sq_index`), from registers |
 //! | `m_frag` (`MrReqOut`) | out | per packet its payload's fragments in order: `key` = LKEY, `pd`, `va`, `len`, `access` = local read, `id` = bit [`REQ_FRAG_LAST`]: the packet's last fragment, bits below: the packet's PSN mod 2^7. None for packets without payload. From registers. |
 //! | `m_done` ([`ReqDoneOut`]) | out | one per job: QPN, SQ index, the next packet's PSN and index in the WQE, the WQE's end PSN (one past its last), `finished`, `err`. From registers. |
 //! | `m_push` (`InflightCmdOut`, op PUSH) | out | on a job that starts a WQE (packet index 0): its inflight record ([`ENTRY_*`](super::ENTRY_WQE_INDEX) of `inflight.rs`), offered no later than its first header. From registers. |
@@ -67,7 +67,6 @@
 
 use super::{InflightCmdOut, PathHdr, ENTRY_KIND_BITS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES};
 use super::{ReqSetup, INFLIGHT_QPN_BITS, PATH_BITS};
-use crate::axis::HdrOut;
 use crate::consts::*;
 use crate::mr::{MrReqOut, MR_ID_BITS};
 use crate::prim::Reg;
@@ -207,6 +206,27 @@ pub struct ReqDoneIn {
     pub ready: Signal<Out, Bit>,
 }
 
+/// A transmit header with its packet's SQ WQE index beside it (a side
+/// field, valid with `tdata`): `ReqGen::m_hdr` into `ReqPayload::s_hdr`,
+/// which tags the packet's translation answers and error report with it.
+#[derive(LogicInterface, Default)]
+#[join = "ReqHdrIn"]
+pub struct ReqHdrOut {
+    pub tdata: Signal<Out, Bits<TX_HDR_BITS>>,
+    pub sq_index: Signal<Out, Bits<REQ_INDEX_BITS>>,
+    pub tvalid: Signal<Out, Bit>,
+    pub tready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "ReqHdrOut"]
+pub struct ReqHdrIn {
+    pub tdata: Signal<In, Bits<TX_HDR_BITS>>,
+    pub sq_index: Signal<In, Bits<REQ_INDEX_BITS>>,
+    pub tvalid: Signal<In, Bit>,
+    pub tready: Signal<Out, Bit>,
+}
+
 /// A transmit header with ones everywhere but the named fields.
 fn all_but(names: &[&str]) -> Bits<TX_HDR_BITS> {
     let mut b = Bits::<TX_HDR_BITS>::default();
@@ -228,7 +248,7 @@ pub struct ReqGen {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_job: ReqJobIn,
-    pub m_hdr: HdrOut<TX_HDR_BITS>,
+    pub m_hdr: ReqHdrOut,
     pub m_frag: MrReqOut,
     pub m_done: ReqDoneOut,
     pub m_push: InflightCmdOut<INFLIGHT_QPN_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_ENTRY_BITS>,
@@ -301,6 +321,7 @@ pub struct ReqGen {
     // ---- output registers
     o_hdr: Reg<Bits<TX_HDR_BITS>>,
     o_hdr_v: Reg<Bit>,
+    o_hdr_sq: Reg<Bits<REQ_INDEX_BITS>>,
     o_f_key: Reg<Bits<32>>,
     o_f_pd: Reg<Bits<24>>,
     o_f_va: Reg<Bits<64>>,
@@ -430,6 +451,7 @@ impl Default for ReqGen {
             a_np: Default::default(),
             o_hdr: Default::default(),
             o_hdr_v: Default::default(),
+            o_hdr_sq: Default::default(),
             o_f_key: Default::default(),
             o_f_pd: Default::default(),
             o_f_va: Default::default(),
@@ -555,6 +577,7 @@ impl Logic for ReqGen {
             a_np,
             o_hdr,
             o_hdr_v,
+            o_hdr_sq,
             o_f_key,
             o_f_pd,
             o_f_va,
@@ -839,6 +862,7 @@ impl Logic for ReqGen {
             | (bit_cast::<TX_HDR_BITS, 13>(self.plen.val()) << TXF_PAYLOAD_LEN);
         if self.go.val() & self.a_start.q.val() {
             self.o_hdr.d.next = self.hdr.val();
+            self.o_hdr_sq.d.next = self.a_sq_index.q.val();
             self.o_hdr_v.d.next = true;
         } else if self.m_hdr.tready.val() {
             self.o_hdr_v.d.next = false;
@@ -916,6 +940,7 @@ impl Logic for ReqGen {
 
         // ---- outputs
         self.m_hdr.tdata.next = self.o_hdr.q.val();
+        self.m_hdr.sq_index.next = self.o_hdr_sq.q.val();
         self.m_hdr.tvalid.next = self.o_hdr_v.q.val();
         self.m_frag.key.next = self.o_f_key.q.val();
         self.m_frag.pd.next = self.o_f_pd.q.val();

@@ -12,23 +12,27 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `s_hdr` (`HdrIn<TX_HDR_BITS>`) | in | `ReqGen::m_hdr`: one transmit header per packet; `payload_len` 0 means no fragments; the QPN is `src_qp` |
-//! | `s_hdr_sq_index` | in | the packet's SQ WQE index, valid with `s_hdr` (`ReqGen` does not yet put it on `m_hdr`: a side field to add there) |
+//! | `s_hdr` ([`ReqHdrIn`]) | in | `ReqGen::m_hdr`: one transmit header per packet (`tdata`; `payload_len` 0 means no fragments; the QPN is `src_qp`) with its SQ WQE index beside it (`sq_index`) |
 //! | `s_frag` (`MrReqIn`) | in | `ReqGen::m_frag`: per packet with payload its fragments in order, `id` bit [`REQ_FRAG_LAST`] on the last |
 //! | `m_xreq` (`MrReqOut`) | out | to `MrXlate::s_req`: the fragment, `access` = local read, from a skid buffer |
 //! | `s_xresp` (`MrRespIn`) | in | from `MrXlate::m_resp`: per fragment its pieces (verdict 0) or a beat with the failing verdict; `last` on the fragment's last beat. `ready` is a register. |
 //! | `m_piece` (`PieceOut`) | out | to `PayloadGather::s_piece`: the pieces of packets that passed, `last` on a packet's last piece, from a register |
+//! | `m_lane` (`LaneOut`) | out | to `PayloadGather::s_lane`: per packet that passed with payload its payload's start lane (`TxBuild::payload_lane` of its header), in piece order, from a FIFO's output register |
 //! | `m_hdr` (`HdrOut<TX_HDR_BITS>`) | out | to `TxArb`: headers of packets that passed (and every header without payload), in order, from a register |
 //! | `m_err` ([`XlateErrOut`]) | out | to the completer: {QPN, SQ index, verdict (`MrError` code)} of a WQE whose translation failed, once per WQE, from a register |
 //!
 //! **Order of events.** A header taken puts itself into the header FIFO
-//! and, when it has payload, its tag {QPN, SQ index} into the tag FIFO. The
+//! and, when it has payload, its tag {QPN, SQ index, start lane} into the
+//! tag FIFO. The start lane is decided here, once, from the header (VLAN,
+//! IPv6, the opcode's extended headers through `OpcodeInfo`): where
+//! `TxBuild` ends the frame's headers, `TxBuild::payload_lane`. The
 //! resolver takes answer beats (one per cycle) only while the tag of their
 //! packet is at the tag FIFO's head, writes pieces of verdict 0 into
 //! `PieceHold` and notes the first failing verdict. At the packet's last
 //! beat it decides: drop if a beat failed or the WQE (QPN, SQ index) is
 //! the one noted as failed; then `PieceHold` discards the packet's pieces,
-//! else it commits them. The decision enters the decision FIFO; a failure
+//! else it commits them and the packet's lane enters the lane FIFO
+//! (`m_lane`), so `PayloadGather` finds it with the packet's first piece. The decision enters the decision FIFO; a failure
 //! not noted yet loads `m_err` and becomes the note. The header side takes
 //! the header at the FIFO's head when it has no payload, or when its
 //! decision is there: it drops it, or loads the output register.
@@ -53,12 +57,12 @@
 //! 2^[`REQ_PAYLOAD_HDR_LOG`] + 1 headers: enough for `MrXlate`'s 25-cycle
 //! latency on hits at one packet per cycle.
 
-use super::{PieceHold, PieceOut, PIECE_LEN_BITS, REQ_INDEX_BITS, REQ_QPN_BITS};
-use crate::axis::{AxisFifo, AxisSkidBuffer, HdrIn, HdrOut};
+use super::{LaneOut, PieceHold, PieceOut, ReqHdrIn, PIECE_LEN_BITS, REQ_INDEX_BITS, REQ_QPN_BITS};
+use crate::axis::{AxisFifo, AxisSkidBuffer, HdrOut};
 use crate::consts::*;
 use crate::mr::{MrReqIn, MrReqOut, MrRespIn, MR_ID_BITS, MR_VERDICT_BITS};
 use crate::prim::Reg;
-use crate::wire::TX_HDR_BITS;
+use crate::wire::{OpcodeInfo, TX_HDR_BITS};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -77,6 +81,8 @@ const _: () = assert!(super::PIECE_MAX == 4096 && rnic_contract::layouts::mpt::L
 
 /// Bits of a fragment's fields but the VA, in the skid buffer's `tuser`.
 const FRAG_USER_BITS: usize = 32 + 24 + 32 + MR_ID_BITS;
+/// The tag's `tuser`: SQ index, start lane.
+const TAG_USER_BITS: usize = REQ_INDEX_BITS + 6;
 
 /// A WQE whose payload translation failed.
 #[derive(LogicInterface, Default)]
@@ -103,20 +109,24 @@ pub struct XlateErrIn {
 pub struct ReqPayload {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_hdr: HdrIn<TX_HDR_BITS>,
-    pub s_hdr_sq_index: Signal<In, Bits<REQ_INDEX_BITS>>,
+    pub s_hdr: ReqHdrIn,
     pub s_frag: MrReqIn,
     pub m_xreq: MrReqOut,
     pub s_xresp: MrRespIn,
     pub m_piece: PieceOut,
+    pub m_lane: LaneOut,
     pub m_hdr: HdrOut<TX_HDR_BITS>,
     pub m_err: XlateErrOut,
     /// fragments: VA in tdata, key, pd, len, id in tuser
     frag_skid: AxisSkidBuffer<64, 1, FRAG_USER_BITS>,
     /// headers, `tuser` = has payload
     hq: AxisFifo<TX_HDR_BITS, 1, 1, REQ_PAYLOAD_HDR_LOG>,
-    /// tags of headers with payload: QPN in tdata, SQ index in tuser
-    tq: AxisFifo<REQ_QPN_BITS, 1, REQ_INDEX_BITS, REQ_PAYLOAD_HDR_LOG>,
+    /// tags of headers with payload: QPN in tdata, SQ index and start lane in tuser
+    tq: AxisFifo<REQ_QPN_BITS, 1, TAG_USER_BITS, REQ_PAYLOAD_HDR_LOG>,
+    /// start lanes of packets committed, for `PayloadGather`
+    lq: AxisFifo<6, 1, 1, REQ_PAYLOAD_HDR_LOG>,
+    /// the header's extended headers (for its start lane)
+    opi: OpcodeInfo,
     /// per packet with payload: drop
     dq: AxisFifo<1, 1, 1, REQ_PAYLOAD_HDR_LOG>,
     hold: PieceHold,
@@ -138,6 +148,10 @@ pub struct ReqPayload {
     hdr_room: Signal<Local, Bit>,
     tag_qpn: Signal<Local, Bits<REQ_QPN_BITS>>,
     tag_sq: Signal<Local, Bits<REQ_INDEX_BITS>>,
+    lane: Signal<Local, Bits<6>>,
+    lane_vlan: Signal<Local, Bits<6>>,
+    lane_v6: Signal<Local, Bits<6>>,
+    lane_base: Signal<Local, Bits<6>>,
     resp_ready: Signal<Local, Bit>,
     resp_fire: Signal<Local, Bit>,
     beat_bad: Signal<Local, Bit>,
@@ -172,7 +186,8 @@ impl Logic for ReqPayload {
             hdr_data,
             hdr_valid
         );
-        clock!(self, clock, frag_skid, hq, tq, dq, hold);
+        clock!(self, clock, frag_skid, hq, tq, lq, dq, hold);
+        self.lq.reset.next = self.reset.val();
         self.frag_skid.reset.next = self.reset.val();
         self.hq.reset.next = self.reset.val();
         self.tq.reset.next = self.reset.val();
@@ -213,14 +228,29 @@ impl Logic for ReqPayload {
         self.tq.s_axis.tdata.next = self.s_hdr.tdata.val().get_bits::<REQ_QPN_BITS>(TX_SRC_QP_LSB);
         self.tq.s_axis.tkeep.next = 0.into();
         self.tq.s_axis.tlast.next = true;
-        self.tq.s_axis.tuser.next = self.s_hdr_sq_index.val();
+        // the payload's start lane: where `TxBuild` ends the headers, mod 64
+        self.opi.opcode.next = self.s_hdr.tdata.val().get_bits::<8>(TX_OPCODE_LSB);
+        self.lane_vlan.next = 0.into();
+        if self.s_hdr.tdata.val().get_bit(TX_VLAN_LSB) {
+            self.lane_vlan.next = REQ_LANE_VLAN.into();
+        }
+        self.lane_v6.next = 0.into();
+        if self.s_hdr.tdata.val().get_bit(TX_V6_LSB) {
+            self.lane_v6.next = REQ_LANE_V6.into();
+        }
+        self.lane.next = self.lane_vlan.val() + self.lane_v6.val() + self.opi.ext_len.val();
+        self.tq.s_axis.tuser.next = bit_cast::<TAG_USER_BITS, REQ_INDEX_BITS>(self.s_hdr.sq_index.val())
+            | (bit_cast::<TAG_USER_BITS, 6>(self.lane.val()) << REQ_TAG_LANE_SHIFT);
         self.tq.s_axis.tvalid.next = self.s_hdr.tvalid.val() & self.hdr_room.val() & self.has_payload.val();
 
         // ---- resolver: answer beats of the packet whose tag is at the head
         self.tag_qpn.next = self.tq.m_axis.tdata.val();
-        self.tag_sq.next = self.tq.m_axis.tuser.val();
-        self.resp_ready.next =
-            self.hold.room.val() & self.tq.m_axis.tvalid.val() & self.dq.s_axis.tready.val() & !self.err_valid.q.val();
+        self.tag_sq.next = self.tq.m_axis.tuser.val().get_bits::<REQ_INDEX_BITS>(0);
+        self.resp_ready.next = self.hold.room.val()
+            & self.tq.m_axis.tvalid.val()
+            & self.dq.s_axis.tready.val()
+            & self.lq.s_axis.tready.val()
+            & !self.err_valid.q.val();
         self.s_xresp.ready.next = self.resp_ready.val();
         self.resp_fire.next = self.s_xresp.valid.val() & self.resp_ready.val();
         self.beat_bad.next = self.s_xresp.verdict.val().any();
@@ -257,6 +287,16 @@ impl Logic for ReqPayload {
         self.dq.s_axis.tlast.next = true;
         self.dq.s_axis.tuser.next = 0.into();
         self.dq.s_axis.tvalid.next = self.pkt_end.val();
+        // a committed packet's start lane (REQ_LANE_BASE added here, off the input path)
+        self.lane_base.next = REQ_LANE_BASE.into();
+        self.lq.s_axis.tdata.next = self.tq.m_axis.tuser.val().get_bits::<6>(REQ_TAG_LANE_LSB) + self.lane_base.val();
+        self.lq.s_axis.tkeep.next = 0.into();
+        self.lq.s_axis.tlast.next = true;
+        self.lq.s_axis.tuser.next = 0.into();
+        self.lq.s_axis.tvalid.next = self.pkt_end.val() & !self.drop.val();
+        self.m_lane.lane.next = self.lq.m_axis.tdata.val();
+        self.m_lane.valid.next = self.lq.m_axis.tvalid.val();
+        self.lq.m_axis.tready.next = self.m_lane.ready.val();
         // one report per WQE; the note drops the WQE's later packets
         self.report.next = self.pkt_end.val() & self.failed.val() & !self.noted.val();
         if self.m_err.ready.val() {
