@@ -12,15 +12,18 @@ cd "$(dirname "$0")/.."
 board=${1:-}
 BOARD_UC=$(echo "$board" | tr a-z A-Z)
 vdir=${2:-build/verilog}
-case "$board" in
-    au200 | au250 | au280) ;;
-    *) echo "bitstream: BOARD must be au200, au250 or au280 (got '${board}'); e.g. make bitstream BOARD=au250" >&2; exit 2 ;;
-esac
+# the board table (board, part, layout): firmware/boards.txt
+row=$(awk -v b="$board" '$1 !~ /^#/ && $1 == b' firmware/boards.txt)
+if [ -z "$board" ] || [ -z "$row" ]; then
+    echo "bitstream: BOARD must be one of $(awk '$1 !~ /^#/ {printf "%s ", $1}' firmware/boards.txt)(got '${board}'); e.g. make bitstream BOARD=au250" >&2
+    exit 2
+fi
+part=$(echo "$row" | awk '{print $2}')
 if ! command -v vivado >/dev/null 2>&1; then
     cat >&2 <<MSG
 bitstream: vivado is not on PATH, so no $board image can be built here.
   Needed: AMD Vivado (ML Standard or Enterprise), with
-    - the device support for the Alveo ${BOARD_UC#A} part ($(grep -A0 "^    $board " firmware/common/build.tcl | awk '{print $2}')),
+    - the device support for the Alveo ${BOARD_UC#A} part ($part),
     - the IP cores xdma (DMA/Bridge Subsystem for PCIe, part of Vivado) and
       cmac_usplus (UltraScale+ 100G Ethernet Subsystem, a no-charge licence from AMD),
   then e.g. 'source /tools/Xilinx/Vivado/<version>/settings64.sh' and run again.

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Elaborates every Alveo board top (firmware/<board>/<board>_top.sv) with the
+# Elaborates every Alveo board top (firmware/<layout>/<layout>_top.sv, the layout from firmware/boards.txt) with the
 # emitted rnic_core and the behavioural stubs of the vendor IP
 # (firmware/stubs/), without Vivado (issue 15, item 4), and checks the
 # board's constraints against the top's ports:
 #   1. verilator --lint-only -Wall (the project's lint waivers): a port name
 #      that does not exist (PINNOTFOUND), a port left out (PINMISSING), a
 #      width mismatch (WIDTH) all fail;
-#   2. yosys: read_verilog -sv; hierarchy -check -top <board>_top; proc;
+#   2. yosys: read_verilog -sv; hierarchy -check -top <layout>_top; proc;
 #      check -assert (missing modules or ports, multiple drivers, loops);
-#   3. constraints/<board>.xdc: every port named in an active line is a port
+#   3. constraints/<layout>.xdc: every port named in an active line is a port
 #      (bit) of the top, and every bit of every top port has a PACKAGE_PIN.
 # Then (--self-test, run by `make test`) it shows that it can fail: a copy
 # with one port name broken in the board glue, one in an XDC, must be refused
@@ -23,7 +23,9 @@ if [ $# -gt 0 ] && [ "${1#--}" = "$1" ] && [ -d "$1" ]; then dir=$1; shift; fi
 self_test=0
 if [ "${1:-}" = --self-test ]; then self_test=1; shift; fi
 boards=("$@")
-[ ${#boards[@]} -gt 0 ] || boards=(au200 au250 au280)
+# every board of the table (firmware/boards.txt: board, part, layout)
+[ ${#boards[@]} -gt 0 ] || mapfile -t boards < <(awk '$1 !~ /^#/ && NF == 3 {print $1}' firmware/boards.txt)
+layout_of() { awk -v b="$1" '$1 !~ /^#/ && $1 == b {print $3}' firmware/boards.txt; }
 core=$dir/rnic_core.sv
 [ -f "$core" ] || { echo "boards: no $core (emit it: rtlgen --out $dir rnic_core)"; exit 1; }
 log=$(mktemp -d)
@@ -31,15 +33,18 @@ trap 'rm -rf "$log"' EXIT
 
 # check ROOT BOARD [quiet]: 0 when the board elaborates and its XDC matches
 check() {
-    local root=$1 b=$2 top=${2}_top
-    local files=("$root"/firmware/stubs/*.sv "$root"/firmware/common/*.sv "$root/firmware/$b/$top.sv" "$core")
+    local root=$1 b=$2 l
+    l=$(layout_of "$b")
+    [ -n "$l" ] || { echo "boards FAIL $b: not in firmware/boards.txt"; return 1; }
+    local top=${l}_top
+    local files=("$root"/firmware/stubs/*.sv "$root"/firmware/common/*.sv "$root/firmware/$l/$top.sv" "$core")
     if ! verilator --lint-only -Wall -Wno-DECLFILENAME -Wno-UNUSED --top-module "$top" "${files[@]}" >"$log/$b.lint" 2>&1; then
         echo "boards FAIL $b: verilator"; sed 's/^/    /' "$log/$b.lint" | head -20; return 1
     fi
     if ! yosys -q -p "read_verilog -sv ${files[*]}; hierarchy -check -top $top; proc; check -assert; tee -q -o $log/$b.ports portlist $top" >"$log/$b.yosys" 2>&1; then
         echo "boards FAIL $b: yosys"; sed 's/^/    /' "$log/$b.yosys" | head -20; return 1
     fi
-    if ! python3 - "$log/$b.ports" "$root/constraints/$b.xdc" <<'PY'
+    if ! python3 - "$log/$b.ports" "$root/constraints/$l.xdc" <<'PY'
 import re, sys
 ports, xdc = sys.argv[1], sys.argv[2]
 bits = {}
@@ -78,7 +83,7 @@ for b in bad[:20]:
     print("    " + b)
 sys.exit(1 if bad else 0)
 PY
-    then echo "boards FAIL $b: constraints/$b.xdc does not match ${top}'s ports"; return 1; fi
+    then echo "boards FAIL $b: constraints/$l.xdc does not match ${top}'s ports"; return 1; fi
     return 0
 }
 
@@ -98,7 +103,7 @@ if [ $self_test = 1 ]; then
     if check "$copy" "$b" >"$log/mutant1" 2>&1; then echo "boards self-test FAIL: a wrong core port name elaborated"; exit 1; fi
     grep -q "boards FAIL $b: verilator" "$log/mutant1" || { echo "boards self-test FAIL: not caught by verilator"; cat "$log/mutant1"; exit 1; }
     cp firmware/common/rnic_board.sv "$copy/firmware/common/rnic_board.sv"
-    sed -i 's/get_ports pcie_perst_n\]/get_ports pcie_perst_l]/' "$copy/constraints/$b.xdc"
+    sed -i 's/get_ports pcie_perst_n\]/get_ports pcie_perst_l]/' "$copy/constraints/$(layout_of "$b").xdc"
     if check "$copy" "$b" >"$log/mutant2" 2>&1; then echo "boards self-test FAIL: a wrong XDC port name passed"; exit 1; fi
     grep -q "pcie_perst_l is not a port" "$log/mutant2" || { echo "boards self-test FAIL: XDC mutation not reported"; cat "$log/mutant2"; exit 1; }
     echo "boards ok   self-test (a wrong core port name and a wrong XDC port name are both refused)"

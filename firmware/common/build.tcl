@@ -1,7 +1,7 @@
 # Vivado non-project build of one Alveo board image (issue 15, item 3).
 #   vivado -mode batch -source firmware/common/build.tcl -tclargs BOARD VERILOG_DIR OUT_DIR
 # (`make bitstream BOARD=au250` runs it.) Steps: the board's vendor IP
-# (firmware/<board>/ip.tcl) generated and synthesised out of context; the
+# (firmware/<layout>/ip.tcl, the layout from firmware/boards.txt) generated and synthesised out of context; the
 # sources read (the emitted rnic_core, firmware/common, the board top) and
 # the board's constraints; synth_design, opt, place, phys_opt, route; timing
 # summary, utilization, clock-interaction and DRC reports into OUT_DIR; the
@@ -14,17 +14,20 @@ if {[llength $argv] != 3} {
     exit 2
 }
 lassign $argv board vdir out
-set parts {
-    au200 xcu200-fsgd2104-2-e
-    au250 xcu250-figd2104-2-e
-    au280 xcu280-fsvh2892-2L-e
+set fw [file normalize [file join [file dirname [info script]] ..]]
+# the board table: board -> {part layout}
+set boards {}
+set f [open [file join $fw boards.txt]]
+foreach line [split [read $f] "\n"] {
+    if {[regexp {^\s*#} $line] || [llength $line] != 3} continue
+    dict set boards [lindex $line 0] [lrange $line 1 2]
 }
-if {![dict exists $parts $board]} {
-    puts stderr "build.tcl: unknown board '$board' (one of: [dict keys $parts])"
+close $f
+if {![dict exists $boards $board]} {
+    puts stderr "build.tcl: unknown board '$board' (one of: [dict keys $boards])"
     exit 2
 }
-set part [dict get $parts $board]
-set fw [file normalize [file join [file dirname [info script]] ..]]
+lassign [dict get $boards $board] part layout
 set root [file normalize [file join $fw ..]]
 set vdir [file normalize $vdir]
 set out [file normalize $out]
@@ -38,16 +41,16 @@ set_property target_language Verilog [current_project]
 # vendor IP, out of context, in $out/ip
 set rnic_ip_dir [file join $out ip]
 file mkdir $rnic_ip_dir
-source [file join $fw $board ip.tcl]
+source [file join $fw $layout ip.tcl]
 foreach ip [get_ips] { synth_ip $ip }
 
 # sources: the emitted core, the shared board glue, the board top (never firmware/stubs)
 read_verilog -sv [file join $vdir rnic_core.sv]
 read_verilog -sv [glob [file join $fw common *.sv]]
-read_verilog -sv [file join $fw $board ${board}_top.sv]
-read_xdc [file join $root constraints $board.xdc]
+read_verilog -sv [file join $fw $layout ${layout}_top.sv]
+read_xdc [file join $root constraints $layout.xdc]
 
-synth_design -top ${board}_top -part $part
+synth_design -top ${layout}_top -part $part
 write_checkpoint -force [file join $out post_synth.dcp]
 report_utilization -file [file join $out utilization_synth.rpt]
 opt_design

@@ -1,14 +1,16 @@
-// au200_top: the RNIC board image for the Alveo U200 (part xcu200-fsgd2104-2-e).
-// Pins: constraints/au200.xdc. Vendor IP: firmware/au200/ip.tcl. Build: make bitstream BOARD=au200.
+// au2x0_top: the RNIC board image for the Alveo U200 and U250 (parts
+// xcu200-fsgd2104-2-e and xcu250-figd2104-2-e: firmware/boards.txt). The two
+// are the same card with the same package pinout, so one top, one XDC and one
+// IP script serve both; only the part differs.
+// Pins: constraints/au2x0.xdc. Vendor IP: firmware/au2x0/ip.tcl. Build: make bitstream BOARD=au200 (or au250).
 //
 // Board parts here: the 300 MHz reference (AY37/AY38) divided to 100 MHz for
 // the CMAC's init clock and the power-on reset; QSFP0 enabled (module out of
 // reset, high power, its SI5335 reference at 161.1328125 MHz: FS = 0b10);
 // QSFP1 held in reset and low power (no MAC on it yet); the three LEDs. All
-// else is rnic_board (firmware/common/rnic_board.sv). The U200 and U250 are
-// the same card: their tops differ only in name and part.
+// else is rnic_board (firmware/common/rnic_board.sv).
 
-module au200_top (
+module au2x0_top (
     input  logic        clk_300mhz_p,
     input  logic        clk_300mhz_n,
     output logic [2:0]  led,

@@ -1,12 +1,12 @@
-# constraints/au200.xdc: pins, I/O standards and clocks of the Alveo U200 for firmware/au200/au200_top.sv
-# part: xcu200-fsgd2104-2-e
+# constraints/au2x0.xdc: pins, I/O standards and clocks of the Alveo U200 and U250 for firmware/au2x0/au2x0_top.sv
+# parts: xcu200-fsgd2104-2-e, xcu250-figd2104-2-e (firmware/boards.txt)
 #
 # Sources of the pin facts (facts taken over, text written here):
 #   corundum/corundum fpga/mqnic/Alveo/fpga_100g/fpga_au200.xdc (commit 7914445a; identical pins at cd7ec5d5 fpga/mqnic/AU200/fpga_100g/fpga.xdc), summarised in /work/shared/reference/spec_ecosystem.md part 3.
 #   The U200 and U250 are the same card (same package pinout, fsgd2104 / figd2104); Corundum builds both
 #   from that one file (fpga_AU250's Makefile sets FPGA_PART xcu250-figd2104-2-e).
 #   Quad / channel sites: the same Corundum file's per-pin comments (GTYE4_CHANNEL/COMMON sites).
-# Port names are this project's (firmware/au200/au200_top.sv); tools/boards_check.sh checks that every
+# Port names are this project's (firmware/au2x0/au2x0_top.sv); tools/boards_check.sh checks that every
 # port named here is a port of the top.
 
 # ---- configuration (Alveo U200/U250: CFGBVS GND, 1.8 V config bank, SPIx4 flash; Corundum au200 file) ----
