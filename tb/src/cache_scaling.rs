@@ -16,7 +16,7 @@ use rnic_contract::mr::{Access, Mpt, MrRequest};
 use rnic_hw::host::{CACHE_OP_READ, CACHE_OP_WRITE};
 use rnic_sim::axis::Rng;
 use rnic_sim::models::{mr_xlate, qpc_cache};
-use rnic_sim::{Clocked, Model};
+use rnic_sim::Clocked;
 
 /// Entries `qpc_cache` holds: the catalog builds it as `CtxCache<1024, 128,
 /// 10>` (`tb/tests/ctx_cache.rs` fails if it held more or fewer).
@@ -111,30 +111,10 @@ fn one_region(b: &mut XlateBench) -> Mpt {
     m
 }
 
-fn xlate_run(tb: &mut Clocked<mr_xlate::Dut>, b: &mut XlateBench, limit: u64) -> u64 {
-    let start = tb.cycle();
-    while !b.done() {
-        assert!(tb.cycle() - start < limit, "stuck: {} requests taken, {} beats", b.taken, b.beats);
-        b.drive(&mut tb.dut);
-        tb.dut.eval();
-        b.sample(&tb.dut).unwrap_or_else(|e| panic!("{e}"));
-        tb.tick();
-    }
-    tb.cycle() - start
-}
-
 fn xlate_unit(read_latency: u64) -> (Clocked<mr_xlate::Dut>, XlateBench, Mpt) {
     let mut b = XlateBench::new(8, LOG_TABLE, XlateKnobs::fixed(read_latency), 3);
     let m = one_region(&mut b);
-    let mut tb = Clocked::new(mr_xlate::Dut::new());
-    tb.reset(2);
-    for _ in 0..300 {
-        b.drive(&mut tb.dut);
-        tb.dut.eval();
-        b.sample(&tb.dut).unwrap();
-        tb.tick();
-    }
-    assert_eq!(tb.dut.get("init"), 0, "the caches still clear their tags");
+    let tb = b.unit();
     (tb, b, m)
 }
 
@@ -150,14 +130,14 @@ pub fn mr_pages(pages: u32, n: usize, read_latency: u64) -> Point {
     for p in 0..(pages as u64).min(MTT_ENTRIES) {
         b.send(page_read(&m, p, 0));
     }
-    xlate_run(&mut tb, &mut b, 10_000_000);
+    b.run(&mut tb, 10_000_000);
     let mut rng = Rng(0x5ca1e);
     let r0 = b.reads_of(Table::Mtt);
     for _ in 0..n {
         let p = rng.next() % pages as u64;
         b.send(page_read(&m, p, (rng.next() % 64) * 64));
     }
-    let cycles = xlate_run(&mut tb, &mut b, 100_000_000);
+    let cycles = b.run(&mut tb, 100_000_000);
     Point { working_set: pages as u64, lookups: n as u64, misses: (b.reads_of(Table::Mtt) - r0) as u64, cycles }
 }
 
@@ -167,7 +147,7 @@ pub fn mr_latency(read_latency: u64) -> (u64, u64) {
     let (mut tb, mut b, m) = xlate_unit(read_latency);
     let one = |tb: &mut Clocked<mr_xlate::Dut>, b: &mut XlateBench| {
         b.send(page_read(&m, 5, 0));
-        xlate_run(tb, b, 100_000);
+        b.run(tb, 100_000);
         let (t, f) = b.first_beat.last().copied().unwrap();
         f - t
     };

@@ -19,7 +19,8 @@ use rnic_contract::mr::{translate, Mpt, MrError, MrRequest};
 use rnic_host::iommu::Perms;
 use rnic_host::HostSpace;
 use rnic_sim::axis::Rng;
-use rnic_sim::Model;
+use rnic_sim::models::mr_xlate::Dut;
+use rnic_sim::{Clocked, Model};
 use std::collections::{BTreeMap, VecDeque};
 
 /// IOVA of the MPT and of the MTT (identity-mapped).
@@ -351,5 +352,34 @@ impl XlateBench {
         } else {
             Err(format!("a read at {addr:#x}: neither the MPT nor the MTT"))
         }
+    }
+}
+
+impl XlateBench {
+    /// A fresh `MrXlate` model, out of reset and past the caches' tag clearing.
+    pub fn unit(&mut self) -> Clocked<Dut> {
+        let mut tb = Clocked::new(Dut::new());
+        tb.reset(2);
+        for _ in 0..300 {
+            self.drive(&mut tb.dut);
+            tb.dut.eval();
+            self.sample(&tb.dut).unwrap();
+            tb.tick();
+        }
+        assert_eq!(tb.dut.get("init"), 0, "the caches still clear their tags");
+        tb
+    }
+
+    /// Run `tb` until the bench has nothing left; the cycles it took.
+    pub fn run(&mut self, tb: &mut Clocked<Dut>, limit: u64) -> u64 {
+        let start = tb.cycle();
+        while !self.done() {
+            assert!(tb.cycle() - start < limit, "stuck: {} requests taken, {} beats", self.taken, self.beats);
+            self.drive(&mut tb.dut);
+            tb.dut.eval();
+            self.sample(&tb.dut).unwrap_or_else(|e| panic!("{e}"));
+            tb.tick();
+        }
+        tb.cycle() - start
     }
 }

@@ -9,37 +9,10 @@ use rnic_contract::layouts::mpt;
 use rnic_contract::mr::{Access, Mpt, MrError, MrRequest};
 use rnic_sim::axis::Rng;
 use rnic_sim::models::mr_xlate::Dut;
-use rnic_sim::{Clocked, Model};
+use rnic_sim::Clocked;
 use rnic_tb::mr::{mtt_entry, MrWorld};
 use rnic_tb::mr_xlate::{Table, XlateBench, XlateKnobs};
 use std::collections::BTreeMap;
-
-/// Run until the bench has nothing left; the cycles it took.
-fn run(tb: &mut Clocked<Dut>, b: &mut XlateBench, limit: u64) -> u64 {
-    let start = tb.cycle();
-    while !b.done() {
-        assert!(tb.cycle() - start < limit, "stuck: {} requests taken, {} beats", b.taken, b.beats);
-        b.drive(&mut tb.dut);
-        tb.dut.eval();
-        b.sample(&tb.dut).unwrap_or_else(|e| panic!("{e}"));
-        tb.tick();
-    }
-    tb.cycle() - start
-}
-
-/// A fresh unit, out of reset and past the caches' tag clearing.
-fn unit(b: &mut XlateBench) -> Clocked<Dut> {
-    let mut tb = Clocked::new(Dut::new());
-    tb.reset(2);
-    for _ in 0..300 {
-        b.drive(&mut tb.dut);
-        tb.dut.eval();
-        b.sample(&tb.dut).unwrap();
-        tb.tick();
-    }
-    assert_eq!(tb.dut.get("init"), 0, "the caches still clear their tags");
-    tb
-}
 
 /// The IOVA of MTT entry `e`'s page in these tests: aligned to every page
 /// size, and mapped nowhere (a payload read would fault).
@@ -83,7 +56,7 @@ fn one(tb: &mut Clocked<Dut>, b: &mut XlateBench, r: MrRequest, want: Option<MrE
     assert_eq!(ans.last().and_then(|x| x.err()), want, "the reference disagrees with {r:x?}");
     let (pieces, beats, mtt_reads) = (b.pieces, b.beats, b.reads_of(Table::Mtt));
     b.send(r);
-    run(tb, b, 5_000);
+    b.run(tb, 5_000);
     if want.is_some() {
         assert_eq!(b.pieces, pieces, "{r:x?}: a failed access translated a piece");
         assert_eq!(b.beats, beats + 1, "{r:x?}: a failed access is one beat");
@@ -109,7 +82,7 @@ fn bad_accesses_fail_without_a_piece() {
     b.write_mpt(2, &none);
     let bad_mtt = register(&mut b, 4, 21, 0x40_0000_0000, 3, 0x41);
     b.write_mtt(0x42, page_iova(0x42), false); // its second page
-    let mut tb = unit(&mut b);
+    let mut tb = b.unit();
 
     one(&mut tb, &mut b, access(&a, 0, 100, RemoteWrite), None);
     one(
@@ -148,9 +121,9 @@ fn bad_accesses_fail_without_a_piece() {
     let before = b.expect(&access(&a, 0x1000, 8, LocalWrite));
     b.write_mpt(1, &Mpt { valid: false, ..a });
     b.send_expecting(access(&a, 0x1000, 8, LocalWrite), before);
-    run(&mut tb, &mut b, 5_000);
+    b.run(&mut tb, 5_000);
     b.invalidate(Table::Mpt, 1);
-    run(&mut tb, &mut b, 5_000);
+    b.run(&mut tb, 5_000);
     assert_eq!(b.inv_done, 1);
     one(&mut tb, &mut b, access(&a, 0x1000, 8, LocalWrite), Some(MrError::Invalid));
     assert_eq!(b.reads_of(Table::Mpt), mpt_reads + 1, "the entry is read again after the invalidate");
@@ -161,7 +134,7 @@ fn bad_accesses_fail_without_a_piece() {
     one(&mut tb, &mut b, access(&c, 0x1000, 8, RemoteRead), None);
     b.write_mtt(0x59, page_iova(0x59), false);
     b.invalidate(Table::Mtt, 0x59 / 8);
-    run(&mut tb, &mut b, 5_000);
+    b.run(&mut tb, 5_000);
     assert_eq!(b.inv_done, 2);
     one(&mut tb, &mut b, access(&c, 0x1000, 8, RemoteRead), Some(MrError::MttInvalid));
     one(&mut tb, &mut b, access(&c, 0, 8, RemoteRead), None);
@@ -185,12 +158,12 @@ fn a_failed_table_read_fails_the_access() {
     let mut b = XlateBench::new(T, 12, XlateKnobs::RANDOM, 9);
     // MTT entries 0x16..0x19: the first two pages on line 2, the others on line 3
     let a = register(&mut b, 1, 12, 0x7f00_0000_0000, 4, 0x16);
-    let mut tb = unit(&mut b);
+    let mut tb = b.unit();
     let r = access(&a, 0, 64, Access::RemoteRead);
     // the MPT entry's read fails: the entry is taken as not VALID
     b.fail_reads = 1;
     b.send_expecting(r, vec![Err(MrError::Invalid)]);
-    run(&mut tb, &mut b, 5_000);
+    b.run(&mut tb, 5_000);
     assert_eq!((b.reads.len(), b.pieces), (1, 0), "one read, of the MPT entry, and no piece");
     one(&mut tb, &mut b, r, None);
     assert_eq!(b.reads_of(Table::Mpt), 2, "the entry read again");
@@ -199,7 +172,7 @@ fn a_failed_table_read_fails_the_access() {
     let mtt_reads = b.reads_of(Table::Mtt);
     b.fail_reads = 1;
     b.send_expecting(r2, vec![Err(MrError::MttInvalid)]);
-    run(&mut tb, &mut b, 5_000);
+    b.run(&mut tb, 5_000);
     assert_eq!(b.reads_of(Table::Mtt), mtt_reads + 1);
     one(&mut tb, &mut b, r2, None);
     assert_eq!(b.reads_of(Table::Mtt), mtt_reads + 2, "the line read again");
@@ -222,12 +195,12 @@ fn random_accesses_hits_misses_evictions() {
     for e in 0..1u32 << mtt_log {
         b.space.memory.write_u64(rnic_tb::mr_xlate::MTT_BASE + 8 * e as u64, mtt_entry(e));
     }
-    let mut tb = unit(&mut b);
+    let mut tb = b.unit();
     let n = 3000;
     for _ in 0..n {
         b.send(w.random_request(&mut rng));
     }
-    let cycles = run(&mut tb, &mut b, 2_000_000);
+    let cycles = b.run(&mut tb, 2_000_000);
     let count = |t: Table| {
         let mut c: BTreeMap<u64, u64> = BTreeMap::new();
         for r in b.reads.iter().filter(|r| r.0 == t) {
@@ -265,10 +238,10 @@ fn latency_and_rate() {
     const R: u64 = 100;
     let mut b = XlateBench::new(T, 12, XlateKnobs::fixed(R), 3);
     let a = register(&mut b, 1, 12, 0x7f00_0000_0000, 4, 0x10);
-    let mut tb = unit(&mut b);
+    let mut tb = b.unit();
     let lat = |tb: &mut Clocked<Dut>, b: &mut XlateBench| {
         b.send(access(&a, 0, 64, Access::RemoteRead));
-        run(tb, b, 5_000);
+        b.run(tb, 5_000);
         let (t, f) = b.first_beat.last().copied().unwrap();
         f - t
     };
@@ -282,7 +255,7 @@ fn latency_and_rate() {
     for _ in 0..n {
         b.send(access(&a, 0x40, 64, Access::RemoteRead));
     }
-    let cycles = run(&mut tb, &mut b, 10_000);
+    let cycles = b.run(&mut tb, 10_000);
     eprintln!("{n} hits in {cycles} cycles");
     assert!(cycles <= n + HIT_LATENCY + 2, "{cycles} cycles");
 }
