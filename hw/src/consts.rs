@@ -432,6 +432,20 @@ rtl_consts! {
     QPC_SEND_CQ: usize = qpc::SEND_CQ.pos();
     QPC_RETRY_CNT: usize = qpc::RETRY_CNT.pos();
     QPC_RNR_RETRY: usize = qpc::RNR_RETRY.pos();
+    // ---- the receive lookup (hw/src/transport/rx_lookup.rs)
+    /// The QP's type in its context, lowest bit.
+    QPC_TYPE: usize = qpc::QP_TYPE.pos();
+    /// The RC response opcodes (low five bits, RC transport): READ response
+    /// first to ATOMIC ACKNOWLEDGE.
+    RC_RESP_FIRST: u64 = *rnic_contract::qp_modify::RC_RESPONSES.start();
+    RC_RESP_LAST: u64 = *rnic_contract::qp_modify::RC_RESPONSES.end();
+    /// The id bit marking the receive side's `qps` writes (their answers
+    /// are dropped); below it the ring slot.
+    RXL_WRITE_ID: u64 = 0x20;
+    /// Where a received packet's payload goes (`RxLookup::m_dest`).
+    RX_DEST_DROP: u64 = 0;
+    RX_DEST_REQ: u64 = 1;
+    RX_DEST_RESP: u64 = 2;
     // the requester's `qps` fields the completer reads: QPS_REQ_STARTED and
     // QPS_SENT_END, declared with the requester's
     /// The completer's bytes of a `qps` entry (`COMPLETER_BYTES`) as one

@@ -239,6 +239,7 @@ pub mod resp_exec;
 pub mod retry_timer;
 pub mod rx;
 pub mod rx_hold;
+pub mod rx_lookup;
 pub mod scatter;
 pub mod send_sched;
 pub mod tx_arb;

@@ -1,0 +1,339 @@
+//! Bench of the receive lookup (`RxLookup`, catalog `rx_lookup`).
+//!
+//! [`LookupBench`] plays every neighbour: offers headers (random bits with
+//! an opcode and a destination QP: requests, responses, QPNs that name no
+//! QP), serves the `qpc` and `qps` ports from its tables as a context cache
+//! does (requests taken under random stalls, a write applied and a read's
+//! entry captured when taken, answers after random delays in any order),
+//! takes the records under random stalls and plays the stages after them:
+//! each record's write-back comes on `s_req_wb` / `s_comp_wb` in order,
+//! a random number of cycles later, and increments that path's counter in
+//! the QP's `qps` entry (bytes 0..3 for requests, 4..7 for responses; a
+//! fifth of them write nothing). A record must carry its QP's counter as
+//! every earlier record of its path left it: the hazard check's proof.
+//! Expected per header: admission by `rnic_contract::qp_modify::admit`, the
+//! record (header, the `qpc` entry) in order per path, and `m_dest`.
+
+use crate::comp_ack::words_of;
+use crate::req_fetch::{apply_masked, CachePort};
+use rnic_contract::codes::{QpState, QpType};
+use rnic_contract::layouts::{qpc, qps};
+use rnic_contract::qp_modify::{admit, is_response, AdmitReason};
+use rnic_hw::consts::*;
+use rnic_hw::transport::RX_DROP_REASONS;
+use rnic_sim::axis::Rng;
+use rnic_sim::{Clocked, Model};
+use std::collections::{HashMap, VecDeque};
+
+/// The bench's `qpc_log_entries`.
+pub const QPC_LOG: u32 = 10;
+/// `qps` bytes the request path's counter and the response path's occupy.
+const REQ_CTR: usize = 0;
+const RESP_CTR: usize = 4;
+
+fn get_bytes(w: &[u32]) -> Vec<u8> {
+    w.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn set_field(h: &mut [u8], lsb: usize, width: usize, v: u64) {
+    for i in 0..width {
+        let b = lsb + i;
+        h[b / 8] = h[b / 8] & !(1 << (b % 8)) | (((v >> i) & 1) as u8) << (b % 8);
+    }
+}
+
+/// A header offered, with what it must become.
+#[derive(Clone, Debug)]
+pub struct Hdr {
+    pub bytes: Vec<u8>,
+    pub qpn: u32,
+    pub opcode: u8,
+    pub reason: AdmitReason,
+}
+
+impl Hdr {
+    pub fn is_resp(&self) -> bool {
+        is_response(self.opcode)
+    }
+    pub fn dest(&self) -> u64 {
+        match (self.reason, self.is_resp()) {
+            (AdmitReason::Admit, false) => RX_DEST_REQ,
+            (AdmitReason::Admit, true) => RX_DEST_RESP,
+            _ => RX_DEST_DROP,
+        }
+    }
+}
+
+/// A record the downstream stage holds until its write-back.
+struct Held {
+    due: u64,
+    qpn: u32,
+    write: bool,
+}
+
+pub struct LookupBench<M: Model> {
+    pub sim: Clocked<M>,
+    pub rng: Rng,
+    /// Percent of cycles: a header offered, a cache request taken, a record taken, a write-back offered.
+    pub p_hdr: u64,
+    pub p_cache: u64,
+    pub p_take: u64,
+    pub p_wb: u64,
+    /// Cache answers `lat_min..=lat_max` cycles after the request was taken.
+    pub lat_min: u64,
+    pub lat_max: u64,
+    /// The stage after a record writes back `wb_min..=wb_max` cycles after taking it.
+    pub wb_min: u64,
+    pub wb_max: u64,
+    /// Percent of write-backs that write (the others have mask 0).
+    pub p_write: u64,
+    pub qpc_tab: HashMap<u32, Vec<u8>>,
+    pub qps_tab: HashMap<u32, Vec<u8>>,
+    /// Per QP and path: the counter every record must carry.
+    want_ctr: HashMap<(u32, bool), u32>,
+    queue: VecDeque<Hdr>,
+    /// Expected records per path (requests, responses), and all destinations.
+    exp_rec: [VecDeque<Hdr>; 2],
+    exp_dest: VecDeque<u64>,
+    held: [VecDeque<Held>; 2],
+    wb_cur: [Option<(u32, bool)>; 2],
+    qpc_port: CachePort,
+    qps_port: CachePort,
+    p: Ports,
+    pub drops: [u64; RX_DROP_REASONS],
+    /// Cycles: header taken, record offered (first), per path in order.
+    pub taken_at: VecDeque<u64>,
+    pub rec_at: Vec<(u64, u64)>,
+    pub records: [u64; 2],
+    pub dests: u64,
+    pending_taken: VecDeque<(u64, bool, AdmitReason)>,
+    offered: [bool; 3],
+}
+
+struct Ports {
+    hdr: [usize; 3], // tdata tvalid tready
+    rec: [[usize; 5]; 2],
+    wb: [[usize; 5]; 2], // qpn mask data valid ready
+    dest: [usize; 3],
+    cnt: [usize; RX_DROP_REASONS],
+}
+
+impl<M: Model> LookupBench<M> {
+    pub fn new(dut: M, seed: u64) -> Self {
+        let d = &dut;
+        let rec = |m: &str| ["hdr", "qpc", "qps", "valid", "ready"].map(|f| d.port(&format!("{m}.{f}")));
+        let wb = |m: &str| ["qpn", "mask", "data", "valid", "ready"].map(|f| d.port(&format!("{m}.{f}")));
+        let p = Ports {
+            hdr: ["tdata", "tvalid", "tready"].map(|f| d.port(&format!("s_hdr.{f}"))),
+            rec: [rec("m_req"), rec("m_resp")],
+            wb: [wb("s_req_wb"), wb("s_comp_wb")],
+            dest: ["dest", "valid", "ready"].map(|f| d.port(&format!("m_dest.{f}"))),
+            cnt: std::array::from_fn(|k| d.port(&format!("cnt_drop.{k}"))),
+        };
+        let qpc_port = CachePort::new(d, "m_qpc", "s_qpc");
+        let qps_port = CachePort::new(d, "m_qps", "s_qps");
+        let mut sim = Clocked::new(dut);
+        sim.dut.set("qpc_log", QPC_LOG as u64);
+        sim.reset(4);
+        LookupBench {
+            sim,
+            rng: Rng(seed),
+            p_hdr: 100,
+            p_cache: 100,
+            p_take: 100,
+            p_wb: 100,
+            lat_min: 3,
+            lat_max: 3,
+            wb_min: 1,
+            wb_max: 1,
+            p_write: 80,
+            qpc_tab: HashMap::new(),
+            qps_tab: HashMap::new(),
+            want_ctr: HashMap::new(),
+            queue: VecDeque::new(),
+            exp_rec: [VecDeque::new(), VecDeque::new()],
+            exp_dest: VecDeque::new(),
+            held: [VecDeque::new(), VecDeque::new()],
+            wb_cur: [None, None],
+            qpc_port,
+            qps_port,
+            p,
+            drops: [0; RX_DROP_REASONS],
+            taken_at: VecDeque::new(),
+            rec_at: vec![],
+            records: [0, 0],
+            dests: 0,
+            pending_taken: VecDeque::new(),
+            offered: [false; 3],
+        }
+    }
+
+    /// A QP's tables: `qpc` with its state and type, `qps` with random counters.
+    pub fn add_qp(&mut self, qpn: u32, state: u64, ty: u64) {
+        let mut c: Vec<u8> = (0..qpc::SIZE).map(|_| self.rng.next() as u8).collect();
+        qpc::STATE.info().write_raw(&mut c, state).unwrap();
+        qpc::QP_TYPE.info().write_raw(&mut c, ty).unwrap();
+        let s: Vec<u8> = (0..qps::SIZE).map(|_| self.rng.next() as u8).collect();
+        let ctr = |o: usize| u32::from_le_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]);
+        self.want_ctr.insert((qpn, false), ctr(REQ_CTR));
+        self.want_ctr.insert((qpn, true), ctr(RESP_CTR));
+        self.qpc_tab.insert(qpn, c);
+        self.qps_tab.insert(qpn, s);
+    }
+
+    /// Queues a header for `qpn` with `opcode` (other bits random).
+    pub fn push(&mut self, qpn: u32, opcode: u8) {
+        let mut bytes: Vec<u8> = (0..128).map(|_| self.rng.next() as u8).collect();
+        set_field(&mut bytes, RXF_OPCODE, 8, opcode as u64);
+        set_field(&mut bytes, RXF_DESTQP, 24, qpn as u64);
+        let qpn_ok = qpn != 0 && qpn < 1 << QPC_LOG;
+        let (state, ty) = match self.qpc_tab.get(&qpn) {
+            Some(c) => (qpc::STATE.info().read_raw(c).unwrap() as u8, qpc::QP_TYPE.info().read_raw(c).unwrap() as u8),
+            None => (QpState::Reset as u8, QpType::Rc as u8),
+        };
+        assert!(!qpn_ok || self.qpc_tab.contains_key(&qpn), "QP {qpn} has no tables");
+        let reason = admit(qpn_ok, state, ty, opcode);
+        let h = Hdr { bytes, qpn, opcode, reason };
+        self.exp_dest.push_back(h.dest());
+        if reason == AdmitReason::Admit {
+            self.exp_rec[h.is_resp() as usize].push_back(h.clone());
+        }
+        self.queue.push_back(h);
+    }
+
+    fn cnt(&self, k: usize) -> u64 {
+        self.sim.dut.get_at(self.p.cnt[k])
+    }
+
+    /// Every header through, every record written back.
+    pub fn done(&self) -> bool {
+        self.queue.is_empty()
+            && self.exp_rec.iter().all(|q| q.is_empty())
+            && self.exp_dest.is_empty()
+            && self.held.iter().all(|q| q.is_empty())
+            && self.wb_cur.iter().all(|w| w.is_none())
+            && self.qpc_port.idle()
+            && self.qps_port.idle()
+    }
+
+    pub fn run(&mut self, limit: u64) {
+        let start = self.sim.cycle();
+        while !self.done() {
+            assert!(self.sim.cycle() - start < limit, "stuck: {} headers left", self.queue.len());
+            self.step();
+        }
+        for _ in 0..4 {
+            self.step();
+        }
+        for k in 0..RX_DROP_REASONS {
+            assert_eq!(self.cnt(k), self.drops[k], "drop counter {k}");
+        }
+    }
+
+    pub fn step(&mut self) {
+        let now = self.sim.cycle();
+        let p = &self.p;
+        let d = &mut self.sim.dut;
+        // ---- inputs
+        let offer = !self.queue.is_empty() && (self.offered[0] || self.rng.chance(self.p_hdr));
+        self.offered[0] = offer;
+        if let Some(h) = self.queue.front() {
+            d.set_words(p.hdr[0], &words_of(&h.bytes));
+        }
+        d.set_at(p.hdr[1], offer as u64);
+        let (rc, rs) = (self.rng.chance(self.p_cache), self.rng.chance(self.p_cache));
+        self.qpc_port.drive(d, &mut self.rng, now, rc);
+        self.qps_port.drive(d, &mut self.rng, now, rs);
+        let take = [self.rng.chance(self.p_take), self.rng.chance(self.p_take)];
+        for (i, t) in take.iter().enumerate() {
+            d.set_at(p.rec[i][4], *t as u64);
+        }
+        d.set_at(p.dest[2], self.rng.chance(self.p_take) as u64);
+        for i in 0..2 {
+            if self.wb_cur[i].is_none() {
+                if let Some(h) = self.held[i].front() {
+                    if h.due <= now && self.rng.chance(self.p_wb) {
+                        let h = self.held[i].pop_front().unwrap();
+                        self.wb_cur[i] = Some((h.qpn, h.write));
+                    }
+                }
+            }
+            let (qpn, write) = self.wb_cur[i].unwrap_or((0, false));
+            let o = if i == 0 { REQ_CTR } else { RESP_CTR };
+            let mut data = vec![0u8; 64];
+            let next = self.want_ctr.get(&(qpn, i == 1)).copied().unwrap_or(0).wrapping_add(1);
+            data[o..o + 4].copy_from_slice(&next.to_le_bytes());
+            d.set_at(p.wb[i][0], qpn as u64);
+            d.set_at(p.wb[i][1], if write { 0xf << o } else { 0 });
+            d.set_words(p.wb[i][2], &words_of(&data));
+            d.set_at(p.wb[i][3], self.wb_cur[i].is_some() as u64);
+        }
+        d.eval();
+
+        // ---- outputs, before the edge
+        if offer && d.bit_at(p.hdr[2]) {
+            let h = self.queue.pop_front().unwrap();
+            self.offered[0] = false;
+            self.taken_at.push_back(now);
+            self.pending_taken.push_back((now, h.is_resp(), h.reason));
+            if h.reason != AdmitReason::Admit {
+                self.drops[h.reason as usize] += 1;
+            }
+        }
+        for (port, tab, width) in [(&mut self.qpc_port, &mut self.qpc_tab, 128), (&mut self.qps_port, &mut self.qps_tab, 64)] {
+            if let Some((op, index, id, mask, data)) = port.request(d) {
+                let e = tab.get_mut(&index).unwrap_or_else(|| panic!("a lookup of QP {index}, which names none"));
+                match op {
+                    0 => {}
+                    1 => {
+                        assert_eq!(width, 64, "writes only to qps");
+                        assert_eq!(id as u64 & RXL_WRITE_ID, RXL_WRITE_ID, "a write's id");
+                        apply_masked(e, mask, &data);
+                    }
+                    _ => panic!("op {op}"),
+                }
+                let lat = self.lat_min + self.rng.next() % (self.lat_max - self.lat_min + 1);
+                port.answer(now + lat, id, e.clone());
+            }
+            port.answered(d);
+        }
+        for i in 0..2 {
+            let v = d.bit_at(p.rec[i][3]);
+            if v && !self.offered[1 + i] {
+                self.rec_at.push((now, i as u64));
+            }
+            self.offered[1 + i] = v && !take[i];
+            if v && take[i] {
+                let h = self.exp_rec[i].pop_front().unwrap_or_else(|| panic!("an unexpected record on path {i}"));
+                let mut w = vec![0u32; 32];
+                d.get_words(p.rec[i][0], &mut w);
+                assert_eq!(get_bytes(&w), h.bytes, "path {i}: the header, in order");
+                d.get_words(p.rec[i][1], &mut w);
+                assert_eq!(get_bytes(&w), self.qpc_tab[&h.qpn], "path {i}: QP {} qpc", h.qpn);
+                let mut s = vec![0u32; 16];
+                d.get_words(p.rec[i][2], &mut s);
+                let s = get_bytes(&s);
+                let o = if i == 0 { REQ_CTR } else { RESP_CTR };
+                let ctr = u32::from_le_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]);
+                assert_eq!(ctr, self.want_ctr[&(h.qpn, i == 1)], "path {i}: QP {}: the state of its earlier packets", h.qpn);
+                self.records[i] += 1;
+                let write = self.rng.chance(self.p_write);
+                let due = now + self.wb_min + self.rng.next() % (self.wb_max - self.wb_min + 1);
+                self.held[i].push_back(Held { due, qpn: h.qpn, write });
+            }
+            if self.wb_cur[i].is_some() && d.bit_at(p.wb[i][4]) {
+                let (qpn, write) = self.wb_cur[i].take().unwrap();
+                if write {
+                    let c = self.want_ctr.get_mut(&(qpn, i == 1)).unwrap();
+                    *c = c.wrapping_add(1);
+                }
+            }
+        }
+        if d.bit_at(p.dest[1]) && d.bit_at(p.dest[2]) {
+            let want = self.exp_dest.pop_front().expect("an unexpected destination");
+            assert_eq!(d.get_at(p.dest[0]), want, "destination {}", self.dests);
+            self.dests += 1;
+        }
+        self.sim.tick();
+    }
+}
