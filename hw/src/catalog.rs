@@ -95,6 +95,7 @@ catalog! {
     comp_ack => crate::transport::CompAck, 200;
     rx_lookup => crate::transport::RxLookup, 200;
     rx_pay_split => crate::transport::RxPaySplit, 200;
+    xlate_mux => crate::mr::XlateMux<3>, 200;
 }
 
 /// Look an entry up by name.

@@ -280,7 +280,9 @@ impl<M: Model> LookupBench<M> {
                 self.drops[h.reason as usize] += 1;
             }
         }
-        for (port, tab, width) in [(&mut self.qpc_port, &mut self.qpc_tab, 128), (&mut self.qps_port, &mut self.qps_tab, 64)] {
+        for (port, tab, width) in
+            [(&mut self.qpc_port, &mut self.qpc_tab, 128), (&mut self.qps_port, &mut self.qps_tab, 64)]
+        {
             if let Some((op, index, id, mask, data)) = port.request(d) {
                 let e = tab.get_mut(&index).unwrap_or_else(|| panic!("a lookup of QP {index}, which names none"));
                 match op {
@@ -297,13 +299,13 @@ impl<M: Model> LookupBench<M> {
             }
             port.answered(d);
         }
-        for i in 0..2 {
+        for (i, &took) in take.iter().enumerate() {
             let v = d.bit_at(p.rec[i][3]);
             if v && !self.offered[1 + i] {
                 self.rec_at.push((now, i as u64));
             }
-            self.offered[1 + i] = v && !take[i];
-            if v && take[i] {
+            self.offered[1 + i] = v && !took;
+            if v && took {
                 let h = self.exp_rec[i].pop_front().unwrap_or_else(|| panic!("an unexpected record on path {i}"));
                 let mut w = vec![0u32; 32];
                 d.get_words(p.rec[i][0], &mut w);
@@ -315,7 +317,12 @@ impl<M: Model> LookupBench<M> {
                 let s = get_bytes(&s);
                 let o = if i == 0 { REQ_CTR } else { RESP_CTR };
                 let ctr = u32::from_le_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]);
-                assert_eq!(ctr, self.want_ctr[&(h.qpn, i == 1)], "path {i}: QP {}: the state of its earlier packets", h.qpn);
+                assert_eq!(
+                    ctr,
+                    self.want_ctr[&(h.qpn, i == 1)],
+                    "path {i}: QP {}: the state of its earlier packets",
+                    h.qpn
+                );
                 self.records[i] += 1;
                 let write = self.rng.chance(self.p_write);
                 let due = now + self.wb_min + self.rng.next() % (self.wb_max - self.wb_min + 1);

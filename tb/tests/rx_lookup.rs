@@ -51,9 +51,12 @@ fn random_traffic(b: &mut Bench, qpns: &[u32], n: usize) {
 #[test]
 fn random_headers_under_stalls() {
     let mut reasons = [0u64; rnic_hw::transport::RX_DROP_REASONS];
-    for (seed, qps, p, lat, wb) in
-        [(1, 3, 100, (2, 40), (1, 30)), (2, 12, 60, (2, 8), (1, 5)), (3, 40, 40, (1, 80), (0, 60)), (4, 1, 90, (3, 3), (2, 20))]
-    {
+    for (seed, qps, p, lat, wb) in [
+        (1, 3, 100, (2, 40), (1, 30)),
+        (2, 12, 60, (2, 8), (1, 5)),
+        (3, 40, 40, (1, 80), (0, 60)),
+        (4, 1, 90, (3, 3), (2, 20)),
+    ] {
         let mut b = Bench::new(rx_lookup::Dut::new(), seed);
         (b.p_hdr, b.p_cache, b.p_take, b.p_wb) = (p, p.max(50), p, p);
         (b.lat_min, b.lat_max, b.wb_min, b.wb_max) = (lat.0, lat.1, wb.0, wb.1);

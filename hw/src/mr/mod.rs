@@ -7,11 +7,13 @@
 
 mod mr_check;
 mod mr_xlate;
+mod xlate_mux;
 
 pub use mr_check::{MrCheck, MR_FIFO_DEPTH, MR_LINE_BUFFER};
 pub use mr_xlate::{
     InvDoneIn, InvDoneOut, InvReqIn, InvReqOut, LookupRob, MrXlate, MR_MPT_CACHE_LOG, MR_MTT_CACHE_LOG, MR_ROB_LOG,
 };
+pub use xlate_mux::{XlateMux, XLATE_MUX_MAX_USERS, XLATE_MUX_ORDER_LOG};
 
 use rust_hdl::prelude::*;
 

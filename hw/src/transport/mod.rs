@@ -59,10 +59,10 @@ pub use req_wqe::ReqWqeStage;
 pub use resp_check::*;
 pub use resp_exec::*;
 pub use retry_timer::*;
+pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use rx_inflight::{RxInflight, RX_INFLIGHT_LOG, RX_INFLIGHT_SLOTS};
 pub use rx_lookup::*;
 pub use rx_pay_split::RxPaySplit;
-pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use send_sched::*;
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};
 

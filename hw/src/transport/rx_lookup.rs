@@ -273,8 +273,8 @@ impl Logic for RxLookup {
             & !self.q_valid.q.val()
             & !self.wr.has_write.val()
             & !self.wc.has_write.val();
-        self.issue.next = self.issue_look.val()
-            | (self.i_valid.q.val() & !self.rcnt.q.val().get_bit(4) & !self.i_ok.val());
+        self.issue.next =
+            self.issue_look.val() | (self.i_valid.q.val() & !self.rcnt.q.val().get_bit(4) & !self.i_ok.val());
         self.req_fl.push.next = self.issue_look.val() & !self.i_resp.q.val();
         self.resp_fl.push.next = self.issue_look.val() & self.i_resp.q.val();
         self.req_fl.push_qpn.next = self.i_qpn.q.val();
@@ -425,8 +425,8 @@ impl Logic for RxLookup {
         self.got_c.d.next = self.gc_n.val();
         self.got_s.d.next = self.gs_n.val();
         self.bad.d.next = self.bad_n.val();
-        self.rcnt.d.next = self.rcnt.q.val() + bit_cast::<5, 1>(self.issue.val().into())
-            - bit_cast::<5, 1>(self.a_load.val().into());
+        self.rcnt.d.next =
+            self.rcnt.q.val() + bit_cast::<5, 1>(self.issue.val().into()) - bit_cast::<5, 1>(self.a_load.val().into());
 
         // ---- admission (a cycle after the load), then out or dropped
         self.qp_adm.in_valid.next = self.a_valid.q.val();
