@@ -99,8 +99,7 @@ impl Logic for DbRoute {
             self.d_sol.d.next = self.s_db.solicited.val();
             self.d_qp.d.next = self.in_qp.val() & self.in_range.val();
             self.d_sq.d.next = self.s_db.kind.val() == KIND_SQ;
-            self.d_cq.d.next =
-                (self.s_db.kind.val() == KIND_CQ_CONSUMER) | (self.s_db.kind.val() == KIND_CQ_ARM);
+            self.d_cq.d.next = (self.s_db.kind.val() == KIND_CQ_CONSUMER) | (self.s_db.kind.val() == KIND_CQ_ARM);
         }
 
         // ---- the producer index into the cached context
@@ -125,8 +124,8 @@ impl Logic for DbRoute {
 
         // ---- done with the doorbell: written, handed on, or dropped
         self.ev.d.next = false;
-        self.done.next = (self.m_qpc.valid.val() & self.m_qpc.ready.val())
-            | (self.m_cq.valid.val() & self.m_cq.ready.val());
+        self.done.next =
+            (self.m_qpc.valid.val() & self.m_qpc.ready.val()) | (self.m_cq.valid.val() & self.m_cq.ready.val());
         if self.dv.q.val() & !self.d_qp.q.val() & !self.d_cq.q.val() {
             self.done.next = true;
             self.ev.d.next = true;

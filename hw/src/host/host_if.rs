@@ -116,7 +116,9 @@ impl Logic for HostIf {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rd_err_seen, wr_err_seen);
-        clock!(self, clock, regs, dma, ctx, cq, db, qpc_cache, qpc_mux, qps_cache, qps_mux, xlate, wqe_rd, ctx_rd, ctx_wr);
+        clock!(
+            self, clock, regs, dma, ctx, cq, db, qpc_cache, qpc_mux, qps_cache, qps_mux, xlate, wqe_rd, ctx_rd, ctx_wr
+        );
         self.eng_reset.next = self.reset.val() | self.regs.soft_reset.val();
         self.regs.reset.next = self.reset.val();
         self.dma.reset.next = self.eng_reset.val();
