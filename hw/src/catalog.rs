@@ -63,7 +63,6 @@ catalog! {
     dma_rd_mux => crate::host::DmaRdMux<4>, 200;
     dma_wr_mux => crate::host::DmaWrMux<4>, 200;
     reg_file => crate::host::RegFile, 100;
-    desc_fetch => crate::host::DescFetch, 100;
     cq_engine => crate::host::CqEngine, 100;
     ctx_engine => crate::host::CtxEngine, 100;
     host_if => crate::host::HostIf, 40;

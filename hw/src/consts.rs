@@ -41,6 +41,14 @@ rtl_consts! {
     REG_CQC_BASE_LO: u64 = regs::cqc_base_lo::OFFSET;
     REG_CQC_BASE_HI: u64 = regs::cqc_base_hi::OFFSET;
     REG_CQC_LOG: u64 = regs::cqc_log_entries::OFFSET;
+    REG_MPT_BASE_LO: u64 = regs::mpt_base_lo::OFFSET;
+    REG_MPT_BASE_HI: u64 = regs::mpt_base_hi::OFFSET;
+    REG_MPT_LOG: u64 = regs::mpt_log_entries::OFFSET;
+    REG_MTT_BASE_LO: u64 = regs::mtt_base_lo::OFFSET;
+    REG_MTT_BASE_HI: u64 = regs::mtt_base_hi::OFFSET;
+    REG_MTT_LOG: u64 = regs::mtt_log_entries::OFFSET;
+    REG_QPS_BASE_LO: u64 = regs::qps_base_lo::OFFSET;
+    REG_QPS_BASE_HI: u64 = regs::qps_base_hi::OFFSET;
     REG_CTX_CMD: u64 = regs::ctx_cmd::OFFSET;
     REG_CTX_STATUS: u64 = regs::ctx_status::OFFSET;
     REG_DOORBELL_LO: u64 = regs::doorbell::OFFSET;
@@ -68,6 +76,8 @@ rtl_consts! {
     KIND_CQ_ARM: u64 = DoorbellKind::CqArm as u8;
     TABLE_QP: u64 = ContextTable::Qp as u8;
     TABLE_CQ: u64 = ContextTable::Cq as u8;
+    TABLE_MPT: u64 = ContextTable::Mpt as u8;
+    TABLE_MTT: u64 = ContextTable::Mtt as u8;
     OP_LOAD: u64 = ContextOp::Load as u8;
     OP_STORE: u64 = ContextOp::Store as u8;
     OP_INVALIDATE: u64 = ContextOp::Invalidate as u8;
@@ -81,6 +91,11 @@ rtl_consts! {
     QPC_SQ_CONS: usize = qpc::SQ_CONS.pos();
     QPC_RQ_PROD: usize = qpc::RQ_PROD.pos();
     QPC_RQ_CONS: usize = qpc::RQ_CONS.pos();
+    /// Byte offsets of the producer indices a doorbell writes into the cached `qpc` line.
+    QPC_SQ_PROD_BYTE: u64 = qpc::SQ_PROD.byte;
+    QPC_RQ_PROD_BYTE: u64 = qpc::RQ_PROD.byte;
+    QPC_SQ_PROD_BIT: u64 = qpc::SQ_PROD.pos();
+    QPC_RQ_PROD_BIT: u64 = qpc::RQ_PROD.pos();
     /// Byte offset of the indices the device writes back on Store.
     QPC_INDICES_BYTE: u64 = qpc::SQ_PROD.byte;
     QPC_INDICES_BIT: u64 = 8 * qpc::SQ_PROD.byte;
@@ -115,8 +130,6 @@ rtl_consts! {
     /// MSI-X vectors the interrupt interface can name.
     IRQ_VECTORS: u64 = 2048;
     DATAPATH_BYTES: u64 = 64;
-    /// WQEs the descriptor fetcher reads with one DMA read at most.
-    FETCH_BATCH: u64 = 8;
     /// `id_limits`: deepest ring 2^15, CQs, QPs.
     LIMITS_WORD: u64 = (15 << 24) | (LOG_CQS << 8) | LOG_QPS;
     // ---- memory regions (hw/src/mr): MPT field positions, page sizes, codes

@@ -72,7 +72,6 @@ pub fn protocol(name: &str, s: &mut dyn Sim) -> Option<Outcome> {
         "dma_engine" => dma_engine(s),
         "host_if" => host_if(s),
         "reg_file" => reg_file(s),
-        "desc_fetch" => desc_fetch(s),
         "cq_engine" => cq_engine(s),
         "ctx_engine" => ctx_engine(s),
         "mr_check" => mr_check(s),
@@ -1069,95 +1068,6 @@ impl ClientMem {
     }
 }
 
-fn desc_fetch(s: &mut dyn Sim) -> Outcome {
-    let mut rng = Rng(0x5eed_0007);
-    let mut mem = ClientMem::new(s);
-    mem.err_every = 7; // every 7th descriptor read fails
-    let qps = [(3u32, 0x10_0000u64, 4u64), (9, 0x20_0000, 3), (700, 0x30_0000, 5)];
-    for &(_, base, _) in &qps {
-        let ring: Vec<u8> = (0..0x8000).map(|_| rng.next() as u8).collect();
-        mem.mem.write(base, &ring);
-        mem.mem.write(base + 0x8_0000, &ring);
-    }
-    s.set("enable", 1);
-    reset(s)?;
-    let mut setups: VecDeque<(u32, u64, u64)> = qps.iter().copied().collect();
-    let mut dbs: VecDeque<(u64, u32, u16)> = VecDeque::new();
-    for round in 1..=4u16 {
-        for &(q, _, log) in &qps {
-            dbs.push_back((DoorbellKind::SqProducer as u64, q, round * (1 << log) / 4 + round));
-            dbs.push_back((DoorbellKind::RqProducer as u64, q, round * 3));
-        }
-    }
-    dbs.push_back((DoorbellKind::SqProducer as u64, 555, 1)); // never set up: an error
-    let want_dbs = dbs.len();
-    let mut wqe = Sink::new(s, "m_wqe");
-    let (mut setup_on, mut db_on, mut q_on) = (false, false, false);
-    let (mut db_done, mut errors, mut queries) = (0, 0u64, 0u64);
-    let limit = s.now() + 5000;
-    while !(db_done == want_dbs && s.now() > 3500) {
-        assert!(s.now() < limit, "desc_fetch: {db_done} of {want_dbs} doorbells taken");
-        let now = s.now();
-        mem.drive(s, &mut rng, now);
-        if !setup_on && !setups.is_empty() {
-            let (q, base, log) = setups[0];
-            s.set("s_setup.qpn", q as u64);
-            s.set("s_setup.sq_base", base);
-            s.set("s_setup.sq_log", log);
-            s.set("s_setup.sq_prod", 0);
-            s.set("s_setup.sq_cons", 0);
-            s.set("s_setup.rq_base", base + 0x8_0000);
-            s.set("s_setup.rq_log", log - 1);
-            s.set("s_setup.rq_prod", 0);
-            s.set("s_setup.rq_cons", 0);
-            s.set("s_setup.live", 1);
-            setup_on = true;
-        }
-        s.set("s_setup.valid", setup_on as u64);
-        if setups.is_empty() && !db_on && !dbs.is_empty() && rng.chance(10) {
-            let (k, q, i) = dbs[0];
-            s.set("s_db.kind", k);
-            s.set("s_db.queue", q as u64);
-            s.set("s_db.index", i as u64);
-            s.set("s_db.solicited", rng.next() & 1);
-            db_on = true;
-        }
-        s.set("s_db.valid", db_on as u64);
-        if !q_on && rng.chance(5) {
-            s.set("s_query.index", qps[(rng.next() % 3) as usize].0 as u64);
-            q_on = true;
-        }
-        s.set("s_query.valid", q_on as u64);
-        wqe.drive(s, &mut rng, 80);
-        s.eval();
-        mem.sample(s, &mut rng, now);
-        if setup_on && bit(s, "s_setup.ready") {
-            setup_on = false;
-            setups.pop_front();
-        }
-        if db_on && bit(s, "s_db.ready") {
-            db_on = false;
-            dbs.pop_front();
-            db_done += 1;
-        }
-        if q_on && bit(s, "s_query.ready") {
-            q_on = false;
-        }
-        queries += s.get("query_valid") & 1;
-        errors += s.get("db_error") & 1;
-        wqe.sample(s);
-        s.step()?;
-    }
-    Ok(vec![
-        reached("doorbells taken", db_done as u64, want_dbs as u64),
-        reached("descriptor reads answered", mem.reads, 10),
-        reached("WQEs out (tlast on m_wqe)", wqe.packets.len() as u64, 40),
-        reached("WQEs flagged with a DMA error", wqe.packets.iter().filter(|p| p.1 >> 41 & 1 == 1).count() as u64, 1),
-        reached("doorbell errors", errors, 1),
-        reached("ring queries answered", queries, 5),
-    ])
-}
-
 fn cq_engine(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0008);
     let mut mem = ClientMem::new(s);
@@ -1285,31 +1195,37 @@ fn cq_context(ring: u64, log: u8, vector: u16, mod_count: u16) -> [u8; 64] {
 fn ctx_engine(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0009);
     let mut mem = ClientMem::new(s);
-    let (qpc_base, cqc_base) = (0x10_0000u64, 0x20_0000u64);
+    let cqc_base = 0x20_0000u64;
     for q in 0..16u64 {
-        mem.mem.write(qpc_base + 128 * q, &qp_context(0x100_0000 * q, 0x100_0000 * q + 0x8000, 4 + q as u8 % 4));
         mem.mem.write(cqc_base + 64 * q, &cq_context(0x200_0000 * q, 3 + q as u8 % 3, q as u16, 1));
     }
-    s.set("qpc_base", qpc_base);
     s.set("qpc_log", 4);
     s.set("cqc_base", cqc_base);
     s.set("cqc_log", 4);
+    s.set("mpt_log", 4);
+    s.set("mtt_log", 6);
     reset(s)?;
     let mut cmds: VecDeque<(u64, u64, u64)> = VecDeque::new();
     for i in 0..64u64 {
         let op = [ContextOp::Load, ContextOp::Load, ContextOp::Store, ContextOp::Invalidate][i as usize % 4];
         let table = match i % 11 {
-            10 => ContextTable::Mpt, // not cached by this build: an error
+            10 => ContextTable::Ah, // not cached by this build: an error
+            7 => ContextTable::Mpt,
+            4 => ContextTable::Mtt,
             k if k % 3 == 2 => ContextTable::Cq,
             _ => ContextTable::Qp,
         };
-        cmds.push_back((op as u64, table as u64, (i * 5) % 19)); // 16..18 are beyond the table
+        cmds.push_back((op as u64, table as u64, (i * 5) % 19)); // 16..18 are beyond the QP/CQ/MPT tables
     }
     let want = cmds.len();
-    let (mut cmd_on, mut done, mut rings, mut cqs, mut errors) = (false, 0, 0u64, 0u64, 0u64);
+    let (mut cmd_on, mut done, mut cqs, mut errors) = (false, 0, 0u64, 0u64);
+    let (mut cache_ops, mut invs) = (0u64, 0u64);
     let mut dma_errors = 0u64;
     mem.err_every = 9;
-    let (mut qq, mut cq) = (None::<u64>, None::<u64>);
+    let mut cq = None::<u64>;
+    // the two caches' answers (due cycle, err) and the translation unit's done
+    let mut answers: [VecDeque<(u64, bool)>; 2] = [VecDeque::new(), VecDeque::new()];
+    let mut inv_due: Option<u64> = None;
     let limit = s.now() + 8000;
     let mut tail = 0;
     while tail < 20 {
@@ -1325,26 +1241,46 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
             cmd_on = true;
         }
         s.set("s_cmd.valid", cmd_on as u64);
-        let (rr, cr) = (rng.chance(70), rng.chance(70));
-        s.set("m_ring.ready", rr as u64);
+        let cr = rng.chance(70);
         s.set("m_cq.ready", cr as u64);
-        s.set("m_qp_query.ready", 1);
         s.set("m_cq_query.ready", 1);
         // query answers one cycle after the question
-        s.set("qp_query_valid", qq.is_some() as u64);
-        s.set("qp_query_data", qq.map_or(0, |i| 0x0003_0002_0001_0000 ^ i));
         s.set("cq_query_valid", cq.is_some() as u64);
         s.set("cq_query_data", cq.map_or(0, |i| 0x0002_0001_0000 ^ i));
+        let req_ready = [rng.chance(60), rng.chance(60)];
+        for (k, name) in ["qpc", "qps"].into_iter().enumerate() {
+            s.set(&format!("m_{name}.ready"), req_ready[k] as u64);
+            let due = answers[k].front().filter(|a| a.0 <= now).copied();
+            s.set(&format!("s_{name}.valid"), due.is_some() as u64);
+            s.set(&format!("s_{name}.err"), due.is_some_and(|a| a.1) as u64);
+            if due.is_some() {
+                answers[k].pop_front();
+            }
+        }
+        let inv_ready = rng.chance(50);
+        s.set("m_inv.ready", inv_ready as u64);
+        s.set("s_inv.valid", inv_due.is_some_and(|t| t <= now) as u64);
         s.eval();
         mem.sample(s, &mut rng, now);
-        qq = bit(s, "m_qp_query.valid").then(|| s.get("m_qp_query.index"));
         cq = bit(s, "m_cq_query.valid").then(|| s.get("m_cq_query.index"));
+        for (k, name) in ["qpc", "qps"].into_iter().enumerate() {
+            if req_ready[k] && bit(s, &format!("m_{name}.valid")) {
+                cache_ops += 1;
+                answers[k].push_back((now + 1 + rng.next() % 12, rng.chance(5)));
+            }
+        }
+        if inv_due.is_some_and(|t| t <= now) && bit(s, "s_inv.ready") {
+            inv_due = None;
+            invs += 1;
+        }
+        if inv_ready && bit(s, "m_inv.valid") {
+            inv_due = Some(now + 1 + rng.next() % 8);
+        }
         if cmd_on && bit(s, "s_cmd.ready") {
             cmd_on = false;
             cmds.pop_front();
             done += 1;
         }
-        rings += (rr && bit(s, "m_ring.valid")) as u64;
         cqs += (cr && bit(s, "m_cq.valid")) as u64;
         errors += s.get("error") & 1;
         dma_errors += s.get("dma_error") & 1;
@@ -1353,9 +1289,10 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
     Ok(vec![
         reached("context commands taken", done as u64, want as u64),
         reached("DMA errors reported", dma_errors, 1),
-        reached("context reads answered", mem.reads, 15),
-        reached("context write-backs (Store)", mem.writes, 8),
-        reached("ring setups out (QP Load)", rings, 8),
+        reached("CQ context reads answered", mem.reads, 3),
+        reached("CQ write-backs (Store)", mem.writes, 2),
+        reached("QP cache operations (both caches)", cache_ops, 30),
+        reached("translation invalidates done", invs, 6),
         reached("CQ setups out (CQ Load)", cqs, 3),
         reached("cycles showing a command error", errors, 1),
     ])
@@ -1407,13 +1344,13 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
         ops.extend(doorbell(DoorbellKind::CqConsumer, 3, 4 * round));
         ops.extend(doorbell(DoorbellKind::CqArm, 3, 4 * round));
     }
-    ops.extend(doorbell(DoorbellKind::SqProducer, 999, 1)); // never loaded: an event
+    ops.extend(doorbell(DoorbellKind::SqProducer, 1500, 1)); // beyond the QP table: an event
     ops.extend(ctx_cmd(ContextOp::Store, ContextTable::Cq, 3));
     ops.extend(ctx_cmd(ContextOp::Store, ContextTable::Qp, 17));
     ops.push(Op::R(regs::events::OFFSET));
     ops.push(Op::R(regs::ctx_status::OFFSET));
     let mut axil = Axil::new(ops);
-    let mut wqe = Sink::new(s, "m_wqe");
+    let mut work = 0u64;
     let mut pay_rd = Sink::new(s, "m_pay_rd");
     let mut cqe_on = false;
     let (mut cqes, mut irqs, mut pay_wr_done) = (0u64, 0u64, 0u64);
@@ -1444,7 +1381,14 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
         );
         let now = s.now();
         axil.drive(s, &mut rng, now);
-        wqe.drive(s, &mut rng, 80);
+        let work_ready = rng.chance(80);
+        s.set("m_work.ready", work_ready as u64);
+        for k in 0..2 {
+            s.set(&format!("m_qpc.{k}.ready"), 1);
+        }
+        for k in 0..3 {
+            s.set(&format!("m_qps.{k}.ready"), 1);
+        }
         pay_rd.drive(s, &mut rng, 85);
         // the transport posts CQEs once the CQ is loaded
         if !cqe_on && cqes < N_CQES && axil.mark == 1 && rng.chance(20) {
@@ -1476,7 +1420,7 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
         port.drive(s);
         s.eval();
         axil.sample(s);
-        wqe.sample(s);
+        work += (work_ready && bit(s, "m_work.valid")) as u64;
         pay_rd.sample(s);
         if cqe_on && bit(s, "s_cqe.ready") {
             cqe_on = false;
@@ -1514,7 +1458,7 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
         .count() as u64;
     Ok(vec![
         reached("register accesses answered", axil.writes + axil.reads.len() as u64, 150),
-        reached("WQEs out (tlast on m_wqe)", wqe.packets.len() as u64, 150),
+        reached("send work out (m_work)", work, 24),
         reached("CQEs taken from the transport", cqes, N_CQES),
         reached("CQ ring slots written in host memory", cq_slots, N_CQES),
         reached("interrupts requested", irqs, 3),
@@ -1525,7 +1469,7 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
             1,
         ),
         reached("payload writes done", pay_wr_done, N_PAY as u64),
-        reached("DMA read requests at the boundary", port.stats.read_requests, 60),
+        reached("DMA read requests at the boundary", port.stats.read_requests, 15),
         reached("DMA writes at the boundary", port.stats.write_requests, 50),
     ])
 }

@@ -2,8 +2,9 @@
 //! generated Verilog through the AXI4-Lite register port, lays out contexts
 //! and rings in host memory with `rnic-contract`'s accessors, and the host
 //! model answers DMA and takes MSI-X interrupts. The transport's side is
-//! played by the bench: it takes WQEs (under random backpressure) and posts
-//! CQEs.
+//! played by the bench: it takes send work from `m_work` (under random
+//! backpressure), posts CQEs, and uses the context caches', translation and
+//! DMA ports through [`Transport`] queues.
 
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind};
 use rnic_contract::layouts::{cqc, cqe, qpc};
@@ -15,21 +16,16 @@ use rnic_sim::models::host_if::Dut;
 use rnic_sim::{Clocked, Model};
 use std::collections::VecDeque;
 
+pub use crate::host_transport::Transport;
+
 /// IOVA layout the bench's driver uses; all of it mapped read-write.
 pub const QPC_TABLE: u64 = 0x10_0000_0000;
 pub const CQC_TABLE: u64 = 0x11_0000_0000;
 pub const RINGS: u64 = 0x12_0000_0000;
+pub const QPS_TABLE: u64 = 0x13_0000_0000;
+pub const MPT_TABLE: u64 = 0x14_0000_0000;
+pub const MTT_TABLE: u64 = 0x14_0010_0000;
 const MAP_BYTES: u64 = 64 << 20;
-
-/// A WQE as the transport receives it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Wqe {
-    pub qpn: u32,
-    pub rq: bool,
-    pub index: u16,
-    pub bytes: Vec<u8>,
-    pub err: bool,
-}
 
 /// A DMA write the device issued: its address, its bytes, and the cycle its
 /// last beat was taken.
@@ -71,10 +67,8 @@ pub struct HostBench {
     pub mmio: MmioConfig,
     mmio_queue: VecDeque<Pending>,
     read_result: Option<u32>,
-    /// Percent of cycles the transport takes a WQE beat.
-    pub wqe_ready_pct: u64,
-    pub wqes: Vec<Wqe>,
-    cur: Vec<u8>,
+    /// The transport's side: send work, cache, translation and DMA ports.
+    pub tp: Transport,
     cqes: VecDeque<(u32, [u8; 32], bool)>,
     cqe_presenting: bool,
     /// Interrupts delivered, with the cycle.
@@ -97,13 +91,15 @@ pub struct HostBench {
     pub cqe_taken: Vec<u64>,
     /// Cycles a register write waited on `awready`/`wready` (backpressure).
     pub axil_write_stalls: u64,
+    /// Every register write the device took: (offset, cycle its address and data were both taken).
+    pub axil_writes: Vec<(u32, u64)>,
 }
 
 impl HostBench {
     pub fn new(pcie: PcieConfig, seed: u64) -> Self {
         let dut = Dut::new();
         let mut host = HostSpace::new();
-        for (i, base) in [QPC_TABLE, CQC_TABLE, RINGS].into_iter().enumerate() {
+        for (i, base) in [QPC_TABLE, CQC_TABLE, RINGS, QPS_TABLE, MPT_TABLE].into_iter().enumerate() {
             host.iommu.map(base, MAP_BYTES, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
         }
         let port = DmaPort::new(&dut, host, pcie, seed);
@@ -125,9 +121,7 @@ impl HostBench {
             mmio: MmioConfig::typical(),
             mmio_queue: VecDeque::new(),
             read_result: None,
-            wqe_ready_pct: 100,
-            wqes: vec![],
-            cur: vec![],
+            tp: Transport::new(),
             cqes: VecDeque::new(),
             cqe_presenting: false,
             irqs: vec![],
@@ -140,6 +134,7 @@ impl HostBench {
             on_irq_request: None,
             cqe_taken: vec![],
             axil_write_stalls: 0,
+            axil_writes: vec![],
         }
     }
 
@@ -180,7 +175,7 @@ impl HostBench {
         d.set("s_axil.bready", 1);
         d.set("s_axil.rready", 1);
         // transport side
-        d.set("m_wqe.tready", self.rng.chance(self.wqe_ready_pct) as u64);
+        self.tp.drive(d, &mut self.rng);
         if !self.cqe_presenting {
             if let Some((cqn, bytes, sol)) = self.cqes.front() {
                 let mut words = [0u32; 8];
@@ -195,16 +190,13 @@ impl HostBench {
             }
         }
         d.set("s_cqe.valid", self.cqe_presenting as u64);
-        d.set("s_pay_rd.valid", 0);
-        d.set("m_pay_rd.tready", 1);
-        d.set("s_pay_wr.tvalid", 0);
         d.set("m_irq.ready", 1);
         self.port.drive(d);
         d.eval();
 
         // what moved
         match &mut self.axil {
-            Axil::Write { aw: a, w: ww, .. } => {
+            Axil::Write { addr, aw: a, w: ww, .. } => {
                 if (aw && d.get("s_axil.awready") == 0) || (w && d.get("s_axil.wready") == 0) {
                     self.axil_write_stalls += 1;
                 }
@@ -215,6 +207,7 @@ impl HostBench {
                     *ww = true;
                 }
                 if *a && *ww {
+                    self.axil_writes.push((*addr, now));
                     self.axil = Axil::WriteResp;
                 }
             }
@@ -235,24 +228,7 @@ impl HostBench {
             }
             Axil::Idle => {}
         }
-        if d.get("m_wqe.tvalid") == 1 && d.get("m_wqe.tready") == 1 {
-            let i = d.port("m_wqe.tdata");
-            let mut words = [0u32; 16];
-            d.get_words(i, &mut words);
-            for x in words {
-                self.cur.extend_from_slice(&x.to_le_bytes());
-            }
-            if d.get("m_wqe.tlast") == 1 {
-                let user = d.get("m_wqe.tuser");
-                self.wqes.push(Wqe {
-                    qpn: (user >> 16 & 0xFF_FFFF) as u32,
-                    rq: user >> 40 & 1 == 1,
-                    index: user as u16,
-                    bytes: std::mem::take(&mut self.cur),
-                    err: user >> 41 & 1 == 1,
-                });
-            }
-        }
+        self.tp.sample(d, now);
         if self.cqe_presenting && d.get("s_cqe.ready") == 1 {
             self.cqe_taken.push(now);
             self.cqe_presenting = false;
@@ -376,6 +352,14 @@ impl HostBench {
         self.write32(regs::cqc_base_lo::OFFSET, CQC_TABLE as u32);
         self.write32(regs::cqc_base_hi::OFFSET, (CQC_TABLE >> 32) as u32);
         self.write32(regs::cqc_log_entries::OFFSET, 10);
+        self.write32(regs::qps_base_lo::OFFSET, QPS_TABLE as u32);
+        self.write32(regs::qps_base_hi::OFFSET, (QPS_TABLE >> 32) as u32);
+        self.write32(regs::mpt_base_lo::OFFSET, MPT_TABLE as u32);
+        self.write32(regs::mpt_base_hi::OFFSET, (MPT_TABLE >> 32) as u32);
+        self.write32(regs::mpt_log_entries::OFFSET, 4);
+        self.write32(regs::mtt_base_lo::OFFSET, MTT_TABLE as u32);
+        self.write32(regs::mtt_base_hi::OFFSET, (MTT_TABLE >> 32) as u32);
+        self.write32(regs::mtt_log_entries::OFFSET, 10);
         self.write32(regs::ctrl::OFFSET, regs::ctrl::ENABLE.encode(1).unwrap());
     }
 
@@ -397,7 +381,8 @@ impl HostBench {
         self.port.host.memory.read_vec(Self::phys(iova), len)
     }
 
-    /// Creates QP `qpn` with its rings at `sq`/`rq` (2^log entries each) and loads it.
+    /// Creates QP `qpn` with its rings at `sq`/`rq` (2^log entries each) and
+    /// loads it (the caches drop any line they hold of it).
     pub fn create_qp(&mut self, qpn: u32, sq: u64, sq_log: u8, rq: u64, rq_log: u8) {
         let mut e = [0u8; 128];
         qpc::SQ_BASE.set(&mut e, sq).unwrap();

@@ -225,6 +225,7 @@ pub mod dma;
 pub mod dma_mux;
 pub mod driver_hw;
 pub mod host_bench;
+pub mod host_transport;
 pub mod inflight;
 pub mod mr;
 pub mod mr_xlate;

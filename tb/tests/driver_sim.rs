@@ -1,10 +1,13 @@
 //! The real driver on the simulator backend: `rnic-driver`'s verbs over the
 //! Verilated host side (`HostIf`) behind the host model. The bench plays
-//! the transport: it takes the WQEs the device fetches and injects CQEs.
+//! the transport: it takes the send work the doorbells give and injects
+//! CQEs.
 //!
 //! What it shows: bring-up from the registers; CQ, QP and MR creation
 //! through context commands the RTL accepts; post_recv and post_send
-//! produce exactly the WQEs the contract lays out, fetched by the RTL;
+//! produce exactly the WQEs the contract lays out in the rings, and their
+//! doorbells put the producer indices into the device's cached QP context
+//! (a Store shows them) and give send work once per send doorbell;
 //! CQEs written by the RTL are polled with their fields; arm + wait returns
 //! on the MSI-X interrupt; reg/dereg write and invalidate the MPT entry;
 //! dropping objects invalidates their contexts and frees their memory.
@@ -206,7 +209,26 @@ fn the_driver_runs_the_simulated_host_side() {
     ];
     qp.post_send(&wrs).unwrap();
     assert_eq!(qp.producer_indices(), (3, 2));
-    probe.run_until(20_000, "five WQEs fetched", |b| b.wqes.len() == 5);
+    probe.run_until(20_000, "send work", |b| !b.tp.work.is_empty());
+    probe.with(|b| b.steps(300));
+    assert_eq!(
+        probe.with(|b| b.tp.work.clone()).iter().map(|w| w.0).collect::<Vec<_>>(),
+        [qpn],
+        "one send doorbell, one m_work"
+    );
+    // The device's cached context holds the producer indices: a Store (behind
+    // the driver's back) shows them, and the rings hold the WQEs.
+    assert!(!probe.with(|b| b.ctx_cmd(ContextOp::Store, ContextTable::Qp, qpn)));
+    let e = probe.read_iova(qpc_base + (qpc::SIZE as u64) * u64::from(qpn), qpc::SIZE);
+    assert_eq!((qpc::SQ_PROD.get(&e), qpc::RQ_PROD.get(&e)), (Ok(3), Ok(2)));
+    let ring = |rq: bool, n: u16| -> Vec<(u16, Vec<u8>)> {
+        let (base, size) = if rq {
+            (qpc::RQ_BASE.get(&e).unwrap(), recv_wqe::SIZE)
+        } else {
+            (qpc::SQ_BASE.get(&e).unwrap(), send_wqe::SIZE)
+        };
+        (0..n).map(|i| (i, probe.read_iova(base + (size as u64) * u64::from(i), size))).collect()
+    };
 
     let mut expect_recv = Vec::new();
     for (i, (id, list)) in [(0x100u64, &recv_sges[0][..]), (0x101, &recv_sges[1][..1])].into_iter().enumerate() {
@@ -246,19 +268,8 @@ fn the_driver_runs_the_simulated_host_side() {
         }
         expect_send.push((i as u16, e));
     }
-    let fetched = probe.with(|b| b.wqes.clone());
-    let got = |rq: bool| -> Vec<(u16, Vec<u8>)> {
-        fetched
-            .iter()
-            .filter(|w| w.rq == rq)
-            .map(|w| {
-                assert_eq!((w.qpn, w.err), (qpn, false));
-                (w.index, w.bytes.clone())
-            })
-            .collect()
-    };
-    assert_eq!(got(true), expect_recv, "receive WQEs, byte for byte");
-    assert_eq!(got(false), expect_send, "send WQEs, byte for byte");
+    assert_eq!(ring(true, 2), expect_recv, "receive WQEs, byte for byte");
+    assert_eq!(ring(false, 3), expect_send, "send WQEs, byte for byte");
 
     // ---- CQEs from the transport side, polled with their fields
     let cqe_bytes = |wr_id: u64, op: WcOpcode, status: WcStatus, index: u16, len: u32, imm: Option<u32>| {
@@ -346,7 +357,7 @@ fn the_driver_runs_the_simulated_host_side() {
     assert_eq!(qp.post_send(&more).unwrap_err(), Error::QueueFull { queue: Queue::Send, qpn, wr: 8, depth: 8 });
     assert_eq!(qp.producer_indices().0, 3);
     qp.post_send(&more[..8]).unwrap();
-    probe.run_until(20_000, "eight more WQEs", |b| b.wqes.len() == 13);
+    probe.run_until(20_000, "more send work", |b| b.tp.work.len() == 2);
 
     // ---- deregistration clears the entry; the slot comes back with a new key
     let (key, slot) = (mr.lkey(), mr.mpt_index());
@@ -375,16 +386,17 @@ fn the_driver_runs_the_simulated_host_side() {
     assert_eq!(events, 0, "no doorbell, DMA or overrun error on the device");
     assert_eq!(probe.with(|b| b.port.host.iommu.fault_count()), 0);
     eprintln!(
-        "driver_sim: {} cycles, {} WQEs fetched, {} interrupts",
+        "driver_sim: {} cycles, {} send work, {} interrupts",
         probe.now(),
-        probe.with(|b| b.wqes.len()),
+        probe.with(|b| b.tp.work.len()),
         probe.with(|b| b.irqs.len())
     );
 }
 
 /// Modifies between posts take the device's indices back (Store) before
-/// loading the new context, so nothing is fetched twice or skipped; a trip
-/// through RESET starts the rings over at index 0.
+/// loading the new context, so the producer index the doorbells wrote into
+/// the cached context is kept; a trip through RESET starts the rings over
+/// at index 0.
 #[test]
 fn modify_between_posts_keeps_the_device_indices() {
     let (hw, probe) = SimHw::new(9);
@@ -397,6 +409,7 @@ fn modify_between_posts_keeps_the_device_indices() {
     let sge = [Sge::new(&mr, 0, 64).unwrap()];
     let recv = |id: u64| RecvWr { wr_id: id, sg_list: &sge };
     let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).max_recv_wr(8).build().unwrap();
+    let qpn = qp.qp_num();
     let init = QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(AccessFlags::NONE);
     let peer = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid([10, 0, 0, 2]), [2, 0, 0, 0, 0, 2]) };
     let rtr = QpAttr::new()
@@ -407,29 +420,39 @@ fn modify_between_posts_keeps_the_device_indices() {
         .rq_psn(0)
         .max_dest_rd_atomic(1)
         .min_rnr_timer(1);
+    let (qpc_base, _) = ctx.table_base(ContextTable::Qp);
+    // the device's producer and consumer indices, by a Store behind the driver's back
+    let device_rq = |probe: &SimProbe| {
+        assert!(!probe.with(|b| b.ctx_cmd(ContextOp::Store, ContextTable::Qp, qpn)));
+        let e = probe.read_iova(qpc_base + (qpc::SIZE as u64) * u64::from(qpn), qpc::SIZE);
+        (qpc::RQ_PROD.get(&e).unwrap(), qpc::RQ_CONS.get(&e).unwrap(), qpc::RQ_BASE.get(&e).unwrap())
+    };
     qp.modify(&init).unwrap();
     qp.post_recv(&[recv(0), recv(1), recv(2)]).unwrap();
-    probe.run_until(20_000, "three receive WQEs", |b| b.wqes.len() == 3);
+    probe.with(|b| b.steps(500));
     qp.modify(&rtr).unwrap();
-    // The Store brought the device's indices: three posted, three fetched.
+    // The Store brought the device's indices: three posted, none consumed
+    // (no responder in this build consumes receive WQEs).
     let e = qp.context_entry();
-    assert_eq!((qpc::RQ_PROD.get(&e), qpc::RQ_CONS.get(&e)), (Ok(3), Ok(3)));
+    assert_eq!((qpc::RQ_PROD.get(&e), qpc::RQ_CONS.get(&e)), (Ok(3), Ok(0)));
     qp.post_recv(&[recv(3), recv(4)]).unwrap();
-    probe.run_until(20_000, "two more", |b| b.wqes.len() == 5);
-    probe.with(|b| b.steps(2_000));
-    let fetched = probe.with(|b| b.wqes.clone());
-    assert_eq!(fetched.len(), 5, "nothing fetched twice");
-    for (i, w) in fetched.iter().enumerate() {
-        assert_eq!((w.qpn, w.rq, w.index), (qp.qp_num(), true, i as u16));
-        assert_eq!(recv_wqe::WR_ID.get(&w.bytes), Ok(i as u64));
+    probe.with(|b| b.steps(500));
+    let (prod, cons, rq_base) = device_rq(&probe);
+    assert_eq!((prod, cons), (5, 0), "the doorbells' index in the device's context");
+    for i in 0..5u64 {
+        let w = probe.read_iova(rq_base + (recv_wqe::SIZE as u64) * i, recv_wqe::SIZE);
+        assert_eq!(recv_wqe::WR_ID.get(&w), Ok(i));
     }
+    assert!(probe.with(|b| b.tp.work.is_empty()), "receive doorbells give no send work");
     // Through RESET: the device forgets the QP, the rings start over.
     qp.modify(&QpAttr::new().state(QpState::Reset)).unwrap();
     assert_eq!(qp.producer_indices(), (0, 0));
     qp.modify(&init).unwrap();
     qp.post_recv(&[recv(10)]).unwrap();
-    probe.run_until(20_000, "one after the reset", |b| b.wqes.len() == 6);
-    let w = probe.with(|b| b.wqes[5].clone());
-    assert_eq!((w.index, recv_wqe::WR_ID.get(&w.bytes)), (0, Ok(10)));
+    probe.with(|b| b.steps(500));
+    let (prod, _, rq_base) = device_rq(&probe);
+    assert_eq!(prod, 1, "counting from 0 again");
+    let w = probe.read_iova(rq_base, recv_wqe::SIZE);
+    assert_eq!(recv_wqe::WR_ID.get(&w), Ok(10));
     assert_eq!(ctx.take_events().unwrap().0, 0);
 }

@@ -173,9 +173,9 @@ fn port_set_differences_are_named() {
     diff::check_port_sets(model, &rh).expect("host_if: both sides have the same ports");
     assert_eq!(rh.len(), model.len());
 
-    let missing: Vec<_> = rh.iter().filter(|p| p.path != "m_wqe.tuser").cloned().collect();
+    let missing: Vec<_> = rh.iter().filter(|p| p.path != "m_work.qpn").cloned().collect();
     let e = diff::check_port_sets(model, &missing).unwrap_err();
-    assert!(e.contains("`m_wqe.tuser`") && e.contains("not in rust-hdl"), "{e}");
+    assert!(e.contains("`m_work.qpn`") && e.contains("not in rust-hdl"), "{e}");
 
     let mut extra = rh.clone();
     extra.push(diff::RhdlPort { path: "m_ghost.tdata".into(), input: false, width: 8 });

@@ -29,7 +29,7 @@ struct Drive {
     read: Option<u32>,
     bready: bool,
     rready: bool,
-    wqe_ready: bool,
+    work_ready: bool,
     irq_ready: bool,
 }
 
@@ -48,7 +48,7 @@ fn cycle(b: &mut HostBench, i: Drive) -> Seen {
     d.set("s_axil.arvalid", i.read.is_some() as u64);
     d.set("s_axil.bready", i.bready as u64);
     d.set("s_axil.rready", i.rready as u64);
-    d.set("m_wqe.tready", i.wqe_ready as u64);
+    d.set("m_work.ready", i.work_ready as u64);
     d.set("m_irq.ready", i.irq_ready as u64);
     b.port.drive(d);
     d.eval();
@@ -77,8 +77,10 @@ fn ready_bench() -> HostBench {
 /// Presents a write until both halves are taken; returns the cycles it waited.
 fn write_through(b: &mut HostBench, addr: u32, data: u32, bready: bool) -> u64 {
     for waited in 0..100 {
-        let s =
-            cycle(b, Drive { write: Some((addr, data)), bready, wqe_ready: true, irq_ready: true, ..Drive::default() });
+        let s = cycle(
+            b,
+            Drive { write: Some((addr, data)), bready, work_ready: true, irq_ready: true, ..Drive::default() },
+        );
         assert_eq!(s.awready, s.wready, "address and data are taken together");
         if s.awready {
             return waited;
@@ -111,7 +113,7 @@ fn one_write_outstanding() {
     let waited = write_through(&mut b, scratch, 0x2222_2222, true);
     assert!(waited <= 1, "the second write is taken right after the response ({waited} cycles)");
     for _ in 0..4 {
-        cycle(&mut b, Drive { bready: true, wqe_ready: true, irq_ready: true, ..Drive::default() });
+        cycle(&mut b, Drive { bready: true, work_ready: true, irq_ready: true, ..Drive::default() });
     }
     assert_eq!(b.read32(scratch), 0x2222_2222, "the held write landed, after the first");
 }

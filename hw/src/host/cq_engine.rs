@@ -34,12 +34,30 @@
 //! or a drop) for the write stage, which pairs it with the entry and drives
 //! `m_wr` from registers. Every `ready` comes from a register.
 
-use super::{DoorbellIn, IrqOut, QueryIn, WrStreamOut};
+use super::{DoorbellIn, IrqOut, WrStreamOut};
 use crate::axis::AxisFifo;
 use crate::consts::*;
 use crate::prim::{BlockRam, BramFifo, LutRam, Reg};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
+
+/// Ask an engine for one entry's state (Store); the answer comes back as a
+/// one-cycle pulse on the engine's `query_*` outputs.
+#[derive(LogicInterface, Default)]
+#[join = "QueryIn"]
+pub struct QueryOut {
+    pub index: Signal<Out, Bits<24>>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "QueryOut"]
+pub struct QueryIn {
+    pub index: Signal<In, Bits<24>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
 
 /// A CQ's context (`live` 0 invalidates it).
 #[derive(LogicInterface, Default)]

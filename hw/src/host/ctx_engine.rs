@@ -1,24 +1,40 @@
 //! `CtxEngine`: runs the driver's context commands (`ctx_cmd`).
 //!
-//! * Load QP n: reads the 128-byte QP context at `qpc_base + 128 n` and
-//!   hands its rings to the descriptor fetcher.
-//! * Load CQ n: reads the 64-byte CQ context at `cqc_base + 64 n` and hands
-//!   it to the CQ engine.
-//! * Store: asks the engine for the state the device owns and writes it
-//!   back into the context (QP: SQ/RQ PROD and CONS; CQ: PROD, CONS,
-//!   LOG_SIZE and the flags byte).
-//! * Invalidate: the engine forgets the entry; doorbells for it fail.
+//! * QP n: the commands are operations of the two QP caches (`qpc`, `qps`,
+//!   one user port of each cache's mux), both sent, then both answers
+//!   awaited: Load and Invalidate invalidate the QP's lines (dropped without
+//!   write-back: the next use reads the host's entries, which the driver
+//!   just wrote), Store flushes them (a dirty line is written back to host
+//!   memory and dropped; the driver then reads the device's copy there).
+//! * CQ n, as before the caches: Load reads the 64-byte CQ context at
+//!   `cqc_base + 64 n` and hands it to the CQ engine; Store asks the engine
+//!   for the state the device owns and writes it back (PROD, CONS,
+//!   LOG_SIZE and the flags byte, 6 bytes at byte 8); Invalidate makes the
+//!   engine forget the entry.
+//! * MPT entry n / MTT entry n: any op invalidates the MPT entry or the MTT
+//!   line holding entry n in the translation unit's caches (their entries
+//!   are never written by the device, so a Store has nothing to write back).
 //!
-//! One command at a time; `busy` while it runs, `error` if it failed (index
-//! beyond the table or this build, a table this build does not cache yet,
-//! an unknown op, or a DMA error).
+//! One command at a time; `busy` while it runs (until every cache answered
+//! or the translation unit said done), `error` if it failed (index beyond
+//! the table or this build, a table this build does not cache (AH), an
+//! unknown op, a cache answer with `err`, or a DMA error).
 
-use super::{CqSetupOut, CtxCmdIn, QueryOut, RdCmdOut, RingSetupOut, WrStreamOut};
+use super::{
+    CacheReqOut, CacheRespIn, CqSetupOut, CtxCmdIn, QueryOut, RdCmdOut, WrStreamOut, CACHE_OP_FLUSH,
+    CACHE_OP_INVALIDATE,
+};
 use crate::axis::AxisIn;
 use crate::consts::*;
+use crate::mr::{InvDoneIn, InvReqOut};
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
+
+// the literals of the cache operations in `update`
+const _: () = assert!(CACHE_OP_INVALIDATE == 2 && CACHE_OP_FLUSH == 3);
+// an MTT entry's line: index bits 23:3
+const _: () = assert!(MTT_LINE_SHIFT == 3);
 
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]
 pub enum CtxState {
@@ -30,16 +46,20 @@ pub enum CtxState {
     QueryWait,
     Write,
     WriteWait,
+    Cache,
+    Inv,
+    InvWait,
 }
 
 #[derive(LogicBlock, Default)]
 pub struct CtxEngine {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub qpc_base: Signal<In, Bits<64>>,
     pub qpc_log: Signal<In, Bits<5>>,
     pub cqc_base: Signal<In, Bits<64>>,
     pub cqc_log: Signal<In, Bits<5>>,
+    pub mpt_log: Signal<In, Bits<5>>,
+    pub mtt_log: Signal<In, Bits<5>>,
     pub s_cmd: CtxCmdIn,
     pub busy: Signal<Out, Bit>,
     pub error: Signal<Out, Bit>,
@@ -50,18 +70,24 @@ pub struct CtxEngine {
     pub m_wr: WrStreamOut,
     pub wr_done: Signal<In, Bit>,
     pub wr_done_err: Signal<In, Bit>,
-    pub m_ring: RingSetupOut,
     pub m_cq: CqSetupOut,
-    pub m_qp_query: QueryOut,
-    pub qp_query_valid: Signal<In, Bit>,
-    pub qp_query_data: Signal<In, Bits<64>>,
     pub m_cq_query: QueryOut,
     pub cq_query_valid: Signal<In, Bit>,
     pub cq_query_data: Signal<In, Bits<48>>,
+    /// The QP caches' user ports (invalidate, flush).
+    pub m_qpc: CacheReqOut<1024, 128>,
+    pub s_qpc: CacheRespIn<1024>,
+    pub m_qps: CacheReqOut<512, 64>,
+    pub s_qps: CacheRespIn<512>,
+    /// The translation unit's invalidate port.
+    pub m_inv: InvReqOut,
+    pub s_inv: InvDoneIn,
 
     state: Reg<CtxState>,
     op: Reg<Bits<4>>,
-    is_cq: Reg<Bit>,
+    table: Reg<Bits<4>>,
+    sent: Reg<Bits<2>>,
+    got: Reg<Bits<2>>,
     index: Reg<Bits<24>>,
     entry: Reg<Bits<512>>,
     beat: Reg<Bit>,
@@ -74,7 +100,8 @@ pub struct CtxEngine {
     wlen: Reg<Bits<32>>,
     in_table: Signal<Local, Bit>,
     known: Signal<Local, Bit>,
-    qp_addr: Signal<Local, Bits<64>>,
+    got_n: Signal<Local, Bits<2>>,
+    sent_n: Signal<Local, Bits<2>>,
     cq_addr: Signal<Local, Bits<64>>,
     kind: TypeTag<Self>,
 }
@@ -82,8 +109,9 @@ pub struct CtxEngine {
 impl Logic for CtxEngine {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, state, op, is_cq, index, entry, beat, err, dma_err, live, wdata, wkeep, waddr, wlen);
-        self.qp_addr.next = self.qpc_base.val() + (bit_cast::<64, 24>(self.index.q.val()) << 7);
+        dff_setup!(
+            self, clock, state, op, table, sent, got, index, entry, beat, err, dma_err, live, wdata, wkeep, waddr, wlen
+        );
         self.cq_addr.next = self.cqc_base.val() + (bit_cast::<64, 24>(self.index.q.val()) << 6);
         // the command's entry exists in the host table and in this build
         self.in_table.next = false;
@@ -98,6 +126,14 @@ impl Logic for CtxEngine {
             self.in_table.next = ((bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.cqc_log.val()) == 0)
                 & !self.s_cmd.index.val().get_bits::<14>(LOG_CQS).any();
         }
+        if self.s_cmd.table.val() == TABLE_MPT {
+            self.known.next = true;
+            self.in_table.next = (bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.mpt_log.val()) == 0;
+        }
+        if self.s_cmd.table.val() == TABLE_MTT {
+            self.known.next = true;
+            self.in_table.next = (bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.mtt_log.val()) == 0;
+        }
         if !((self.s_cmd.op.val() == OP_LOAD)
             | (self.s_cmd.op.val() == OP_STORE)
             | (self.s_cmd.op.val() == OP_INVALIDATE))
@@ -107,18 +143,11 @@ impl Logic for CtxEngine {
 
         self.s_cmd.ready.next = self.state.q.val() == CtxState::Idle;
         self.m_rd.valid.next = self.state.q.val() == CtxState::Read;
-        self.m_rd.addr.next = self.qp_addr.val();
-        self.m_rd.len.next = bits::<32>(QPC_BYTES);
-        if self.is_cq.q.val() {
-            self.m_rd.addr.next = self.cq_addr.val();
-            self.m_rd.len.next = bits::<32>(CQC_BYTES);
-        }
+        self.m_rd.addr.next = self.cq_addr.val();
+        self.m_rd.len.next = bits::<32>(CQC_BYTES);
         self.s_rd.tready.next = self.state.q.val() == CtxState::Data;
-        self.m_ring.valid.next = (self.state.q.val() == CtxState::Setup) & !self.is_cq.q.val();
-        self.m_cq.valid.next = (self.state.q.val() == CtxState::Setup) & self.is_cq.q.val();
-        self.m_qp_query.valid.next = (self.state.q.val() == CtxState::Query) & !self.is_cq.q.val();
-        self.m_cq_query.valid.next = (self.state.q.val() == CtxState::Query) & self.is_cq.q.val();
-        self.m_qp_query.index.next = self.index.q.val();
+        self.m_cq.valid.next = self.state.q.val() == CtxState::Setup;
+        self.m_cq_query.valid.next = self.state.q.val() == CtxState::Query;
         self.m_cq_query.index.next = self.index.q.val();
         self.m_wr.tvalid.next = self.state.q.val() == CtxState::Write;
         self.m_wr.tdata.next = self.wdata.q.val();
@@ -128,16 +157,73 @@ impl Logic for CtxEngine {
         self.m_wr.len.next = self.wlen.q.val();
         self.dma_err.d.next = false;
 
+        // ---- QP commands: one operation on each QP cache (Store: flush, else invalidate)
+        self.m_qpc.valid.next = (self.state.q.val() == CtxState::Cache) & !self.sent.q.val().get_bit(0);
+        self.m_qps.valid.next = (self.state.q.val() == CtxState::Cache) & !self.sent.q.val().get_bit(1);
+        self.m_qpc.op.next = 2.into();
+        self.m_qps.op.next = 2.into();
+        if self.op.q.val() == OP_STORE {
+            self.m_qpc.op.next = 3.into();
+            self.m_qps.op.next = 3.into();
+        }
+        self.m_qpc.index.next = self.index.q.val();
+        self.m_qps.index.next = self.index.q.val();
+        self.m_qpc.mask.next = 0.into();
+        self.m_qps.mask.next = 0.into();
+        self.m_qpc.data.next = 0.into();
+        self.m_qps.data.next = 0.into();
+        self.m_qpc.id.next = 0.into();
+        self.m_qps.id.next = 0.into();
+        self.s_qpc.ready.next = true;
+        self.s_qps.ready.next = true;
+        self.sent_n.next = self.sent.q.val();
+        if self.m_qpc.valid.val() & self.m_qpc.ready.val() {
+            self.sent_n.next = self.sent_n.val() | 1;
+        }
+        if self.m_qps.valid.val() & self.m_qps.ready.val() {
+            self.sent_n.next = self.sent_n.val() | 2;
+        }
+        self.got_n.next = self.got.q.val();
+        if self.s_qpc.valid.val() {
+            self.got_n.next = self.got_n.val() | 1;
+            if self.s_qpc.err.val() {
+                self.err.d.next = true;
+            }
+        }
+        if self.s_qps.valid.val() {
+            self.got_n.next = self.got_n.val() | 2;
+            if self.s_qps.err.val() {
+                self.err.d.next = true;
+            }
+        }
+        self.sent.d.next = self.sent_n.val();
+        self.got.d.next = self.got_n.val();
+
+        // ---- MPT / MTT commands: the translation unit's invalidate
+        self.m_inv.valid.next = self.state.q.val() == CtxState::Inv;
+        self.m_inv.table.next = self.table.q.val() == TABLE_MTT;
+        self.m_inv.index.next = self.index.q.val();
+        if self.table.q.val() == TABLE_MTT {
+            self.m_inv.index.next = bit_cast::<24, 21>(self.index.q.val().get_bits::<21>(MTT_LINE_SHIFT));
+        }
+        self.s_inv.ready.next = self.state.q.val() == CtxState::InvWait;
+
         match self.state.q.val() {
             CtxState::Idle => {
                 if self.s_cmd.valid.val() {
                     self.op.d.next = self.s_cmd.op.val();
-                    self.is_cq.d.next = self.s_cmd.table.val() == TABLE_CQ;
+                    self.table.d.next = self.s_cmd.table.val();
                     self.index.d.next = self.s_cmd.index.val();
                     self.err.d.next = false;
                     self.beat.d.next = false;
+                    self.sent.d.next = 0.into();
+                    self.got.d.next = 0.into();
                     if !self.known.val() | !self.in_table.val() {
                         self.err.d.next = true;
+                    } else if self.s_cmd.table.val() == TABLE_QP {
+                        self.state.d.next = CtxState::Cache;
+                    } else if self.s_cmd.table.val() != TABLE_CQ {
+                        self.state.d.next = CtxState::Inv;
                     } else if self.s_cmd.op.val() == OP_LOAD {
                         self.live.d.next = true;
                         self.state.d.next = CtxState::Read;
@@ -150,6 +236,21 @@ impl Logic for CtxEngine {
                     }
                 }
             }
+            CtxState::Cache => {
+                if self.got_n.val().all() {
+                    self.state.d.next = CtxState::Idle;
+                }
+            }
+            CtxState::Inv => {
+                if self.m_inv.ready.val() {
+                    self.state.d.next = CtxState::InvWait;
+                }
+            }
+            CtxState::InvWait => {
+                if self.s_inv.valid.val() {
+                    self.state.d.next = CtxState::Idle;
+                }
+            }
             CtxState::Read => {
                 if self.m_rd.ready.val() {
                     self.state.d.next = CtxState::Data;
@@ -157,7 +258,7 @@ impl Logic for CtxEngine {
             }
             CtxState::Data => {
                 if self.s_rd.tvalid.val() {
-                    // the fields the engines need are all in the first 64 bytes
+                    // the fields the engine needs are all in the first 64 bytes
                     if !self.beat.q.val() {
                         self.entry.d.next = self.s_rd.tdata.val();
                     }
@@ -175,26 +276,17 @@ impl Logic for CtxEngine {
                 }
             }
             CtxState::Setup => {
-                if (self.is_cq.q.val() & self.m_cq.ready.val()) | (!self.is_cq.q.val() & self.m_ring.ready.val()) {
+                if self.m_cq.ready.val() {
                     self.state.d.next = CtxState::Idle;
                 }
             }
             CtxState::Query => {
-                if (self.is_cq.q.val() & self.m_cq_query.ready.val())
-                    | (!self.is_cq.q.val() & self.m_qp_query.ready.val())
-                {
+                if self.m_cq_query.ready.val() {
                     self.state.d.next = CtxState::QueryWait;
                 }
             }
             CtxState::QueryWait => {
-                if self.qp_query_valid.val() & !self.is_cq.q.val() {
-                    self.wdata.d.next = bit_cast::<512, 64>(self.qp_query_data.val()) << QPC_INDICES_BIT;
-                    self.wkeep.d.next = bits::<64>(0xFF) << QPC_INDICES_BYTE;
-                    self.waddr.d.next = self.qp_addr.val() + QPC_INDICES_BYTE;
-                    self.wlen.d.next = 8.into();
-                    self.state.d.next = CtxState::Write;
-                }
-                if self.cq_query_valid.val() & self.is_cq.q.val() {
+                if self.cq_query_valid.val() {
                     self.wdata.d.next = bit_cast::<512, 48>(self.cq_query_data.val()) << CQC_STATE_BIT;
                     self.wkeep.d.next = bits::<64>(0x3F) << CQC_STATE_BYTE;
                     self.waddr.d.next = self.cq_addr.val() + CQC_STATE_BYTE;
@@ -216,22 +308,9 @@ impl Logic for CtxEngine {
                     }
                 }
             }
-            _ => {
-                self.state.d.next = CtxState::Idle;
-            }
         }
 
-        // setups, straight from the context's bytes
-        self.m_ring.qpn.next = self.index.q.val();
-        self.m_ring.sq_base.next = self.entry.q.val().get_bits::<64>(QPC_SQ_BASE);
-        self.m_ring.sq_log.next = self.entry.q.val().get_bits::<4>(QPC_SQ_LOG);
-        self.m_ring.sq_prod.next = self.entry.q.val().get_bits::<16>(QPC_SQ_PROD);
-        self.m_ring.sq_cons.next = self.entry.q.val().get_bits::<16>(QPC_SQ_CONS);
-        self.m_ring.rq_base.next = self.entry.q.val().get_bits::<64>(QPC_RQ_BASE);
-        self.m_ring.rq_log.next = self.entry.q.val().get_bits::<4>(QPC_RQ_LOG);
-        self.m_ring.rq_prod.next = self.entry.q.val().get_bits::<16>(QPC_RQ_PROD);
-        self.m_ring.rq_cons.next = self.entry.q.val().get_bits::<16>(QPC_RQ_CONS);
-        self.m_ring.live.next = self.live.q.val();
+        // the CQ setup, straight from the context's bytes
         self.m_cq.cqn.next = self.index.q.val();
         self.m_cq.base.next = self.entry.q.val().get_bits::<64>(CQC_RING_BASE);
         self.m_cq.log.next = self.entry.q.val().get_bits::<4>(CQC_LOG);

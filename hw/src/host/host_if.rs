@@ -1,17 +1,47 @@
 //! `HostIf`: the core's whole host side, as one block with the vendor-
 //! neutral boundary on one face (docs/host.md) and the transport's ports on
-//! the other: WQEs out, CQE requests in, and the payload DMA clients.
+//! the other: send work (`m_work`), the context caches' user ports, the
+//! translation port, the DMA clients and CQE requests.
 //!
-//! DMA clients: reads 0 descriptor fetch, 1 payload (`s_pay_rd`), 2
-//! context, 3 spare; writes 0 payload (`s_pay_wr`), 1 CQEs, 2 context
-//! write-back, 3 spare.
+//! Inside: `RegFile`, `DmaEngine`, `CtxEngine`, `CqEngine`, `DbRoute`; the
+//! two QP context caches, `qpc` (`CtxCache<1024, 128, 10>`, configuration)
+//! and `qps` (`CtxCache<512, 64, 10>`, transport state: a table beside
+//! `qpc` with as many entries, so as many sets), each behind a
+//! `CtxPortMux` of four users; the translation unit `MrXlate`; DMA client
+//! multiplexers for the shared engine clients.
+//!
+//! | cache user | `qpc` | `qps` |
+//! |---|---|---|
+//! | 0 | `s_qpc[0]`: `req_fetch` (read) | `s_qps[0]`: `req_fetch` (read, masked write) |
+//! | 1 | `s_qpc[1]`: the receive lookup (read) | `s_qps[1]`: the receive lookup (read) |
+//! | 2 | doorbells (masked write of `SQ_PROD` / `RQ_PROD`) | `s_qps[2]`: the receive side's masked writes |
+//! | 3 | `ctx_engine` (invalidate, flush) | `ctx_engine` (invalidate, flush) |
+//!
+//! A user's ids are 6 bits (the mux puts its number in the top 2); answers
+//! must be taken at once (`m_qpc[i].ready` high whenever one may come).
+//!
+//! | DMA client | read | write |
+//! |---|---|---|
+//! | 0 | WQEs: `s_wqe_rd` / `s_recv_rd` (a `DmaRdMux<2>`) | `s_pay_wr` (responder payload) |
+//! | 1 | `s_pay_rd` (requester payload) | `s_comp_wr` (completer payload) |
+//! | 2 | contexts: `qpc`, `qps`, `MrXlate`, CQ Loads (a `DmaRdMux<4>`) | CQEs (`cq_engine`) |
+//! | 3 | `s_resp_rd` (responder payload) | context write-backs: `qpc`, `qps`, `MrXlate`, CQ Stores (a `DmaWrMux<4>`) |
+//!
+//! Every port is driven by a child's register (or a register's mux); no
+//! ready reaches another port's ready or valid.
 
 use super::*;
 use crate::axis::AxisOut;
 use crate::consts::*;
+use crate::mr::{InvDoneOut, InvReqOut, MrReqIn, MrRespOut, MrXlate};
 use crate::prim::Reg;
+use crate::transport::QpnOut;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
+
+/// log2 of the sets of the `qps` cache: as many as `qpc_cache`'s (the
+/// tables have as many entries; one QPN's two lines miss and hit together).
+pub const QPS_CACHE_LOG: usize = 10;
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
@@ -29,27 +59,55 @@ pub struct HostIf {
     pub s_dma_wr_cpl: DmaWrCplIn,
     pub m_irq: IrqOut,
     // ---- the transport's side
-    pub m_wqe: AxisOut<512, 64, 42>,
-    pub s_cqe: CqeIn,
+    /// A QP got send work (its SQ_PROD is in the `qpc` cache): `send_sched.s_work`.
+    pub m_work: QpnOut<WORK_QPN_BITS>,
+    /// `qpc` cache users 0 (`req_fetch`) and 1 (the receive lookup).
+    pub s_qpc: [CacheReqIn<1024, 128>; 2],
+    pub m_qpc: [CacheRespOut<1024>; 2],
+    /// `qps` cache users 0 (`req_fetch`), 1 (the receive lookup), 2 (the receive side's writes).
+    pub s_qps: [CacheReqIn<512, 64>; 3],
+    pub m_qps: [CacheRespOut<512>; 3],
+    /// The translation unit (the transport muxes its users in front).
+    pub s_xreq: MrReqIn,
+    pub m_xresp: MrRespOut,
+    /// DMA read clients: send WQEs, RECV WQEs (engine client 0, shared),
+    /// requester payload (1), responder payload (3).
+    pub s_wqe_rd: RdCmdIn,
+    pub m_wqe_rd: AxisOut<512, 64, 1>,
+    pub s_recv_rd: RdCmdIn,
+    pub m_recv_rd: AxisOut<512, 64, 1>,
     pub s_pay_rd: RdCmdIn,
     pub m_pay_rd: AxisOut<512, 64, 1>,
+    pub s_resp_rd: RdCmdIn,
+    pub m_resp_rd: AxisOut<512, 64, 1>,
+    /// DMA write clients: responder payload (0), completer payload (1), each
+    /// with its completions (a pulse per write, in its order; `err` if it failed).
     pub s_pay_wr: WrStreamIn,
     pub pay_wr_done: Signal<Out, Bit>,
     pub pay_wr_err: Signal<Out, Bit>,
+    pub s_comp_wr: WrStreamIn,
+    pub comp_wr_done: Signal<Out, Bit>,
+    pub comp_wr_err: Signal<Out, Bit>,
+    pub s_cqe: CqeIn,
     /// `ctrl.ENABLE`, for the transport.
     pub enable: Signal<Out, Bit>,
 
     regs: RegFile,
     dma: DmaEngine,
     ctx: CtxEngine,
-    fetch: DescFetch,
     cq: CqEngine,
+    db: DbRoute,
+    qpc_cache: CtxCache<1024, 128, 10>,
+    qpc_mux: CtxPortMux<1024, 128, 4>,
+    qps_cache: CtxCache<512, 64, QPS_CACHE_LOG>,
+    qps_mux: CtxPortMux<512, 64, 4>,
+    xlate: MrXlate,
+    wqe_rd: DmaRdMux<2>,
+    ctx_rd: DmaRdMux<4>,
+    ctx_wr: DmaWrMux<4>,
     rd_err_seen: Reg<Bits<32>>,
     wr_err_seen: Reg<Bits<32>>,
     eng_reset: Signal<Local, Bit>,
-    db_to_fetch: Signal<Local, Bit>,
-    db_to_cq: Signal<Local, Bit>,
-    db_bad: Signal<Local, Bit>,
     dma_err_now: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
@@ -58,17 +116,23 @@ impl Logic for HostIf {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rd_err_seen, wr_err_seen);
-        self.regs.clock.next = self.clock.val();
-        self.dma.clock.next = self.clock.val();
-        self.ctx.clock.next = self.clock.val();
-        self.fetch.clock.next = self.clock.val();
-        self.cq.clock.next = self.clock.val();
+        clock!(
+            self, clock, regs, dma, ctx, cq, db, qpc_cache, qpc_mux, qps_cache, qps_mux, xlate, wqe_rd, ctx_rd, ctx_wr
+        );
         self.eng_reset.next = self.reset.val() | self.regs.soft_reset.val();
         self.regs.reset.next = self.reset.val();
         self.dma.reset.next = self.eng_reset.val();
         self.ctx.reset.next = self.eng_reset.val();
-        self.fetch.reset.next = self.eng_reset.val();
         self.cq.reset.next = self.eng_reset.val();
+        self.db.reset.next = self.eng_reset.val();
+        self.qpc_cache.reset.next = self.eng_reset.val();
+        self.qpc_mux.reset.next = self.eng_reset.val();
+        self.qps_cache.reset.next = self.eng_reset.val();
+        self.qps_mux.reset.next = self.eng_reset.val();
+        self.xlate.reset.next = self.eng_reset.val();
+        self.wqe_rd.reset.next = self.eng_reset.val();
+        self.ctx_rd.reset.next = self.eng_reset.val();
+        self.ctx_wr.reset.next = self.eng_reset.val();
 
         // ---- boundary
         AxilIn::link(&mut self.s_axil, &mut self.regs.s_axil);
@@ -79,80 +143,115 @@ impl Logic for HostIf {
         self.dma.cfg_max_read.next = self.cfg_max_read.val();
         self.dma.cfg_max_payload.next = self.cfg_max_payload.val();
 
-        // ---- DMA clients
-        RdCmdOut::join(&mut self.fetch.m_rd, &mut self.dma.s_rd[0]);
-        AxisOut::<512, 64, 1>::join(&mut self.dma.m_rd[0], &mut self.fetch.s_rd);
+        // ---- DMA read clients: 0 WQEs (shared), 1 requester payload, 2 contexts (shared), 3 responder payload
+        RdCmdIn::link(&mut self.s_wqe_rd, &mut self.wqe_rd.s_cmd[0]);
+        AxisOut::<512, 64, 1>::link(&mut self.m_wqe_rd, &mut self.wqe_rd.m_data[0]);
+        RdCmdIn::link(&mut self.s_recv_rd, &mut self.wqe_rd.s_cmd[1]);
+        AxisOut::<512, 64, 1>::link(&mut self.m_recv_rd, &mut self.wqe_rd.m_data[1]);
+        RdCmdOut::join(&mut self.wqe_rd.m_cmd, &mut self.dma.s_rd[0]);
+        AxisOut::<512, 64, 1>::join(&mut self.dma.m_rd[0], &mut self.wqe_rd.s_data);
         RdCmdIn::link(&mut self.s_pay_rd, &mut self.dma.s_rd[1]);
         AxisOut::<512, 64, 1>::link(&mut self.m_pay_rd, &mut self.dma.m_rd[1]);
-        RdCmdOut::join(&mut self.ctx.m_rd, &mut self.dma.s_rd[2]);
-        AxisOut::<512, 64, 1>::join(&mut self.dma.m_rd[2], &mut self.ctx.s_rd);
-        self.dma.s_rd[3].valid.next = false;
-        self.dma.s_rd[3].addr.next = 0.into();
-        self.dma.s_rd[3].len.next = 0.into();
-        self.dma.m_rd[3].tready.next = true;
+        RdCmdOut::join(&mut self.qpc_cache.m_rd, &mut self.ctx_rd.s_cmd[0]);
+        AxisOut::<512, 64, 1>::join(&mut self.ctx_rd.m_data[0], &mut self.qpc_cache.s_rd);
+        RdCmdOut::join(&mut self.qps_cache.m_rd, &mut self.ctx_rd.s_cmd[1]);
+        AxisOut::<512, 64, 1>::join(&mut self.ctx_rd.m_data[1], &mut self.qps_cache.s_rd);
+        RdCmdOut::join(&mut self.xlate.m_rd, &mut self.ctx_rd.s_cmd[2]);
+        AxisOut::<512, 64, 1>::join(&mut self.ctx_rd.m_data[2], &mut self.xlate.s_rd);
+        RdCmdOut::join(&mut self.ctx.m_rd, &mut self.ctx_rd.s_cmd[3]);
+        AxisOut::<512, 64, 1>::join(&mut self.ctx_rd.m_data[3], &mut self.ctx.s_rd);
+        RdCmdOut::join(&mut self.ctx_rd.m_cmd, &mut self.dma.s_rd[2]);
+        AxisOut::<512, 64, 1>::join(&mut self.dma.m_rd[2], &mut self.ctx_rd.s_data);
+        RdCmdIn::link(&mut self.s_resp_rd, &mut self.dma.s_rd[3]);
+        AxisOut::<512, 64, 1>::link(&mut self.m_resp_rd, &mut self.dma.m_rd[3]);
+
+        // ---- DMA write clients: 0 responder payload, 1 completer payload, 2 CQEs, 3 context write-backs (shared)
         WrStreamIn::link(&mut self.s_pay_wr, &mut self.dma.s_wr[0]);
-        WrStreamOut::join(&mut self.cq.m_wr, &mut self.dma.s_wr[1]);
-        WrStreamOut::join(&mut self.ctx.m_wr, &mut self.dma.s_wr[2]);
-        self.dma.s_wr[3].tvalid.next = false;
-        self.dma.s_wr[3].tdata.next = 0.into();
-        self.dma.s_wr[3].tkeep.next = 0.into();
-        self.dma.s_wr[3].tlast.next = false;
-        self.dma.s_wr[3].addr.next = 0.into();
-        self.dma.s_wr[3].len.next = 0.into();
+        WrStreamIn::link(&mut self.s_comp_wr, &mut self.dma.s_wr[1]);
+        WrStreamOut::join(&mut self.cq.m_wr, &mut self.dma.s_wr[2]);
+        WrStreamOut::join(&mut self.qpc_cache.m_wr, &mut self.ctx_wr.s_wr[0]);
+        WrStreamOut::join(&mut self.qps_cache.m_wr, &mut self.ctx_wr.s_wr[1]);
+        WrStreamOut::join(&mut self.xlate.m_wr, &mut self.ctx_wr.s_wr[2]);
+        WrStreamOut::join(&mut self.ctx.m_wr, &mut self.ctx_wr.s_wr[3]);
+        WrStreamOut::join(&mut self.ctx_wr.m_wr, &mut self.dma.s_wr[3]);
         self.pay_wr_done.next = self.dma.wr_done.val().get_bit(0);
         self.pay_wr_err.next = self.dma.wr_done_err.val().get_bit(0);
-        self.cq.wr_done.next = self.dma.wr_done.val().get_bit(1);
-        self.ctx.wr_done.next = self.dma.wr_done.val().get_bit(2);
-        self.ctx.wr_done_err.next = self.dma.wr_done_err.val().get_bit(2);
+        self.comp_wr_done.next = self.dma.wr_done.val().get_bit(1);
+        self.comp_wr_err.next = self.dma.wr_done_err.val().get_bit(1);
+        self.cq.wr_done.next = self.dma.wr_done.val().get_bit(2);
+        self.ctx_wr.wr_done.next = self.dma.wr_done.val().get_bit(3);
+        self.ctx_wr.wr_done_err.next = self.dma.wr_done_err.val().get_bit(3);
+        self.qpc_cache.wr_done.next = self.ctx_wr.client_done.val().get_bit(0);
+        self.qpc_cache.wr_done_err.next = self.ctx_wr.client_done_err.val().get_bit(0);
+        self.qps_cache.wr_done.next = self.ctx_wr.client_done.val().get_bit(1);
+        self.qps_cache.wr_done_err.next = self.ctx_wr.client_done_err.val().get_bit(1);
+        self.xlate.wr_done.next = self.ctx_wr.client_done.val().get_bit(2);
+        self.xlate.wr_done_err.next = self.ctx_wr.client_done_err.val().get_bit(2);
+        self.ctx.wr_done.next = self.ctx_wr.client_done.val().get_bit(3);
+        self.ctx.wr_done_err.next = self.ctx_wr.client_done_err.val().get_bit(3);
+
+        // ---- the QP caches and their users
+        CacheReqOut::<1024, 128>::join(&mut self.qpc_mux.m_req, &mut self.qpc_cache.s_req);
+        CacheRespOut::<1024>::join(&mut self.qpc_cache.m_resp, &mut self.qpc_mux.s_resp);
+        CacheReqIn::<1024, 128>::link(&mut self.s_qpc[0], &mut self.qpc_mux.s_req[0]);
+        CacheRespOut::<1024>::link(&mut self.m_qpc[0], &mut self.qpc_mux.m_resp[0]);
+        CacheReqIn::<1024, 128>::link(&mut self.s_qpc[1], &mut self.qpc_mux.s_req[1]);
+        CacheRespOut::<1024>::link(&mut self.m_qpc[1], &mut self.qpc_mux.m_resp[1]);
+        CacheReqOut::<1024, 128>::join(&mut self.db.m_qpc, &mut self.qpc_mux.s_req[2]);
+        CacheRespOut::<1024>::join(&mut self.qpc_mux.m_resp[2], &mut self.db.s_qpc);
+        CacheReqOut::<1024, 128>::join(&mut self.ctx.m_qpc, &mut self.qpc_mux.s_req[3]);
+        CacheRespOut::<1024>::join(&mut self.qpc_mux.m_resp[3], &mut self.ctx.s_qpc);
+        CacheReqOut::<512, 64>::join(&mut self.qps_mux.m_req, &mut self.qps_cache.s_req);
+        CacheRespOut::<512>::join(&mut self.qps_cache.m_resp, &mut self.qps_mux.s_resp);
+        CacheReqIn::<512, 64>::link(&mut self.s_qps[0], &mut self.qps_mux.s_req[0]);
+        CacheRespOut::<512>::link(&mut self.m_qps[0], &mut self.qps_mux.m_resp[0]);
+        CacheReqIn::<512, 64>::link(&mut self.s_qps[1], &mut self.qps_mux.s_req[1]);
+        CacheRespOut::<512>::link(&mut self.m_qps[1], &mut self.qps_mux.m_resp[1]);
+        CacheReqIn::<512, 64>::link(&mut self.s_qps[2], &mut self.qps_mux.s_req[2]);
+        CacheRespOut::<512>::link(&mut self.m_qps[2], &mut self.qps_mux.m_resp[2]);
+        CacheReqOut::<512, 64>::join(&mut self.ctx.m_qps, &mut self.qps_mux.s_req[3]);
+        CacheRespOut::<512>::join(&mut self.qps_mux.m_resp[3], &mut self.ctx.s_qps);
+
+        // ---- translation
+        MrReqIn::link(&mut self.s_xreq, &mut self.xlate.s_req);
+        MrRespOut::link(&mut self.m_xresp, &mut self.xlate.m_resp);
+        InvReqOut::join(&mut self.ctx.m_inv, &mut self.xlate.s_inv);
+        InvDoneOut::join(&mut self.xlate.m_inv, &mut self.ctx.s_inv);
 
         // ---- configuration
-        self.ctx.qpc_base.next = self.regs.qpc_base.val();
+        self.qpc_cache.tbl_base.next = self.regs.qpc_base.val();
+        self.qpc_cache.tbl_log.next = self.regs.qpc_log.val();
+        self.qps_cache.tbl_base.next = self.regs.qps_base.val();
+        self.qps_cache.tbl_log.next = self.regs.qpc_log.val();
+        self.xlate.mpt_base.next = self.regs.mpt_base.val();
+        self.xlate.mpt_log.next = self.regs.mpt_log.val();
+        self.xlate.mtt_base.next = self.regs.mtt_base.val();
+        self.xlate.mtt_log.next = self.regs.mtt_log.val();
         self.ctx.qpc_log.next = self.regs.qpc_log.val();
         self.ctx.cqc_base.next = self.regs.cqc_base.val();
         self.ctx.cqc_log.next = self.regs.cqc_log.val();
+        self.ctx.mpt_log.next = self.regs.mpt_log.val();
+        self.ctx.mtt_log.next = self.regs.mtt_log.val();
+        self.db.qpc_log.next = self.regs.qpc_log.val();
         self.cq.irq_mod_count.next = self.regs.irq_mod_count.val();
         self.cq.irq_mod_time.next = self.regs.irq_mod_time.val();
-        self.fetch.enable.next = self.regs.enable.val();
         self.enable.next = self.regs.enable.val();
 
         // ---- context commands
         CtxCmdOut::join(&mut self.regs.m_ctx, &mut self.ctx.s_cmd);
         self.regs.ctx_busy.next = self.ctx.busy.val();
         self.regs.ctx_error.next = self.ctx.error.val();
-        RingSetupOut::join(&mut self.ctx.m_ring, &mut self.fetch.s_setup);
         CqSetupOut::join(&mut self.ctx.m_cq, &mut self.cq.s_setup);
-        QueryOut::join(&mut self.ctx.m_qp_query, &mut self.fetch.s_query);
         QueryOut::join(&mut self.ctx.m_cq_query, &mut self.cq.s_query);
-        self.ctx.qp_query_valid.next = self.fetch.query_valid.val();
-        self.ctx.qp_query_data.next = self.fetch.query_data.val();
         self.ctx.cq_query_valid.next = self.cq.query_valid.val();
         self.ctx.cq_query_data.next = self.cq.query_data.val();
 
-        // ---- doorbells: SQ/RQ to the fetcher, CQ to the CQ engine
-        self.db_to_fetch.next = (self.regs.m_db.kind.val() == KIND_SQ) | (self.regs.m_db.kind.val() == KIND_RQ);
-        self.db_to_cq.next =
-            (self.regs.m_db.kind.val() == KIND_CQ_CONSUMER) | (self.regs.m_db.kind.val() == KIND_CQ_ARM);
-        self.db_bad.next = self.regs.m_db.valid.val() & !self.db_to_fetch.val() & !self.db_to_cq.val();
-        self.fetch.s_db.kind.next = self.regs.m_db.kind.val();
-        self.fetch.s_db.queue.next = self.regs.m_db.queue.val();
-        self.fetch.s_db.index.next = self.regs.m_db.index.val();
-        self.fetch.s_db.solicited.next = self.regs.m_db.solicited.val();
-        self.fetch.s_db.valid.next = self.regs.m_db.valid.val() & self.db_to_fetch.val();
-        self.cq.s_db.kind.next = self.regs.m_db.kind.val();
-        self.cq.s_db.queue.next = self.regs.m_db.queue.val();
-        self.cq.s_db.index.next = self.regs.m_db.index.val();
-        self.cq.s_db.solicited.next = self.regs.m_db.solicited.val();
-        self.cq.s_db.valid.next = self.regs.m_db.valid.val() & self.db_to_cq.val();
-        self.regs.m_db.ready.next = true;
-        if self.db_to_fetch.val() {
-            self.regs.m_db.ready.next = self.fetch.s_db.ready.val();
-        }
-        if self.db_to_cq.val() {
-            self.regs.m_db.ready.next = self.cq.s_db.ready.val();
-        }
+        // ---- doorbells: SQ/RQ into the qpc cache (and send work), CQ to the CQ engine
+        DoorbellOut::join(&mut self.regs.m_db, &mut self.db.s_db);
+        DoorbellOut::join(&mut self.db.m_cq, &mut self.cq.s_db);
+        QpnOut::<WORK_QPN_BITS>::link(&mut self.m_work, &mut self.db.m_work);
 
         // ---- transport side
-        AxisOut::<512, 64, 42>::link(&mut self.m_wqe, &mut self.fetch.m_wqe);
         CqeIn::link(&mut self.s_cqe, &mut self.cq.s_cqe);
 
         // ---- events
@@ -160,17 +259,13 @@ impl Logic for HostIf {
             | (self.dma.cnt_wr_err.val() != self.wr_err_seen.q.val());
         self.rd_err_seen.d.next = self.dma.cnt_rd_err.val();
         self.wr_err_seen.d.next = self.dma.cnt_wr_err.val();
-        self.regs.ev_set.next =
-            (bit_cast::<5, 1>((self.fetch.db_error.val() | self.cq.db_error.val() | self.db_bad.val()).into())
-                << EV_DOORBELL_ERROR)
-                | (bit_cast::<5, 1>((self.dma_err_now.val() | self.ctx.dma_error.val()).into()) << EV_DMA_ERROR)
-                | (bit_cast::<5, 1>(self.cq.ev_overrun.val().into()) << EV_CQ_OVERRUN);
+        self.regs.ev_set.next = (bit_cast::<5, 1>((self.db.db_error.val() | self.cq.db_error.val()).into())
+            << EV_DOORBELL_ERROR)
+            | (bit_cast::<5, 1>((self.dma_err_now.val() | self.ctx.dma_error.val()).into()) << EV_DMA_ERROR)
+            | (bit_cast::<5, 1>(self.cq.ev_overrun.val().into()) << EV_CQ_OVERRUN);
         self.regs.ev_queue.next = self.cq.ev_queue.val();
-        if self.fetch.db_error.val() {
-            self.regs.ev_queue.next = self.fetch.db_error_queue.val();
-        }
-        if self.db_bad.val() {
-            self.regs.ev_queue.next = self.regs.m_db.queue.val();
+        if self.db.db_error.val() {
+            self.regs.ev_queue.next = self.db.db_error_queue.val();
         }
 
         // ---- interrupts: the events vector first, then CQs

@@ -1,5 +1,6 @@
 //! The core's host side: the boundary to the PCIe IP, and the engines behind
-//! it (DMA, doorbells and descriptor fetch, completion queues).
+//! it (DMA, doorbells, context caches and commands, translation, completion
+//! queues).
 //!
 //! The boundary is vendor-neutral (docs/host.md says how board firmware maps
 //! it onto AMD QDMA or XDMA):
@@ -19,7 +20,7 @@ mod cq_engine;
 mod ctx_cache;
 mod ctx_engine;
 mod ctx_port_mux;
-mod desc_fetch;
+mod db_route;
 mod dma_engine;
 mod dma_fifo;
 mod dma_rd;
@@ -33,14 +34,14 @@ mod reg_file;
 mod rr_arb;
 mod rr_one_hot;
 
-pub use cq_engine::{CqEngine, CqSetupIn, CqSetupOut, CqeIn, CqeOut};
+pub use cq_engine::{CqEngine, CqSetupIn, CqSetupOut, CqeIn, CqeOut, QueryIn, QueryOut};
 pub use ctx_cache::{
     CacheReqIn, CacheReqOut, CacheRespIn, CacheRespOut, CtxCache, CACHE_OP_FLUSH, CACHE_OP_INVALIDATE, CACHE_OP_READ,
     CACHE_OP_WRITE, CTX_CACHE_ID_BITS, CTX_CACHE_MSHRS,
 };
 pub use ctx_engine::CtxEngine;
 pub use ctx_port_mux::{CtxPortMux, CTX_MUX_ID_BITS, CTX_MUX_MAX_USERS, CTX_MUX_USER_BITS};
-pub use desc_fetch::{DescFetch, QueryIn, QueryOut, RingSetupIn, RingSetupOut};
+pub use db_route::{DbRoute, DB_WORK_LATENCY, WORK_QPN_BITS};
 pub use dma_engine::{
     DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_RD_TAGS_PER_CLIENT, DMA_WR_CLIENTS, DMA_WR_TAGS,
 };
@@ -48,7 +49,7 @@ pub use dma_rd::{DmaRd, RdTagCap};
 pub use dma_rd_mux::{DmaRdMux, DMA_MUX_MAX_CLIENTS, DMA_MUX_SRC_LOG};
 pub use dma_wr::DmaWr;
 pub use dma_wr_mux::DmaWrMux;
-pub use host_if::HostIf;
+pub use host_if::{HostIf, QPS_CACHE_LOG};
 pub use qp_admit::QpAdmit;
 pub use qp_modify::QpModify;
 pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};

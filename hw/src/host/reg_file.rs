@@ -9,8 +9,9 @@
 //! instead of dropping a doorbell. The doorbell's low half is latched and
 //! its high half fires it, as the contract's 64-bit doorbell demands.
 //!
-//! Registers of blocks not in this core yet (raw rings, counters, MPT/MTT/AH
-//! tables) read 0 and ignore writes, like reserved offsets.
+//! Registers of blocks not in this core yet (raw rings, counters, the AH
+//! table) read 0 and ignore writes, like reserved offsets. The table bases
+//! (QPC, QPS, CQC, MPT, MTT) are 4 KiB aligned (low 12 bits read 0).
 
 use super::{AxilIn, IrqOut};
 use crate::consts::*;
@@ -75,6 +76,13 @@ pub struct RegFile {
     pub qpc_log: Signal<Out, Bits<5>>,
     pub cqc_base: Signal<Out, Bits<64>>,
     pub cqc_log: Signal<Out, Bits<5>>,
+    /// The QP transport state table (`qps`, as many entries as `qpc_log`).
+    pub qps_base: Signal<Out, Bits<64>>,
+    /// The MPT and MTT tables (`mpt_*`, `mtt_*`), for the translation unit.
+    pub mpt_base: Signal<Out, Bits<64>>,
+    pub mpt_log: Signal<Out, Bits<5>>,
+    pub mtt_base: Signal<Out, Bits<64>>,
+    pub mtt_log: Signal<Out, Bits<5>>,
     pub irq_mod_count: Signal<Out, Bits<16>>,
     pub irq_mod_time: Signal<Out, Bits<16>>,
     pub m_db: DoorbellOut,
@@ -101,6 +109,14 @@ pub struct RegFile {
     r_cqc_lo: Reg<Bits<32>>,
     r_cqc_hi: Reg<Bits<32>>,
     r_cqc_log: Reg<Bits<5>>,
+    r_qps_lo: Reg<Bits<32>>,
+    r_qps_hi: Reg<Bits<32>>,
+    r_mpt_lo: Reg<Bits<32>>,
+    r_mpt_hi: Reg<Bits<32>>,
+    r_mpt_log: Reg<Bits<5>>,
+    r_mtt_lo: Reg<Bits<32>>,
+    r_mtt_hi: Reg<Bits<32>>,
+    r_mtt_log: Reg<Bits<5>>,
     r_db_lo: Reg<Bits<32>>,
     db_valid: Reg<Bit>,
     db_word: Reg<Bits<32>>,
@@ -142,6 +158,14 @@ impl Logic for RegFile {
             r_cqc_lo,
             r_cqc_hi,
             r_cqc_log,
+            r_qps_lo,
+            r_qps_hi,
+            r_mpt_lo,
+            r_mpt_hi,
+            r_mpt_log,
+            r_mtt_lo,
+            r_mtt_hi,
+            r_mtt_log,
             r_db_lo,
             db_valid,
             db_word,
@@ -218,6 +242,30 @@ impl Logic for RegFile {
                 }
                 if self.waddr.val() == REG_CQC_LOG {
                     self.r_cqc_log.d.next = bit_cast::<5, 32>(self.wdata.val());
+                }
+                if self.waddr.val() == REG_QPS_BASE_LO {
+                    self.r_qps_lo.d.next = self.wdata.val() & 0xFFFF_F000u64;
+                }
+                if self.waddr.val() == REG_QPS_BASE_HI {
+                    self.r_qps_hi.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_MPT_BASE_LO {
+                    self.r_mpt_lo.d.next = self.wdata.val() & 0xFFFF_F000u64;
+                }
+                if self.waddr.val() == REG_MPT_BASE_HI {
+                    self.r_mpt_hi.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_MPT_LOG {
+                    self.r_mpt_log.d.next = bit_cast::<5, 32>(self.wdata.val());
+                }
+                if self.waddr.val() == REG_MTT_BASE_LO {
+                    self.r_mtt_lo.d.next = self.wdata.val() & 0xFFFF_F000u64;
+                }
+                if self.waddr.val() == REG_MTT_BASE_HI {
+                    self.r_mtt_hi.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_MTT_LOG {
+                    self.r_mtt_log.d.next = bit_cast::<5, 32>(self.wdata.val());
                 }
                 if self.waddr.val() == REG_DOORBELL_LO {
                     self.r_db_lo.d.next = self.wdata.val();
@@ -297,6 +345,30 @@ impl Logic for RegFile {
         if self.raddr.val() == REG_CQC_LOG {
             self.rword.next = bit_cast::<32, 5>(self.r_cqc_log.q.val());
         }
+        if self.raddr.val() == REG_QPS_BASE_LO {
+            self.rword.next = self.r_qps_lo.q.val();
+        }
+        if self.raddr.val() == REG_QPS_BASE_HI {
+            self.rword.next = self.r_qps_hi.q.val();
+        }
+        if self.raddr.val() == REG_MPT_BASE_LO {
+            self.rword.next = self.r_mpt_lo.q.val();
+        }
+        if self.raddr.val() == REG_MPT_BASE_HI {
+            self.rword.next = self.r_mpt_hi.q.val();
+        }
+        if self.raddr.val() == REG_MPT_LOG {
+            self.rword.next = bit_cast::<32, 5>(self.r_mpt_log.q.val());
+        }
+        if self.raddr.val() == REG_MTT_BASE_LO {
+            self.rword.next = self.r_mtt_lo.q.val();
+        }
+        if self.raddr.val() == REG_MTT_BASE_HI {
+            self.rword.next = self.r_mtt_hi.q.val();
+        }
+        if self.raddr.val() == REG_MTT_LOG {
+            self.rword.next = bit_cast::<32, 5>(self.r_mtt_log.q.val());
+        }
         if self.raddr.val() == REG_CTX_STATUS {
             self.rword.next = (bit_cast::<32, 1>(self.ctx_error.val().into()) << 1)
                 | bit_cast::<32, 1>((self.ctx_busy.val() | self.ctx_valid.q.val()).into());
@@ -335,6 +407,14 @@ impl Logic for RegFile {
         self.cqc_base.next =
             (bit_cast::<64, 32>(self.r_cqc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_cqc_lo.q.val());
         self.cqc_log.next = self.r_cqc_log.q.val();
+        self.qps_base.next =
+            (bit_cast::<64, 32>(self.r_qps_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_qps_lo.q.val());
+        self.mpt_base.next =
+            (bit_cast::<64, 32>(self.r_mpt_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_mpt_lo.q.val());
+        self.mpt_log.next = self.r_mpt_log.q.val();
+        self.mtt_base.next =
+            (bit_cast::<64, 32>(self.r_mtt_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_mtt_lo.q.val());
+        self.mtt_log.next = self.r_mtt_log.q.val();
         self.irq_mod_count.next = self.r_irq_mod.q.val().get_bits::<16>(0);
         self.irq_mod_time.next = self.r_irq_mod.q.val().get_bits::<16>(IRQ_MOD_TIME);
         self.m_db.valid.next = self.db_valid.q.val();
@@ -361,6 +441,14 @@ impl Logic for RegFile {
             self.r_cqc_lo.d.next = 0.into();
             self.r_cqc_hi.d.next = 0.into();
             self.r_cqc_log.d.next = 0.into();
+            self.r_qps_lo.d.next = 0.into();
+            self.r_qps_hi.d.next = 0.into();
+            self.r_mpt_lo.d.next = 0.into();
+            self.r_mpt_hi.d.next = 0.into();
+            self.r_mpt_log.d.next = 0.into();
+            self.r_mtt_lo.d.next = 0.into();
+            self.r_mtt_hi.d.next = 0.into();
+            self.r_mtt_log.d.next = 0.into();
             self.db_valid.d.next = false;
             self.ctx_valid.d.next = false;
             self.irq_pending.d.next = false;
