@@ -67,7 +67,10 @@ fn random_responses_match_the_model() {
         assert!(actions[a as usize] >= 20, "action {a} seen {} times: {actions:?}", actions[a as usize]);
     }
     assert!(implied >= 20 && cqes >= 500, "implied NAKs {implied}, CQEs {cqes}");
-    assert!(stale >= 10 && placed >= 100 && bad_resp >= 20, "READ responses: {stale} stale, {placed} placed, {bad_resp} bad");
+    assert!(
+        stale >= 10 && placed >= 100 && bad_resp >= 20,
+        "READ responses: {stale} stale, {placed} placed, {bad_resp} bad"
+    );
 }
 
 /// The cycles from a packet taken to its record, nothing stalled: no walk,

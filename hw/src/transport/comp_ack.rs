@@ -135,7 +135,8 @@ impl Logic for CompDecide {
         self.outstanding.next = (self.psn.val() - self.una.val()) < (self.sent_end.val() - self.una.val());
         self.kind.next = (self.syndrome.val() >> AETH_KIND_LSB).get_bits::<2>(0);
         self.code.next = self.syndrome.val().get_bits::<5>(0);
-        self.is_rd.next = ((self.opcode.val() >= BTH_RC_READ_RESP_FIRST) & (self.opcode.val() <= BTH_RC_READ_RESP_ONLY))
+        self.is_rd.next = ((self.opcode.val() >= BTH_RC_READ_RESP_FIRST)
+            & (self.opcode.val() <= BTH_RC_READ_RESP_ONLY))
             | (self.opcode.val() == BTH_RC_ATOMIC_ACK);
         self.ack_psn.next = self.psn.val() - 1;
         self.status.next = WCS_REM_OP_ERR.into();
@@ -151,10 +152,7 @@ impl Logic for CompDecide {
             self.verdict.next = COMP_GHOST.into();
         } else if self.is_rd.val() {
             self.verdict.next = COMP_RD_RESP.into();
-        } else if (self.opcode.val() != BTH_RC_ACKNOWLEDGE)
-            | self.syndrome.val().get_bit(7)
-            | (self.kind.val() == 2)
-        {
+        } else if (self.opcode.val() != BTH_RC_ACKNOWLEDGE) | self.syndrome.val().get_bit(7) | (self.kind.val() == 2) {
             // (not a response opcode: never given by the caller)
             self.verdict.next = COMP_RESERVED.into();
         } else if self.kind.val() == AETH_KIND_ACK {
@@ -415,8 +413,8 @@ impl Logic for CompAck {
         self.walk.nak_status.next = self.dec.status.val();
         self.walk.rd.next = self.dec.rd.val();
         self.walk.rd_atomic.next = self.opcode.q.val() == BTH_RC_ATOMIC_ACK;
-        self.walk.rd_first.next = (self.opcode.q.val() == BTH_RC_READ_RESP_FIRST)
-            | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY);
+        self.walk.rd_first.next =
+            (self.opcode.q.val() == BTH_RC_READ_RESP_FIRST) | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY);
         // (each from registers in its own statement: no path through the
         // parent's main block, which reads `walk.done`)
         self.walk.rd_last.next = (self.opcode.q.val() == BTH_RC_READ_RESP_LAST)
@@ -425,7 +423,8 @@ impl Logic for CompAck {
         // the AETH an ACK (FIRST, LAST, ONLY, atomic ACK; MIDDLE has none:
         // the parser's layout follows the opcode)
         self.walk.rd_aeth_ok.next = (self.opcode.q.val() == BTH_RC_READ_RESP_MIDDLE)
-            | (!self.syndrome.q.val().get_bit(7) & (self.syndrome.q.val().get_bits::<2>(AETH_KIND_POS) == AETH_KIND_ACK));
+            | (!self.syndrome.q.val().get_bit(7)
+                & (self.syndrome.q.val().get_bits::<2>(AETH_KIND_POS) == AETH_KIND_ACK));
         self.walk.psn.next = self.psn.q.val();
         self.walk.plen.next = self.plen.q.val();
         self.walk.pmtu.next = self.pmtu.q.val();

@@ -495,6 +495,12 @@ impl Logic for CompWalk {
             self.rd_q.d.next = self.rd.val();
             self.fatal_q.d.next = self.fatal.val();
             self.ack_psn_q.d.next = self.ack_psn.val();
+            if self.rd.val() & (self.psn.val() == self.una_q.q.val()) {
+                // a READ response at UNA acknowledges nothing (the model's
+                // "PSN - 1 before UNA"), even when UNA is inside the head
+                // WQE: the HEAD answer is its WQE
+                self.ack_psn_q.d.next = self.head_first_q.q.val() - 1;
+            }
             self.status_q.d.next = self.nak_status.val();
         }
         if self.load.val() {
