@@ -419,7 +419,7 @@ impl Script {
         } else if k < 87 {
             syndrome = if r.chance(50) { 0x40 | r.below(32) as u8 } else { 0x80 | r.below(128) as u8 };
             inside(r)
-        } else if k < 93 {
+        } else if k < 90 {
             opcode = Opcode::RcReadResponseOnly;
             if r.chance(80) {
                 inside(r)
@@ -460,7 +460,7 @@ impl Script {
                 }
                 first = first.add(w.npkts);
             }
-            let good = k >= 93 && r.chance(85);
+            let good = k >= 90 && r.chance(85);
             let position = |w: &WqeInfo, i: u32, plen: &mut u32| {
                 if w.npkts == 1 {
                     *plen = w.len;
