@@ -157,6 +157,7 @@ pub struct CompWalk {
     k_pmtu: Signal<Local, Bits<32>>,
     k_len_ok: Signal<Local, Bit>,
     check: Signal<Local, Bit>,
+    rd_cqe: Signal<Local, Bit>,
     r_take: Signal<Local, Bit>,
     answer: Signal<Local, Bit>,
     is_fatal: Signal<Local, Bit>,
@@ -280,6 +281,7 @@ impl Logic for CompWalk {
         self.walk_end.next = false;
         self.advance.next = false;
         self.check.next = false;
+        self.rd_cqe.next = false;
         if self.start.val() {
             self.is_fatal.next = self.fatal.val();
             self.step_head.next = self.head.val();
@@ -414,21 +416,26 @@ impl Logic for CompWalk {
                     self.head_first_q.d.next = self.k_last.val() + 1;
                     self.head_wqe_q.d.next = self.k_index.val() + 1;
                     self.rd_done_q.d.next = self.rd_done_q.q.val() + 1;
-                    self.cqe_valid.d.next = (self.ent_q.q.val() >> ENT_SIGNALED).get_bit(0);
-                    self.cqe_status.d.next = WCS_SUCCESS.into();
-                    self.cqe_wr_id.d.next = (self.ent_q.q.val() >> ENT_WR_ID).get_bits::<64>(0);
-                    self.cqe_opcode.d.next = WCO_RDMA_READ.into();
-                    if self.k_kind.val() == SOP_CMP_SWAP {
-                        self.cqe_opcode.d.next = WCO_COMP_SWAP.into();
-                    } else if self.k_kind.val() == SOP_FETCH_ADD {
-                        self.cqe_opcode.d.next = WCO_FETCH_ADD.into();
-                    }
-                    self.cqe_len.d.next = (self.ent_q.q.val() >> ENT_LEN).get_bits::<32>(0);
-                    self.cqe_index.d.next = self.k_index.val();
-                    self.cqe_cq.d.next = self.cq.val();
-                    self.cqe_qpn.d.next = self.qpn.val();
+                    self.rd_cqe.next = true;
                 }
             }
+        }
+        // the READ/atomic CQE (a statement of its own: the CQE registers are
+        // written with `state` by the reset, and `walk_end` must not join them)
+        if self.rd_cqe.val() {
+            self.cqe_valid.d.next = (self.ent_q.q.val() >> ENT_SIGNALED).get_bit(0);
+            self.cqe_status.d.next = WCS_SUCCESS.into();
+            self.cqe_wr_id.d.next = (self.ent_q.q.val() >> ENT_WR_ID).get_bits::<64>(0);
+            self.cqe_opcode.d.next = WCO_RDMA_READ.into();
+            if self.k_kind.val() == SOP_CMP_SWAP {
+                self.cqe_opcode.d.next = WCO_COMP_SWAP.into();
+            } else if self.k_kind.val() == SOP_FETCH_ADD {
+                self.cqe_opcode.d.next = WCO_FETCH_ADD.into();
+            }
+            self.cqe_len.d.next = (self.ent_q.q.val() >> ENT_LEN).get_bits::<32>(0);
+            self.cqe_index.d.next = self.k_index.val();
+            self.cqe_cq.d.next = self.cq.val();
+            self.cqe_qpn.d.next = self.qpn.val();
         }
         self.step_flush.next = self.flush_more.val() | (self.walk_end.val() & self.is_fatal.val());
         self.done.next = (self.walk_end.val() & !self.is_fatal.val())
