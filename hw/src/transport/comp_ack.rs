@@ -469,6 +469,12 @@ impl Logic for CompAck {
                 & !(bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_IN_READ))
                 | (bit_cast::<COMP_STATE_BITS, 24>(self.resend_psn.val()) << QPSC_RETRY_PSN)
                 | (bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_RETRY_VALID);
+        } else if (self.verdict.q.val() == COMP_RNR) & !self.walk.implied.val() {
+            // the RNR wait ends in a resend from the NAK's PSN (or the QP's
+            // error): a READ in progress is superseded, as the model's
+            // `resend_from` when the timer fires
+            self.fin_st.next =
+                self.new_st.val() & !(bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_IN_READ);
         }
         // written when the state may have changed, or on the QP's first use
         self.fin_write.next = self.init.q.val() | (self.verdict.q.val() >= COMP_ACK);
