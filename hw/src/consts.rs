@@ -480,13 +480,21 @@ rtl_consts! {
     /// BTH opcodes of RC responses: READ RESPONSE FIRST (the first of the
     /// four READ response opcodes) and ATOMIC ACKNOWLEDGE.
     BTH_RC_READ_RESP_FIRST: u64 = 0x0d;
+    BTH_RC_READ_RESP_MIDDLE: u64 = 0x0e;
+    BTH_RC_READ_RESP_LAST: u64 = 0x0f;
+    BTH_RC_READ_RESP_ONLY: u64 = 0x10;
     BTH_RC_ATOMIC_ACK: u64 = 0x12;
+    /// Received header fields of READ responses and atomic ACKs: the
+    /// payload's first lane, the atomic ACK's original remote value.
+    RXF_PAYLOAD_LANE: usize = crate::wire::rx_field_lsb("payload_lane");
+    RXF_ATOMIC_ORIG: usize = crate::wire::rx_field_lsb("atomicacketh.origremdt");
     /// `comp_ack`'s verdicts (`m_dec.verdict`): the QP is in error (dropped,
     /// not counted); PSN not outstanding (ghost or duplicate, counted);
     /// reserved AETH syndrome (counted as a ghost, as the model); ACK; RNR
     /// NAK; NAK PSN sequence error; fatal NAK (invalid request, remote
     /// access, remote operational or any other code); a READ response or
-    /// atomic ACK (not handled yet: nothing changed).
+    /// atomic ACK with an outstanding PSN (the walk through PSN - 1, the
+    /// head WQE's checks, the placement record: `m_dec.place`, `stale`).
     COMP_DROP: u64 = 0;
     COMP_GHOST: u64 = 1;
     COMP_RESERVED: u64 = 2;
@@ -494,7 +502,7 @@ rtl_consts! {
     COMP_RNR: u64 = 4;
     COMP_NAK_SEQ: u64 = 5;
     COMP_NAK_FATAL: u64 = 6;
-    COMP_NOT_HANDLED: u64 = 7;
+    COMP_RD_RESP: u64 = 7;
     /// `comp_ack`'s actions (`m_dec.action`): none; go-back-N from
     /// `action_psn` (a command to the requester); RNR wait (`action_psn`,
     /// `timer`: for the retry timer); the QP goes to error (`status`).
@@ -508,6 +516,7 @@ rtl_consts! {
     WCS_REM_INV_REQ_ERR: u64 = WcStatus::RemInvReqErr as u8;
     WCS_REM_ACCESS_ERR: u64 = WcStatus::RemAccessErr as u8;
     WCS_REM_OP_ERR: u64 = WcStatus::RemOpErr as u8;
+    WCS_BAD_RESP_ERR: u64 = WcStatus::BadRespErr as u8;
     WCO_SEND: u64 = WcOpcode::Send as u8;
     WCO_RDMA_WRITE: u64 = WcOpcode::RdmaWrite as u8;
     WCO_RDMA_READ: u64 = WcOpcode::RdmaRead as u8;

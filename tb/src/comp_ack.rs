@@ -8,7 +8,9 @@
 //! makes), and a response is made up: ACKs at random outstanding PSNs
 //! (coalesced), duplicates and ghosts, RNR NAKs, PSN sequence NAKs, fatal
 //! NAKs of every code, reserved syndromes, and READ responses / atomic ACKs
-//! (not handled by the block: fed to the hardware only). The model's
+//! (in order for their WQE most of the time, with the right position and
+//! length, else at a random outstanding PSN, a wrong position or length,
+//! a NAK syndrome, or on a WQE of another kind). The model's
 //! action, counters, completions and state after the response are the
 //! case's expectation. A QP the model put in error, or after a random
 //! number of responses, is replaced under a new QPN.
@@ -134,6 +136,10 @@ pub struct Expect {
     /// WQEs the walk completed (not counting a fatal NAK's), and UNA before.
     pub popped: usize,
     pub una_before: u32,
+    /// A READ response dropped as stale; placed (with its WQE's SQ index
+    /// and the offset in the message).
+    pub stale: bool,
+    pub place: Option<(u16, u32)>,
 }
 
 /// One response packet with its context and expectation.
@@ -150,6 +156,12 @@ pub struct Case {
     pub rnr_retry: u8,
     pub req_started: bool,
     pub sent_end: u32,
+    /// The QP's PMTU code, the payload's length and first lane, an atomic
+    /// ACK's original value (READ responses, atomic ACKs).
+    pub pmtu: u8,
+    pub plen: u16,
+    pub lane: u8,
+    pub orig: u64,
     /// Inflight PUSHes (QPN, entry) made before this packet.
     pub pushes: Vec<(u32, Entry)>,
     pub expect: Expect,
@@ -407,18 +419,20 @@ impl Script {
         } else if k < 87 {
             syndrome = if r.chance(50) { 0x40 | r.below(32) as u8 } else { 0x80 | r.below(128) as u8 };
             inside(r)
-        } else if k < 93 {
-            opcode = [
-                Opcode::RcReadResponseFirst,
-                Opcode::RcReadResponseMiddle,
-                Opcode::RcReadResponseLast,
-                Opcode::RcReadResponseOnly,
-                Opcode::RcAtomicAck,
-            ][r.below(5) as usize];
+        } else if k < 90 {
+            opcode = Opcode::RcReadResponseOnly;
             if r.chance(80) {
                 inside(r)
             } else {
                 una.sub(1)
+            }
+        } else if k < 97 {
+            opcode = Opcode::RcReadResponseOnly;
+            // in order most of the time
+            if r.chance(75) {
+                una
+            } else {
+                inside(r)
             }
         } else {
             // an ACK of everything sent, or more duplicates
@@ -428,6 +442,68 @@ impl Script {
                 una.sub(1)
             }
         };
+        // a READ response / atomic ACK: the opcode, AETH and payload length
+        // its WQE wants (position from the PSN), or something else
+        let pmtu_b = qp.model.config().pmtu.bytes() as u32;
+        let mut plen = 0u32;
+        let orig = r.next();
+        let mut found_at = None;
+        if opcode != Opcode::RcAck {
+            let mut first = Psn::new(qp.start);
+            let mut found = None;
+            for seq in 0..qp.pushed {
+                let w = qp.wqes[seq as usize];
+                if first.distance_to(psn) < w.npkts {
+                    found = Some((w, first.distance_to(psn)));
+                    found_at = Some((seq, first));
+                    break;
+                }
+                first = first.add(w.npkts);
+            }
+            let good = k >= 90 && r.chance(85);
+            let position = |w: &WqeInfo, i: u32, plen: &mut u32| {
+                if w.npkts == 1 {
+                    *plen = w.len;
+                    Opcode::RcReadResponseOnly
+                } else if i == 0 {
+                    *plen = pmtu_b;
+                    Opcode::RcReadResponseFirst
+                } else if i + 1 == w.npkts {
+                    *plen = w.len - i * pmtu_b;
+                    Opcode::RcReadResponseLast
+                } else {
+                    *plen = pmtu_b;
+                    Opcode::RcReadResponseMiddle
+                }
+            };
+            opcode = match found {
+                Some((w, _)) if good && matches!(w.kind, SOP_CMP_SWAP | SOP_FETCH_ADD) => Opcode::RcAtomicAck,
+                Some((w, i)) if good || r.chance(50) => position(&w, i, &mut plen),
+                _ => [
+                    Opcode::RcReadResponseFirst,
+                    Opcode::RcReadResponseMiddle,
+                    Opcode::RcReadResponseLast,
+                    Opcode::RcReadResponseOnly,
+                    Opcode::RcAtomicAck,
+                ][r.below(5) as usize],
+            };
+            if opcode == Opcode::RcAtomicAck {
+                plen = 0;
+            } else if r.chance(8) {
+                // a length one off, or any
+                plen = match r.below(3) {
+                    0 => plen + 1,
+                    1 => plen.saturating_sub(1),
+                    _ => r.below(u64::from(pmtu_b) + 2) as u32,
+                };
+            }
+            if r.chance(7) {
+                syndrome = [AETH_NAK_SEQ, AETH_RNR | 3, AETH_NAK_INV, 0x80 | AETH_ACK, 0x40][r.below(5) as usize] as u8;
+            }
+            if opcode == Opcode::RcReadResponseMiddle {
+                syndrome = 0;
+            }
+        }
         let before = Self::state_of(qp);
         let error_before = qp.model.is_error();
         let outstanding = una.distance_to(psn) < n_out;
@@ -443,6 +519,10 @@ impl Script {
             rnr_retry: qp.rnr_retry,
             req_started: qp.pushed > 0,
             sent_end: se.value(),
+            pmtu: qp.model.config().pmtu.bytes().trailing_zeros() as u8 - 7,
+            plen: plen as u16,
+            lane: (orig >> 58) as u8,
+            orig,
             pushes,
             expect,
         };
@@ -457,30 +537,32 @@ impl Script {
             state: before,
             popped: 0,
             una_before: una.value(),
+            stale: false,
+            place: None,
         };
-        if opcode != Opcode::RcAck {
-            // not handled by the block: the model is not told
-            expect.verdict = if error_before {
-                COMP_DROP
-            } else if outstanding {
-                COMP_NOT_HANDLED
-            } else {
-                COMP_GHOST
-            };
-            self.cases.push(case_base(expect, pushes, qp));
-            return;
-        }
-        let ext = ExtHeaders::Aeth(Aeth { syndrome, msn: 0 });
-        let _ = AtomicAckEth { orig_remote_data: 0 };
-        let pkt = RcPacket::new(opcode, qp.qpn, psn, false, ext, vec![]);
+        let aeth = Aeth { syndrome, msn: 0 };
+        let ext = match opcode {
+            Opcode::RcReadResponseMiddle => ExtHeaders::Bare,
+            Opcode::RcAtomicAck => ExtHeaders::AethAtomicAckEth(aeth, AtomicAckEth { orig_remote_data: orig }),
+            _ => ExtHeaders::Aeth(aeth),
+        };
+        let payload: Vec<u8> = (0..plen).map(|i| (i as u8) ^ (orig as u8)).collect();
+        let pkt = RcPacket::new(opcode, qp.qpn, psn, false, ext, payload);
         let c0 = qp.model.counters();
         let outstanding_wqes = qp.model.outstanding();
         let action = qp.model.on_response(&pkt, &mut NoMemory);
         let c1 = qp.model.counters();
         let comps = qp.model.take_completions();
         let kind = (syndrome >> AETH_KIND_LSB) & 3;
+        expect.stale = c1.stale_read_responses > c0.stale_read_responses;
         expect.verdict = if error_before {
             COMP_DROP
+        } else if opcode != Opcode::RcAck {
+            if outstanding {
+                COMP_RD_RESP
+            } else {
+                COMP_GHOST
+            }
         } else if c1.ghost_responses > c0.ghost_responses {
             if outstanding {
                 COMP_RESERVED
@@ -511,7 +593,7 @@ impl Script {
                 qp.model.resend_from(p);
             }
         }
-        if expect.verdict == COMP_NAK_FATAL {
+        if !error_before && qp.model.is_error() {
             expect.action = CACT_ERROR;
             expect.status = wc_status(comps.iter().find(|c| c.status != WcStatus::Success).unwrap().status);
         }
@@ -530,6 +612,11 @@ impl Script {
                 qpn: qp.qpn,
                 wqe_index: qp.sq_cons.wrapping_add(seq as u16),
             });
+        }
+        if expect.verdict == COMP_RD_RESP && expect.action == CACT_NONE && !expect.stale && !expect.implied {
+            // placed: at the offset of its packet in the WQE holding its PSN
+            let (seq, first) = found_at.expect("a placed response has its WQE");
+            expect.place = Some((qp.sq_cons.wrapping_add(seq as u16), first.distance_to(psn) * pmtu_b));
         }
         let after = Self::state_of(qp);
         expect.popped = (after_head(&after, &before)) as usize;
@@ -571,8 +658,12 @@ pub fn pack_header(c: &Case) -> Vec<u32> {
             "bth.opcode" => c.opcode.into(),
             "bth.destqp" => c.qpn.into(),
             "bth.psn" => c.psn.into(),
-            "has.aeth" => 1,
+            "has.aeth" => (c.opcode != BTH_RC_READ_RESP_MIDDLE as u8).into(),
+            "has.atomicacketh" => (c.opcode == BTH_RC_ATOMIC_ACK as u8).into(),
             "aeth.syndrome" => c.syndrome.into(),
+            "atomicacketh.origremdt" => c.orig,
+            "payload_len" => c.plen.into(),
+            "payload_lane" => (c.lane & 63).into(),
             _ => 0,
         };
         for k in 0..*width {
@@ -592,6 +683,7 @@ pub fn pack_qpc(c: &Case) -> Vec<u32> {
     qpc::SEND_CQ.set(&mut e, c.send_cq).unwrap();
     qpc::RETRY_CNT.set(&mut e, c.retry_cnt).unwrap();
     qpc::RNR_RETRY.set(&mut e, c.rnr_retry).unwrap();
+    qpc::PMTU.info().write_raw(&mut e, c.pmtu.into()).unwrap();
     words_of(&e)
 }
 
@@ -626,6 +718,15 @@ pub struct Record {
     pub write: bool,
     pub wr_mask: u64,
     pub wr_data: Vec<u8>,
+    pub stale: bool,
+    pub place: bool,
+    pub atomic: bool,
+    pub last: bool,
+    pub wqe_index: u16,
+    pub offset: u32,
+    pub plen: u16,
+    pub lane: u8,
+    pub orig: u64,
 }
 
 /// The inflight table's model: per-QP lists, answers in command order.
@@ -713,6 +814,15 @@ const PORTS: &[&str] = &[
     "m_dec.write",
     "m_dec.wr_mask",
     "m_dec.wr_data",
+    "m_dec.stale",
+    "m_dec.place",
+    "m_dec.atomic",
+    "m_dec.last",
+    "m_dec.wqe_index",
+    "m_dec.offset",
+    "m_dec.plen",
+    "m_dec.lane",
+    "m_dec.orig",
     "m_dec.valid",
     "m_dec.ready",
 ];
@@ -862,6 +972,15 @@ impl<M: Model> CompBench<M> {
             write: g("m_dec.write") == 1,
             wr_mask: g("m_dec.wr_mask"),
             wr_data: bytes_of(&w),
+            stale: g("m_dec.stale") == 1,
+            place: g("m_dec.place") == 1,
+            atomic: g("m_dec.atomic") == 1,
+            last: g("m_dec.last") == 1,
+            wqe_index: g("m_dec.wqe_index") as u16,
+            offset: g("m_dec.offset") as u32,
+            plen: g("m_dec.plen") as u16,
+            lane: g("m_dec.lane") as u8,
+            orig: g("m_dec.orig"),
         }
     }
 
@@ -899,7 +1018,23 @@ pub fn check(c: &Case, r: &Record, now: u64) {
         CACT_ERROR => assert_eq!(r.status, e.status, "{ctx}: error status"),
         _ => {}
     }
-    let changes = (COMP_ACK..=COMP_NAK_FATAL).contains(&e.verdict);
+    if e.verdict == COMP_RD_RESP {
+        assert_eq!(r.stale, e.stale, "{ctx}: stale READ response");
+        assert_eq!(r.place, e.place.is_some(), "{ctx}: placed");
+        if let Some((wqe, offset)) = e.place {
+            let atomic = c.opcode == BTH_RC_ATOMIC_ACK as u8;
+            let last = atomic || c.opcode == BTH_RC_READ_RESP_LAST as u8 || c.opcode == BTH_RC_READ_RESP_ONLY as u8;
+            assert_eq!(
+                (r.wqe_index, r.offset, r.plen, r.lane, r.atomic, r.last),
+                (wqe, offset, c.plen, c.lane & 63, atomic, last),
+                "{ctx}: placement"
+            );
+            if atomic {
+                assert_eq!(r.orig, c.orig, "{ctx}: the atomic's original value");
+            }
+        }
+    }
+    let changes = (COMP_ACK..=COMP_RD_RESP).contains(&e.verdict);
     if changes {
         assert!(r.write, "{ctx}: the state is written");
     }

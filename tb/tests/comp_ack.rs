@@ -2,13 +2,14 @@
 //! protocol model (`rnic_proto::rc::Requester::on_response`): random WQE
 //! lists and random responder behaviour (coalesced ACKs, duplicates,
 //! ghosts, RNR NAKs, PSN sequence NAKs, fatal NAKs of every code, reserved
-//! syndromes, READ responses and atomic ACKs) for a few QPs, under random
+//! syndromes, READ responses and atomic ACKs: in order, stale, out of
+//! order, on the wrong WQE, with a wrong length or AETH) for a few QPs, under random
 //! stalls on every port; every CQE, record, action and `qps` write checked
 //! (`rnic_tb::comp_ack`); the latency of every walk and the packet rate,
 //! exactly.
 
 use rnic_hw::consts::*;
-use rnic_hw::transport::{COMP_HEAD_CYCLES, COMP_LATENCY_NO_WALK, COMP_WQE_CYCLES};
+use rnic_hw::transport::{COMP_CHECK_CYCLES, COMP_HEAD_CYCLES, COMP_LATENCY_NO_WALK, COMP_WQE_CYCLES};
 use rnic_proto::aeth::{AckCredit, AethKind, NakCode};
 use rnic_proto::opcode::Opcode;
 use rnic_proto::RnrTimer;
@@ -35,7 +36,7 @@ fn constants_match_the_model() {
 fn random_responses_match_the_model() {
     let mut verdicts = [0usize; 8];
     let mut actions = [0usize; 4];
-    let (mut implied, mut cqes) = (0, 0);
+    let (mut implied, mut cqes, mut stale, mut placed, mut bad_resp) = (0, 0, 0, 0, 0);
     for (seed, qps, p_offer, p_cmd, p_answer, p_cqe, p_take) in [
         (1, 1, 100, 100, 100, 100, 100),
         (2, 3, 70, 60, 70, 50, 60),
@@ -48,6 +49,9 @@ fn random_responses_match_the_model() {
             verdicts[c.expect.verdict as usize] += 1;
             actions[c.expect.action as usize] += 1;
             implied += c.expect.implied as usize;
+            stale += c.expect.stale as usize;
+            placed += c.expect.place.is_some() as usize;
+            bad_resp += (c.expect.verdict == COMP_RD_RESP && c.expect.action == CACT_ERROR) as usize;
         }
         cqes += s.cqes.len();
         let mut b = bench(seed);
@@ -55,7 +59,7 @@ fn random_responses_match_the_model() {
         b.push(s);
         b.run(400_000);
     }
-    for v in COMP_DROP..=COMP_NOT_HANDLED {
+    for v in COMP_DROP..=COMP_RD_RESP {
         let min = if v == COMP_DROP { 0 } else { 20 };
         assert!(verdicts[v as usize] >= min, "verdict {v} seen {} times: {verdicts:?}", verdicts[v as usize]);
     }
@@ -63,14 +67,32 @@ fn random_responses_match_the_model() {
         assert!(actions[a as usize] >= 20, "action {a} seen {} times: {actions:?}", actions[a as usize]);
     }
     assert!(implied >= 20 && cqes >= 500, "implied NAKs {implied}, CQEs {cqes}");
+    assert!(
+        stale >= 5 && placed >= 40 && bad_resp >= 20,
+        "READ responses: {stale} stale, {placed} placed, {bad_resp} bad"
+    );
 }
 
 /// The cycles from a packet taken to its record, nothing stalled: no walk,
 /// or the first HEAD plus a POP and HEAD per completed WQE (a walk ending
-/// at a WQE's last PSN stops after its POP).
+/// at a WQE's last PSN stops after its POP). A READ response or atomic
+/// ACK walks through PSN - 1 and HEADs its WQE (`COMP_WQE_CYCLES` per
+/// WQE completed before it), then its checks (`COMP_CHECK_CYCLES`), and
+/// a POP (1 cycle) when it completes its WQE; an implied NAK stops at the
+/// HEAD of the READ/atomic reached.
 fn latency(c: &Case) -> Option<u64> {
     let e = &c.expect;
     let k = e.popped as u64;
+    if e.verdict == COMP_RD_RESP {
+        if e.action == CACT_ERROR {
+            return None;
+        }
+        let last = [BTH_RC_READ_RESP_LAST, BTH_RC_READ_RESP_ONLY, BTH_RC_ATOMIC_ACK].contains(&c.opcode.into());
+        let pop = e.place.is_some() && last;
+        let k = k - pop as u64;
+        let check = if e.implied { 0 } else { COMP_CHECK_CYCLES + pop as u64 };
+        return Some(COMP_LATENCY_NO_WALK + COMP_HEAD_CYCLES + k * COMP_WQE_CYCLES + check);
+    }
     let walks = match e.verdict {
         COMP_ACK => true,
         COMP_RNR | COMP_NAK_SEQ => c.psn != e.una_before,

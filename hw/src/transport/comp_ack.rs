@@ -8,10 +8,15 @@
 //! * the QP's completer is in error (`qps.COMP_ERROR`): dropped;
 //! * PSN not outstanding (not in [`UNA`, `SENT_END`), 24-bit serial):
 //!   a ghost or duplicate, dropped and counted (`COMP_GHOST`);
-//! * a READ response or atomic ACK (PSN outstanding): `COMP_NOT_HANDLED`,
-//!   nothing changed (the data path comes later; the model's AETH/PSN
-//!   part of those, "acknowledge through PSN - 1, then implied NAK unless
-//!   the PSN is UNA", is what that stage will add);
+//! * a READ response or atomic ACK (PSN outstanding): `COMP_RD_RESP`:
+//!   acknowledge through PSN - 1 (an implied NAK if a READ/atomic WQE is
+//!   reached, or if UNA is then not the PSN: go-back-N from UNA), then
+//!   the head WQE's checks ([`CompWalk`]): not a READ (atomic) WQE, a
+//!   wrong length or AETH -> BAD_RESP_ERR and the flush as a fatal NAK's;
+//!   a READ response of a superseded message -> `stale` (dropped,
+//!   counted); else `place` (the record names the WQE, the offset, length
+//!   and lane for `comp_read`), UNA = PSN + 1, and at LAST/ONLY or the
+//!   atomic ACK the WQE completes (POP, CQE);
 //! * a reserved AETH syndrome: dropped and counted as a ghost (`COMP_RESERVED`);
 //! * ACK p: acknowledge through p; RNR NAK p: through p - 1, then an RNR
 //!   wait {psn p, timer} for the retry timer; NAK PSN sequence error p:
@@ -37,7 +42,7 @@
 //! | `m_inf` | out | commands to the `inflight` table (HEAD, POP of QPN mod 2^14) |
 //! | `s_inf` | in | its responses, in command order |
 //! | `m_cqe` | out | CQE requests {cq, wr_id, status, opcode, byte_len, qpn, wqe_index}, in WQE order; from registers |
-//! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`; from registers |
+//! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`; for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
 //!
 //! **One packet at a time; consecutive packets of one QP.** The block takes
 //! a packet only when idle and its previous record is taken, and keeps
@@ -77,7 +82,10 @@ pub const COMP_LATENCY_NO_WALK: u64 = 3;
 pub const COMP_HEAD_CYCLES: u64 = 1 + super::INFLIGHT_LATENCY;
 /// Cycles a walk adds per completed WQE (POP and HEAD commands, the table's latency).
 pub const COMP_WQE_CYCLES: u64 = 2 + super::INFLIGHT_LATENCY;
-const _: () = assert!(COMP_STATE_BITS == 104 && QPS_COMP_LSB == 96 && COMP_NOT_HANDLED < 8 && CACT_ERROR < 4);
+/// Cycles a READ response / atomic ACK adds after the HEAD answer that
+/// names its WQE (`CompWalk`'s three checks).
+pub const COMP_CHECK_CYCLES: u64 = 3;
+const _: () = assert!(COMP_STATE_BITS == 104 && QPS_COMP_LSB == 96 && COMP_RD_RESP < 8 && CACT_ERROR < 4);
 
 const E: usize = INFLIGHT_LOG_ENTRIES;
 const W: usize = INFLIGHT_ENTRY_BITS;
@@ -111,8 +119,10 @@ pub struct CompDecide {
     pub walk: Signal<Out, Bit>,
     pub fatal: Signal<Out, Bit>,
     pub status: Signal<Out, Bits<8>>,
+    pub rd: Signal<Out, Bit>,
     outstanding: Signal<Local, Bit>,
     valid_ack: Signal<Local, Bit>,
+    is_rd: Signal<Local, Bit>,
     kind: Signal<Local, Bits<2>>,
     code: Signal<Local, Bits<5>>,
     kind_tag: TypeTag<Self>,
@@ -125,6 +135,9 @@ impl Logic for CompDecide {
         self.outstanding.next = (self.psn.val() - self.una.val()) < (self.sent_end.val() - self.una.val());
         self.kind.next = (self.syndrome.val() >> AETH_KIND_LSB).get_bits::<2>(0);
         self.code.next = self.syndrome.val().get_bits::<5>(0);
+        self.is_rd.next = ((self.opcode.val() >= BTH_RC_READ_RESP_FIRST)
+            & (self.opcode.val() <= BTH_RC_READ_RESP_ONLY))
+            | (self.opcode.val() == BTH_RC_ATOMIC_ACK);
         self.ack_psn.next = self.psn.val() - 1;
         self.status.next = WCS_REM_OP_ERR.into();
         if self.code.val() == AETH_NAK_INVALID_REQ {
@@ -137,9 +150,10 @@ impl Logic for CompDecide {
             self.verdict.next = COMP_DROP.into();
         } else if !self.outstanding.val() {
             self.verdict.next = COMP_GHOST.into();
-        } else if self.opcode.val() != BTH_RC_ACKNOWLEDGE {
-            self.verdict.next = COMP_NOT_HANDLED.into();
-        } else if self.syndrome.val().get_bit(7) | (self.kind.val() == 2) {
+        } else if self.is_rd.val() {
+            self.verdict.next = COMP_RD_RESP.into();
+        } else if (self.opcode.val() != BTH_RC_ACKNOWLEDGE) | self.syndrome.val().get_bit(7) | (self.kind.val() == 2) {
+            // (not a response opcode: never given by the caller)
             self.verdict.next = COMP_RESERVED.into();
         } else if self.kind.val() == AETH_KIND_ACK {
             self.verdict.next = COMP_ACK.into();
@@ -157,8 +171,12 @@ impl Logic for CompDecide {
             & self.outstanding.val()
             & (self.opcode.val() == BTH_RC_ACKNOWLEDGE)
             & !(self.syndrome.val().get_bit(7) | (self.kind.val() == 2));
-        self.walk.next =
-            self.valid_ack.val() & ((self.kind.val() == AETH_KIND_ACK) | (self.psn.val() != self.una.val()));
+        // a READ response or atomic ACK always walks: through PSN - 1, then
+        // the HEAD of its WQE
+        self.rd.next = !self.error.val() & self.outstanding.val() & self.is_rd.val();
+        self.walk.next = (self.valid_ack.val()
+            & ((self.kind.val() == AETH_KIND_ACK) | (self.psn.val() != self.una.val())))
+            | self.rd.val();
         self.fatal.next =
             self.valid_ack.val() & (self.kind.val() == AETH_KIND_NAK) & (self.code.val() != AETH_NAK_PSN_SEQ);
     }
@@ -192,6 +210,15 @@ pub struct CompDecOut {
     pub write: Signal<Out, Bit>,
     pub wr_mask: Signal<Out, Bits<64>>,
     pub wr_data: Signal<Out, Bits<512>>,
+    pub stale: Signal<Out, Bit>,
+    pub place: Signal<Out, Bit>,
+    pub atomic: Signal<Out, Bit>,
+    pub last: Signal<Out, Bit>,
+    pub wqe_index: Signal<Out, Bits<16>>,
+    pub offset: Signal<Out, Bits<32>>,
+    pub plen: Signal<Out, Bits<16>>,
+    pub lane: Signal<Out, Bits<6>>,
+    pub orig: Signal<Out, Bits<64>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -216,11 +243,14 @@ pub struct CompAck {
     syndrome: Reg<Bits<8>>,
     sent_end: Reg<Bits<24>>,
     cq: Reg<Bits<24>>,
+    pmtu: Reg<Bits<3>>,
+    plen: Reg<Bits<16>>,
+    lane: Reg<Bits<6>>,
+    orig: Reg<Bits<64>>,
     init: Reg<Bit>,
     verdict: Reg<Bits<COMP_VERDICT_BITS>>,
     // ---- the completer's state the walk does not change
     retry_psn: Reg<Bits<24>>,
-    in_read: Reg<Bit>,
     error: Reg<Bit>,
     retries: Reg<Bits<3>>,
     rnr_retries: Reg<Bits<3>>,
@@ -266,10 +296,13 @@ impl Logic for CompAck {
             syndrome,
             sent_end,
             cq,
+            pmtu,
+            plen,
+            lane,
+            orig,
             init,
             verdict,
             retry_psn,
-            in_read,
             error,
             retries,
             rnr_retries,
@@ -304,6 +337,17 @@ impl Logic for CompAck {
         self.m_dec.write.next = self.o_write.q.val();
         self.m_dec.wr_mask.next = COMP_WR_MASK.into();
         self.m_dec.wr_data.next = bit_cast::<512, COMP_STATE_BITS>(self.o_st.q.val()) << QPS_COMP_LSB;
+        self.m_dec.stale.next = self.walk.stale.val();
+        self.m_dec.place.next = self.walk.place.val();
+        self.m_dec.atomic.next = self.opcode.q.val() == BTH_RC_ATOMIC_ACK;
+        self.m_dec.last.next = (self.opcode.q.val() == BTH_RC_READ_RESP_LAST)
+            | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY)
+            | (self.opcode.q.val() == BTH_RC_ATOMIC_ACK);
+        self.m_dec.wqe_index.next = self.walk.ent_index.val();
+        self.m_dec.offset.next = self.walk.offset.val();
+        self.m_dec.plen.next = self.plen.q.val();
+        self.m_dec.lane.next = self.lane.q.val();
+        self.m_dec.orig.next = self.orig.q.val();
         self.m_dec.valid.next = self.o_valid.q.val();
         if self.m_dec.ready.val() {
             self.o_valid.d.next = false;
@@ -339,9 +383,12 @@ impl Logic for CompAck {
             self.opcode.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_OPCODE);
             self.syndrome.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_AETH_SYNDROME);
             self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
+            self.pmtu.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_PMTU);
+            self.plen.d.next = self.s_pkt.hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN);
+            self.lane.d.next = self.s_pkt.hdr.val().get_bits::<6>(RXF_PAYLOAD_LANE);
+            self.orig.d.next = self.s_pkt.hdr.val().get_bits::<64>(RXF_ATOMIC_ORIG);
             self.init.d.next = !(self.in_st.val() >> QPSC_STARTED).get_bit(0);
             self.retry_psn.d.next = (self.start_st.val() >> QPSC_RETRY_PSN).get_bits::<24>(0);
-            self.in_read.d.next = (self.start_st.val() >> QPSC_IN_READ).get_bit(0);
             self.error.d.next = (self.start_st.val() >> QPSC_ERROR).get_bit(0);
             self.retries.d.next = (self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0);
             self.rnr_retries.d.next = (self.start_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0);
@@ -364,6 +411,23 @@ impl Logic for CompAck {
         self.walk.fatal.next = self.dec.fatal.val();
         self.walk.ack_psn.next = self.dec.ack_psn.val();
         self.walk.nak_status.next = self.dec.status.val();
+        self.walk.rd.next = self.dec.rd.val();
+        self.walk.rd_atomic.next = self.opcode.q.val() == BTH_RC_ATOMIC_ACK;
+        self.walk.rd_first.next =
+            (self.opcode.q.val() == BTH_RC_READ_RESP_FIRST) | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY);
+        // (each from registers in its own statement: no path through the
+        // parent's main block, which reads `walk.done`)
+        self.walk.rd_last.next = (self.opcode.q.val() == BTH_RC_READ_RESP_LAST)
+            | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY)
+            | (self.opcode.q.val() == BTH_RC_ATOMIC_ACK);
+        // the AETH an ACK (FIRST, LAST, ONLY, atomic ACK; MIDDLE has none:
+        // the parser's layout follows the opcode)
+        self.walk.rd_aeth_ok.next = (self.opcode.q.val() == BTH_RC_READ_RESP_MIDDLE)
+            | (!self.syndrome.q.val().get_bit(7)
+                & (self.syndrome.q.val().get_bits::<2>(AETH_KIND_POS) == AETH_KIND_ACK));
+        self.walk.psn.next = self.psn.q.val();
+        self.walk.plen.next = self.plen.q.val();
+        self.walk.pmtu.next = self.pmtu.q.val();
         if self.state.q.val() == CompState::Decide {
             self.verdict.d.next = self.dec.verdict.val();
             self.state.d.next = CompState::Walk;
@@ -382,7 +446,7 @@ impl Logic for CompAck {
         self.one.next = true;
         self.all24.next = 0xff_ffff.into();
         self.new_st.next = bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_STARTED
-            | bit_cast::<COMP_STATE_BITS, 1>(self.in_read.q.val().into()) << QPSC_IN_READ
+            | bit_cast::<COMP_STATE_BITS, 1>(self.walk.in_read.val().into()) << QPSC_IN_READ
             | bit_cast::<COMP_STATE_BITS, 1>(self.walk.retry_valid.val().into()) << QPSC_RETRY_VALID
             | bit_cast::<COMP_STATE_BITS, 3>(self.retries.q.val()) << QPSC_RETRIES
             | bit_cast::<COMP_STATE_BITS, 1>(self.error.q.val().into()) << QPSC_ERROR
@@ -393,10 +457,10 @@ impl Logic for CompAck {
             | bit_cast::<COMP_STATE_BITS, 24>(self.retry_psn.q.val()) << QPSC_RETRY_PSN
             | bit_cast::<COMP_STATE_BITS, 16>(self.walk.head_wqe.val()) << QPSC_HEAD_WQE;
         self.fin_resend.next = (self.walk.implied.val() | (self.verdict.q.val() == COMP_NAK_SEQ))
-            & (self.verdict.q.val() != COMP_NAK_FATAL)
+            & !self.walk.fatal_out.val()
             & !(self.walk.retry_valid.val() & (self.retry_psn.q.val() == self.resend_psn.val()));
         self.fin_st.next = self.new_st.val();
-        if self.verdict.q.val() == COMP_NAK_FATAL {
+        if self.walk.fatal_out.val() {
             self.fin_st.next =
                 self.new_st.val() | (bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_ERROR);
         } else if self.fin_resend.val() {
@@ -405,10 +469,15 @@ impl Logic for CompAck {
                 & !(bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_IN_READ))
                 | (bit_cast::<COMP_STATE_BITS, 24>(self.resend_psn.val()) << QPSC_RETRY_PSN)
                 | (bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_RETRY_VALID);
+        } else if (self.verdict.q.val() == COMP_RNR) & !self.walk.implied.val() {
+            // the RNR wait ends in a resend from the NAK's PSN (or the QP's
+            // error): a READ in progress is superseded, as the model's
+            // `resend_from` when the timer fires
+            self.fin_st.next =
+                self.new_st.val() & !(bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_IN_READ);
         }
         // written when the state may have changed, or on the QP's first use
-        self.fin_write.next =
-            self.init.q.val() | ((self.verdict.q.val() >= COMP_ACK) & (self.verdict.q.val() <= COMP_NAK_FATAL));
+        self.fin_write.next = self.init.q.val() | (self.verdict.q.val() >= COMP_ACK);
         if self.state.q.val() == CompState::Finish {
             self.state.d.next = CompState::Idle;
             self.o_valid.d.next = true;
@@ -418,7 +487,7 @@ impl Logic for CompAck {
             self.o_action_psn.d.next = self.psn.q.val();
             self.o_timer.d.next = self.syndrome.q.val().get_bits::<5>(0);
             self.o_status.d.next = self.walk.nak_status_q.val();
-            if self.verdict.q.val() == COMP_NAK_FATAL {
+            if self.walk.fatal_out.val() {
                 self.o_action.d.next = CACT_ERROR.into();
             } else if (self.verdict.q.val() == COMP_RNR) & !self.walk.implied.val() {
                 self.o_action.d.next = CACT_RNR_WAIT.into();

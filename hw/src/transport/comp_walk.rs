@@ -2,7 +2,19 @@
 //! `inflight` list for one packet (HEAD, then POP per completed WQE) and
 //! writes the CQEs, holding the part of the completer's state a walk
 //! changes: UNA, the head WQE (`HEAD_FIRST`, `HEAD_WQE`), `RETRY_VALID`,
-//! `RD_DONE`, and the walk's `implied` flag.
+//! `RD_DONE`, `IN_READ_RESP`, and the walk's `implied` flag.
+//!
+//! For a READ response or atomic ACK (`rd` with `start`) the walk goes
+//! through PSN - 1 as a NAK's and then needs the head WQE the response
+//! belongs to: the HEAD answer that ends the acknowledging part is kept
+//! (`ent_q`) and checked in three more cycles (`Check1..3`: the offset
+//! `(PSN - FIRST_PSN) << log2(PMTU)` and UNA = PSN, the remainder, the
+//! decision): UNA != PSN -> `implied`; not a READ (atomic) WQE, or a wrong
+//! length or AETH -> BAD_RESP_ERR and the flush (`fatal_out`); a READ
+//! response FIRST/ONLY against `IN_READ_RESP` set (MIDDLE/LAST against it
+//! clear) -> `stale`; else `place` with UNA = PSN + 1, `IN_READ_RESP` =
+//! FIRST/MIDDLE, and at LAST/ONLY or the atomic ACK the POP with its CQE
+//! (from `ent_q`).
 //!
 //! Ports (inside `CompAck`):
 //!
@@ -10,6 +22,8 @@
 //! |---|---|---|
 //! | `load`, `load_st` | in | the parent captured a packet: take UNA, HEAD_FIRST, HEAD_WQE, RETRY_VALID, RD_DONE from the completer's state word `load_st` |
 //! | `start` with `head`, `fatal`, `ack_psn`, `nak_status` | in | the parent's decision: walk from HEAD acknowledging through `ack_psn` (`head`), then flush if `fatal` (a fatal NAK completing with `nak_status`) |
+//! | `rd`, `rd_atomic`, `rd_first`, `rd_last`, `rd_aeth_ok`, `psn`, `plen`, `pmtu` | in | a READ response (`rd_first`: FIRST/ONLY, `rd_last`: LAST/ONLY) or atomic ACK (`rd_atomic`, `rd_last`), its AETH is an ACK or absent as its opcode wants, its PSN, payload length and the QP's PMTU code; held by the parent during the walk |
+//! | `stale`, `place`, `fatal_out`, `in_read`, `offset`, `ent_index` | out | the READ response's outcome (registers): dropped as stale, to be placed at `offset` in WQE `ent_index` (SQ index); a fatal flush; the new `IN_READ_RESP` |
 //! | `done` | out | the walk ends this cycle (combinational; with `start` when there is nothing to walk) |
 //! | `una`, `head_first`, `head_wqe`, `retry_valid`, `rd_done`, `implied`, `nak_status_q` | out | the state after the walk, from registers |
 //! | `m_inf`, `s_inf`, `m_cqe` | out/in/out | the parent's ports (linked) |
@@ -47,6 +61,12 @@ pub enum WalkState {
     Command,
     /// Waiting for the answer to the last HEAD (or, in a flush, POP).
     Wait,
+    /// A READ response's checks: offset and UNA = PSN, kind.
+    Check1,
+    /// The remainder of the WQE from the offset.
+    Check2,
+    /// The decision.
+    Check3,
 }
 
 #[derive(LogicBlock, Default)]
@@ -62,6 +82,20 @@ pub struct CompWalk {
     pub fatal: Signal<In, Bit>,
     pub ack_psn: Signal<In, Bits<24>>,
     pub nak_status: Signal<In, Bits<8>>,
+    pub rd: Signal<In, Bit>,
+    pub rd_atomic: Signal<In, Bit>,
+    pub rd_first: Signal<In, Bit>,
+    pub rd_last: Signal<In, Bit>,
+    pub rd_aeth_ok: Signal<In, Bit>,
+    pub psn: Signal<In, Bits<24>>,
+    pub plen: Signal<In, Bits<16>>,
+    pub pmtu: Signal<In, Bits<3>>,
+    pub stale: Signal<Out, Bit>,
+    pub place: Signal<Out, Bit>,
+    pub fatal_out: Signal<Out, Bit>,
+    pub in_read: Signal<Out, Bit>,
+    pub offset: Signal<Out, Bits<32>>,
+    pub ent_index: Signal<Out, Bits<16>>,
     pub done: Signal<Out, Bit>,
     pub una: Signal<Out, Bits<24>>,
     pub head_first: Signal<Out, Bits<24>>,
@@ -83,6 +117,15 @@ pub struct CompWalk {
     head_wqe_q: Reg<Bits<16>>,
     retry_valid_q: Reg<Bit>,
     rd_done_q: Reg<Bits<5>>,
+    in_read_q: Reg<Bit>,
+    rd_q: Reg<Bit>,
+    stale_q: Reg<Bit>,
+    place_q: Reg<Bit>,
+    ent_q: Reg<Bits<W>>,
+    offset_q: Reg<Bits<32>>,
+    rem_q: Reg<Bits<32>>,
+    una_bad: Reg<Bit>,
+    kind_bad: Reg<Bit>,
     flush: Reg<Bit>,
     flush_first: Reg<Bit>,
     implied_q: Reg<Bit>,
@@ -105,6 +148,16 @@ pub struct CompWalk {
     e_kind: Signal<Local, Bits<4>>,
     e_rd: Signal<Local, Bit>,
     e_op: Signal<Local, Bits<8>>,
+    k_first: Signal<Local, Bits<24>>,
+    k_last: Signal<Local, Bits<24>>,
+    k_kind: Signal<Local, Bits<4>>,
+    k_index: Signal<Local, Bits<16>>,
+    k_delta: Signal<Local, Bits<32>>,
+    k_diff: Signal<Local, Bits<33>>,
+    k_pmtu: Signal<Local, Bits<32>>,
+    k_len_ok: Signal<Local, Bit>,
+    check: Signal<Local, Bit>,
+    rd_cqe: Signal<Local, Bit>,
     r_take: Signal<Local, Bit>,
     answer: Signal<Local, Bit>,
     is_fatal: Signal<Local, Bit>,
@@ -132,6 +185,15 @@ impl Logic for CompWalk {
             head_wqe_q,
             retry_valid_q,
             rd_done_q,
+            in_read_q,
+            rd_q,
+            stale_q,
+            place_q,
+            ent_q,
+            offset_q,
+            rem_q,
+            una_bad,
+            kind_bad,
             flush,
             flush_first,
             implied_q,
@@ -156,6 +218,12 @@ impl Logic for CompWalk {
         self.rd_done.next = self.rd_done_q.q.val();
         self.implied.next = self.implied_q.q.val();
         self.nak_status_q.next = self.status_q.q.val();
+        self.stale.next = self.stale_q.q.val();
+        self.place.next = self.place_q.q.val();
+        self.fatal_out.next = self.fatal_q.q.val();
+        self.in_read.next = self.in_read_q.q.val();
+        self.offset.next = self.offset_q.q.val();
+        self.ent_index.next = (self.ent_q.q.val() >> ENT_WQE_INDEX).get_bits::<16>(0);
         self.m_inf.op.next = self.cmd_op.q.val();
         self.m_inf.qpn.next = self.qpn.val().get_bits::<INFLIGHT_QPN_BITS>(0);
         self.m_inf.index.next = 0.into();
@@ -212,6 +280,8 @@ impl Logic for CompWalk {
         self.flush_more.next = false;
         self.walk_end.next = false;
         self.advance.next = false;
+        self.check.next = false;
+        self.rd_cqe.next = false;
         if self.start.val() {
             self.is_fatal.next = self.fatal.val();
             self.step_head.next = self.head.val();
@@ -234,22 +304,138 @@ impl Logic for CompWalk {
             // HEAD's answer against the PSN acknowledged through
             self.walk_end.next = true;
             if self.s_inf.empty.val() | (self.ack_psn_q.q.val() - self.e_first.val()).get_bit(23) {
-                // nothing (more) to acknowledge
+                // nothing (more) to acknowledge; a READ response's WQE
+                self.check.next = self.rd_q.q.val() & !self.s_inf.empty.val();
+                self.walk_end.next = !self.check.val();
             } else if self.e_rd.val() {
                 // a READ/atomic reached: implied NAK
                 self.implied_q.d.next = true;
             } else if (self.ack_psn_q.q.val() - self.e_last.val()).get_bit(23) {
-                // the PSN lies inside this WQE
+                // the PSN lies inside this WQE (a READ response's WQE)
                 self.una_q.d.next = self.ack_psn_q.q.val() + 1;
                 self.retry_valid_q.d.next = false;
+                self.check.next = self.rd_q.q.val();
+                self.walk_end.next = !self.rd_q.q.val();
             } else {
                 // the WQE completes: POP, a CQE if signaled
                 self.walk_end.next = false;
                 self.step_pop.next = true;
                 self.advance.next = true;
                 self.retry_valid_q.d.next = false;
-                self.walk_more.d.next = self.e_last.val() != self.ack_psn_q.q.val();
+                self.walk_more.d.next = (self.e_last.val() != self.ack_psn_q.q.val()) | self.rd_q.q.val();
             }
+        }
+        // ---- a READ response / atomic ACK: its WQE's checks (module doc)
+        self.k_first.next = (self.ent_q.q.val() >> ENT_FIRST_PSN).get_bits::<24>(0);
+        self.k_last.next = (self.ent_q.q.val() >> ENT_LAST_PSN).get_bits::<24>(0);
+        self.k_kind.next = (self.ent_q.q.val() >> ENT_KIND).get_bits::<4>(0);
+        self.k_index.next = (self.ent_q.q.val() >> ENT_WQE_INDEX).get_bits::<16>(0);
+        self.k_delta.next = bit_cast::<32, 24>(self.psn.val() - self.k_first.val());
+        self.k_pmtu.next = 4096.into();
+        if self.pmtu.val() == MTU_256 {
+            self.k_pmtu.next = 256.into();
+        } else if self.pmtu.val() == MTU_512 {
+            self.k_pmtu.next = 512.into();
+        } else if self.pmtu.val() == MTU_1024 {
+            self.k_pmtu.next = 1024.into();
+        } else if self.pmtu.val() == MTU_2048 {
+            self.k_pmtu.next = 2048.into();
+        }
+        // (`walk_end` and `state` are written in separate statements: the
+        // emitter's `always_comb` groups stay free of loops)
+        if self.check.val() {
+            self.ent_q.d.next = self.s_inf.data.val();
+            self.state.d.next = WalkState::Check1;
+        }
+        if self.state.q.val() == WalkState::Check1 {
+            // the offset: (PSN - FIRST_PSN) << log2(PMTU), one of five shifts
+            self.offset_q.d.next = self.k_delta.val() << 12;
+            if self.pmtu.val() == MTU_256 {
+                self.offset_q.d.next = self.k_delta.val() << 8;
+            } else if self.pmtu.val() == MTU_512 {
+                self.offset_q.d.next = self.k_delta.val() << 9;
+            } else if self.pmtu.val() == MTU_1024 {
+                self.offset_q.d.next = self.k_delta.val() << 10;
+            } else if self.pmtu.val() == MTU_2048 {
+                self.offset_q.d.next = self.k_delta.val() << 11;
+            }
+            self.una_bad.d.next = self.una_q.q.val() != self.psn.val();
+            self.kind_bad.d.next = self.k_kind.val() != SOP_RDMA_READ;
+            if self.rd_atomic.val() {
+                self.kind_bad.d.next = (self.k_kind.val() != SOP_CMP_SWAP) & (self.k_kind.val() != SOP_FETCH_ADD);
+            }
+            self.state.d.next = WalkState::Check2;
+        }
+        // the remainder of the message (0 past its end)
+        self.k_diff.next = bit_cast::<33, 32>((self.ent_q.q.val() >> ENT_LEN).get_bits::<32>(0))
+            - bit_cast::<33, 32>(self.offset_q.q.val());
+        if self.state.q.val() == WalkState::Check2 {
+            self.rem_q.d.next = self.k_diff.val().get_bits::<32>(0);
+            if self.k_diff.val().get_bit(32) {
+                self.rem_q.d.next = 0.into();
+            }
+            self.state.d.next = WalkState::Check3;
+        }
+        // FIRST/MIDDLE: a full PMTU with more after it; LAST/ONLY: the rest
+        self.k_len_ok.next =
+            (bit_cast::<32, 16>(self.plen.val()) == self.k_pmtu.val()) & (self.rem_q.q.val() > self.k_pmtu.val());
+        if self.rd_last.val() {
+            self.k_len_ok.next = bit_cast::<32, 16>(self.plen.val()) == self.rem_q.q.val();
+        }
+        if (self.state.q.val() == WalkState::Check3) & !self.cqe_valid.q.val() {
+            self.walk_end.next = true;
+            if self.una_bad.q.val() {
+                // responses were lost: implied NAK
+                self.implied_q.d.next = true;
+            } else if self.kind_bad.q.val()
+                | (!self.rd_atomic.val()
+                    & (self.rd_first.val() != self.in_read_q.q.val())
+                    & !(self.k_len_ok.val() & self.rd_aeth_ok.val()))
+                | (self.rd_atomic.val() & !self.rd_aeth_ok.val())
+            {
+                // not its WQE's kind, or a bad length or AETH: BAD_RESP_ERR
+                self.is_fatal.next = true;
+                self.fatal_q.d.next = true;
+                self.status_q.d.next = WCS_BAD_RESP_ERR.into();
+            } else if !self.rd_atomic.val() & (self.rd_first.val() == self.in_read_q.q.val()) {
+                // a response of a message superseded by a resend
+                self.stale_q.d.next = true;
+            } else {
+                self.place_q.d.next = true;
+                self.una_q.d.next = self.psn.val() + 1;
+                self.retry_valid_q.d.next = false;
+                if !self.rd_atomic.val() {
+                    self.in_read_q.d.next = !self.rd_last.val();
+                }
+                if self.rd_last.val() {
+                    // the WQE completes: POP, a CQE if signaled
+                    self.walk_end.next = false;
+                    self.step_pop.next = true;
+                    self.walk_more.d.next = false;
+                    self.una_q.d.next = self.k_last.val() + 1;
+                    self.head_first_q.d.next = self.k_last.val() + 1;
+                    self.head_wqe_q.d.next = self.k_index.val() + 1;
+                    self.rd_done_q.d.next = self.rd_done_q.q.val() + 1;
+                    self.rd_cqe.next = true;
+                }
+            }
+        }
+        // the READ/atomic CQE (a statement of its own: the CQE registers are
+        // written with `state` by the reset, and `walk_end` must not join them)
+        if self.rd_cqe.val() {
+            self.cqe_valid.d.next = (self.ent_q.q.val() >> ENT_SIGNALED).get_bit(0);
+            self.cqe_status.d.next = WCS_SUCCESS.into();
+            self.cqe_wr_id.d.next = (self.ent_q.q.val() >> ENT_WR_ID).get_bits::<64>(0);
+            self.cqe_opcode.d.next = WCO_RDMA_READ.into();
+            if self.k_kind.val() == SOP_CMP_SWAP {
+                self.cqe_opcode.d.next = WCO_COMP_SWAP.into();
+            } else if self.k_kind.val() == SOP_FETCH_ADD {
+                self.cqe_opcode.d.next = WCO_FETCH_ADD.into();
+            }
+            self.cqe_len.d.next = (self.ent_q.q.val() >> ENT_LEN).get_bits::<32>(0);
+            self.cqe_index.d.next = self.k_index.val();
+            self.cqe_cq.d.next = self.cq.val();
+            self.cqe_qpn.d.next = self.qpn.val();
         }
         self.step_flush.next = self.flush_more.val() | (self.walk_end.val() & self.is_fatal.val());
         self.done.next = (self.walk_end.val() & !self.is_fatal.val())
@@ -311,8 +497,17 @@ impl Logic for CompWalk {
         }
         if self.start.val() {
             self.implied_q.d.next = false;
+            self.stale_q.d.next = false;
+            self.place_q.d.next = false;
+            self.rd_q.d.next = self.rd.val();
             self.fatal_q.d.next = self.fatal.val();
             self.ack_psn_q.d.next = self.ack_psn.val();
+            if self.rd.val() & (self.psn.val() == self.una_q.q.val()) {
+                // a READ response at UNA acknowledges nothing (the model's
+                // "PSN - 1 before UNA"), even when UNA is inside the head
+                // WQE: the HEAD answer is its WQE
+                self.ack_psn_q.d.next = self.head_first_q.q.val() - 1;
+            }
             self.status_q.d.next = self.nak_status.val();
         }
         if self.load.val() {
@@ -321,6 +516,7 @@ impl Logic for CompWalk {
             self.head_wqe_q.d.next = (self.load_st.val() >> QPSC_HEAD_WQE).get_bits::<16>(0);
             self.retry_valid_q.d.next = (self.load_st.val() >> QPSC_RETRY_VALID).get_bit(0);
             self.rd_done_q.d.next = (self.load_st.val() >> QPSC_RD_DONE).get_bits::<5>(0);
+            self.in_read_q.d.next = (self.load_st.val() >> QPSC_IN_READ).get_bit(0);
         }
         if self.reset.val() {
             self.state.d.next = WalkState::Idle;
