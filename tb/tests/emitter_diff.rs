@@ -166,6 +166,13 @@ fn diff_detects_a_mismatch() {
 /// named; equal sets pass.
 #[test]
 fn port_set_differences_are_named() {
+    // `host_if`'s rust-hdl block (two caches, `MrXlate`) is built on the
+    // stack: more than a test thread's 2 MiB, as the cases below need
+    let t = std::thread::Builder::new().stack_size(256 << 20).spawn(port_set_differences_body).unwrap();
+    t.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
+fn port_set_differences_body() {
     let mut blk = rnic_sim::rhdl::host_if::Block::default();
     blk.connect_all();
     let rh = diff::rhdl_ports(&blk);
