@@ -374,14 +374,31 @@ def main():
                 r.update(ok=False, error=err)
         return name, r, how
 
-    # children first: a design runs once every design it black-boxes is done
+    # children first: a design runs once every design it black-boxes is done.
+    # Of the designs ready, the one heading the longest chain of work runs
+    # first, and a design is handed to the pool only when a worker is free:
+    # handing out every ready design at once left host_if, which waits for its
+    # caches, queued behind the small designs, alone on one core at the end.
+    # A design's own work is estimated by its Verilog's length less that of
+    # the catalog designs it contains (which run on their own).
+    def own_cost(name):
+        return max(1, len(catalog[name].text) - sum(len(catalog[c].text) for c in cands[name]))
+
+    parents = {n: [p for p in cands if n in cands[p]] for n in cands}
+    chain = {}
+
+    def chain_cost(name):
+        if name not in chain:
+            chain[name] = own_cost(name) + max((chain_cost(p) for p in parents[name]), default=0)
+        return chain[name]
+
     pending = dict(cands)
-    jobs = int(os.environ.get("SYNTH_JOBS", "2"))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    jobs = max(1, int(os.environ.get("SYNTH_JOBS", "2")))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
         running = {}
         while pending or running:
-            ready = [n for n in sorted(pending) if all(c in results for c in cands[n])]
-            for n in ready:
+            ready = sorted((n for n in pending if all(c in results for c in cands[n])), key=lambda n: (-chain_cost(n), n))
+            for n in ready[: jobs - len(running)]:
                 running[pool.submit(run, n)] = n
                 del pending[n]
             if not running:
