@@ -29,10 +29,10 @@
 //! merges its requests with WRITE's into one translation port.
 
 use crate::axis::AxisIn;
+use crate::consts::*;
 use crate::host::RdCmdOut;
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
-use crate::consts::*;
 use rnic_contract::layouts::recv_wqe;
 use rust_hdl::prelude::*;
 

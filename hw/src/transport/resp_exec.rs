@@ -318,12 +318,66 @@ impl Logic for RespExec {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, in_ready, r_qpn, r_psn, r_ack, r_syndrome, r_aeth_psn, r_aeth_msn, r_msn_before, r_write,
-            r_mask, r_data, r_place, r_lane, r_dest_qpn, r_pkey, r_path, r_send, r_walk, r_recv_done, r_offset,
-            r_cqe_len, r_index, r_imm, r_imm_valid, r_cq, x_valid, x_key, x_pd, x_va, x_len, x_access, x_id,
-            head_pend, h_va, h_len, answering, left, fail, wcount, pend, draining, out_wait, owed, owed_z, pkt_valid,
-            pkt_drop, ack_valid, ack_psn, ack_kind, ack_code, ack_msn, qw_valid, qw_data, cqe_valid, cqe_status,
-            cqe_opcode, cqe_len, cqe_with_imm
+            self,
+            clock,
+            in_ready,
+            r_qpn,
+            r_psn,
+            r_ack,
+            r_syndrome,
+            r_aeth_psn,
+            r_aeth_msn,
+            r_msn_before,
+            r_write,
+            r_mask,
+            r_data,
+            r_place,
+            r_lane,
+            r_dest_qpn,
+            r_pkey,
+            r_path,
+            r_send,
+            r_walk,
+            r_recv_done,
+            r_offset,
+            r_cqe_len,
+            r_index,
+            r_imm,
+            r_imm_valid,
+            r_cq,
+            x_valid,
+            x_key,
+            x_pd,
+            x_va,
+            x_len,
+            x_access,
+            x_id,
+            head_pend,
+            h_va,
+            h_len,
+            answering,
+            left,
+            fail,
+            wcount,
+            pend,
+            draining,
+            out_wait,
+            owed,
+            owed_z,
+            pkt_valid,
+            pkt_drop,
+            ack_valid,
+            ack_psn,
+            ack_kind,
+            ack_code,
+            ack_msn,
+            qw_valid,
+            qw_data,
+            cqe_valid,
+            cqe_status,
+            cqe_opcode,
+            cqe_len,
+            cqe_with_imm
         );
         clock!(self, clock, hold, walk);
         self.hold.reset.next = self.reset.val();
@@ -334,8 +388,8 @@ impl Logic for RespExec {
         self.take.next = self.s_dec.valid.val() & self.in_ready.q.val();
         self.chk.next = self.s_dec.key_check.val() & self.s_dec.len.val().any();
         self.is_send.next = self.s_dec.verdict.val() == RESP_EXEC_SEND;
-        self.place.next = ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) | self.is_send.val())
-            & self.s_side.plen.val().any();
+        self.place.next =
+            ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) | self.is_send.val()) & self.s_side.plen.val().any();
         self.use_walk.next =
             self.is_send.val() | ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) & self.s_dec.recv_done.val());
         if self.take.val() {
@@ -546,7 +600,8 @@ impl Logic for RespExec {
             self.qw_data.d.next = self.r_data.q.val();
             if self.r_send.q.val() {
                 // where the next packet of the message continues
-                self.qw_data.d.next = (self.r_data.q.val() ^ (bit_cast::<512, 32>(self.sge_off.val()) << QPS_SGE_OFFSET_SHIFT))
+                self.qw_data.d.next = (self.r_data.q.val()
+                    ^ (bit_cast::<512, 32>(self.sge_off.val()) << QPS_SGE_OFFSET_SHIFT))
                     .replace_bit(QPS_RECV_SGE_POS, self.walk.pos_sge.val().get_bit(0))
                     .replace_bit(QPS_RECV_SGE_POS + 1, self.walk.pos_sge.val().get_bit(1));
             }
