@@ -21,7 +21,7 @@
 //! | `s_done` (`PktDoneIn`) | in | `PayloadScatter::m_done`: a placed packet's payload is written; always taken (`ready` constant) |
 //! | `m_ack` (`AckReqOut`) | out | to `AckGen::s_ack`: the record's ACK/NAK, or the NAK of a failure here; registers ANDed with "every placed packet written" |
 //! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); gated as `m_ack` |
-//! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}: a SEND's with `RECV_SGE`/`RECV_SGE_OFFSET` replaced; `IN_PROGRESS` = ERROR after a failure; from registers |
+//! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}, one per record (`mask` 0 when nothing is written: `rx_lookup`'s write-back, which retires the packet from its hazard check): a SEND's with `RECV_SGE`/`RECV_SGE_OFFSET` replaced; `IN_PROGRESS` = ERROR after a failure; from registers |
 //!
 //! **What a record does.** `chk` = `key_check` and `len` > 0 (a zero-length
 //! WRITE needs no key, as the model); `place` = verdict
@@ -278,6 +278,7 @@ pub struct RespExec {
     ack_code: Reg<Bits<5>>,
     ack_msn: Reg<Bits<24>>,
     qw_valid: Reg<Bit>,
+    qw_mask: Reg<Bits<64>>,
     qw_data: Reg<Bits<512>>,
     cqe_valid: Reg<Bit>,
     cqe_status: Reg<Bits<8>>,
@@ -372,6 +373,7 @@ impl Logic for RespExec {
             ack_code,
             ack_msn,
             qw_valid,
+            qw_mask,
             qw_data,
             cqe_valid,
             cqe_status,
@@ -596,7 +598,13 @@ impl Logic for RespExec {
             self.ack_kind.d.next = self.r_syndrome.q.val().get_bits::<2>(AETH_KIND_POS);
             self.ack_code.d.next = self.r_syndrome.q.val().get_bits::<5>(0);
             self.ack_msn.d.next = self.r_aeth_msn.q.val();
-            self.qw_valid.d.next = self.r_write.q.val() | self.err.val();
+            // one item per record, in order, also when nothing is written
+            // (mask 0): `rx_lookup` retires the packet from its hazard check by it
+            self.qw_valid.d.next = true;
+            self.qw_mask.d.next = 0.into();
+            if self.r_write.q.val() | self.err.val() {
+                self.qw_mask.d.next = self.r_mask.q.val();
+            }
             self.qw_data.d.next = self.r_data.q.val();
             if self.r_send.q.val() {
                 // where the next packet of the message continues
@@ -674,7 +682,7 @@ impl Logic for RespExec {
         self.m_cqe.with_imm.next = self.cqe_with_imm.q.val();
         self.m_cqe.valid.next = self.cqe_go.val();
         self.m_qps.qpn.next = self.r_qpn.q.val();
-        self.m_qps.mask.next = self.r_mask.q.val();
+        self.m_qps.mask.next = self.qw_mask.q.val();
         self.m_qps.data.next = self.qw_data.q.val();
         self.m_qps.valid.next = self.qw_valid.q.val();
 
