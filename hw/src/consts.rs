@@ -7,7 +7,7 @@
 //! the RTL follows on the next build.
 
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, SendOpcode, WcOpcode, WcStatus};
-use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, qps, send_wqe, sge};
+use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, qps, recv_wqe, send_wqe, sge};
 use rnic_contract::mr::{Access, MrError, MTT_PER_LINE};
 use rnic_contract::regs;
 
@@ -431,9 +431,38 @@ rtl_consts! {
     RESP_NAK_INV: u64 = 10;
     RESP_RNR: u64 = 11;
     /// `resp_exec`'s translation request ids: the head (the payload, or the
-    /// first byte), the tail (the last byte of a checked range).
+    /// first byte), the tail (the last byte of a checked range), a SEND's
+    /// SGE piece before its last (the last one is the head).
     RESP_XID_HEAD: u64 = 0;
     RESP_XID_TAIL: u64 = 1;
+    RESP_XID_SGE: u64 = 2;
+    // ---- resp_exec's RECV path (recv_walk.rs): the RQ entry (`layouts::recv_wqe`)
+    /// Bytes of an RQ entry, its log2, the SGE limit.
+    RW_BYTES: u64 = recv_wqe::SIZE;
+    RW_SHIFT: u64 = recv_wqe::SIZE.trailing_zeros();
+    RW_MAX_SGE: u64 = recv_wqe::MAX_SGE;
+    /// Fields of an RQ entry (bit positions in its 512-bit beat).
+    RW_WR_ID: usize = recv_wqe::WR_ID.pos();
+    RW_NUM_SGE: usize = recv_wqe::NUM_SGE.pos();
+    RW_ADDR0: usize = recv_wqe::sge_range(0).start * 8 + sge::ADDR.pos();
+    RW_ADDR1: usize = recv_wqe::sge_range(1).start * 8 + sge::ADDR.pos();
+    RW_ADDR2: usize = recv_wqe::sge_range(2).start * 8 + sge::ADDR.pos();
+    RW_LEN0: usize = recv_wqe::sge_range(0).start * 8 + sge::LEN.pos();
+    RW_LEN1: usize = recv_wqe::sge_range(1).start * 8 + sge::LEN.pos();
+    RW_LEN2: usize = recv_wqe::sge_range(2).start * 8 + sge::LEN.pos();
+    RW_KEY0: usize = recv_wqe::sge_range(0).start * 8 + sge::LKEY.pos();
+    RW_KEY1: usize = recv_wqe::sge_range(1).start * 8 + sge::LKEY.pos();
+    RW_KEY2: usize = recv_wqe::sge_range(2).start * 8 + sge::LKEY.pos();
+    /// `qps.RECV_SGE` and `RECV_SGE_OFFSET` in a 512-bit `qps` line.
+    QPS_RECV_SGE_POS: usize = qps::RECV_SGE.pos();
+    QPS_SGE_OFFSET_POS: usize = qps::RECV_SGE_OFFSET.pos();
+    QPS_SGE_OFFSET_SHIFT: u64 = qps::RECV_SGE_OFFSET.pos();
+    /// Receive completion codes.
+    WCS_LOC_LEN_ERR: u64 = WcStatus::LocLenErr as u8;
+    WCS_LOC_PROT_ERR: u64 = WcStatus::LocProtErr as u8;
+    WCS_LOC_QP_OP_ERR: u64 = WcStatus::LocQpOpErr as u8;
+    WCO_RECV: u64 = WcOpcode::Recv as u8;
+    WCO_RECV_RDMA_IMM: u64 = WcOpcode::RecvRdmaWithImm as u8;
     /// `IN_PROGRESS` in a 512-bit `qps` line; the AETH syndrome's kind field.
     QPS_IN_PROGRESS_POS: usize = qps::IN_PROGRESS.pos();
     AETH_KIND_POS: usize = AETH_KIND_LSB;

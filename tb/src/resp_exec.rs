@@ -1,62 +1,86 @@
-//! Bench of the responder's execute stage for WRITE (`RespExec`, catalog
-//! `resp_exec`) against the protocol model (`rnic_proto::rc::Responder`).
+//! Bench of the responder's execute stage (`RespExec`, catalog `resp_exec`)
+//! against the protocol model (`rnic_proto::rc::Responder`).
 //!
-//! [`Traffic`] generates RDMA WRITE messages for a few QPs (ONLY, or FIRST,
-//! MIDDLEs, LAST; zero-length ones; AckReq at random; now and then a
-//! duplicate of the QP's previous packet) over regions of an [`MrWorld`],
-//! with bad rkeys, another PD's region, a region without REMOTE_WRITE and
-//! ranges past a region's end. Each packet goes through two copies of the
-//! QP's model: one over [`OpenMemory`] (every key granted: what `RespCheck`
-//! decides, so the record it hands this block) and one over the bench's
-//! host memory ([`BenchMem`]: keys checked with `rnic_contract::mr`, bytes
-//! written at the IOVAs the MTT gives): the truth. The record is built from
-//! the first (verdict from its counters, its ACK, the key fields as
-//! `RespCheck` sets them), the expectations from the second: the ACK/NAK
-//! it sends, whether the payload is placed, and the memory it leaves. A QP
-//! the model put in error is replaced by a fresh one under a new QPN.
+//! [`Traffic`] generates messages for a few QPs: RDMA WRITE (ONLY, or
+//! FIRST, MIDDLEs, LAST; zero-length ones), WRITE with immediate, and SEND
+//! (ONLY / FIRST-MIDDLE-LAST, with and without immediate) over RECVs it
+//! posts now and then (so some SENDs find none: RNR) with 0..3 SGEs (some
+//! too short: LOC_LEN_ERR; some with a bad lkey or another PD's region:
+//! LOC_PROT_ERR; some with `NUM_SGE` past the contract's limit); AckReq at
+//! random; now and then a duplicate of the QP's previous packet; WRITEs over
+//! regions of an [`MrWorld`] with bad rkeys, another PD's region, a region
+//! without REMOTE_WRITE and ranges past a region's end. The RECV WQEs are
+//! written into each QP's RQ ring ([`Traffic::rq`], by IOVA). Each packet
+//! goes through the QP's model over the bench's host memory ([`BenchMem`]:
+//! keys checked with `rnic_contract::mr`, bytes written at the IOVAs the MTT
+//! gives): the truth for the ACK/NAK, the pieces, the CQE and the memory.
+//! For WRITEs a second copy over [`OpenMemory`] (every key granted) gives
+//! `RespCheck`'s view, from which the record is built; a SEND's record
+//! needs no second copy (`RespCheck` decides nothing this block can fail).
+//! A QP the model put in error is replaced by a fresh one under a new QPN.
 //!
 //! [`ExecBench`] plays every neighbour: offers the records with their side
 //! fields, serves the translation port from the world (answers in order
-//! after a latency), takes `m_pkt`, `m_piece`, `m_ack` and `m_qps` under
+//! after a latency) and the RQ reads from the rings (one beat after a
+//! latency), takes `m_pkt`, `m_piece`, `m_ack`, `m_cqe` and `m_qps` under
 //! random stalls, checks each against the expectation in order, writes the
 //! payload bytes of every piece into its own host memory (the DMA
-//! `PayloadScatter` would issue) and checks that every output stays
-//! offered until taken and that a packet's `m_pkt`/`m_ack`/`m_qps` come
-//! only after all its pieces were taken.
+//! `PayloadScatter` would issue), plays `PayloadScatter::m_done` a random
+//! latency after a placed packet's last piece and `m_pkt`, and checks that
+//! every output stays offered until taken, that a packet's
+//! `m_pkt`/`m_ack`/`m_cqe`/`m_qps` come only after all its pieces were
+//! taken, and that no `m_ack`/`m_cqe` comes before the `m_done` of every
+//! placed packet up to its own.
 
 use crate::mr::{expected_beats, MrWorld, RespBeat};
 use crate::resp_check::OpenMemory;
+use rnic_contract::layouts::{qps as qps_layout, recv_wqe, sge as sge_layout};
 use rnic_contract::mr::{Access as MrAccess, MrRequest};
 use rnic_hw::consts::*;
-use rnic_proto::ext::{ExtHeaders, Reth};
+use rnic_proto::ext::{ExtHeaders, ImmDt, Reth};
 use rnic_proto::opcode::{Opcode, Pmtu};
 use rnic_proto::psn::Psn;
-use rnic_proto::rc::responder::{Responder, ResponderConfig};
-use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket};
+use rnic_proto::rc::responder::{RecvWqe, Responder, ResponderConfig};
+use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket, Sge, WcOpcode, WcStatus};
 use rnic_proto::RnrTimer;
 use rnic_sim::axis::Rng;
 use rnic_sim::Model;
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 
 /// Host memory: bytes by IOVA (absent = never written).
 pub type HostMem = HashMap<u64, u8>;
+/// RQ entries by IOVA.
+pub type RqMem = HashMap<u64, [u8; recv_wqe::SIZE]>;
 
 /// The model's memory for one packet: keys checked against the world,
-/// writes at the IOVAs of the packet's rkey.
+/// writes at the IOVAs of the key (a WRITE's rkey, or the lkey of the SGE a
+/// SEND's scatter checked last), held in `pending` until the packet passed
+/// (a failing packet places nothing in the RTL; the model writes the SGEs
+/// before the failing one, bytes of a RECV completed in error, which IBTA
+/// leaves undefined), the IOVA pieces logged.
 pub struct BenchMem<'a> {
     pub world: &'a MrWorld,
-    pub mem: &'a mut HostMem,
-    pub rkey: u32,
+    pub pd: u32,
+    pub key: Cell<u32>,
+    pub access: MrAccess,
+    pub pending: Vec<(u64, u8)>,
+    pub pieces: Vec<(u64, u64)>,
 }
 
-fn req(key: u32, pd: u32, va: u64, len: u32) -> MrRequest {
-    MrRequest { key, pd, va, len, access: MrAccess::RemoteWrite }
+fn req(key: u32, pd: u32, va: u64, len: u32, access: MrAccess) -> MrRequest {
+    MrRequest { key, pd, va, len, access }
 }
 
 impl Memory for BenchMem<'_> {
     fn check(&self, pd: u32, key: u32, va: u64, len: u64, access: Access) -> Result<(), KeyError> {
-        assert!(matches!(access, Access::RemoteWrite), "a WRITE bench");
-        match MrWorld::error(&self.world.expect(&req(key, pd, va, len as u32))) {
+        let a = match access {
+            Access::RemoteWrite => MrAccess::RemoteWrite,
+            Access::LocalWrite => MrAccess::LocalWrite,
+            a => panic!("a WRITE/SEND bench: access {a:?}"),
+        };
+        self.key.set(key);
+        match MrWorld::error(&self.world.expect(&req(key, pd, va, len as u32, a))) {
             None => Ok(()),
             Some(_) => Err(KeyError::OutOfBounds),
         }
@@ -66,19 +90,22 @@ impl Memory for BenchMem<'_> {
         Ok(())
     }
     fn write(&mut self, va: u64, data: &[u8]) -> Result<(), MemFault> {
-        // the PD was checked with the key: any region's PD will do here
-        let pd = self.world.mpt.values().find(|m| m.key == self.rkey).map_or(0, |m| m.pd);
         let mut off = 0;
-        for p in self.world.expect(&req(self.rkey, pd, va, data.len() as u32)) {
+        for p in self.world.expect(&req(self.key.get(), self.pd, va, data.len() as u32, self.access)) {
             let (a, l) = p.map_err(|_| MemFault)?;
+            self.pieces.push((a, l as u64));
             for i in 0..l as u64 {
-                self.mem.insert(a + i, data[off]);
+                self.pending.push((a + i, data[off]));
                 off += 1;
             }
         }
         Ok(())
     }
 }
+
+/// A receive completion: (cq, wr_id, status, opcode, byte_len, qpn,
+/// wqe_index, imm, with_imm), as `m_cqe` carries it.
+pub type Cqe = [u64; 9];
 
 /// One record with its side fields and what must come of it.
 #[derive(Clone, Debug)]
@@ -95,9 +122,11 @@ pub struct Rec {
     pub pieces: Vec<(u64, u64, bool)>,
     /// m_ack: (psn, kind, code, msn).
     pub ack: Option<(u64, u64, u64, u64)>,
-    /// m_qps: (mask, data) when written.
+    /// m_cqe.
+    pub cqe: Option<Cqe>,
+    /// m_qps: (mask, data); mask 0 when nothing is written (data then unchecked).
     pub qps: Option<(u64, [u32; 16])>,
-    /// The model failed it (NAK remote access).
+    /// The model failed it (a fatal NAK).
     pub failed: bool,
 }
 
@@ -113,6 +142,30 @@ struct Qp {
     dest_qpn: u64,
     pkey: u64,
     path: [u32; 16],
+    /// The RQ ring: base IOVA, log2 entries, the next index to post, the
+    /// index of the next RECV to take (`RespCheck`'s `RECV_WQE`), the CQ.
+    rq_base: u64,
+    rq_log: u32,
+    rq_prod: u16,
+    rq_cons: u16,
+    recv_cq: u64,
+    /// The SGEs of the posted RECVs by RQ index (for `RECV_SGE`).
+    recv_sges: HashMap<u16, Vec<Sge>>,
+}
+
+/// Records by kind, for the tests' coverage asserts.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Kinds {
+    pub placed: usize,
+    pub failed: usize,
+    pub other: usize,
+    pub send_placed: usize,
+    pub send_cqe_ok: usize,
+    pub loc_len: usize,
+    pub loc_prot: usize,
+    pub loc_qp_op: usize,
+    pub rnr: usize,
+    pub write_imm_cqe: usize,
 }
 
 /// The traffic generator and the model (module doc).
@@ -121,16 +174,19 @@ pub struct Traffic {
     pub world: MrWorld,
     /// The model's memory.
     pub mem: HostMem,
+    /// The RQ rings' entries.
+    pub rq: RqMem,
     qps: Vec<Qp>,
     next_qpn: u32,
+    next_rq: u64,
     pmtu: Pmtu,
     /// Percent of messages with a fault.
     pub p_fault: u64,
+    /// Percent of messages that are SENDs, and WRITEs with immediate.
+    pub p_send: u64,
+    pub p_write_imm: u64,
     pub recs: Vec<Rec>,
-    /// Records by kind: placed, failed, passed through.
-    pub placed: usize,
-    pub failed: usize,
-    pub other: usize,
+    pub kinds: Kinds,
 }
 
 /// A world whose regions' MTT entries are all VALID (an invalid entry
@@ -144,20 +200,89 @@ pub fn clean_world(rng: &mut Rng) -> MrWorld {
     w
 }
 
+fn wc_status(s: WcStatus) -> u64 {
+    use rnic_contract::codes::WcStatus as C;
+    (match s {
+        WcStatus::Success => C::Success,
+        WcStatus::LocLenErr => C::LocLenErr,
+        WcStatus::LocQpOpErr => C::LocQpOpErr,
+        WcStatus::LocProtErr => C::LocProtErr,
+        s => panic!("not a responder's status: {s:?}"),
+    }) as u64
+}
+
+fn wc_opcode(o: WcOpcode) -> u64 {
+    use rnic_contract::codes::WcOpcode as C;
+    (match o {
+        WcOpcode::Recv => C::Recv,
+        WcOpcode::RecvRdmaWithImm => C::RecvRdmaWithImm,
+        o => panic!("not a receive opcode: {o:?}"),
+    }) as u64
+}
+
+/// Where a SEND packet of `plen` bytes at byte `offset` of a RECV leaves it
+/// (`qps.RECV_SGE`, `RECV_SGE_OFFSET`): the walk of `RecvWalk`, from SGE 0.
+pub fn recv_pos(sges: &[Sge], offset: u64, plen: u64) -> (u64, u64) {
+    let (mut i, mut skip, mut rest) = (0usize, offset, plen);
+    loop {
+        if rest == 0 || i == sges.len() {
+            return (i as u64, skip);
+        }
+        let l = sges[i].len as u64;
+        if skip >= l {
+            skip -= l;
+            i += 1;
+        } else if rest <= l - skip {
+            return (i as u64, skip + rest);
+        } else {
+            rest -= l - skip;
+            skip = 0;
+            i += 1;
+        }
+    }
+}
+
+/// Bits [pos, pos + width) of a 512-bit line of words set to `v`.
+fn set_field(line: &mut [u32; 16], pos: usize, width: usize, v: u64) {
+    for b in 0..width {
+        let (w, k) = ((pos + b) / 32, (pos + b) % 32);
+        line[w] = (line[w] & !(1 << k)) | (((v >> b) as u32 & 1) << k);
+    }
+}
+
+fn opcode_of(first: bool, last: bool, send: bool, imm: bool) -> Opcode {
+    match (send, first, last, imm) {
+        (false, true, true, false) => Opcode::RcWriteOnly,
+        (false, true, true, true) => Opcode::RcWriteOnlyImm,
+        (false, true, false, _) => Opcode::RcWriteFirst,
+        (false, false, false, _) => Opcode::RcWriteMiddle,
+        (false, false, true, false) => Opcode::RcWriteLast,
+        (false, false, true, true) => Opcode::RcWriteLastImm,
+        (true, true, true, false) => Opcode::RcSendOnly,
+        (true, true, true, true) => Opcode::RcSendOnlyImm,
+        (true, true, false, _) => Opcode::RcSendFirst,
+        (true, false, false, _) => Opcode::RcSendMiddle,
+        (true, false, true, false) => Opcode::RcSendLast,
+        (true, false, true, true) => Opcode::RcSendLastImm,
+    }
+}
+
 impl Traffic {
     pub fn new(seed: u64, world: MrWorld, n_qps: usize, pmtu: Pmtu) -> Self {
         let mut t = Traffic {
             rng: Rng(seed | 1),
             world,
             mem: HostMem::new(),
+            rq: RqMem::new(),
             qps: vec![],
             next_qpn: 0x20,
+            next_rq: 0x7_0000_0000,
             pmtu,
             p_fault: 15,
+            p_send: 0,
+            p_write_imm: 0,
             recs: vec![],
-            placed: 0,
-            failed: 0,
-            other: 0,
+            kinds: Kinds::default(),
         };
         for _ in 0..n_qps {
             let q = t.new_qp();
@@ -176,11 +301,16 @@ impl Traffic {
             max_dest_rd_atomic: 4u8.into(),
             min_rnr_timer: RnrTimer::new(3).unwrap(),
             pd,
-            max_recv_sge: 4,
+            max_recv_sge: recv_wqe::MAX_SGE,
         };
         self.next_qpn += 1 + (r.next() % 5) as u32;
         let mut path = [0u32; 16];
         path.iter_mut().for_each(|w| *w = r.next() as u32);
+        // a ring of 2^rq_log entries; the index starts anywhere (wraps)
+        let rq_log = 6 + (r.next() % 3) as u32;
+        let rq_base = self.next_rq;
+        self.next_rq += 1 << 20;
+        let rq_start = r.next() as u16;
         Qp {
             qpn: self.next_qpn & 0x3FFF,
             pd,
@@ -191,6 +321,12 @@ impl Traffic {
             dest_qpn: r.next() & 0xFF_FFFF,
             pkey: r.next() & 0xFFFF,
             path,
+            rq_base,
+            rq_log,
+            rq_prod: rq_start,
+            rq_cons: rq_start,
+            recv_cq: r.next() & 0xFF_FFFF,
+            recv_sges: HashMap::new(),
         }
     }
 
@@ -199,18 +335,152 @@ impl Traffic {
         self.qps[qi].pd
     }
 
-    /// A WRITE message for QP `qi`: its packets queued.
-    fn message(&mut self, qi: usize) {
+    /// A region for a WRITE or an SGE of QP `qi`'s PD with `right` (or any, 1 in 20).
+    fn region(&mut self, qi: usize, local: bool) -> rnic_contract::mr::Mpt {
         let pd = self.qps[qi].pd;
-        let p = self.pmtu.bytes() as u64;
         let r = &mut self.rng;
-        let own: Vec<_> = self.world.mpt.values().filter(|m| m.valid && m.remote_write && m.pd == pd).collect();
+        let own: Vec<_> = self
+            .world
+            .mpt
+            .values()
+            .filter(|m| m.valid && m.pd == pd && if local { m.local_write } else { m.remote_write })
+            .collect();
         let any: Vec<_> = self.world.mpt.values().collect();
-        let m = if own.is_empty() || r.chance(5) {
+        if own.is_empty() || r.chance(5) {
             *any[(r.next() % any.len() as u64) as usize]
         } else {
             *own[(r.next() % own.len() as u64) as usize]
+        }
+    }
+
+    /// Posts a RECV of 0..3 SGEs for about `want` bytes (shorter or with a
+    /// bad SGE when faulty; now and then one SGE past the limit).
+    fn post_recv(&mut self, qi: usize, want: u64, fault: bool) {
+        let r = &mut self.rng;
+        let n = match r.next() % 20 {
+            0 => 0,
+            1..=8 => 1,
+            9..=14 => 2,
+            _ => 3,
         };
+        let mut total = want + if r.chance(50) { 0 } else { r.next() % 100 };
+        let fault_kind = if fault { r.next() % 3 } else { 9 };
+        if fault_kind == 0 && total > 0 {
+            total -= 1 + r.next() % total.min(40); // too short: LOC_LEN_ERR
+        }
+        let mut sges = vec![];
+        let mut left = total;
+        for k in 0..n {
+            let l = if k + 1 == n { left } else { left.min(self.rng.next() % (left + 1)) };
+            let m = self.region(qi, true);
+            let r = &mut self.rng;
+            let l = l.min(m.length);
+            let slack = m.length - l;
+            let addr = m.va_base.wrapping_add(if slack == 0 { 0 } else { r.next() % (slack + 1) });
+            let mut lkey = m.key;
+            if fault_kind == 1 && k + 1 == n {
+                lkey ^= 1 << (r.next() % 32);
+            }
+            sges.push(Sge { addr, len: l as u32, lkey });
+            left -= l;
+        }
+        let r = &mut self.rng;
+        let malformed = fault_kind == 2 && r.chance(30);
+        if malformed {
+            sges.resize(recv_wqe::MAX_SGE + 1, Sge { addr: 0, len: 0, lkey: 0 });
+        }
+        let wr_id = r.next();
+        let qp = &mut self.qps[qi];
+        let mut e = [0u8; recv_wqe::SIZE];
+        e[0..8].copy_from_slice(&wr_id.to_le_bytes());
+        e[recv_wqe::NUM_SGE.byte] = sges.len() as u8;
+        for (k, s) in sges.iter().enumerate().take(recv_wqe::MAX_SGE) {
+            let b = recv_wqe::sge_range(k).start;
+            e[b + sge_layout::ADDR.byte..][..8].copy_from_slice(&s.addr.to_le_bytes());
+            e[b + sge_layout::LEN.byte..][..4].copy_from_slice(&s.len.to_le_bytes());
+            e[b + sge_layout::LKEY.byte..][..4].copy_from_slice(&s.lkey.to_le_bytes());
+        }
+        let slot = (qp.rq_prod as u64) & ((1 << qp.rq_log) - 1);
+        self.rq.insert(qp.rq_base + slot * recv_wqe::SIZE as u64, e);
+        qp.recv_sges.insert(qp.rq_prod, sges.clone());
+        qp.rq_prod = qp.rq_prod.wrapping_add(1);
+        qp.model.post_recv(RecvWqe { wr_id, sges });
+    }
+
+    /// A SEND message (or, `!send`, a WRITE with immediate) for QP `qi`,
+    /// RECVs posted before it now and then.
+    fn recv_message(&mut self, qi: usize, send: bool) {
+        let p = self.pmtu.bytes() as u64;
+        let r = &mut self.rng;
+        let len = match r.next() % 10 {
+            0 => 0,
+            1 => 1 + r.next() % 8,
+            _ => 1 + r.next() % (3 * p),
+        };
+        let imm = !send || r.chance(40);
+        let fault = r.chance(self.p_fault);
+        // RECVs on the ring (the RQ never fills: at most a few posted)
+        let posted = self.qps[qi].model.posted_recvs();
+        let n_post = if posted >= 2 || self.rng.chance(12) { 0 } else { 1 + self.rng.next() % 2 };
+        for _ in 0..n_post {
+            let f = fault && self.rng.chance(70);
+            self.post_recv(qi, len, f);
+        }
+        let (mut va, mut rkey) = (0, 0);
+        if !send {
+            let m = self.region(qi, false);
+            let l = len.min(m.length);
+            let slack = m.length - l;
+            va = m.va_base.wrapping_add(if slack == 0 { 0 } else { self.rng.next() % (slack + 1) });
+            rkey = m.key;
+            if fault && self.rng.chance(50) {
+                rkey ^= 1 << (self.rng.next() % 32);
+            }
+            self.queue_packets(qi, false, imm, va, rkey, l);
+        } else {
+            self.queue_packets(qi, true, imm, va, rkey, len);
+        }
+    }
+
+    /// The packets of one message, queued on QP `qi`.
+    fn queue_packets(&mut self, qi: usize, send: bool, imm: bool, va: u64, rkey: u32, total: u64) {
+        let p = self.pmtu.bytes() as u64;
+        let r = &mut self.rng;
+        let qp = &mut self.qps[qi];
+        if !send {
+            qp.rkey = rkey;
+        }
+        let mut psn = qp.model.expected_psn();
+        let mut left = total;
+        let mut first = true;
+        let imm_value = r.next() as u32;
+        loop {
+            let n = left.min(p);
+            let last = left <= p;
+            let op = opcode_of(first, last, send, imm && last);
+            let reth = Reth { va, rkey, dma_len: total as u32 };
+            let ext = match (send, first, imm && last) {
+                (false, true, true) => ExtHeaders::RethImmDt(reth, ImmDt { value: imm_value }),
+                (false, true, false) => ExtHeaders::Reth(reth),
+                (_, _, true) => ExtHeaders::ImmDt(ImmDt { value: imm_value }),
+                _ => ExtHeaders::Bare,
+            };
+            let payload: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
+            qp.queue.push_back(RcPacket::new(op, qp.qpn, psn, r.chance(40), ext, payload));
+            psn = psn.next();
+            left -= n;
+            first = false;
+            if last {
+                break;
+            }
+        }
+    }
+
+    /// A WRITE message for QP `qi`: its packets queued.
+    fn message(&mut self, qi: usize) {
+        let p = self.pmtu.bytes() as u64;
+        let m = self.region(qi, false);
+        let r = &mut self.rng;
         let mut len = match r.next() % 10 {
             0 => 0,
             1 => 1 + r.next() % 8,
@@ -230,31 +500,7 @@ impl Traffic {
                 }
             }
         }
-        let total = len;
-        let qp = &mut self.qps[qi];
-        qp.rkey = rkey;
-        let mut psn = qp.model.expected_psn();
-        let mut left = total;
-        let mut first = true;
-        loop {
-            let n = left.min(p);
-            let last = left <= p;
-            let op = match (first, last) {
-                (true, true) => Opcode::RcWriteOnly,
-                (true, false) => Opcode::RcWriteFirst,
-                (false, false) => Opcode::RcWriteMiddle,
-                (false, true) => Opcode::RcWriteLast,
-            };
-            let ext = if first { ExtHeaders::Reth(Reth { va, rkey, dma_len: total as u32 }) } else { ExtHeaders::Bare };
-            let payload: Vec<u8> = (0..n).map(|_| r.next() as u8).collect();
-            qp.queue.push_back(RcPacket::new(op, qp.qpn, psn, r.chance(40), ext, payload));
-            psn = psn.next();
-            left -= n;
-            first = false;
-            if last {
-                break;
-            }
-        }
+        self.queue_packets(qi, false, false, va, rkey, len);
     }
 
     /// Generate `n` records, spread over the QPs.
@@ -265,30 +511,42 @@ impl Traffic {
         }
     }
 
-    /// Records of a message of `len` bytes at `va` under `rkey` for QP 0
-    /// (the rate test): no fault, AckReq on the last packet only.
+    /// Records of a WRITE message of `len` bytes at `va` under `rkey` for
+    /// QP 0 (the rate test): no fault, AckReq on the last packet only.
     pub fn stream(&mut self, rkey: u32, va: u64, len: u64) {
+        self.queue_packets(0, false, false, va, rkey, len);
+        let n = self.qps[0].queue.len();
+        for (i, p) in self.qps[0].queue.iter_mut().enumerate() {
+            p.bth.ack_req = i + 1 == n;
+        }
+        while !self.qps[0].queue.is_empty() {
+            self.one(0);
+        }
+    }
+
+    /// Records of a SEND message of `len` bytes for QP 0 into one posted
+    /// RECV of `sges` (the latency test): AckReq on the last packet only.
+    pub fn send_stream(&mut self, sges: Vec<Sge>, len: u64) {
         let qp = &mut self.qps[0];
-        let p = self.pmtu.bytes() as u64;
-        qp.rkey = rkey;
-        let mut psn = qp.model.expected_psn();
-        let mut left = len;
-        let mut first = true;
-        while left > 0 {
-            let n = left.min(p);
-            let last = left <= p;
-            let op = match (first, last) {
-                (true, true) => Opcode::RcWriteOnly,
-                (true, false) => Opcode::RcWriteFirst,
-                (false, false) => Opcode::RcWriteMiddle,
-                (false, true) => Opcode::RcWriteLast,
-            };
-            let ext = if first { ExtHeaders::Reth(Reth { va, rkey, dma_len: len as u32 }) } else { ExtHeaders::Bare };
-            let payload: Vec<u8> = (0..n).map(|_| self.rng.next() as u8).collect();
-            qp.queue.push_back(RcPacket::new(op, qp.qpn, psn, last, ext, payload));
-            psn = psn.next();
-            left -= n;
-            first = false;
+        let mut e = [0u8; recv_wqe::SIZE];
+        let wr_id: u64 = 0x5e4d_0000_0000_0001;
+        e[0..8].copy_from_slice(&wr_id.to_le_bytes());
+        e[recv_wqe::NUM_SGE.byte] = sges.len() as u8;
+        for (k, s) in sges.iter().enumerate() {
+            let b = recv_wqe::sge_range(k).start;
+            e[b + sge_layout::ADDR.byte..][..8].copy_from_slice(&s.addr.to_le_bytes());
+            e[b + sge_layout::LEN.byte..][..4].copy_from_slice(&s.len.to_le_bytes());
+            e[b + sge_layout::LKEY.byte..][..4].copy_from_slice(&s.lkey.to_le_bytes());
+        }
+        let slot = (qp.rq_prod as u64) & ((1 << qp.rq_log) - 1);
+        self.rq.insert(qp.rq_base + slot * recv_wqe::SIZE as u64, e);
+        qp.recv_sges.insert(qp.rq_prod, sges.clone());
+        qp.rq_prod = qp.rq_prod.wrapping_add(1);
+        qp.model.post_recv(RecvWqe { wr_id, sges });
+        self.queue_packets(0, true, false, 0, 0, len);
+        let n = self.qps[0].queue.len();
+        for (i, p) in self.qps[0].queue.iter_mut().enumerate() {
+            p.bth.ack_req = i + 1 == n;
         }
         while !self.qps[0].queue.is_empty() {
             self.one(0);
@@ -301,49 +559,133 @@ impl Traffic {
                 let d = self.qps[qi].last.clone().unwrap();
                 self.qps[qi].queue.push_back(d);
             } else {
-                self.message(qi);
+                let k = self.rng.next() % 100;
+                if k < self.p_send {
+                    self.recv_message(qi, true);
+                } else if k < self.p_send + self.p_write_imm {
+                    self.recv_message(qi, false);
+                } else {
+                    self.message(qi);
+                }
             }
         }
         let pkt = self.qps[qi].queue.pop_front().unwrap();
         let qp = &mut self.qps[qi];
+        let op = pkt.opcode();
+        let send = matches!(
+            op,
+            Opcode::RcSendFirst
+                | Opcode::RcSendMiddle
+                | Opcode::RcSendLast
+                | Opcode::RcSendLastImm
+                | Opcode::RcSendOnly
+                | Opcode::RcSendOnlyImm
+        );
         let before = qp.model.clone();
         let st = before.state();
-        // what RespCheck decides: every key granted
-        let mut open = before.clone();
-        let c0 = open.counters();
-        let open_resp = open.receive(&pkt, &mut OpenMemory);
-        let c1 = open.counters();
-        let verdict = if c1.executed > c0.executed {
-            RESP_EXEC_WRITE
-        } else if c1.duplicates > c0.duplicates {
-            RESP_DUP_WRITE
-        } else {
-            panic!("traffic gave neither an executed WRITE nor a duplicate: {:?}", pkt.opcode())
-        };
         // the truth
         let rc0 = qp.model.counters();
-        let resp = qp.model.receive(&pkt, &mut BenchMem { world: &self.world, mem: &mut self.mem, rkey: qp.rkey });
+        let access = if send { MrAccess::LocalWrite } else { MrAccess::RemoteWrite };
+        let mut bm = BenchMem {
+            world: &self.world,
+            pd: qp.pd,
+            key: Cell::new(qp.rkey),
+            access,
+            pending: vec![],
+            pieces: vec![],
+        };
+        let resp = qp.model.receive(&pkt, &mut bm);
+        let (pending, logged) = (bm.pending, bm.pieces);
         let rc1 = qp.model.counters();
         let failed = rc1.error_naks > rc0.error_naks;
         let executed = rc1.executed > rc0.executed;
+        let rnr = rc1.rnr_naks > rc0.rnr_naks;
+        let completions: Vec<_> =
+            qp.model.take_completions().into_iter().filter(|c| c.status != WcStatus::WrFlushErr).collect();
+        assert!(completions.len() <= 1, "one receive completion per packet at most");
+        // what RespCheck decides: for a WRITE every key granted; a SEND's
+        // checks are all this block's (or, RNR and duplicates, RespCheck's)
+        let verdict = if send {
+            if executed || failed {
+                RESP_EXEC_SEND
+            } else if rc1.duplicates > rc0.duplicates {
+                RESP_DUP_SEND
+            } else if rnr {
+                RESP_RNR
+            } else {
+                panic!("traffic gave an unexpected SEND outcome: {op:?}")
+            }
+        } else {
+            let mut open = before.clone();
+            let c0 = open.counters();
+            open.receive(&pkt, &mut OpenMemory);
+            let c1 = open.counters();
+            if c1.executed > c0.executed {
+                RESP_EXEC_WRITE
+            } else if c1.duplicates > c0.duplicates {
+                RESP_DUP_WRITE
+            } else if c1.rnr_naks > c0.rnr_naks {
+                RESP_RNR
+            } else {
+                panic!("traffic gave neither an executed WRITE nor a duplicate nor RNR: {op:?}")
+            }
+        };
         let plen = pkt.payload.len() as u64;
-        let op = pkt.opcode();
-        let starts = matches!(op, Opcode::RcWriteFirst | Opcode::RcWriteOnly);
+        let starts = matches!(
+            op,
+            Opcode::RcWriteFirst
+                | Opcode::RcWriteOnly
+                | Opcode::RcWriteOnlyImm
+                | Opcode::RcSendFirst
+                | Opcode::RcSendOnly
+                | Opcode::RcSendOnlyImm
+        );
+        let ends = matches!(
+            op,
+            Opcode::RcWriteLast
+                | Opcode::RcWriteLastImm
+                | Opcode::RcWriteOnly
+                | Opcode::RcWriteOnlyImm
+                | Opcode::RcSendLast
+                | Opcode::RcSendLastImm
+                | Opcode::RcSendOnly
+                | Opcode::RcSendOnlyImm
+        );
+        let imm = pkt.ext.imm_dt().map(|i| i.value);
         let (key_check, rkey, va, len) = match (verdict, pkt.ext.reth()) {
-            (RESP_EXEC_WRITE, Some(r)) if starts => (r.dma_len > 0, r.rkey, r.va, r.dma_len as u64),
+            (RESP_EXEC_WRITE | RESP_RNR, Some(r)) if starts => (r.dma_len > 0, r.rkey, r.va, r.dma_len as u64),
             (RESP_EXEC_WRITE, _) => (false, st.write_rkey, st.write_va, plen),
             _ => (false, 0, 0, 0),
         };
+        // the RECV: a SEND's, or a WRITE with immediate's at its end
+        let exec_recv = (verdict == RESP_EXEC_SEND) || (verdict == RESP_EXEC_WRITE && imm.is_some());
+        let recv_index = qp.rq_cons;
+        let offset = if verdict == RESP_EXEC_SEND && !starts { st.recv_placed.unwrap_or(0) } else { 0 };
+        let cqe_len = if send { offset + plen } else { st.write_len as u64 * (!starts) as u64 + len * starts as u64 };
+        if exec_recv && ends && !failed {
+            qp.rq_cons = qp.rq_cons.wrapping_add(1);
+        }
+        // the requester resends the RNR-NAKed packet itself after its RNR
+        // timer (IBTA 9.7.5.2.8), by when the consumer has posted a RECV
+        let retry = rnr.then(|| {
+            let len = plen + qp.queue.iter().map(|p| p.payload.len() as u64).sum::<u64>();
+            qp.queue.push_front(pkt.clone());
+            len
+        });
         let r = &mut self.rng;
         let aeth = |p: &RcPacket| {
             let a = p.ext.aeth().copied().expect("an AETH");
             (p.psn().value() as u64, (a.syndrome >> 5) as u64, (a.syndrome & 31) as u64, a.msn as u64)
         };
-        let rec_ack = open_resp.first().map(aeth);
+        // the record's own ACK: the model's unless this block fails it (then replaced)
+        let rec_ack = if failed { None } else { resp.first().map(aeth) };
         let lane = r.next() % 64;
         let mut wr_data = [0u32; 16];
         wr_data.iter_mut().for_each(|w| *w = r.next() as u32);
         let mask = r.next();
+        // RespCheck writes every record that executes or fails; of the
+        // others (duplicates, RNR) the bench leaves half unwritten
+        let write = failed || matches!(verdict, RESP_EXEC_SEND | RESP_EXEC_WRITE) || r.chance(50);
         let fields = vec![
             ("s_dec.qpn", qp.qpn as u64),
             ("s_dec.psn", pkt.psn().value() as u64),
@@ -358,33 +700,76 @@ impl Traffic {
             ("s_dec.rkey", rkey as u64),
             ("s_dec.va", va),
             ("s_dec.len", len),
-            ("s_dec.write", 1),
+            ("s_dec.recv_new", (exec_recv && starts || verdict == RESP_EXEC_WRITE && imm.is_some()) as u64),
+            ("s_dec.recv_index", if exec_recv { recv_index as u64 } else { 0 }),
+            ("s_dec.recv_offset", offset),
+            ("s_dec.recv_done", (exec_recv && ends) as u64),
+            ("s_dec.cqe_len", if exec_recv && ends { cqe_len } else { 0 }),
+            ("s_dec.write", write as u64),
             ("s_dec.wr_mask", mask),
             ("s_side.pd", qp.pd as u64),
             ("s_side.dest_qpn", qp.dest_qpn),
             ("s_side.pkey", qp.pkey),
             ("s_side.plen", plen),
             ("s_side.lane", lane),
+            ("s_side.rq_base", qp.rq_base),
+            ("s_side.rq_log", qp.rq_log as u64),
+            ("s_side.recv_cq", qp.recv_cq),
+            ("s_side.imm", imm.unwrap_or(0) as u64),
+            ("s_side.imm_valid", imm.is_some() as u64),
         ];
         let placed = executed && plen > 0;
-        let pieces: Vec<(u64, u64, bool)> = if placed {
-            let a = self.world.expect(&req(rkey, qp.pd, va, plen as u32));
-            let n = a.len();
-            a.into_iter()
-                .enumerate()
-                .map(|(i, x)| {
-                    let (io, l) = x.expect("a placed packet translates");
-                    (io, l as u64, i + 1 == n)
-                })
-                .collect()
-        } else {
-            vec![]
-        };
-        assert!(executed || failed || verdict == RESP_DUP_WRITE, "the model neither executed nor failed it");
+        let n = logged.len();
+        let pieces: Vec<(u64, u64, bool)> =
+            if placed { logged.iter().enumerate().map(|(i, &(a, l))| (a, l, i + 1 == n)).collect() } else { vec![] };
+        if !failed {
+            self.mem.extend(pending);
+        }
+        assert!(executed || failed || verdict != RESP_EXEC_WRITE, "the model neither executed nor failed it");
         let mut qdata = wr_data;
         if failed {
-            let pos = rnic_contract::layouts::qps::IN_PROGRESS.pos();
+            let pos = qps_layout::IN_PROGRESS.pos();
             qdata[pos / 32] |= 3 << (pos % 32);
+        } else if verdict == RESP_EXEC_SEND {
+            let sges = &qp.recv_sges[&recv_index];
+            let (s, o) = recv_pos(sges, offset, plen);
+            set_field(&mut qdata, qps_layout::RECV_SGE.pos(), 2, s);
+            set_field(&mut qdata, qps_layout::RECV_SGE_OFFSET.pos(), 32, o);
+        }
+        let cqe = completions.first().map(|c| {
+            [
+                qp.recv_cq,
+                c.wr_id,
+                wc_status(c.status),
+                wc_opcode(c.opcode),
+                c.byte_len as u64,
+                qp.qpn as u64,
+                recv_index as u64,
+                c.imm.unwrap_or(0) as u64,
+                c.imm.is_some() as u64,
+            ]
+        });
+        let k = &mut self.kinds;
+        if let Some(c) = cqe {
+            use rnic_contract::codes::WcStatus as C;
+            match c[2] {
+                x if x == C::Success as u64 && send => k.send_cqe_ok += 1,
+                x if x == C::Success as u64 => k.write_imm_cqe += 1,
+                x if x == C::LocLenErr as u64 => k.loc_len += 1,
+                x if x == C::LocProtErr as u64 => k.loc_prot += 1,
+                _ => k.loc_qp_op += 1,
+            }
+        }
+        if rnr {
+            k.rnr += 1;
+        }
+        if placed {
+            k.placed += 1;
+            k.send_placed += send as usize;
+        } else if failed {
+            k.failed += 1;
+        } else {
+            k.other += 1;
         }
         self.recs.push(Rec {
             fields,
@@ -395,25 +780,23 @@ impl Traffic {
             pkt: (lane, !placed),
             pieces,
             ack: resp.first().map(aeth),
-            qps: Some((mask, qdata)),
+            cqe,
+            qps: Some((if write { mask } else { 0 }, qdata)),
             failed,
         });
-        if placed {
-            self.placed += 1;
-        } else if failed {
-            self.failed += 1;
-        } else {
-            self.other += 1;
-        }
         qp.last = Some(pkt);
         if qp.model.is_error() {
             self.qps[qi] = self.new_qp();
+        } else if let Some(len) = retry {
+            self.post_recv(qi, len, false);
         }
     }
 }
 
-/// Percent of cycles each source offers / sink takes, and the translation
-/// latency (cycles from a request taken to its first answer beat offered).
+/// Percent of cycles each source offers / sink takes, the translation
+/// latency (cycles from a request taken to its first answer beat offered),
+/// the RQ read's (command taken to beat offered) and `m_done`'s (a placed
+/// packet's last piece and `m_pkt` taken to its `m_done` offered).
 #[derive(Clone, Copy, Debug)]
 pub struct ExecKnobs {
     pub p_dec: u64,
@@ -423,12 +806,17 @@ pub struct ExecKnobs {
     pub p_piece: u64,
     pub p_ack: u64,
     pub p_qps: u64,
+    pub p_cqe: u64,
+    pub p_rd: u64,
     pub lat_min: u64,
     pub lat_max: u64,
+    pub rd_lat_min: u64,
+    pub rd_lat_max: u64,
+    pub done_lat_max: u64,
 }
 
 impl ExecKnobs {
-    pub fn fast(lat: u64) -> Self {
+    pub fn fast(lat: u64, rd_lat: u64) -> Self {
         ExecKnobs {
             p_dec: 100,
             p_xreq: 100,
@@ -437,8 +825,13 @@ impl ExecKnobs {
             p_piece: 100,
             p_ack: 100,
             p_qps: 100,
+            p_cqe: 100,
+            p_rd: 100,
             lat_min: lat,
             lat_max: lat,
+            rd_lat_min: rd_lat,
+            rd_lat_max: rd_lat,
+            done_lat_max: 0,
         }
     }
 }
@@ -449,6 +842,7 @@ type Held = Option<Vec<u64>>;
 pub struct ExecBench {
     pub knobs: ExecKnobs,
     pub world: MrWorld,
+    pub rq: RqMem,
     pub rng: Rng,
     pub now: u64,
     recs: Vec<Rec>,
@@ -457,15 +851,28 @@ pub struct ExecBench {
     // translation unit
     xresp: VecDeque<(u64, RespBeat)>,
     xresp_on: bool,
-    take: [bool; 5],
-    held: [Held; 5],
+    // RQ reads: (cycle due, the entry)
+    rd: VecDeque<(u64, [u8; recv_wqe::SIZE])>,
+    rd_on: bool,
+    take: [bool; 7],
+    held: [Held; 7],
     // expectations, by record index
     pieces: VecDeque<(usize, (u64, u64, bool))>,
     /// Byte offset into the payload of the record being placed.
     placed_off: usize,
     next_pkt: usize,
     acks: VecDeque<(usize, (u64, u64, u64, u64))>,
+    cqes: VecDeque<(usize, Cqe)>,
     next_qps: usize,
+    // m_done: placed records in order, which of them had their last piece /
+    // m_pkt taken, the dones scheduled and given
+    placed: VecDeque<usize>,
+    placed_all: Vec<usize>,
+    last_piece: Vec<bool>,
+    pkt_taken: Vec<bool>,
+    dones: VecDeque<u64>,
+    done_on: bool,
+    dones_given: usize,
     /// Host memory written from the pieces.
     pub mem: HostMem,
     // logs (cycles)
@@ -473,15 +880,18 @@ pub struct ExecBench {
     /// Per record: the cycle its first piece was offered.
     pub first_piece: HashMap<usize, u64>,
     pub xreq_log: Vec<MrRequest>,
+    /// RQ reads (cycles the command was taken).
+    pub rd_log: Vec<u64>,
 }
 
-const SLOTS: [&str; 5] = ["m_xreq", "m_pkt", "m_piece", "m_ack", "m_qps"];
+const SLOTS: [&str; 7] = ["m_xreq", "m_pkt", "m_piece", "m_ack", "m_qps", "m_cqe", "m_rd"];
 
 impl ExecBench {
-    pub fn new(world: MrWorld, knobs: ExecKnobs, seed: u64) -> Self {
+    pub fn new(world: MrWorld, rq: RqMem, knobs: ExecKnobs, seed: u64) -> Self {
         ExecBench {
             knobs,
             world,
+            rq,
             rng: Rng(seed | 1),
             now: 0,
             recs: vec![],
@@ -489,17 +899,28 @@ impl ExecBench {
             dec_on: false,
             xresp: VecDeque::new(),
             xresp_on: false,
-            take: [false; 5],
+            rd: VecDeque::new(),
+            rd_on: false,
+            take: [false; 7],
             held: Default::default(),
             pieces: VecDeque::new(),
             placed_off: 0,
             next_pkt: 0,
             acks: VecDeque::new(),
+            cqes: VecDeque::new(),
             next_qps: 0,
+            placed: VecDeque::new(),
+            placed_all: vec![],
+            last_piece: vec![],
+            pkt_taken: vec![],
+            dones: VecDeque::new(),
+            done_on: false,
+            dones_given: 0,
             mem: HostMem::new(),
             dec_taken: vec![],
             first_piece: HashMap::new(),
             xreq_log: vec![],
+            rd_log: vec![],
         }
     }
 
@@ -509,10 +930,19 @@ impl ExecBench {
             for p in &r.pieces {
                 self.pieces.push_back((i, *p));
             }
+            if !r.pieces.is_empty() {
+                self.placed.push_back(i);
+                self.placed_all.push(i);
+            }
             if let Some(a) = r.ack {
                 self.acks.push_back((i, a));
             }
+            if let Some(c) = r.cqe {
+                self.cqes.push_back((i, c));
+            }
             self.recs.push(r.clone());
+            self.last_piece.push(false);
+            self.pkt_taken.push(false);
         }
     }
 
@@ -522,7 +952,9 @@ impl ExecBench {
             && self.next_qps == self.recs.len()
             && self.pieces.is_empty()
             && self.acks.is_empty()
+            && self.cqes.is_empty()
             && self.xresp.is_empty()
+            && self.dones_given == self.placed_all.len()
     }
 
     pub fn drive<M: Model + ?Sized>(&mut self, m: &mut M) {
@@ -540,7 +972,7 @@ impl ExecBench {
             m.set_words(i, &r.path);
         }
         m.set("s_dec.valid", self.dec_on as u64);
-        for (i, p) in [k.p_xreq, k.p_pkt, k.p_piece, k.p_ack, k.p_qps].into_iter().enumerate() {
+        for (i, p) in [k.p_xreq, k.p_pkt, k.p_piece, k.p_ack, k.p_qps, k.p_cqe, k.p_rd].into_iter().enumerate() {
             self.take[i] = self.rng.chance(p);
             m.set(&format!("{}.ready", SLOTS[i]), self.take[i] as u64);
         }
@@ -554,6 +986,28 @@ impl ExecBench {
         m.set("s_xresp.len", b.3);
         m.set("s_xresp.last", b.4 as u64);
         m.set("s_xresp.valid", self.xresp_on as u64);
+        // the RQ entry's beat
+        if !self.rd_on && self.rd.front().is_some_and(|b| b.0 <= self.now) {
+            self.rd_on = true;
+        }
+        let mut words = [0u32; 16];
+        if let Some((_, e)) = self.rd.front() {
+            for (w, c) in words.iter_mut().zip(e.chunks(4)) {
+                *w = u32::from_le_bytes(c.try_into().unwrap());
+            }
+        }
+        let i = m.port("s_rd.tdata");
+        m.set_words(i, &words);
+        m.set("s_rd.tkeep", u64::MAX);
+        m.set("s_rd.tlast", 1);
+        m.set("s_rd.tuser", 0);
+        m.set("s_rd.tvalid", self.rd_on as u64);
+        // PayloadScatter's m_done
+        if !self.done_on && self.dones.front().is_some_and(|&t| t <= self.now) {
+            self.done_on = true;
+        }
+        m.set("s_done.err", 0);
+        m.set("s_done.valid", self.done_on as u64);
     }
 
     fn check_held(&mut self, i: usize, valid: bool, v: &[u64]) -> Result<(), String> {
@@ -574,6 +1028,15 @@ impl ExecBench {
         }
     }
 
+    /// No ACK or CQE of record `i` before every placed packet up to it is written.
+    fn written_before(&self, i: usize, what: &str) -> Result<(), String> {
+        let need = self.placed_all.iter().take_while(|&&j| j <= i).count();
+        if need > self.dones_given {
+            return Err(format!("cycle {}: {what} of record {i} before its payload is written", self.now));
+        }
+        Ok(())
+    }
+
     pub fn sample<M: Model + ?Sized>(&mut self, m: &M) -> Result<(), String> {
         let now = self.now;
         // ---- translation requests
@@ -588,10 +1051,12 @@ impl ExecBench {
         ];
         self.check_held(0, xv, &x)?;
         if xv && self.take[0] {
-            if x[4] != ACC_REMOTE_WRITE {
-                return Err(format!("cycle {now}: access {} asked", x[4]));
-            }
-            let r = req(x[0] as u32, x[1] as u32, x[2], x[3] as u32);
+            let access = match x[4] {
+                ACC_REMOTE_WRITE => MrAccess::RemoteWrite,
+                ACC_LOCAL_WRITE => MrAccess::LocalWrite,
+                a => return Err(format!("cycle {now}: access {a} asked")),
+            };
+            let r = req(x[0] as u32, x[1] as u32, x[2], x[3] as u32, access);
             let lat = self.knobs.lat_min + self.rng.next() % (self.knobs.lat_max - self.knobs.lat_min + 1);
             for b in expected_beats(x[5], &self.world.expect(&r)) {
                 self.xresp.push_back((now + lat, b));
@@ -601,6 +1066,33 @@ impl ExecBench {
         if self.xresp_on && m.get("s_xresp.ready") & 1 == 1 {
             self.xresp.pop_front();
             self.xresp_on = false;
+        }
+        // ---- RQ reads
+        let rv = m.get("m_rd.valid") & 1 == 1;
+        let rc = vec![m.get("m_rd.addr"), m.get("m_rd.len")];
+        self.check_held(6, rv, &rc)?;
+        if rv && self.take[6] {
+            let e = *self.rq.get(&rc[0]).ok_or(format!("cycle {now}: RQ read at {:#x}: no entry there", rc[0]))?;
+            if rc[1] != recv_wqe::SIZE as u64 {
+                return Err(format!("cycle {now}: RQ read of {} bytes", rc[1]));
+            }
+            let k = self.knobs;
+            let lat = k.rd_lat_min + self.rng.next() % (k.rd_lat_max - k.rd_lat_min + 1);
+            self.rd.push_back((now + lat, e));
+            self.rd_log.push(now);
+        }
+        if self.rd_on && m.get("s_rd.tready") & 1 == 1 {
+            self.rd.pop_front();
+            self.rd_on = false;
+        }
+        // ---- m_done: always taken
+        if self.done_on {
+            if m.get("s_done.ready") & 1 == 0 {
+                return Err(format!("cycle {now}: s_done not ready"));
+            }
+            self.dones.pop_front();
+            self.done_on = false;
+            self.dones_given += 1;
         }
         // ---- records taken
         if self.dec_on && m.get("s_dec.ready") & 1 == 1 {
@@ -620,7 +1112,13 @@ impl ExecBench {
         if pv && self.take[2] {
             let (i, w) = self.pieces.pop_front().ok_or(format!("cycle {now}: piece {pc:x?} not expected"))?;
             if pc != vec![w.0, w.1, w.2 as u64] {
-                return Err(format!("cycle {now}: piece {pc:x?} of record {i}, want {w:x?}"));
+                let r = &self.recs[i];
+                return Err(format!(
+                    "cycle {now}: piece {pc:x?} of record {i}, want {w:x?}; record {:x?}, pieces {:x?}; requests {:x?}",
+                    r.fields,
+                    r.pieces,
+                    &self.xreq_log[self.xreq_log.len().saturating_sub(3)..]
+                ));
             }
             let pay = &self.recs[i].payload;
             for k in 0..w.1 {
@@ -632,6 +1130,7 @@ impl ExecBench {
                     return Err(format!("record {i}: pieces cover {} of {} bytes", self.placed_off, pay.len()));
                 }
                 self.placed_off = 0;
+                self.last_piece[i] = true;
             }
         }
         // ---- m_pkt: one per record
@@ -645,7 +1144,16 @@ impl ExecBench {
                 return Err(format!("cycle {now}: m_pkt {k:?} of record {i}, want {:?}", r.pkt));
             }
             self.placed_before(i, "m_pkt")?;
+            self.pkt_taken[i] = true;
             self.next_pkt += 1;
+        }
+        // the placed packet's payload written some cycles after its pieces and m_pkt
+        if let Some(&i) = self.placed.front() {
+            if self.last_piece[i] && self.pkt_taken[i] {
+                self.placed.pop_front();
+                let lat = self.rng.next() % (self.knobs.done_lat_max + 1);
+                self.dones.push_back(now + 1 + lat);
+            }
         }
         // ---- m_ack
         let av = m.get("m_ack.valid") & 1 == 1;
@@ -673,6 +1181,25 @@ impl ExecBench {
                 return Err(format!("cycle {now}: m_ack path of record {i}"));
             }
             self.placed_before(i, "m_ack")?;
+            self.written_before(i, "m_ack")?;
+        }
+        // ---- m_cqe
+        let cv = m.get("m_cqe.valid") & 1 == 1;
+        let mut c: Vec<u64> = ["cq", "wr_id", "status", "opcode", "byte_len", "qpn", "wqe_index", "imm", "with_imm"]
+            .iter()
+            .map(|n| m.get(&format!("m_cqe.{n}")))
+            .collect();
+        self.check_held(5, cv, &c)?;
+        if c[8] == 0 {
+            c[7] = 0; // IMM only with WITH_IMM (layouts::cqe)
+        }
+        if cv && self.take[5] {
+            let (i, w) = self.cqes.pop_front().ok_or(format!("cycle {now}: m_cqe {c:x?} not expected"))?;
+            if c != w {
+                return Err(format!("cycle {now}: m_cqe {c:x?} of record {i}, want {w:x?}"));
+            }
+            self.placed_before(i, "m_cqe")?;
+            self.written_before(i, "m_cqe")?;
         }
         // ---- m_qps
         let qv = m.get("m_qps.valid") & 1 == 1;
@@ -685,8 +1212,11 @@ impl ExecBench {
             let i = self.next_qps;
             let r = self.recs.get(i).ok_or(format!("cycle {now}: m_qps not expected"))?;
             let (mask, data) = r.qps.unwrap();
-            if q[0] != r.qpn as u64 || q[1] != mask || d != data {
-                return Err(format!("cycle {now}: m_qps of record {i} (failed {}) differs", r.failed));
+            if q[0] != r.qpn as u64 || q[1] != mask || (mask != 0 && d != data) {
+                return Err(format!(
+                    "cycle {now}: m_qps of record {i} (failed {}) differs: {d:x?}, want {data:x?}",
+                    r.failed
+                ));
             }
             self.placed_before(i, "m_qps")?;
             self.next_qps += 1;

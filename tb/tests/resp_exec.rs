@@ -1,18 +1,24 @@
-//! The responder's execute stage for WRITE (`RespExec`, catalog `resp_exec`)
-//! against the protocol model (`rnic_proto::rc::Responder`, through
+//! The responder's execute stage (`RespExec`, catalog `resp_exec`) against
+//! the protocol model (`rnic_proto::rc::Responder`, through
 //! `rnic_tb::resp_exec`): random WRITE traffic over a few QPs with bad
-//! rkeys, ranges past a region's end, other PDs' regions, duplicates, under
-//! random stalls on every port: every placement command, ACK/NAK and `qps`
-//! write exact and in order, host memory equal to the model's; the latency
-//! from a record to its first piece and the period of a 4 KiB WRITE stream
-//! asserted exactly.
+//! rkeys, ranges past a region's end, other PDs' regions, duplicates; then
+//! mixed traffic with SENDs (ONLY, FIRST/MIDDLE/LAST, with immediate) and
+//! WRITEs with immediate over posted RECVs of 0..3 SGEs (too short, bad
+//! lkeys, malformed, none posted), under random stalls on every port and
+//! random RQ-read and `m_done` latencies: every placement command, ACK/NAK,
+//! CQE and `qps` write exact and in order, host memory equal to the model's;
+//! the latency from a record to its first piece (WRITE; SEND with and
+//! without the RQ read) and the period of a 4 KiB WRITE stream asserted
+//! exactly.
 
-use rnic_hw::transport::{RESP_EXEC_PIECE_LATENCY, RESP_EXEC_PLACE_PERIOD};
+use rnic_hw::transport::RESP_EXEC_SEND_PIECE_LATENCY;
+use rnic_hw::transport::{RESP_EXEC_FETCH_EXTRA, RESP_EXEC_PIECE_LATENCY, RESP_EXEC_PLACE_PERIOD};
+use rnic_proto::rc::Sge;
 use rnic_sim::axis::Rng;
 use rnic_sim::models::resp_exec::Dut;
 use rnic_sim::Clocked;
-use rnic_tb::mr::mtt_invalid;
-use rnic_tb::resp_exec::{clean_world, pmtu, ExecBench, ExecKnobs, Traffic};
+use rnic_tb::mr::{mtt_invalid, MrWorld};
+use rnic_tb::resp_exec::{clean_world, pmtu, ExecBench, ExecKnobs, Kinds, Traffic};
 
 /// Run the bench's records through a fresh model until everything is out.
 fn run(b: &mut ExecBench, limit: u64) {
@@ -34,19 +40,22 @@ fn run(b: &mut ExecBench, limit: u64) {
     }
 }
 
-#[test]
-fn random_writes_under_stalls() {
-    let mixes: [(u64, [u64; 7], u64, u64, usize); 3] = [
-        (1, [70, 60, 70, 60, 50, 60, 70], 1, 12, 256),
-        (2, [100, 100, 100, 100, 100, 100, 100], 3, 3, 512),
-        (3, [40, 90, 30, 50, 30, 80, 40], 0, 20, 256),
+/// Three mixes of stalls and latencies; `p_send`, `p_write_imm`: percent
+/// of SEND and WRITE-with-immediate messages. Returns the kinds of records.
+fn mixes(p_send: u64, p_write_imm: u64, n: usize) -> Kinds {
+    let mixes: [(u64, [u64; 9], u64, u64, usize); 3] = [
+        (1, [70, 60, 70, 60, 50, 60, 70, 60, 70], 1, 12, 256),
+        (2, [100; 9], 3, 3, 512),
+        (3, [40, 90, 30, 50, 30, 80, 40, 50, 40], 0, 20, 256),
     ];
-    let (mut placed, mut failed, mut other) = (0, 0, 0);
+    let mut all = Kinds::default();
     for (seed, p, lat_min, lat_max, mtu) in mixes {
         let mut rng = Rng(0x7e5e_0000 + seed);
         let w = clean_world(&mut rng);
         let mut t = Traffic::new(seed, w.clone(), 4, pmtu(mtu));
-        t.generate(220);
+        t.p_send = p_send;
+        t.p_write_imm = p_write_imm;
+        t.generate(n);
         let knobs = ExecKnobs {
             p_dec: p[0],
             p_xreq: p[1],
@@ -55,47 +64,82 @@ fn random_writes_under_stalls() {
             p_piece: p[4],
             p_ack: p[5],
             p_qps: p[6],
+            p_cqe: p[7],
+            p_rd: p[8],
             lat_min,
             lat_max,
+            rd_lat_min: lat_min + 2,
+            rd_lat_max: lat_max + 30,
+            done_lat_max: lat_max * 3,
         };
-        let mut b = ExecBench::new(w, knobs, seed);
+        let mut b = ExecBench::new(w, t.rq.clone(), knobs, seed);
         b.push(&t.recs);
-        run(&mut b, 200_000);
+        run(&mut b, 400_000);
         // every byte the model wrote, the pieces wrote, and no other
         assert_eq!(b.mem.len(), t.mem.len(), "seed {seed}: bytes written");
         for (a, v) in &t.mem {
             assert_eq!(b.mem.get(a), Some(v), "seed {seed}: byte at {a:#x}");
         }
-        placed += t.placed;
-        failed += t.failed;
-        other += t.other;
+        let k = t.kinds;
+        all.placed += k.placed;
+        all.failed += k.failed;
+        all.other += k.other;
+        all.send_placed += k.send_placed;
+        all.send_cqe_ok += k.send_cqe_ok;
+        all.loc_len += k.loc_len;
+        all.loc_prot += k.loc_prot;
+        all.loc_qp_op += k.loc_qp_op;
+        all.rnr += k.rnr;
+        all.write_imm_cqe += k.write_imm_cqe;
     }
+    all
+}
+
+#[test]
+fn random_writes_under_stalls() {
+    let k = mixes(0, 0, 220);
     // coverage: each kind of record well represented
-    assert!(placed > 200 && failed > 25 && other > 60, "placed {placed}, failed {failed}, other {other}");
+    assert!(k.placed > 200 && k.failed > 25 && k.other > 45, "{k:?}");
+}
+
+#[test]
+fn random_sends_under_stalls() {
+    let k = mixes(50, 15, 300);
+    // coverage: SEND placements and completions, each RECV failure, RNR,
+    // WRITE with immediate's completion
+    assert!(k.send_placed > 150 && k.send_cqe_ok > 60 && k.write_imm_cqe > 15, "{k:?}");
+    assert!(k.loc_len > 5 && k.loc_prot > 5 && k.loc_qp_op > 1 && k.rnr > 10, "{k:?}");
+}
+
+/// A region of QP 0's PD made 1 MiB at a 2 MiB page, its MTT entry VALID,
+/// with LOCAL_WRITE and REMOTE_WRITE: (world, key, va).
+fn big_region(t: &Traffic, mut w: MrWorld) -> (MrWorld, u32, u64) {
+    let pd = t.pd(0);
+    let m = w.mpt.values_mut().find(|m| m.pd == pd).expect("a region of the QP's PD");
+    m.valid = true;
+    m.remote_write = true;
+    m.local_write = true;
+    m.log_page_size = 21;
+    m.va_base = 0x4000_0000;
+    m.length = 1 << 20;
+    m.mtt_base = (0x100..).find(|&e| !mtt_invalid(e)).unwrap();
+    let (key, va) = (m.key, m.va_base + 0x1000);
+    (w, key, va)
 }
 
 #[test]
 fn latency_and_4k_stream() {
     const L: u64 = 25; // MrXlate's latency on hits
     let mut rng = Rng(0x4b57);
-    let mut w = clean_world(&mut rng);
+    let w = clean_world(&mut rng);
     let mut t = Traffic::new(9, w.clone(), 1, pmtu(4096));
-    // one region of the QP's PD made 1 MiB at a 2 MiB page, its MTT entry VALID
-    let pd = t.pd(0);
-    let m = w.mpt.values_mut().find(|m| m.pd == pd).expect("a region of the QP's PD");
-    m.valid = true;
-    m.remote_write = true;
-    m.log_page_size = 21;
-    m.va_base = 0x4000_0000;
-    m.length = 1 << 20;
-    m.mtt_base = (0x100..).find(|&e| !mtt_invalid(e)).unwrap();
-    let (key, va) = (m.key, m.va_base + 0x1000);
+    let (w, key, va) = big_region(&t, w);
     t.world = w.clone();
     t.stream(key, va, 16 * 4096);
-    assert_eq!(t.failed, 0);
+    assert_eq!(t.kinds.failed, 0);
     let n = t.recs.len();
     assert_eq!(n, 16);
-    let mut b = ExecBench::new(w, ExecKnobs::fast(L), 1);
+    let mut b = ExecBench::new(w, t.rq.clone(), ExecKnobs::fast(L, 40), 1);
     b.push(&t.recs);
     run(&mut b, 10_000);
     // latency: FIRST (key check: tail then head) one cycle more than a MIDDLE
@@ -109,4 +153,29 @@ fn latency_and_4k_stream() {
         assert_eq!(b.dec_taken[i] - b.dec_taken[i - 1], L + RESP_EXEC_PLACE_PERIOD, "record {i}");
     }
     assert!(b.dec_taken[n - 1] - b.dec_taken[n - 2] <= 64, "a 4 KiB packet's commands outpace its 64 beats");
+}
+
+#[test]
+fn send_latency() {
+    const L: u64 = 25; // MrXlate's latency on hits
+    const RD: u64 = 40; // the RQ read's latency
+    let mut rng = Rng(0x5e4d);
+    let w = clean_world(&mut rng);
+    let mut t = Traffic::new(11, w.clone(), 1, pmtu(1024));
+    let (w, key, va) = big_region(&t, w);
+    t.world = w.clone();
+    // SGE 0 holds the FIRST, the MIDDLE and part of the LAST; SGE 1 the rest
+    let sges = vec![Sge { addr: va, len: 2 * 1024 + 100, lkey: key }, Sge { addr: va + 0x8000, len: 4096, lkey: key }];
+    t.send_stream(sges, 3 * 1024);
+    assert_eq!((t.recs.len(), t.kinds.failed, t.kinds.send_cqe_ok), (3, 0, 1));
+    let mut b = ExecBench::new(w, t.rq.clone(), ExecKnobs::fast(L, RD), 1);
+    b.push(&t.recs);
+    run(&mut b, 10_000);
+    // the RECV WQE is read once, for the FIRST
+    assert_eq!(b.rd_log.len(), 1);
+    assert_eq!(b.first_piece[&0] - b.dec_taken[0], RESP_EXEC_SEND_PIECE_LATENCY + RESP_EXEC_FETCH_EXTRA + RD + L);
+    // the MIDDLE in SGE 0; the LAST spans SGE 0 and 1: its pieces are
+    // committed at the second request's answer, one cycle later
+    assert_eq!(b.first_piece[&1] - b.dec_taken[1], RESP_EXEC_SEND_PIECE_LATENCY + L);
+    assert_eq!(b.first_piece[&2] - b.dec_taken[2], RESP_EXEC_SEND_PIECE_LATENCY + 1 + L);
 }

@@ -1,73 +1,100 @@
-//! `RespExec`: the responder's execute stage for RDMA WRITE (docs/transport.md
-//! "Responder", docs/core.md "Instances"). It takes `RespCheck`'s records one
-//! per request packet, in order, does the key check the record asks for
-//! through the translation unit (`MrXlate`), turns a WRITE's payload range
-//! into placement commands for `PayloadScatter` (`s_pkt` and `s_piece`: the
-//! payload stream itself goes from `RxHold` to `PayloadScatter` beside this
-//! block), and then sends the packet's ACK/NAK request to `AckGen` and its
-//! `qps` line to the context cache.
+//! `RespExec`: the responder's execute stage for RDMA WRITE and SEND
+//! (docs/transport.md "Responder", docs/core.md "Instances"). It takes
+//! `RespCheck`'s records one per request packet, in order, does the key
+//! check the record asks for through the translation unit (`MrXlate`),
+//! fetches and walks a SEND's RECV WQE (child [`RecvWalk`]), turns the
+//! placed payload into placement commands for `PayloadScatter` (`s_pkt` and
+//! `s_piece`: the payload stream itself goes from `RxHold` to
+//! `PayloadScatter` beside this block), and then sends the packet's ACK/NAK
+//! request to `AckGen`, the RECV's completion to `cq_engine` and the
+//! packet's `qps` line to the context cache.
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `s_dec` ([`RespDecIn`]) | in | `RespCheck::m_dec`: one record per packet. Read: `qpn`, `psn`, `verdict`, `ack`, `syndrome`, `aeth_psn`, `aeth_msn`, `msn_before`, `key_check`, `key_access`, `rkey`, `va`, `len`, `write`, `wr_mask`, `wr_data`. `ready` is a register. |
-//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH` (qpc) and the packet's payload length and first lane (its header) |
-//! | `m_xreq` (`MrReqOut`) | out | to `MrXlate::s_req`: key, PD, VA, length, access (`key_access`), id ([`RESP_XID_HEAD`](crate::consts::RESP_XID_HEAD) / `RESP_XID_TAIL`), from registers |
+//! | `s_dec` ([`RespDecIn`]) | in | `RespCheck::m_dec`: one record per packet. Read: `qpn`, `psn`, `verdict`, `ack`, `syndrome`, `aeth_psn`, `aeth_msn`, `msn_before`, `key_check`, `key_access`, `rkey`, `va`, `len`, `recv_new`, `recv_index`, `recv_offset`, `recv_done`, `cqe_len`, `write`, `wr_mask`, `wr_data`. `ready` is a register. |
+//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RECV_CQ` (qpc) and the packet's payload length, first lane and immediate data (its header) |
+//! | `m_xreq` (`MrReqOut`) | out | to `MrXlate::s_req`: key, PD, VA, length, access, id ([`RESP_XID_HEAD`](crate::consts::RESP_XID_HEAD) / `RESP_XID_TAIL` / `RESP_XID_SGE`), from registers |
 //! | `s_xresp` (`MrRespIn`) | in | from `MrXlate::m_resp`: the answers in request order. `ready` is an AND of two registers. |
-//! | `m_pkt` (`ScatterPktOut`) | out | to `PayloadScatter::s_pkt`: one per record, {`lane`, `drop`}; `drop` unless a WRITE's payload is placed. From registers. |
+//! | `m_rd` / `s_rd` | out / in | DMA read client: a RECV WQE (64 bytes, one beat, `tuser[0]` DMA error), from `RecvWalk`'s registers |
+//! | `m_pkt` (`ScatterPktOut`) | out | to `PayloadScatter::s_pkt`: one per record, {`lane`, `drop`}; `drop` unless the payload is placed. From registers. |
 //! | `m_piece` (`PieceOut`) | out | to `PayloadScatter::s_piece`: the placed payload's IOVA pieces, `last` on a packet's last one, from `PieceHold`'s register |
-//! | `m_ack` (`AckReqOut`) | out | to `AckGen::s_ack`: the record's ACK/NAK, or NAK remote access error for a failed check; from registers |
-//! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}, `IN_PROGRESS` = ERROR after a failed check; from registers |
+//! | `s_done` (`PktDoneIn`) | in | `PayloadScatter::m_done`: a placed packet's payload is written; always taken (`ready` constant) |
+//! | `m_ack` (`AckReqOut`) | out | to `AckGen::s_ack`: the record's ACK/NAK, or the NAK of a failure here; registers ANDed with "every placed packet written" |
+//! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); gated as `m_ack` |
+//! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}, one per record (`mask` 0 when nothing is written: `rx_lookup`'s write-back, which retires the packet from its hazard check): a SEND's with `RECV_SGE`/`RECV_SGE_OFFSET` replaced; `IN_PROGRESS` = ERROR after a failure; from registers |
 //!
 //! **What a record does.** `chk` = `key_check` and `len` > 0 (a zero-length
 //! WRITE needs no key, as the model); `place` = verdict
-//! [`RESP_EXEC_WRITE`](crate::consts::RESP_EXEC_WRITE) and a payload.
-//! With `chk`, the range [`va`, `va + len`) (`len` the DMA length) is
-//! checked by two requests: the tail (`va + len - 1`, 1 byte, its piece
-//! discarded), then the head (`va`, the payload length when `place`, else 1
-//! byte). Both pass exactly when the range does: one key, so one region,
-//! whose VA range is an interval, with one PD and one set of rights. This
-//! keeps a 2 GiB WRITE FIRST to two short answers where one request over
-//! the DMA length would return a piece per page. Without `chk` a placed
-//! MIDDLE/LAST translates its payload range at its `va` with the rkey the
-//! record carries. Head pieces are written into [`PieceHold`] and
-//! committed at the head's last answer beat if no answer beat of the
-//! packet failed, else discarded: a failing packet places nothing (an
-//! invalid MTT entry can fail a translation after pieces came). Any failure
-//! makes the ACK request NAK remote access error (the contract's
-//! [`NAK_REMOTE_ACCESS_ERROR`](rnic_contract::mr::NAK_REMOTE_ACCESS_ERROR))
-//! with the packet's PSN and `msn_before`, replaces the record's own
-//! ACK/NAK, and sets `IN_PROGRESS` to ERROR in the `qps` write, so
-//! `RespCheck` drops every later request of the QP. Records of other
-//! verdicts pass their ACK/NAK and `qps` write through and drop the payload.
+//! [`RESP_EXEC_WRITE`](crate::consts::RESP_EXEC_WRITE) or `RESP_EXEC_SEND`
+//! and a payload. With `chk`, the range [`va`, `va + len`) (`len` the DMA
+//! length) is checked by two requests: the tail (`va + len - 1`, 1 byte, its
+//! piece discarded), then the head (`va`, the payload length when `place`,
+//! else 1 byte). Both pass exactly when the range does: one key, so one
+//! region, whose VA range is an interval, with one PD and one set of
+//! rights. Without `chk` a placed WRITE MIDDLE/LAST translates its payload
+//! range at its `va` with the rkey the record carries. A SEND (and a WRITE
+//! with immediate at its end: `recv_done`) starts `RecvWalk`: it reads RQ
+//! entry `recv_index` unless it holds it, and for a SEND walks the payload
+//! from byte `recv_offset` of the RECV over its SGEs, one LOCAL_WRITE
+//! request per SGE piece with the SGE's lkey (the last one `RESP_XID_HEAD`,
+//! the others `RESP_XID_SGE`). Pieces are written into [`PieceHold`] and
+//! committed once every request's answer came, if none failed, else
+//! discarded: a failing packet places nothing. Failures, as the model:
+//!
+//! | failure | NAK | CQE status (byte_len) |
+//! |---|---|---|
+//! | WRITE: a translation failed | remote access error | none (WRITE with immediate: none) |
+//! | SEND: payload past the SGEs | invalid request | LOC_LEN_ERR (`recv_offset`) |
+//! | SEND: an SGE's translation failed | remote operational error | LOC_PROT_ERR (`recv_offset`) |
+//! | RQ entry: `NUM_SGE` > `MAX_SGE` (SEND), DMA error | remote operational error | LOC_QP_OP_ERR (0) |
+//!
+//! A failure's NAK carries the packet's PSN and `msn_before`, replaces the
+//! record's own ACK/NAK, and sets `IN_PROGRESS` to ERROR in the `qps` write,
+//! so `RespCheck` drops every later request of the QP. A RECV that
+//! completes (`recv_done`) without failure gets its CQE: SUCCESS, RECV or
+//! RECV_RDMA_WITH_IMM, `cqe_len`, the immediate and WITH_IMM when the packet
+//! carries one. Records of other verdicts pass their ACK/NAK and `qps`
+//! write through and drop the payload.
 //!
 //! **Order of events.** One record at a time: taken, its requests offered
-//! (tail, head), its answers taken, its pieces committed and every one
-//! taken by `PayloadScatter`; only then are `m_pkt`, `m_ack` and `m_qps`
-//! loaded (together), and the next record is taken once all three are
-//! taken (they are driven from the record's registers). So the ACK of a
-//! packet is offered after its placement commands are issued, and
-//! everything leaves in packet order.
+//! (tail, head; or the walk's), its answers taken, its pieces committed and
+//! every one taken by `PayloadScatter`, the walk over; only then are
+//! `m_pkt`, `m_ack`, `m_cqe` and `m_qps` loaded (together), and the next
+//! record is taken once all are taken (they are driven from the record's
+//! registers). `m_ack` and `m_cqe` are offered only once the packet's own
+//! `m_pkt` was taken (if it places) and every placed packet's `s_done`
+//! came (a counter of placed packets not yet written): IBTA's "data placed
+//! before the ACK", and the CQE after its data. With nothing placed
+//! outstanding this costs no cycle. Everything leaves in packet order.
 //!
 //! **Latency and rate** (`tb/tests/resp_exec.rs`, with `L` the translation
 //! unit's cycles from a request taken to its first answer beat offered): a
 //! placed WRITE without key check taken at t has its first piece offered at
 //! t + [`RESP_EXEC_PIECE_LATENCY`] + `L`; with the key check (two requests)
-//! one cycle later. A record takes the block for `L` +
+//! one cycle later; a SEND whose RECV WQE is held and whose offset lies in
+//! SGE 0 at t + [`RESP_EXEC_SEND_PIECE_LATENCY`] + `L`, one cycle more per
+//! SGE skipped, and with the RQ read [`RESP_EXEC_FETCH_EXTRA`] + the DMA
+//! latency more. A record takes the block for `L` +
 //! [`RESP_EXEC_PLACE_PERIOD`] cycles with one piece (one more per further
 //! piece), [`RESP_EXEC_IDLE_PERIOD`] without translation. With `MrXlate`'s
-//! hit latency (25) a 4 KiB WRITE MIDDLE takes 30 cycles, under the 64 its
+//! hit latency (25) a 4 KiB WRITE MIDDLE takes 31 cycles, under the 64 its
 //! payload takes at one beat per cycle, so `PayloadScatter` is never short of
 //! commands on a stream of full packets.
 //!
 //! **Why this structure.** A record is executed alone: the translation
 //! round trip is far shorter than a full packet's payload, so overlapping
-//! records buys no throughput for full-size WRITEs, and one record at a
+//! records buys no throughput for full-size packets, and one record at a
 //! time gives the ordering (no ACK before the placement, packet order) with
-//! no per-record FIFO of 1 KiB records. Small packets pay the round trip
-//! each (later work: a record FIFO with the requests issued ahead).
+//! no per-record FIFO of 1 KiB records. The SEND-only part (the RQ read, the
+//! WQE registers, the SGE sequencer) is the child `RecvWalk`; its requests
+//! enter the same request register as WRITE's. Small packets pay the round
+//! trip each (later work: a record FIFO with the requests issued ahead).
 
-use super::{AckReqOut, PieceHold, PieceOut, RespDecIn, ScatterPktOut, ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
+use super::{AckReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, ScatterPktOut};
+use super::{ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
+use crate::axis::AxisIn;
 use crate::consts::*;
+use crate::host::RdCmdOut;
 use crate::mr::{MrReqOut, MrRespIn, MR_ACCESS_BITS, MR_ID_BITS};
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
@@ -85,10 +112,24 @@ pub const RESP_EXEC_PLACE_PERIOD: u64 = RESP_EXEC_PIECE_LATENCY + 3;
 /// Cycles a record without translation holds the block (taken, finished,
 /// outputs offered and taken, the next one taken).
 pub const RESP_EXEC_IDLE_PERIOD: u64 = 3;
+/// Cycles from a SEND record taken to its first piece offered, without the
+/// translation latency, when its RECV WQE is held and its offset lies in
+/// SGE 0: the walk's request (2, `RecvWalk`), the request register (1),
+/// `PieceHold` (2).
+pub const RESP_EXEC_SEND_PIECE_LATENCY: u64 = 2 + RESP_EXEC_PIECE_LATENCY;
+/// Cycles the RQ entry read adds to that, beside the DMA's own latency
+/// (from the command taken to its beat offered): the command register
+/// loaded (1), the walk started in the cycle after the beat (1).
+pub const RESP_EXEC_FETCH_EXTRA: u64 = 2;
+/// Placed packets whose `m_done` has not come, at most (log2): the scatter
+/// block's pieces in flight bound them.
+const OWED_BITS: usize = 6;
+const _: () = assert!(1 << (OWED_BITS - 1) >= super::SCATTER_INFLIGHT);
 /// Pieces of one packet counted (the head: at most `PIECE_HOLD` places).
 const COUNT_BITS: usize = super::PIECE_HOLD_LOG + 1;
 const _: () = assert!(qps::IN_PROGRESS.width == 2 && IP_ERROR == 3 && QPS_IN_PROGRESS_POS == qps::IN_PROGRESS.pos());
-const _: () = assert!(RESP_XID_TAIL < 1 << MR_ID_BITS && ACK_QPN_BITS <= 24);
+const _: () = assert!(RESP_XID_SGE < 1 << MR_ID_BITS && ACK_QPN_BITS <= 24);
+const _: () = assert!(qps::RECV_SGE.width == 2 && qps::RECV_SGE_OFFSET.width == 32);
 
 /// The QP's context fields and the packet's payload, valid with `s_dec`.
 #[derive(LogicInterface, Default)]
@@ -100,6 +141,11 @@ pub struct ExecSideIn {
     pub path: Signal<In, Bits<PATH_BITS>>,
     pub plen: Signal<In, Bits<16>>,
     pub lane: Signal<In, Bits<6>>,
+    pub rq_base: Signal<In, Bits<64>>,
+    pub rq_log: Signal<In, Bits<4>>,
+    pub recv_cq: Signal<In, Bits<24>>,
+    pub imm: Signal<In, Bits<32>>,
+    pub imm_valid: Signal<In, Bit>,
 }
 
 #[derive(LogicInterface, Default)]
@@ -111,6 +157,28 @@ pub struct ExecSideOut {
     pub path: Signal<Out, Bits<PATH_BITS>>,
     pub plen: Signal<Out, Bits<16>>,
     pub lane: Signal<Out, Bits<6>>,
+    pub rq_base: Signal<Out, Bits<64>>,
+    pub rq_log: Signal<Out, Bits<4>>,
+    pub recv_cq: Signal<Out, Bits<24>>,
+    pub imm: Signal<Out, Bits<32>>,
+    pub imm_valid: Signal<Out, Bit>,
+}
+
+/// A receive completion request: `comp_ack`'s `CompCqeOut` with the
+/// immediate data and `IBV_WC_WITH_IMM` (`layouts::cqe`).
+#[derive(LogicInterface, Default)]
+pub struct RecvCqeOut {
+    pub cq: Signal<Out, Bits<24>>,
+    pub wr_id: Signal<Out, Bits<64>>,
+    pub status: Signal<Out, Bits<8>>,
+    pub opcode: Signal<Out, Bits<8>>,
+    pub byte_len: Signal<Out, Bits<32>>,
+    pub qpn: Signal<Out, Bits<24>>,
+    pub wqe_index: Signal<Out, Bits<16>>,
+    pub imm: Signal<Out, Bits<32>>,
+    pub with_imm: Signal<Out, Bit>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
 }
 
 /// A `qps` line write: `ctx_cache.write(qpn, mask, data)`.
@@ -142,11 +210,16 @@ pub struct RespExec {
     pub s_side: ExecSideIn,
     pub m_xreq: MrReqOut,
     pub s_xresp: MrRespIn,
+    pub m_rd: RdCmdOut,
+    pub s_rd: AxisIn<512, 64, 1>,
     pub m_pkt: ScatterPktOut,
     pub m_piece: PieceOut,
+    pub s_done: PktDoneIn,
     pub m_ack: AckReqOut,
+    pub m_cqe: RecvCqeOut,
     pub m_qps: QpsWrOut,
     hold: PieceHold,
+    walk: RecvWalk,
     // ---- the record held
     in_ready: Reg<Bit>,
     r_qpn: Reg<Bits<24>>,
@@ -164,6 +237,16 @@ pub struct RespExec {
     r_dest_qpn: Reg<Bits<24>>,
     r_pkey: Reg<Bits<16>>,
     r_path: Reg<Bits<PATH_BITS>>,
+    // ---- the RECV side of the record
+    r_send: Reg<Bit>,
+    r_walk: Reg<Bit>,
+    r_recv_done: Reg<Bit>,
+    r_offset: Reg<Bits<32>>,
+    r_cqe_len: Reg<Bits<32>>,
+    r_index: Reg<Bits<16>>,
+    r_imm: Reg<Bits<32>>,
+    r_imm_valid: Reg<Bit>,
+    r_cq: Reg<Bits<24>>,
     // ---- translation requests: the one offered, the head waiting behind the tail
     x_valid: Reg<Bit>,
     x_key: Reg<Bits<32>>,
@@ -177,12 +260,15 @@ pub struct RespExec {
     h_len: Reg<Bits<32>>,
     // ---- answers
     answering: Reg<Bit>,
-    left: Reg<Bits<2>>,
+    left: Reg<Bits<3>>,
     fail: Reg<Bit>,
     wcount: Reg<Bits<COUNT_BITS>>,
     pend: Reg<Bits<COUNT_BITS>>,
     draining: Reg<Bit>,
     out_wait: Reg<Bit>,
+    // ---- placed packets whose payload is not yet written (`s_done`)
+    owed: Reg<Bits<OWED_BITS>>,
+    owed_z: Reg<Bit>,
     // ---- outputs
     pkt_valid: Reg<Bit>,
     pkt_drop: Reg<Bit>,
@@ -192,20 +278,40 @@ pub struct RespExec {
     ack_code: Reg<Bits<5>>,
     ack_msn: Reg<Bits<24>>,
     qw_valid: Reg<Bit>,
+    qw_mask: Reg<Bits<64>>,
     qw_data: Reg<Bits<512>>,
+    cqe_valid: Reg<Bit>,
+    cqe_status: Reg<Bits<8>>,
+    cqe_opcode: Reg<Bits<8>>,
+    cqe_len: Reg<Bits<32>>,
+    cqe_with_imm: Reg<Bit>,
     // ---- locals
     take: Signal<Local, Bit>,
     chk: Signal<Local, Bit>,
     place: Signal<Local, Bit>,
+    is_send: Signal<Local, Bit>,
+    use_walk: Signal<Local, Bit>,
     resp_ready: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     bad: Signal<Local, Bit>,
-    is_head: Signal<Local, Bit>,
-    head_end: Signal<Local, Bit>,
+    is_tail: Signal<Local, Bit>,
+    x_free: Signal<Local, Bit>,
+    x_take: Signal<Local, Bit>,
+    w_take: Signal<Local, Bit>,
+    more: Signal<Local, Bit>,
+    ans_end: Signal<Local, Bit>,
     fail_now: Signal<Local, Bit>,
     wr: Signal<Local, Bit>,
+    held: Signal<Local, Bit>,
+    ack_go: Signal<Local, Bit>,
+    cqe_go: Signal<Local, Bit>,
+    inc: Signal<Local, Bit>,
     free: Signal<Local, Bit>,
     finish: Signal<Local, Bit>,
+    s_len: Signal<Local, Bit>,
+    s_bad: Signal<Local, Bit>,
+    err: Signal<Local, Bit>,
+    sge_off: Signal<Local, Bits<32>>,
     kind: TypeTag<Self>,
 }
 
@@ -231,6 +337,15 @@ impl Logic for RespExec {
             r_dest_qpn,
             r_pkey,
             r_path,
+            r_send,
+            r_walk,
+            r_recv_done,
+            r_offset,
+            r_cqe_len,
+            r_index,
+            r_imm,
+            r_imm_valid,
+            r_cq,
             x_valid,
             x_key,
             x_pd,
@@ -248,6 +363,8 @@ impl Logic for RespExec {
             pend,
             draining,
             out_wait,
+            owed,
+            owed_z,
             pkt_valid,
             pkt_drop,
             ack_valid,
@@ -256,16 +373,27 @@ impl Logic for RespExec {
             ack_code,
             ack_msn,
             qw_valid,
-            qw_data
+            qw_mask,
+            qw_data,
+            cqe_valid,
+            cqe_status,
+            cqe_opcode,
+            cqe_len,
+            cqe_with_imm
         );
-        clock!(self, clock, hold);
+        clock!(self, clock, hold, walk);
         self.hold.reset.next = self.reset.val();
+        self.walk.reset.next = self.reset.val();
 
         // ---- take a record: hold it, offer its first translation request
         self.s_dec.ready.next = self.in_ready.q.val();
         self.take.next = self.s_dec.valid.val() & self.in_ready.q.val();
         self.chk.next = self.s_dec.key_check.val() & self.s_dec.len.val().any();
-        self.place.next = (self.s_dec.verdict.val() == RESP_EXEC_WRITE) & self.s_side.plen.val().any();
+        self.is_send.next = self.s_dec.verdict.val() == RESP_EXEC_SEND;
+        self.place.next =
+            ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) | self.is_send.val()) & self.s_side.plen.val().any();
+        self.use_walk.next =
+            self.is_send.val() | ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) & self.s_dec.recv_done.val());
         if self.take.val() {
             self.in_ready.d.next = false;
             self.r_qpn.d.next = self.s_dec.qpn.val();
@@ -283,10 +411,23 @@ impl Logic for RespExec {
             self.r_dest_qpn.d.next = self.s_side.dest_qpn.val();
             self.r_pkey.d.next = self.s_side.pkey.val();
             self.r_path.d.next = self.s_side.path.val();
-            self.x_valid.d.next = self.chk.val() | self.place.val();
+            self.r_send.d.next = self.is_send.val();
+            self.r_walk.d.next = self.use_walk.val();
+            self.r_recv_done.d.next = self.s_dec.recv_done.val();
+            self.r_offset.d.next = self.s_dec.recv_offset.val();
+            self.r_cqe_len.d.next = self.s_dec.cqe_len.val();
+            self.r_index.d.next = self.s_dec.recv_index.val();
+            self.r_imm.d.next = self.s_side.imm.val();
+            self.r_imm_valid.d.next = self.s_side.imm_valid.val();
+            self.r_cq.d.next = self.s_side.recv_cq.val();
+            // a SEND's requests come from the walk
+            self.x_valid.d.next = (self.chk.val() | self.place.val()) & !self.is_send.val();
             self.x_key.d.next = self.s_dec.rkey.val();
             self.x_pd.d.next = self.s_side.pd.val();
             self.x_access.d.next = self.s_dec.key_access.val();
+            if self.is_send.val() {
+                self.x_access.d.next = ACC_LOCAL_WRITE.into();
+            }
             self.h_va.d.next = self.s_dec.va.val();
             self.h_len.d.next = 1.into();
             if self.place.val() {
@@ -297,24 +438,49 @@ impl Logic for RespExec {
             self.x_va.d.next = self.s_dec.va.val();
             self.x_len.d.next = bit_cast::<32, 16>(self.s_side.plen.val());
             self.x_id.d.next = RESP_XID_HEAD.into();
-            self.left.d.next = 1.into();
             if self.chk.val() {
                 self.x_va.d.next = self.s_dec.va.val() + bit_cast::<64, 32>(self.s_dec.len.val()) - 1;
                 self.x_len.d.next = 1.into();
                 self.x_id.d.next = RESP_XID_TAIL.into();
-                self.left.d.next = 2.into();
             }
             self.answering.d.next = self.chk.val() | self.place.val();
             self.draining.d.next = !(self.chk.val() | self.place.val());
             self.fail.d.next = false;
             self.wcount.d.next = 0.into();
         }
-        if self.x_valid.q.val() & self.m_xreq.ready.val() {
+        // ---- the RECV WQE and a SEND's SGE walk (child)
+        self.walk.start.next = self.take.val() & self.use_walk.val();
+        self.walk.qpn.next = self.s_dec.qpn.val();
+        self.walk.index.next = self.s_dec.recv_index.val();
+        self.walk.fresh.next = self.s_dec.recv_new.val();
+        self.walk.offset.next = self.s_dec.recv_offset.val();
+        self.walk.plen.next = self.s_side.plen.val();
+        self.walk.rq_base.next = self.s_side.rq_base.val();
+        self.walk.rq_log.next = self.s_side.rq_log.val();
+        self.walk.sges.next = self.is_send.val();
+        RdCmdOut::link(&mut self.m_rd, &mut self.walk.m_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.walk.s_rd);
+        // ---- the request register: WRITE's head after its tail, or the walk's next piece
+        self.x_free.next = !self.x_valid.q.val() | self.m_xreq.ready.val();
+        self.x_take.next = self.x_valid.q.val() & self.m_xreq.ready.val();
+        self.walk.q_ready.next = self.x_free.val() & !self.head_pend.q.val();
+        self.w_take.next = self.walk.q_valid.val() & self.x_free.val() & !self.head_pend.q.val();
+        if self.x_take.val() {
             self.x_valid.d.next = self.head_pend.q.val();
             self.head_pend.d.next = false;
             self.x_va.d.next = self.h_va.q.val();
             self.x_len.d.next = self.h_len.q.val();
             self.x_id.d.next = RESP_XID_HEAD.into();
+        }
+        if self.w_take.val() {
+            self.x_valid.d.next = true;
+            self.x_va.d.next = self.walk.q_va.val();
+            self.x_len.d.next = self.walk.q_len.val();
+            self.x_key.d.next = self.walk.q_key.val();
+            self.x_id.d.next = RESP_XID_SGE.into();
+            if self.walk.q_last.val() {
+                self.x_id.d.next = RESP_XID_HEAD.into();
+            }
         }
         self.m_xreq.key.next = self.x_key.q.val();
         self.m_xreq.pd.next = self.x_pd.q.val();
@@ -324,37 +490,47 @@ impl Logic for RespExec {
         self.m_xreq.id.next = self.x_id.q.val();
         self.m_xreq.valid.next = self.x_valid.q.val();
 
-        // ---- answers: head pieces into the hold, committed if nothing failed
+        // ---- answers: pieces into the hold, committed once all came and none failed
         self.resp_ready.next = self.answering.q.val() & self.hold.room.val();
         self.s_xresp.ready.next = self.resp_ready.val();
         self.fire.next = self.s_xresp.valid.val() & self.resp_ready.val();
         self.bad.next = self.s_xresp.verdict.val().any();
-        self.is_head.next = self.s_xresp.id.val() == RESP_XID_HEAD;
-        self.head_end.next = self.fire.val() & self.is_head.val() & self.s_xresp.last.val();
+        self.is_tail.next = self.s_xresp.id.val() == RESP_XID_TAIL;
         self.fail_now.next = self.fail.q.val() | (self.fire.val() & self.bad.val());
         self.wr.next = self.fire.val()
-            & self.is_head.val()
+            & !self.is_tail.val()
             & self.r_place.q.val()
             & !self.fail_now.val()
             & self.s_xresp.len.val().any();
         self.hold.w_valid.next = self.wr.val();
         self.hold.w_iova.next = self.s_xresp.iova.val();
         self.hold.w_len.next = self.s_xresp.len.val().get_bits::<PIECE_LEN_BITS>(0);
-        self.hold.w_last.next = self.s_xresp.last.val();
-        self.hold.commit.next = self.head_end.val() & self.r_place.q.val() & !self.fail_now.val();
-        self.hold.discard.next = self.head_end.val() & (!self.r_place.q.val() | self.fail_now.val());
+        self.hold.w_last.next = self.s_xresp.last.val() & (self.s_xresp.id.val() == RESP_XID_HEAD);
+        // requests still to come: the one offered, WRITE's head, the walk's
+        self.more.next = self.x_valid.q.val() | self.head_pend.q.val() | (self.r_send.q.val() & !self.walk.done.val());
+        self.ans_end.next = self.answering.q.val()
+            & !self.more.val()
+            & (!self.left.q.val().any() | ((self.left.q.val() == 1) & self.fire.val() & self.s_xresp.last.val()));
+        self.hold.commit.next = self.ans_end.val()
+            & self.r_place.q.val()
+            & !self.fail_now.val()
+            & !(self.r_send.q.val() & (self.walk.len_err.val() | self.walk.bad.val()));
+        self.hold.discard.next = self.ans_end.val() & !self.hold.commit.val();
         if self.fire.val() & self.bad.val() {
             self.fail.d.next = true;
         }
         if self.wr.val() {
             self.wcount.d.next = self.wcount.q.val() + 1;
         }
-        if self.fire.val() & self.s_xresp.last.val() {
+        if self.x_take.val() & !(self.fire.val() & self.s_xresp.last.val()) {
+            self.left.d.next = self.left.q.val() + 1;
+        }
+        if !self.x_take.val() & self.fire.val() & self.s_xresp.last.val() {
             self.left.d.next = self.left.q.val() - 1;
-            if self.left.q.val() == 1 {
-                self.answering.d.next = false;
-                self.draining.d.next = true;
-            }
+        }
+        if self.ans_end.val() {
+            self.answering.d.next = false;
+            self.draining.d.next = true;
         }
         if self.hold.commit.val() {
             self.pend.d.next = self.wcount.q.val();
@@ -371,37 +547,93 @@ impl Logic for RespExec {
         self.m_piece.valid.next = self.hold.m_piece.valid.val();
         self.hold.m_piece.ready.next = self.m_piece.ready.val();
 
+        // ---- placed packets not yet written: the ACK and CQE wait for them
+        self.s_done.ready.next = true;
+        self.inc.next = self.pkt_valid.q.val() & !self.pkt_drop.q.val() & self.m_pkt.ready.val();
+        if self.inc.val() & !self.s_done.valid.val() {
+            self.owed.d.next = self.owed.q.val() + 1;
+            self.owed_z.d.next = false;
+        }
+        if !self.inc.val() & self.s_done.valid.val() {
+            self.owed.d.next = self.owed.q.val() - 1;
+            self.owed_z.d.next = self.owed.q.val() == 1;
+        }
+        // a placed packet's m_pkt first, then every placed packet written
+        self.held.next = (self.pkt_valid.q.val() & !self.pkt_drop.q.val()) | !self.owed_z.q.val();
+        self.ack_go.next = self.ack_valid.q.val() & !self.held.val();
+        self.cqe_go.next = self.cqe_valid.q.val() & !self.held.val();
+
         // ---- finish: the packet's commands issued, its outputs loaded
         if self.m_pkt.ready.val() {
             self.pkt_valid.d.next = false;
         }
-        if self.m_ack.ready.val() {
+        if self.ack_go.val() & self.m_ack.ready.val() {
             self.ack_valid.d.next = false;
+        }
+        if self.cqe_go.val() & self.m_cqe.ready.val() {
+            self.cqe_valid.d.next = false;
         }
         if self.m_qps.ready.val() {
             self.qw_valid.d.next = false;
         }
         self.free.next = (!self.pkt_valid.q.val() | self.m_pkt.ready.val())
-            & (!self.ack_valid.q.val() | self.m_ack.ready.val())
+            & (!self.ack_valid.q.val() | (self.ack_go.val() & self.m_ack.ready.val()))
+            & (!self.cqe_valid.q.val() | (self.cqe_go.val() & self.m_cqe.ready.val()))
             & (!self.qw_valid.q.val() | self.m_qps.ready.val());
         // the outputs are empty when a record is taken (below), so free here
-        self.finish.next = self.draining.q.val() & !self.pend.q.val().any();
+        self.finish.next =
+            self.draining.q.val() & !self.pend.q.val().any() & (!self.r_walk.q.val() | self.walk.done.val());
+        // a SEND's own failures: longer than its SGEs, a WQE that cannot be walked
+        self.s_len.next = self.r_send.q.val() & self.walk.len_err.val();
+        self.s_bad.next = self.r_walk.q.val() & self.walk.bad.val();
+        self.err.next = self.fail.q.val() | self.s_len.val() | self.s_bad.val();
+        self.sge_off.next = self.r_data.q.val().get_bits::<32>(QPS_SGE_OFFSET_POS) ^ self.walk.pos_off.val();
         if self.finish.val() {
             self.draining.d.next = false;
             self.out_wait.d.next = true;
             self.pkt_valid.d.next = true;
-            self.pkt_drop.d.next = !self.r_place.q.val() | self.fail.q.val();
-            self.ack_valid.d.next = self.r_ack.q.val() | self.fail.q.val();
+            self.pkt_drop.d.next = !self.r_place.q.val() | self.err.val();
+            self.ack_valid.d.next = self.r_ack.q.val() | self.err.val();
             self.ack_psn.d.next = self.r_aeth_psn.q.val();
             self.ack_kind.d.next = self.r_syndrome.q.val().get_bits::<2>(AETH_KIND_POS);
             self.ack_code.d.next = self.r_syndrome.q.val().get_bits::<5>(0);
             self.ack_msn.d.next = self.r_aeth_msn.q.val();
-            self.qw_valid.d.next = self.r_write.q.val() | self.fail.q.val();
+            // one item per record, in order, also when nothing is written
+            // (mask 0): `rx_lookup` retires the packet from its hazard check by it
+            self.qw_valid.d.next = true;
+            self.qw_mask.d.next = 0.into();
+            if self.r_write.q.val() | self.err.val() {
+                self.qw_mask.d.next = self.r_mask.q.val();
+            }
             self.qw_data.d.next = self.r_data.q.val();
-            if self.fail.q.val() {
+            if self.r_send.q.val() {
+                // where the next packet of the message continues
+                self.qw_data.d.next = (self.r_data.q.val()
+                    ^ (bit_cast::<512, 32>(self.sge_off.val()) << QPS_SGE_OFFSET_SHIFT))
+                    .replace_bit(QPS_RECV_SGE_POS, self.walk.pos_sge.val().get_bit(0))
+                    .replace_bit(QPS_RECV_SGE_POS + 1, self.walk.pos_sge.val().get_bit(1));
+            }
+            // the RECV's completion: at its end, or a SEND's failure
+            self.cqe_valid.d.next = (self.r_recv_done.q.val() & !self.err.val())
+                | (self.r_send.q.val() & self.err.val())
+                | self.s_bad.val();
+            self.cqe_status.d.next = WCS_SUCCESS.into();
+            self.cqe_opcode.d.next = WCO_RECV.into();
+            if !self.r_send.q.val() {
+                self.cqe_opcode.d.next = WCO_RECV_RDMA_IMM.into();
+            }
+            self.cqe_len.d.next = self.r_cqe_len.q.val();
+            self.cqe_with_imm.d.next = self.r_imm_valid.q.val() & !self.err.val();
+            if self.err.val() {
                 self.ack_psn.d.next = self.r_psn.q.val();
                 self.ack_kind.d.next = AETH_KIND_NAK.into();
                 self.ack_code.d.next = AETH_NAK_REMOTE_ACCESS.into();
+                if self.r_send.q.val() | self.s_bad.val() {
+                    self.ack_code.d.next = AETH_NAK_REMOTE_OP.into();
+                }
+                if self.s_len.val() {
+                    self.ack_code.d.next = AETH_NAK_INVALID_REQ.into();
+                }
                 self.ack_msn.d.next = self.r_msn_before.q.val();
                 self.qw_data.d.next = self
                     .r_data
@@ -409,6 +641,16 @@ impl Logic for RespExec {
                     .val()
                     .replace_bit(QPS_IN_PROGRESS_POS, true)
                     .replace_bit(QPS_IN_PROGRESS_POS + 1, true);
+                self.cqe_opcode.d.next = WCO_RECV.into();
+                self.cqe_len.d.next = self.r_offset.q.val();
+                self.cqe_status.d.next = WCS_LOC_PROT_ERR.into();
+                if self.s_bad.val() {
+                    self.cqe_status.d.next = WCS_LOC_QP_OP_ERR.into();
+                    self.cqe_len.d.next = 0.into();
+                }
+                if self.s_len.val() {
+                    self.cqe_status.d.next = WCS_LOC_LEN_ERR.into();
+                }
             }
         }
         // the next record once this one's outputs are taken: they are
@@ -428,9 +670,19 @@ impl Logic for RespExec {
         self.m_ack.kind.next = self.ack_kind.q.val();
         self.m_ack.code.next = self.ack_code.q.val();
         self.m_ack.msn.next = self.ack_msn.q.val();
-        self.m_ack.valid.next = self.ack_valid.q.val();
+        self.m_ack.valid.next = self.ack_go.val();
+        self.m_cqe.cq.next = self.r_cq.q.val();
+        self.m_cqe.wr_id.next = self.walk.wr_id.val();
+        self.m_cqe.status.next = self.cqe_status.q.val();
+        self.m_cqe.opcode.next = self.cqe_opcode.q.val();
+        self.m_cqe.byte_len.next = self.cqe_len.q.val();
+        self.m_cqe.qpn.next = self.r_qpn.q.val();
+        self.m_cqe.wqe_index.next = self.r_index.q.val();
+        self.m_cqe.imm.next = self.r_imm.q.val();
+        self.m_cqe.with_imm.next = self.cqe_with_imm.q.val();
+        self.m_cqe.valid.next = self.cqe_go.val();
         self.m_qps.qpn.next = self.r_qpn.q.val();
-        self.m_qps.mask.next = self.r_mask.q.val();
+        self.m_qps.mask.next = self.qw_mask.q.val();
         self.m_qps.data.next = self.qw_data.q.val();
         self.m_qps.valid.next = self.qw_valid.q.val();
 
@@ -442,9 +694,13 @@ impl Logic for RespExec {
             self.draining.d.next = false;
             self.out_wait.d.next = false;
             self.fail.d.next = false;
+            self.left.d.next = 0.into();
             self.pend.d.next = 0.into();
+            self.owed.d.next = 0.into();
+            self.owed_z.d.next = true;
             self.pkt_valid.d.next = false;
             self.ack_valid.d.next = false;
+            self.cqe_valid.d.next = false;
             self.qw_valid.d.next = false;
         }
     }
