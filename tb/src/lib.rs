@@ -244,6 +244,7 @@ pub mod rx_lookup;
 pub mod scatter;
 pub mod send_sched;
 pub mod tx_arb;
+pub mod tx_chain;
 
 pub mod pcap_out;
 pub mod tools;

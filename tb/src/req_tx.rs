@@ -12,7 +12,9 @@
 //!   answered in order with address-aligned beats after a random latency;
 //! * the translation unit ([`XlatePort`]): every fragment answered in order
 //!   with `rnic_contract::mr::translate` over an [`MrWorld`];
-//! * `TxArb` source 0: headers and payload beats taken with random stalls.
+//! * `TxArb` source 0: headers and payload beats taken with random stalls;
+//!   or, with [`TxBench::chain`] set, the arbiter and the frame builder
+//!   themselves ([`TxChain`]), every frame decoded and checked.
 //!
 //! The reference is `rnic_proto::rc::Requester`, one per QP, given the same
 //! posts (the payload bytes read from host memory through the world's
@@ -27,6 +29,7 @@ use crate::mr::{expected_beats, MrWorld, RespBeat};
 use crate::req_fetch::{apply_masked, rd, wr, CachePort};
 use crate::req_gen::{header_fields, random_path, QpFields};
 use crate::tx::{payload_beats, tx_field, tx_payload_lane};
+use crate::tx_chain::TxChain;
 use rnic_contract::codes::{QpState, SendOpcode};
 use rnic_contract::layouts::{qpc, qps, send_wqe, sge};
 use rnic_contract::mr::{Access, MrRequest};
@@ -296,6 +299,8 @@ pub struct TxBench<M: Model> {
     pub xerrs: Vec<(u32, u64, u64)>,
     pub pushes: u64,
     pub writes: u64,
+    /// `TxArb` and `TxBuild` behind the block, instead of random takes.
+    pub chain: Option<TxChain>,
 }
 
 impl<M: Model> TxBench<M> {
@@ -336,6 +341,7 @@ impl<M: Model> TxBench<M> {
             xerrs: vec![],
             pushes: 0,
             writes: 0,
+            chain: None,
         }
     }
 
@@ -480,6 +486,7 @@ impl<M: Model> TxBench<M> {
             && self.pay_want.is_empty()
             && self.pay_got.is_empty()
             && self.want_xerr.is_empty()
+            && self.chain.as_ref().is_none_or(|c| c.idle())
     }
 
     fn idle(&self) -> bool {
@@ -505,7 +512,7 @@ impl<M: Model> TxBench<M> {
         self.pay_rd.drive(d, &mut self.rng, now);
         self.xlate.drive(d, &mut self.rng, now);
         let g_valid = !self.list.is_empty() && self.rng.chance(vp);
-        let take: Vec<bool> = (0..6).map(|_| self.rng.chance(rp)).collect();
+        let mut take: Vec<bool> = (0..6).map(|_| self.rng.chance(rp)).collect();
         let d = &mut self.sim.dut;
         d.set("s_grant.valid", g_valid as u64);
         d.set("s_grant.qpn", *self.list.front().unwrap_or(&0) as u64);
@@ -513,6 +520,15 @@ impl<M: Model> TxBench<M> {
         d.set("m_push.ready", take[1] as u64);
         d.set("m_err.ready", take[2] as u64);
         d.set("m_xerr.ready", take[3] as u64);
+        if let Some(c) = self.chain.as_mut() {
+            // the block's outputs are registers: offer them down the chain,
+            // take what the arbiter's source 0 takes
+            d.set("m_hdr.tready", 0);
+            d.set("m_axis.tready", 0);
+            self.sim.settle();
+            (take[4], take[5]) = c.drive(&self.sim.dut, &mut self.rng);
+        }
+        let d = &mut self.sim.dut;
         d.set("m_hdr.tready", take[4] as u64);
         d.set("m_axis.tready", take[5] as u64);
         self.sim.settle();
@@ -581,6 +597,9 @@ impl<M: Model> TxBench<M> {
                 self.pay_want.extend(payload_beats(&w.payload, tx_payload_lane(&hw)));
             }
             self.hdrs.push((now, q, w.sq));
+            if let Some(c) = self.chain.as_mut() {
+                c.expect(w, q);
+            }
         }
         if take[5] && d.get("m_axis.tvalid") == 1 {
             let mut data = [0u32; 16];
@@ -599,6 +618,9 @@ impl<M: Model> TxBench<M> {
                     assert_eq!(g, x, "cycle {now}: payload byte in lane {lane}");
                 }
             }
+        }
+        if let Some(c) = self.chain.as_mut() {
+            c.sample_and_tick(now);
         }
         self.sim.tick();
     }
