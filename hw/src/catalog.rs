@@ -91,6 +91,7 @@ catalog! {
     ack_gen => crate::transport::AckGen, 100;
     resp_check => crate::transport::RespCheck, 200;
     resp_exec => crate::transport::RespExec, 200;
+    exec_side => crate::transport::ExecSide, 200;
     comp_ack => crate::transport::CompAck, 200;
     rx_lookup => crate::transport::RxLookup, 200;
     rx_pay_split => crate::transport::RxPaySplit, 200;

@@ -560,6 +560,23 @@ rtl_consts! {
     AETH_NAK_INV: u64 = 0x61;
     AETH_NAK_ACCESS: u64 = 0x62;
     AETH_NAK_OPERATIONAL: u64 = 0x63;
+    /// `exec_side`: what `resp_exec` needs beside `resp_check`'s decision,
+    /// from the packet's qpc line and header.
+    QPC_RECV_CQ: usize = qpc::RECV_CQ.pos();
+    RXF_IMMDT: usize = crate::wire::rx_field_lsb("immdt");
+    RXF_HAS_IMMDT: usize = crate::wire::rx_field_lsb("has.immdt");
+    /// `exec_side`'s FIFO word: the fields of `ExecSideOut` packed from bit 0.
+    ES_PD: u64 = 0;
+    ES_DEST_QPN: u64 = ES_PD + 24;
+    ES_PKEY: u64 = ES_DEST_QPN + 24;
+    ES_PLEN: u64 = ES_PKEY + 16;
+    ES_LANE: u64 = ES_PLEN + 16;
+    ES_RQ_BASE: u64 = ES_LANE + 6;
+    ES_RQ_LOG: u64 = ES_RQ_BASE + 64;
+    ES_RECV_CQ: u64 = ES_RQ_LOG + 4;
+    ES_IMM: u64 = ES_RECV_CQ + 24;
+    ES_IMM_VALID: u64 = ES_IMM + 32;
+    ES_PATH: u64 = ES_IMM_VALID + 1;
 }
 
 // What the RTL assumes about the layouts beyond positions.

@@ -45,6 +45,7 @@ pub use db_route::{DbRoute, DB_WORK_LATENCY, WORK_QPN_BITS};
 pub use dma_engine::{
     DmaEngine, DMA_RD_CLIENTS, DMA_RD_SLOT_BYTES, DMA_RD_TAGS, DMA_RD_TAGS_PER_CLIENT, DMA_WR_CLIENTS, DMA_WR_TAGS,
 };
+pub use dma_fifo::DmaFifo;
 pub use dma_rd::{DmaRd, RdTagCap};
 pub use dma_rd_mux::{DmaRdMux, DMA_MUX_MAX_CLIENTS, DMA_MUX_SRC_LOG};
 pub use dma_wr::DmaWr;
