@@ -123,7 +123,11 @@ pub struct CompWalk {
     place_q: Reg<Bit>,
     ent_q: Reg<Bits<W>>,
     offset_q: Reg<Bits<32>>,
-    rem_q: Reg<Bits<32>>,
+    // the remainder's two comparisons, registered in Check2 (comparing the
+    // registered remainder in Check3 put two carry chains before the
+    // decision's wide mux: 7.95 levels)
+    rem_gt_pmtu: Reg<Bit>,
+    rem_eq_plen: Reg<Bit>,
     una_bad: Reg<Bit>,
     kind_bad: Reg<Bit>,
     flush: Reg<Bit>,
@@ -191,7 +195,8 @@ impl Logic for CompWalk {
             place_q,
             ent_q,
             offset_q,
-            rem_q,
+            rem_gt_pmtu,
+            rem_eq_plen,
             una_bad,
             kind_bad,
             flush,
@@ -370,17 +375,19 @@ impl Logic for CompWalk {
         self.k_diff.next = bit_cast::<33, 32>((self.ent_q.q.val() >> ENT_LEN).get_bits::<32>(0))
             - bit_cast::<33, 32>(self.offset_q.q.val());
         if self.state.q.val() == WalkState::Check2 {
-            self.rem_q.d.next = self.k_diff.val().get_bits::<32>(0);
+            // the remainder is 0 past the message's end (`k_diff` negative)
+            self.rem_gt_pmtu.d.next =
+                !self.k_diff.val().get_bit(32) & (self.k_diff.val().get_bits::<32>(0) > self.k_pmtu.val());
+            self.rem_eq_plen.d.next = (bit_cast::<32, 16>(self.plen.val()) == self.k_diff.val().get_bits::<32>(0));
             if self.k_diff.val().get_bit(32) {
-                self.rem_q.d.next = 0.into();
+                self.rem_eq_plen.d.next = !self.plen.val().any();
             }
             self.state.d.next = WalkState::Check3;
         }
         // FIRST/MIDDLE: a full PMTU with more after it; LAST/ONLY: the rest
-        self.k_len_ok.next =
-            (bit_cast::<32, 16>(self.plen.val()) == self.k_pmtu.val()) & (self.rem_q.q.val() > self.k_pmtu.val());
+        self.k_len_ok.next = (bit_cast::<32, 16>(self.plen.val()) == self.k_pmtu.val()) & self.rem_gt_pmtu.q.val();
         if self.rd_last.val() {
-            self.k_len_ok.next = bit_cast::<32, 16>(self.plen.val()) == self.rem_q.q.val();
+            self.k_len_ok.next = self.rem_eq_plen.q.val();
         }
         if (self.state.q.val() == WalkState::Check3) & !self.cqe_valid.q.val() {
             self.walk_end.next = true;
