@@ -1199,7 +1199,7 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
     for q in 0..16u64 {
         mem.mem.write(cqc_base + 64 * q, &cq_context(0x200_0000 * q, 3 + q as u8 % 3, q as u16, 1));
     }
-    s.set("qpc_log", 4);
+    s.set("qpn_high", crate::rx_lookup::qpn_high(4));
     s.set("cqc_base", cqc_base);
     s.set("cqc_log", 4);
     s.set("mpt_log", 4);

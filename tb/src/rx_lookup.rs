@@ -27,6 +27,18 @@ use std::collections::{HashMap, VecDeque};
 
 /// The bench's `qpc_log_entries`.
 pub const QPC_LOG: u32 = 10;
+
+/// `RegFile::qpn_high` for `qpc_log_entries` = `log`: the QPN bits at and
+/// above min(`log`, the build's `LOG_QPS`).
+pub fn qpn_high(log: u32) -> u64 {
+    let lim = log.min(rnic_hw::consts::LOG_QPS as u32);
+    !((1u64 << lim) - 1) & 0xff_ffff
+}
+
+/// Whether QPN `qpn` names a QP of a table of 2^`log` entries in this build.
+pub fn names_qp(qpn: u32, log: u32) -> bool {
+    qpn != 0 && qpn as u64 & qpn_high(log) == 0
+}
 /// `qps` bytes the request path's counter and the response path's occupy.
 const REQ_CTR: usize = 0;
 const RESP_CTR: usize = 4;
@@ -133,7 +145,7 @@ impl<M: Model> LookupBench<M> {
         let qpc_port = CachePort::new(d, "m_qpc", "s_qpc");
         let qps_port = CachePort::new(d, "m_qps", "s_qps");
         let mut sim = Clocked::new(dut);
-        sim.dut.set("qpc_log", QPC_LOG as u64);
+        sim.dut.set("qpn_high", qpn_high(QPC_LOG));
         sim.reset(4);
         LookupBench {
             sim,
@@ -186,7 +198,7 @@ impl<M: Model> LookupBench<M> {
         let mut bytes: Vec<u8> = (0..128).map(|_| self.rng.next() as u8).collect();
         set_field(&mut bytes, RXF_OPCODE, 8, opcode as u64);
         set_field(&mut bytes, RXF_DESTQP, 24, qpn as u64);
-        let qpn_ok = qpn != 0 && qpn < 1 << QPC_LOG;
+        let qpn_ok = names_qp(qpn, QPC_LOG);
         let (state, ty) = match self.qpc_tab.get(&qpn) {
             Some(c) => (qpc::STATE.info().read_raw(c).unwrap() as u8, qpc::QP_TYPE.info().read_raw(c).unwrap() as u8),
             None => (QpState::Reset as u8, QpType::Rc as u8),

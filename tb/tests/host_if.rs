@@ -147,6 +147,20 @@ fn bad_doorbells_raise_an_event_and_an_interrupt() {
     b.steps(100);
     assert_eq!(b.irqs.iter().filter(|d| d.vector == 33).count(), 4, "one events interrupt per error");
     assert!(b.tp.work.is_empty(), "no send work for bad doorbells");
+    // a table larger than the build's: the build's limit (`LOG_QPS`) still
+    // holds, for doorbells and commands alike (`RegFile::qpn_high`)
+    b.write32(regs::qpc_log_entries::OFFSET, 16);
+    b.steps(5);
+    b.doorbell(DoorbellKind::SqProducer, 1500, 1, false);
+    b.steps(20);
+    let ev = b.read32(regs::events::OFFSET);
+    assert_eq!(regs::events::DOORBELL_ERROR.get(ev), 1, "QP 1500 with qpc_log_entries 16");
+    assert_eq!(b.read32(regs::events_queue::OFFSET), 1500);
+    b.write32(regs::events::OFFSET, ev);
+    assert!(b.ctx_cmd(ContextOp::Load, ContextTable::Qp, 2000), "QP 2000 with qpc_log_entries 16");
+    b.write32(regs::qpc_log_entries::OFFSET, 10);
+    b.steps(5);
+    assert!(b.tp.work.is_empty(), "no send work for bad doorbells");
     // a good one after them
     b.doorbell(DoorbellKind::SqProducer, 7, 1, false);
     b.steps(20);

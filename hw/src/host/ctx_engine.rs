@@ -55,7 +55,8 @@ pub enum CtxState {
 pub struct CtxEngine {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub qpc_log: Signal<In, Bits<5>>,
+    /// `RegFile::qpn_high`: the QPN bits that must be clear (the table's and the build's limit).
+    pub qpn_high: Signal<In, Bits<24>>,
     pub cqc_base: Signal<In, Bits<64>>,
     pub cqc_log: Signal<In, Bits<5>>,
     pub mpt_log: Signal<In, Bits<5>>,
@@ -118,8 +119,7 @@ impl Logic for CtxEngine {
         self.known.next = false;
         if self.s_cmd.table.val() == TABLE_QP {
             self.known.next = true;
-            self.in_table.next = ((bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.qpc_log.val()) == 0)
-                & !self.s_cmd.index.val().get_bits::<14>(LOG_QPS).any();
+            self.in_table.next = !(self.s_cmd.index.val() & self.qpn_high.val()).any();
         }
         if self.s_cmd.table.val() == TABLE_CQ {
             self.known.next = true;

@@ -46,8 +46,8 @@ const _: () = assert!(CACHE_OP_WRITE == 1);
 pub struct DbRoute {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    /// log2 of the QP context table's entries (`qpc_log_entries`).
-    pub qpc_log: Signal<In, Bits<5>>,
+    /// `RegFile::qpn_high`: the QPN bits that must be clear (the table's and the build's limit).
+    pub qpn_high: Signal<In, Bits<24>>,
     pub s_db: DoorbellIn,
     /// Masked writes of the producer indices into the `qpc` cache.
     pub m_qpc: CacheReqOut<1024, 128>,
@@ -89,8 +89,7 @@ impl Logic for DbRoute {
         // ---- take a doorbell, classified on the way in
         self.s_db.ready.next = !self.dv.q.val();
         self.in_qp.next = (self.s_db.kind.val() == KIND_SQ) | (self.s_db.kind.val() == KIND_RQ);
-        self.in_range.next = ((bit_cast::<32, 24>(self.s_db.queue.val()) >> self.qpc_log.val()) == 0)
-            & !self.s_db.queue.val().get_bits::<14>(LOG_QPS).any();
+        self.in_range.next = !(self.s_db.queue.val() & self.qpn_high.val()).any();
         if self.s_db.valid.val() & !self.dv.q.val() {
             self.dv.d.next = true;
             self.d_kind.d.next = self.s_db.kind.val();

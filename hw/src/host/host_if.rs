@@ -91,8 +91,12 @@ pub struct HostIf {
     pub s_cqe: CqeIn,
     /// `ctrl.ENABLE`, for the transport.
     pub enable: Signal<Out, Bit>,
+    /// `RegFile::qpn_high`, for the receive lookup (`rx_lookup`): the one
+    /// computation of which QPNs name a QP.
+    pub qpn_high: Signal<Out, Bits<24>>,
 
     regs: RegFile,
+    qpn_high_out: Reg<Bits<24>>,
     dma: DmaEngine,
     ctx: CtxEngine,
     cq: CqEngine,
@@ -115,7 +119,7 @@ pub struct HostIf {
 impl Logic for HostIf {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_err_seen, wr_err_seen);
+        dff_setup!(self, clock, rd_err_seen, wr_err_seen, qpn_high_out);
         clock!(
             self, clock, regs, dma, ctx, cq, db, qpc_cache, qpc_mux, qps_cache, qps_mux, xlate, wqe_rd, ctx_rd, ctx_wr
         );
@@ -227,12 +231,15 @@ impl Logic for HostIf {
         self.xlate.mpt_log.next = self.regs.mpt_log.val();
         self.xlate.mtt_base.next = self.regs.mtt_base.val();
         self.xlate.mtt_log.next = self.regs.mtt_log.val();
-        self.ctx.qpc_log.next = self.regs.qpc_log.val();
+        self.ctx.qpn_high.next = self.regs.qpn_high.val();
         self.ctx.cqc_base.next = self.regs.cqc_base.val();
         self.ctx.cqc_log.next = self.regs.cqc_log.val();
         self.ctx.mpt_log.next = self.regs.mpt_log.val();
         self.ctx.mtt_log.next = self.regs.mtt_log.val();
-        self.db.qpc_log.next = self.regs.qpc_log.val();
+        self.db.qpn_high.next = self.regs.qpn_high.val();
+        // a register of its own at the boundary (the lookup is another block)
+        self.qpn_high_out.d.next = self.regs.qpn_high.val();
+        self.qpn_high.next = self.qpn_high_out.q.val();
         self.cq.irq_mod_count.next = self.regs.irq_mod_count.val();
         self.cq.irq_mod_time.next = self.regs.irq_mod_time.val();
         self.enable.next = self.regs.enable.val();

@@ -74,6 +74,11 @@ pub struct RegFile {
     pub soft_reset: Signal<Out, Bit>,
     pub qpc_base: Signal<Out, Bits<64>>,
     pub qpc_log: Signal<Out, Bits<5>>,
+    /// The QPN bits that must be clear for a QPN to name a QP: those at and
+    /// above min(`qpc_log_entries`, the build's `LOG_QPS`); from flops. The
+    /// one place this limit is computed (doorbells, context commands, the
+    /// receive lookup use it).
+    pub qpn_high: Signal<Out, Bits<24>>,
     pub cqc_base: Signal<Out, Bits<64>>,
     pub cqc_log: Signal<Out, Bits<5>>,
     /// The QP transport state table (`qps`, as many entries as `qpc_log`).
@@ -106,6 +111,8 @@ pub struct RegFile {
     r_qpc_lo: Reg<Bits<32>>,
     r_qpc_hi: Reg<Bits<32>>,
     r_qpc_log: Reg<Bits<5>>,
+    r_qpn_high: Reg<Bits<24>>,
+    lim_log: Signal<Local, Bits<5>>,
     r_cqc_lo: Reg<Bits<32>>,
     r_cqc_hi: Reg<Bits<32>>,
     r_cqc_log: Reg<Bits<5>>,
@@ -155,6 +162,7 @@ impl Logic for RegFile {
             r_qpc_lo,
             r_qpc_hi,
             r_qpc_log,
+            r_qpn_high,
             r_cqc_lo,
             r_cqc_hi,
             r_cqc_log,
@@ -404,6 +412,13 @@ impl Logic for RegFile {
         self.qpc_base.next =
             (bit_cast::<64, 32>(self.r_qpc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_qpc_lo.q.val());
         self.qpc_log.next = self.r_qpc_log.q.val();
+        // a cycle behind `qpc_log_entries`: the driver writes it before any traffic
+        self.lim_log.next = self.r_qpc_log.q.val();
+        if self.r_qpc_log.q.val() > LOG_QPS_VALUE {
+            self.lim_log.next = LOG_QPS_VALUE.into();
+        }
+        self.r_qpn_high.d.next = !((bits::<24>(1) << self.lim_log.val()) - 1);
+        self.qpn_high.next = self.r_qpn_high.q.val();
         self.cqc_base.next =
             (bit_cast::<64, 32>(self.r_cqc_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_cqc_lo.q.val());
         self.cqc_log.next = self.r_cqc_log.q.val();
@@ -438,6 +453,7 @@ impl Logic for RegFile {
             self.r_qpc_lo.d.next = 0.into();
             self.r_qpc_hi.d.next = 0.into();
             self.r_qpc_log.d.next = 0.into();
+            self.r_qpn_high.d.next = bits::<24>(0xff_ffff);
             self.r_cqc_lo.d.next = 0.into();
             self.r_cqc_hi.d.next = 0.into();
             self.r_cqc_log.d.next = 0.into();

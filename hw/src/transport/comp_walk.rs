@@ -378,7 +378,7 @@ impl Logic for CompWalk {
             // the remainder is 0 past the message's end (`k_diff` negative)
             self.rem_gt_pmtu.d.next =
                 !self.k_diff.val().get_bit(32) & (self.k_diff.val().get_bits::<32>(0) > self.k_pmtu.val());
-            self.rem_eq_plen.d.next = (bit_cast::<32, 16>(self.plen.val()) == self.k_diff.val().get_bits::<32>(0));
+            self.rem_eq_plen.d.next = bit_cast::<32, 16>(self.plen.val()) == self.k_diff.val().get_bits::<32>(0);
             if self.k_diff.val().get_bit(32) {
                 self.rem_eq_plen.d.next = !self.plen.val().any();
             }

@@ -8,7 +8,7 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `qpc_log` | in | log2 of the QP table's entries (`qpc_log_entries`): a QPN at or past it, or 0, names no QP and is not looked up |
+//! | `qpn_high` | in | `RegFile::qpn_high` (through `HostIf`): the QPN bits that must be clear for a QPN to name a QP (the table's `qpc_log_entries` and the build's `LOG_QPS`); a QPN with one of them set, or 0, names no QP and is not looked up |
 //! | `s_hdr` | in | `RxHold::m_hdr`: headers in the `wire::RX_HDR_FIELDS` layout; `tready` a register |
 //! | `m_qpc` / `s_qpc` | out / in | a `qpc` cache user port: reads, id = the slot; answers in any order, always taken |
 //! | `m_qps` / `s_qps` | out / in | a `qps` cache user port: the reads (id = slot) and the receive side's writes (id bit 5), in one port so a write taken before a read of its entry is seen by it; write answers are dropped |
@@ -95,7 +95,7 @@ pub struct DestIn {
 pub struct RxLookup {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub qpc_log: Signal<In, Bits<5>>,
+    pub qpn_high: Signal<In, Bits<24>>,
     pub s_hdr: HdrIn<1024>,
     pub m_qpc: CacheReqOut<1024, 128>,
     pub s_qpc: CacheRespIn<1024>,
@@ -113,7 +113,6 @@ pub struct RxLookup {
     i_hdr: Reg<Bits<1024>>,
     i_resp: Reg<Bit>,
     i_qpn: Reg<Bits<24>>,
-    qpn_limit: Reg<Bits<25>>,
     in_op: Signal<Local, Bits<8>>,
     in_resp: Signal<Local, Bit>,
     take_hdr: Signal<Local, Bit>,
@@ -222,7 +221,7 @@ impl Logic for RxWbReg {
 impl Logic for RxLookup {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, qpn_limit, got_c, got_s, bad, rw, rh, rcnt);
+        dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, got_c, got_s, bad, rw, rh, rcnt);
         dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data);
         dff_setup!(self, clock, a_valid, a_age, a_hdr, a_qpc, a_qps, a_meta, a_bad, d_valid, d_dest);
         clock!(self, clock, req_fl, resp_fl, hdr_ram, qpc_ram, qps_ram, meta_ram, wr, wc, qp_adm);
@@ -236,7 +235,6 @@ impl Logic for RxLookup {
             self.cnt[k].d.next = self.cnt[k].q.val();
             self.cnt_drop[k].next = self.cnt[k].q.val();
         }
-        self.qpn_limit.d.next = bits::<25>(1) << self.qpc_log.val();
 
         // ---- a header taken: its path, and the path's in-flight compare
         self.s_hdr.tready.next = !self.i_valid.q.val();
@@ -257,7 +255,7 @@ impl Logic for RxLookup {
         }
 
         // ---- issue: a slot, the reads (or none for a QPN that names no QP)
-        self.i_ok.next = self.i_qpn.q.val().any() & (bit_cast::<25, 24>(self.i_qpn.q.val()) < self.qpn_limit.q.val());
+        self.i_ok.next = self.i_qpn.q.val().any() & !(self.i_qpn.q.val() & self.qpn_high.val()).any();
         self.hazard.next = self.req_fl.hazard.val();
         self.path_room.next = self.req_fl.room.val();
         if self.i_resp.q.val() {
@@ -431,7 +429,7 @@ impl Logic for RxLookup {
         // ---- admission (a cycle after the load), then out or dropped
         self.qp_adm.in_valid.next = self.a_valid.q.val();
         self.qp_adm.qpn_ok.next = self.a_hdr.q.val().get_bits::<24>(RXF_DESTQP).any()
-            & (bit_cast::<25, 24>(self.a_hdr.q.val().get_bits::<24>(RXF_DESTQP)) < self.qpn_limit.q.val());
+            & !(self.a_hdr.q.val().get_bits::<24>(RXF_DESTQP) & self.qpn_high.val()).any();
         self.qp_adm.state.next = self.a_qpc.q.val().get_bits::<4>(QPC_STATE);
         self.qp_adm.qp_type.next = self.a_qpc.q.val().get_bits::<4>(QPC_TYPE);
         self.qp_adm.opcode.next = self.a_hdr.q.val().get_bits::<8>(RXF_OPCODE);
