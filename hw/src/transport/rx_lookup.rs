@@ -113,6 +113,8 @@ pub struct RxLookup {
     i_hdr: Reg<Bits<1024>>,
     i_resp: Reg<Bit>,
     i_qpn: Reg<Bits<24>>,
+    // whether the QPN names a QP, decided as the header is taken (off the issue path)
+    i_names: Reg<Bit>,
     in_op: Signal<Local, Bits<8>>,
     in_resp: Signal<Local, Bit>,
     take_hdr: Signal<Local, Bit>,
@@ -221,7 +223,7 @@ impl Logic for RxWbReg {
 impl Logic for RxLookup {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, got_c, got_s, bad, rw, rh, rcnt);
+        dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, i_names, got_c, got_s, bad, rw, rh, rcnt);
         dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data);
         dff_setup!(self, clock, a_valid, a_age, a_hdr, a_qpc, a_qps, a_meta, a_bad, d_valid, d_dest);
         clock!(self, clock, req_fl, resp_fl, hdr_ram, qpc_ram, qps_ram, meta_ram, wr, wc, qp_adm);
@@ -252,10 +254,12 @@ impl Logic for RxLookup {
             self.i_hdr.d.next = self.s_hdr.tdata.val();
             self.i_resp.d.next = self.in_resp.val();
             self.i_qpn.d.next = self.s_hdr.tdata.val().get_bits::<24>(RXF_DESTQP);
+            self.i_names.d.next = self.s_hdr.tdata.val().get_bits::<24>(RXF_DESTQP).any()
+                & !(self.s_hdr.tdata.val().get_bits::<24>(RXF_DESTQP) & self.qpn_high.val()).any();
         }
 
         // ---- issue: a slot, the reads (or none for a QPN that names no QP)
-        self.i_ok.next = self.i_qpn.q.val().any() & !(self.i_qpn.q.val() & self.qpn_high.val()).any();
+        self.i_ok.next = self.i_names.q.val();
         self.hazard.next = self.req_fl.hazard.val();
         self.path_room.next = self.req_fl.room.val();
         if self.i_resp.q.val() {
