@@ -184,12 +184,10 @@ fn grant_to_first_header_latency() {
     }
 }
 
-/// A 64 KiB WRITE at PMTU 4096 from one 64-byte aligned SGE in 2 MiB pages,
-/// nothing stalled: 16 packets of 65 payload beats each (the payload starts
-/// at lane 6 after RETH, lane 54 without), and once the first beat is out,
-/// one beat per cycle to the last.
-#[test]
-fn long_write_streams_one_beat_per_cycle() {
+/// A bench with one QP (0x99, PMTU 4096) whose single WQE is a 64 KiB
+/// WRITE from one 64-byte aligned SGE in 2 MiB pages, rung; the arbiter and
+/// builder behind it when `chain`.
+fn long_write_bench(chain: bool) -> Bench {
     let mut w = world(11);
     let idx = (0..256u32).find(|i| !w.mpt.contains_key(i)).expect("a free MPT index");
     let key = 0x5a00 | idx;
@@ -211,11 +209,24 @@ fn long_write_streams_one_beat_per_cycle() {
         },
     );
     let mut b = TxBench::new(Dut::new(), w, 11);
+    if chain {
+        b.chain = Some(TxChain::new());
+    }
     b.add_qp(0x99, 5, pd);
     let mut p = b.random_post(0x99, SendOpcode::RdmaWrite, 100);
     p.sges = vec![(0x40_0000_0000 + 0x1000, 64 << 10, key)];
     b.post(0x99, &p, None);
     b.ring(0x99);
+    b
+}
+
+/// A 64 KiB WRITE at PMTU 4096 from one 64-byte aligned SGE in 2 MiB pages,
+/// nothing stalled: 16 packets of 65 payload beats each (the payload starts
+/// at lane 6 after RETH, lane 54 without), and once the first beat is out,
+/// one beat per cycle to the last.
+#[test]
+fn long_write_streams_one_beat_per_cycle() {
+    let mut b = long_write_bench(false);
     b.run(20_000);
     assert_eq!(b.hdrs.len(), 16);
     let (first, last) = (b.beats[0], *b.beats.last().unwrap());
@@ -274,33 +285,7 @@ const HDR_TO_MAC: u64 = 19;
 /// frame's payload has come.
 #[test]
 fn long_write_frames_at_line_rate() {
-    let mut w = world(11);
-    let idx = (0..256u32).find(|i| !w.mpt.contains_key(i)).expect("a free MPT index");
-    let key = 0x5a00 | idx;
-    let pd = 2;
-    w.mpt.insert(
-        idx,
-        Mpt {
-            va_base: 0x40_0000_0000,
-            length: 1 << 21,
-            key,
-            pd,
-            valid: true,
-            local_write: true,
-            remote_write: false,
-            remote_read: false,
-            remote_atomic: false,
-            log_page_size: 21,
-            mtt_base: 0x10,
-        },
-    );
-    let mut b = TxBench::new(Dut::new(), w, 11);
-    b.chain = Some(TxChain::new());
-    b.add_qp(0x99, 5, pd);
-    let mut p = b.random_post(0x99, SendOpcode::RdmaWrite, 100);
-    p.sges = vec![(0x40_0000_0000 + 0x1000, 64 << 10, key)];
-    b.post(0x99, &p, None);
-    b.ring(0x99);
+    let mut b = long_write_bench(true);
     b.run(20_000);
     let c = b.chain.as_ref().unwrap();
     assert_eq!(c.frames.len(), 16);
