@@ -72,6 +72,8 @@ catalog! {
     mr_check => crate::mr::MrCheck, 200;
     qpc_cache => crate::host::CtxCache<1024, 128, 10>, 40;
     mtt_cache => crate::host::CtxCache<512, 64, 8>, 60;
+    // host_if's transport-state cache: its own design, so host_if's synthesis boxes it as it does qpc_cache
+    qps_cache => crate::host::CtxCache<512, 64, 10>, 60;
     ctx_port_mux => crate::host::CtxPortMux<512, 64, 3>, 200;
     qp_modify => crate::host::QpModify, 40;
     qp_admit => crate::host::QpAdmit, 300;

@@ -76,7 +76,7 @@ pub fn protocol(name: &str, s: &mut dyn Sim) -> Option<Outcome> {
         "ctx_engine" => ctx_engine(s),
         "mr_check" => mr_check(s),
         "mr_xlate" => mr_xlate(s),
-        "qpc_cache" | "mtt_cache" => ctx_cache(s),
+        "qpc_cache" | "qps_cache" | "mtt_cache" => ctx_cache(s),
         "qp_modify" => qp_modify(s),
         "send_sched" => send_sched(s),
         "inflight" => inflight(s),

@@ -8,13 +8,14 @@
 //! (`tb/tests/dma_engine.rs`), and the model lets the tests set the miss
 //! latency exactly and check the cache's side of the contract at every beat.
 
-use rnic_sim::models::{mtt_cache, qpc_cache};
+use rnic_sim::models::{mtt_cache, qpc_cache, qps_cache};
 use rnic_sim::Model;
 use rnic_tb::ctx_cache::{CacheBench, DmaTiming, Req, TABLE_BASE};
 
 /// Sets of the two instances in the catalog.
 const QPC_SETS: u32 = 1024;
 const MTT_SETS: u32 = 256;
+const QPS_SETS: u32 = 1 << rnic_hw::host::QPS_CACHE_LOG;
 
 /// Cycles from a request taken to its response offered, on a hit.
 const HIT_LATENCY: u64 = 5;
@@ -50,6 +51,14 @@ fn random_run<M: Model>(b: &mut CacheBench<M>, n: usize, span: u32) {
 fn random_requests_match_a_reference_qpc() {
     let mut b = qpc(13, DmaTiming::RANDOM, 1);
     random_run(&mut b, 4000, 8 * QPC_SETS + 64);
+    assert!(b.done.iter().any(|d| d.1.err), "no request beyond the table");
+}
+
+/// The same for `host_if`'s `qps` cache (512-bit entries, 2^10 sets).
+#[test]
+fn random_requests_match_a_reference_qps() {
+    let mut b = CacheBench::new(qps_cache::Dut::new(), 13, DmaTiming::RANDOM, 4);
+    random_run(&mut b, 3000, 8 * QPS_SETS + 64);
     assert!(b.done.iter().any(|d| d.1.err), "no request beyond the table");
 }
 

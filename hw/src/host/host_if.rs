@@ -42,6 +42,9 @@ use rust_hdl::prelude::*;
 /// log2 of the sets of the `qps` cache: as many as `qpc_cache`'s (the
 /// tables have as many entries; one QPN's two lines miss and hit together).
 pub const QPS_CACHE_LOG: usize = 10;
+// the catalog's `qps_cache` (`CtxCache<512, 64, 10>`) is this instance, so
+// that `host_if`'s synthesis boxes it
+const _: () = assert!(QPS_CACHE_LOG == 10);
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
