@@ -390,6 +390,12 @@ impl Traffic {
             sges.resize(recv_wqe::MAX_SGE + 1, Sge { addr: 0, len: 0, lkey: 0 });
         }
         let wr_id = r.next();
+        self.post_wqe(qi, wr_id, sges);
+    }
+
+    /// Writes a RECV WQE into QP `qi`'s RQ ring (`NUM_SGE` = the SGEs given,
+    /// at most `MAX_SGE` of them written) and posts it to the model.
+    fn post_wqe(&mut self, qi: usize, wr_id: u64, sges: Vec<Sge>) {
         let qp = &mut self.qps[qi];
         let mut e = [0u8; recv_wqe::SIZE];
         e[0..8].copy_from_slice(&wr_id.to_le_bytes());
@@ -527,22 +533,7 @@ impl Traffic {
     /// Records of a SEND message of `len` bytes for QP 0 into one posted
     /// RECV of `sges` (the latency test): AckReq on the last packet only.
     pub fn send_stream(&mut self, sges: Vec<Sge>, len: u64) {
-        let qp = &mut self.qps[0];
-        let mut e = [0u8; recv_wqe::SIZE];
-        let wr_id: u64 = 0x5e4d_0000_0000_0001;
-        e[0..8].copy_from_slice(&wr_id.to_le_bytes());
-        e[recv_wqe::NUM_SGE.byte] = sges.len() as u8;
-        for (k, s) in sges.iter().enumerate() {
-            let b = recv_wqe::sge_range(k).start;
-            e[b + sge_layout::ADDR.byte..][..8].copy_from_slice(&s.addr.to_le_bytes());
-            e[b + sge_layout::LEN.byte..][..4].copy_from_slice(&s.len.to_le_bytes());
-            e[b + sge_layout::LKEY.byte..][..4].copy_from_slice(&s.lkey.to_le_bytes());
-        }
-        let slot = (qp.rq_prod as u64) & ((1 << qp.rq_log) - 1);
-        self.rq.insert(qp.rq_base + slot * recv_wqe::SIZE as u64, e);
-        qp.recv_sges.insert(qp.rq_prod, sges.clone());
-        qp.rq_prod = qp.rq_prod.wrapping_add(1);
-        qp.model.post_recv(RecvWqe { wr_id, sges });
+        self.post_wqe(0, 0x5e4d_0000_0000_0001, sges);
         self.queue_packets(0, true, false, 0, 0, len);
         let n = self.qps[0].queue.len();
         for (i, p) in self.qps[0].queue.iter_mut().enumerate() {
