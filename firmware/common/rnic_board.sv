@@ -214,15 +214,36 @@ module rnic_board (
     );
 
     // ---------------------------------------------------------------- the core
+    // The core has its own MAC FIFOs (mac_rx_fifo drops whole frames when
+    // full, mac_tx_fifo releases whole frames); until the board is rewired
+    // around them (issue 15) the XPM crossings above stay and the core's
+    // MAC clocks are core_clk, so its receive side is always ready.
+    assign core_rx_tready = 1'b1;
+    /* verilator lint_off PINCONNECTEMPTY */
     rnic_core core (
-        .clock(core_clk), .reset(core_rst),
+        .clock(core_clk), .reset(core_rst), .mac_rx_clk(core_clk), .mac_tx_clk(core_clk),
         .s_axis_rx_tdata(core_rx_tdata), .s_axis_rx_tkeep(core_rx_tkeep), .s_axis_rx_tlast(core_rx_tlast),
         .s_axis_rx_tuser(core_rx_tuser[0]), .s_axis_rx_tvalid(core_rx_tvalid),
-        .s_axis_rx_tready(core_rx_tready),
         .m_axis_tx_tdata(core_tx_tdata), .m_axis_tx_tkeep(core_tx_tkeep), .m_axis_tx_tlast(core_tx_tlast),
         .m_axis_tx_tuser(core_tx_tuser[0]), .m_axis_tx_tvalid(core_tx_tvalid),
-        .m_axis_tx_tready(core_tx_tready)
+        .m_axis_tx_tready(core_tx_tready),
+        // HOST-BOUNDARY TIE-OFF (below): the core's host ports idle until the adapters exist
+        .cfg_max_read(3'd2), .cfg_max_payload(3'd1),
+        .s_axil_awaddr(16'd0), .s_axil_awvalid(1'b0), .s_axil_awready(),
+        .s_axil_wdata(32'd0), .s_axil_wstrb(4'd0), .s_axil_wvalid(1'b0), .s_axil_wready(),
+        .s_axil_bresp(), .s_axil_bvalid(), .s_axil_bready(1'b1),
+        .s_axil_araddr(16'd0), .s_axil_arvalid(1'b0), .s_axil_arready(),
+        .s_axil_rdata(), .s_axil_rresp(), .s_axil_rvalid(), .s_axil_rready(1'b1),
+        .m_dma_rd_req_addr(), .m_dma_rd_req_len(), .m_dma_rd_req_tag(), .m_dma_rd_req_valid(),
+        .m_dma_rd_req_ready(1'b0),
+        .s_dma_rd_data_tdata('0), .s_dma_rd_data_tag(8'd0), .s_dma_rd_data_tlast(1'b0),
+        .s_dma_rd_data_err(1'b0), .s_dma_rd_data_tvalid(1'b0), .s_dma_rd_data_tready(),
+        .m_dma_wr_tdata(), .m_dma_wr_tkeep(), .m_dma_wr_tlast(), .m_dma_wr_addr(), .m_dma_wr_len(),
+        .m_dma_wr_tag(), .m_dma_wr_tvalid(), .m_dma_wr_tready(1'b0),
+        .s_dma_wr_cpl_tag(8'd0), .s_dma_wr_cpl_err(1'b0), .s_dma_wr_cpl_valid(1'b0),
+        .m_irq_vector(), .m_irq_valid(), .m_irq_ready(1'b0)
     );
+    /* verilator lint_on PINCONNECTEMPTY */
 
     // ================================================================
     // HOST-BOUNDARY TIE-OFF: the one place where the DMA IP meets what

@@ -47,7 +47,7 @@ catalog! {
     pkt_reg_slice => crate::axis::PktRegSlice<256, 512, 64, 1>, 150;
     axis_realign => crate::axis::AxisRealign, 200;
     axis_pipeline => crate::core::AxisPipeline<20>, 20;
-    rnic_core => crate::core::RnicCore, 40;
+    rnic_core => crate::core::RnicCore, 10;
     crc_fold_part => crate::wire::CrcFoldPart, 40;
     crc_ahead64 => crate::wire::CrcAhead<64>, 200;
     icrc_residue => crate::wire::IcrcResidue, 200;
@@ -98,6 +98,10 @@ catalog! {
     rx_lookup => crate::transport::RxLookup, 200;
     rx_pay_split => crate::transport::RxPaySplit, 200;
     xlate_mux => crate::mr::XlateMux<3>, 200;
+    inflight_mux => crate::transport::InflightMux, 200;
+    cqe_merge => crate::transport::CqeMerge, 200;
+    completer => crate::transport::Completer, 60;
+    responder => crate::transport::Responder, 60;
 }
 
 /// Look an entry up by name.
@@ -107,7 +111,28 @@ pub fn find(name: &str) -> Option<CatalogEntry> {
 
 /// Emit a catalog block as SystemVerilog, with the contract's named
 /// constants ([`crate::consts::NAMED`]) resolved.
+///
+/// Runs on a thread of its own with [`BUILD_STACK`]: a large design (the
+/// core) is built by value, deeper than a main thread's stack.
 pub fn emit(e: &CatalogEntry) -> Result<hdl_emit::Design, hdl_emit::EmitError> {
-    let block = (e.make)();
-    hdl_emit::emit_with_consts(&*block, e.name, crate::consts::NAMED)
+    with_stack(|| {
+        let block = (e.make)();
+        hdl_emit::emit_with_consts(&*block, e.name, crate::consts::NAMED)
+    })
+}
+
+/// Stack for building and walking a catalog design (`rnic_core` needs more
+/// than the default 8 MiB in a debug build).
+pub const BUILD_STACK: usize = 1 << 30;
+
+/// Runs `f` on a thread with [`BUILD_STACK`] bytes of stack.
+pub fn with_stack<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .stack_size(BUILD_STACK)
+            .spawn_scoped(s, f)
+            .expect("cannot start a thread")
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p))
+    })
 }

@@ -117,6 +117,15 @@ rtl_consts! {
     CQE_BYTES: u64 = cqe::SIZE;
     CQE_OWNER: u64 = cqe::OWNER.pos();
     CQE_STATUS: usize = cqe::STATUS.pos();
+    /// Field positions `cqe_merge` lays a CQE out by (`layouts::cqe`).
+    CQE_WR_ID: u64 = cqe::WR_ID.pos();
+    CQE_BYTE_LEN: u64 = cqe::BYTE_LEN.pos();
+    CQE_IMM: u64 = cqe::IMM.pos();
+    CQE_QPN: u64 = cqe::QPN.pos();
+    CQE_STATUS_POS: u64 = cqe::STATUS.pos();
+    CQE_OPCODE: u64 = cqe::OPCODE.pos();
+    CQE_WITH_IMM: u64 = cqe::WITH_IMM.pos();
+    CQE_WQE_INDEX: u64 = cqe::WQE_INDEX.pos();
     /// Flag positions in the state a CQ query returns (CQC bytes 8..14).
     CQS_ARMED: u64 = cqc::ARMED.pos() - 8 * cqc::PROD.byte;
     CQS_SOLICITED: u64 = cqc::SOLICITED.pos() - 8 * cqc::PROD.byte;

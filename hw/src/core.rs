@@ -1,11 +1,19 @@
-//! The core's top level, as far as it is built.
-//!
-//! Today it holds the stream infrastructure every later stage plugs into: a
-//! receive FIFO from the MAC side and a pipeline of skid buffers back to the
-//! transmit side. The packet parser, builder and transport replace the
-//! loopback as their issues land.
+//! The core's top level (docs/core.md): `RnicCore`, the one design every
+//! board top wraps, and `AxisPipeline`, the stream benchmark design.
 
-use crate::axis::{AxisFifo, AxisIn, AxisOut, AxisSkidBuffer, DATA_BITS as D, KEEP_BITS as K};
+use crate::axis::{AxisIn, AxisOut, AxisSkidBuffer, HdrOut, DATA_BITS as D, KEEP_BITS as K};
+use crate::host::{
+    AxilIn, CacheReqOut, CacheRespOut, CqeOut, DmaRdDataIn, DmaRdReqOut, DmaWrCplIn, DmaWrOut, HostIf, IrqOut,
+    RdCmdOut, WrStreamOut,
+};
+use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo};
+use crate::mr::{MrReqOut, MrRespOut, XlateMux};
+use crate::transport::{
+    Completer, CompCqeOut, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut, ReqTx,
+    Responder, RespPktOut, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, INFLIGHT_ENTRY_BITS,
+    INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+};
+use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -51,28 +59,186 @@ impl<const N: usize> Logic for AxisPipeline<N> {
     }
 }
 
-/// The RNIC core. Ports toward the MAC: `s_axis_rx` (frames from the wire),
-/// `m_axis_tx` (frames to the wire); `tuser[0]` marks a bad frame.
+/// The RNIC core (docs/core.md): the MAC streams through their clock-domain
+/// FIFOs, the receive parser and ICRC hold, the receive lookup, the
+/// responder and completer, the requester with its scheduler, the transmit
+/// arbiter and builder, and the host interface (registers, DMA, contexts,
+/// translation, CQs, interrupts) they all use.
+///
+/// Built so far: RDMA WRITE and SEND (with immediate) from requester to
+/// responder, ACKs back, send and receive completions. Not yet (docs/core.md,
+/// "Not yet"): READ responses and atomics (`resp_gen`, `comp_read`; READ
+/// response payloads are dropped at `rx_pay_split`), the requester's error
+/// completions (`ReqTx::m_err`/`m_xerr` are taken and dropped here), the
+/// retransmission the completer's record asks for (issue 12).
 #[derive(LogicBlock, Default)]
 pub struct RnicCore {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_axis_rx: AxisIn<D, K, 1>,
+    pub mac_rx_clk: Signal<In, Clock>,
+    pub mac_tx_clk: Signal<In, Clock>,
+    pub s_axis_rx: MacStreamIn<D, K, 1>,
     pub m_axis_tx: AxisOut<D, K, 1>,
-    rx_fifo: AxisFifo<D, K, 1, 5>,
-    tx_pipe: AxisPipeline<4>,
+    pub cfg_max_read: Signal<In, Bits<3>>,
+    pub cfg_max_payload: Signal<In, Bits<3>>,
+    pub s_axil: AxilIn,
+    pub m_dma_rd_req: DmaRdReqOut,
+    pub s_dma_rd_data: DmaRdDataIn,
+    pub m_dma_wr: DmaWrOut,
+    pub s_dma_wr_cpl: DmaWrCplIn,
+    pub m_irq: IrqOut,
+    host: HostIf,
+    rx_fifo: MacRxFifo,
+    parse: RxParse,
+    hold: RxHold,
+    lookup: RxLookup,
+    pay_split: RxPaySplit,
+    responder: Responder,
+    completer: Completer,
+    sched: SendSched<14, 15>,
+    req: ReqTx,
+    xlate: XlateMux<2>,
+    cqes: CqeMerge,
+    arb: TxArb,
+    build: TxBuild,
+    tx_fifo: MacTxFifo,
     kind: TypeTag<Self>,
 }
 
 impl Logic for RnicCore {
     #[hdl_gen]
     fn update(&mut self) {
-        self.rx_fifo.clock.next = self.clock.val();
+        clock!(self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, req, xlate, cqes, arb, build);
+        self.host.reset.next = self.reset.val();
+        self.parse.reset.next = self.reset.val();
+        self.hold.reset.next = self.reset.val();
+        self.lookup.reset.next = self.reset.val();
+        self.pay_split.reset.next = self.reset.val();
+        self.responder.reset.next = self.reset.val();
+        self.completer.reset.next = self.reset.val();
+        self.sched.reset.next = self.reset.val();
+        self.req.reset.next = self.reset.val();
+        self.xlate.reset.next = self.reset.val();
+        self.cqes.reset.next = self.reset.val();
+        self.arb.reset.next = self.reset.val();
+        self.build.reset.next = self.reset.val();
+        self.rx_fifo.mac_clock.next = self.mac_rx_clk.val();
+        self.rx_fifo.core_clock.next = self.clock.val();
         self.rx_fifo.reset.next = self.reset.val();
-        self.tx_pipe.clock.next = self.clock.val();
-        self.tx_pipe.reset.next = self.reset.val();
-        AxisIn::<D, K, 1>::link(&mut self.s_axis_rx, &mut self.rx_fifo.s_axis);
-        AxisOut::<D, K, 1>::join(&mut self.rx_fifo.m_axis, &mut self.tx_pipe.s_axis);
-        AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_pipe.m_axis);
+        self.tx_fifo.mac_clock.next = self.mac_tx_clk.val();
+        self.tx_fifo.core_clock.next = self.clock.val();
+        self.tx_fifo.reset.next = self.reset.val();
+
+        // ---- the host boundary
+        self.host.cfg_max_read.next = self.cfg_max_read.val();
+        self.host.cfg_max_payload.next = self.cfg_max_payload.val();
+        AxilIn::link(&mut self.s_axil, &mut self.host.s_axil);
+        DmaRdReqOut::link(&mut self.m_dma_rd_req, &mut self.host.m_dma_rd_req);
+        DmaRdDataIn::link(&mut self.s_dma_rd_data, &mut self.host.s_dma_rd_data);
+        DmaWrOut::link(&mut self.m_dma_wr, &mut self.host.m_dma_wr);
+        DmaWrCplIn::link(&mut self.s_dma_wr_cpl, &mut self.host.s_dma_wr_cpl);
+        IrqOut::link(&mut self.m_irq, &mut self.host.m_irq);
+
+        // ---- receive: MAC -> parser -> ICRC hold -> lookup -> responder / completer
+        MacStreamIn::<D, K, 1>::link(&mut self.s_axis_rx, &mut self.rx_fifo.s_axis);
+        AxisOut::<D, K, 1>::join(&mut self.rx_fifo.m_axis, &mut self.parse.s_axis);
+        HdrOut::<1024>::join(&mut self.parse.m_hdr, &mut self.hold.s_hdr);
+        AxisOut::<D, K, 1>::join(&mut self.parse.m_axis, &mut self.hold.s_axis);
+        // frames that are not RoCEv2 have no consumer yet: counted by the parser, dropped
+        self.parse.m_raw.tready.next = true;
+        HdrOut::<1024>::join(&mut self.hold.m_hdr, &mut self.lookup.s_hdr);
+        AxisOut::<D, K, 1>::join(&mut self.hold.m_axis, &mut self.pay_split.s_axis);
+        self.lookup.qpn_high.next = self.host.qpn_high.val();
+        CacheReqOut::<1024, 128>::join(&mut self.lookup.m_qpc, &mut self.host.s_qpc[1]);
+        CacheRespOut::<1024>::join(&mut self.host.m_qpc[1], &mut self.lookup.s_qpc);
+        CacheReqOut::<512, 64>::join(&mut self.lookup.m_qps, &mut self.host.s_qps[1]);
+        CacheRespOut::<512>::join(&mut self.host.m_qps[1], &mut self.lookup.s_qps);
+        DestOut::join(&mut self.lookup.m_dest, &mut self.pay_split.s_dest);
+        RespPktOut::join(&mut self.lookup.m_req, &mut self.responder.s_pkt);
+        RespPktOut::join(&mut self.lookup.m_resp, &mut self.completer.s_pkt);
+        QpsWrOut::join(&mut self.responder.m_wb, &mut self.lookup.s_req_wb);
+        QpsWrOut::join(&mut self.completer.m_wb, &mut self.lookup.s_comp_wb);
+        AxisOut::<D, K, 1>::join(&mut self.pay_split.m_req, &mut self.responder.s_axis);
+        // READ response payloads: no comp_read yet, dropped
+        self.pay_split.m_resp.tready.next = true;
+        // the qps port meant for the receive side's writes: they go through the lookup (docs/core.md)
+        self.host.s_qps[2].op.next = 0.into();
+        self.host.s_qps[2].index.next = 0.into();
+        self.host.s_qps[2].mask.next = 0.into();
+        self.host.s_qps[2].data.next = 0.into();
+        self.host.s_qps[2].id.next = 0.into();
+        self.host.s_qps[2].valid.next = false;
+        self.host.m_qps[2].ready.next = true;
+
+        // ---- the responder's execution: translation, RECV WQEs, payload writes, ACKs
+        MrReqOut::join(&mut self.responder.m_xreq, &mut self.xlate.s_req[1]);
+        MrRespOut::join(&mut self.xlate.m_resp[1], &mut self.responder.s_xresp);
+        RdCmdOut::join(&mut self.responder.m_rd, &mut self.host.s_recv_rd);
+        AxisOut::<D, K, 1>::join(&mut self.host.m_recv_rd, &mut self.responder.s_rd);
+        WrStreamOut::join(&mut self.responder.m_wr, &mut self.host.s_pay_wr);
+        self.responder.wr_done.next = self.host.pay_wr_done.val();
+        self.responder.wr_done_err.next = self.host.pay_wr_err.val();
+        HdrOut::<TX_HDR_BITS>::join(&mut self.responder.m_hdr, &mut self.arb.s_hdr[2]);
+        self.arb.s_axis[2].tdata.next = 0.into();
+        self.arb.s_axis[2].tkeep.next = 0.into();
+        self.arb.s_axis[2].tuser.next = 0.into();
+        self.arb.s_axis[2].tlast.next = false;
+        self.arb.s_axis[2].tvalid.next = false;
+
+        // ---- completions
+        RecvCqeOut::join(&mut self.responder.m_cqe, &mut self.cqes.s_recv);
+        CompCqeOut::join(&mut self.completer.m_cqe, &mut self.cqes.s_comp);
+        CqeOut::join(&mut self.cqes.m_cqe, &mut self.host.s_cqe);
+
+        // ---- the requester: doorbells -> scheduler -> transmit path
+        QpnOut::<14>::join(&mut self.host.m_work, &mut self.sched.s_work);
+        QpnOut::<14>::join(&mut self.sched.m_grant, &mut self.req.s_grant);
+        DoneOut::<14>::join(&mut self.req.m_sdone, &mut self.sched.s_done);
+        CacheReqOut::<1024, 128>::join(&mut self.req.m_qpc, &mut self.host.s_qpc[0]);
+        CacheRespOut::<1024>::join(&mut self.host.m_qpc[0], &mut self.req.s_qpc);
+        CacheReqOut::<512, 64>::join(&mut self.req.m_qps, &mut self.host.s_qps[0]);
+        CacheRespOut::<512>::join(&mut self.host.m_qps[0], &mut self.req.s_qps);
+        RdCmdOut::join(&mut self.req.m_wqe_rd, &mut self.host.s_wqe_rd);
+        AxisOut::<D, K, 1>::join(&mut self.host.m_wqe_rd, &mut self.req.s_wqe_rd);
+        RdCmdOut::join(&mut self.req.m_pay_rd, &mut self.host.s_pay_rd);
+        AxisOut::<D, K, 1>::join(&mut self.host.m_pay_rd, &mut self.req.s_pay_rd);
+        MrReqOut::join(&mut self.req.m_xreq, &mut self.xlate.s_req[0]);
+        MrRespOut::join(&mut self.xlate.m_resp[0], &mut self.req.s_xresp);
+        MrReqOut::join(&mut self.xlate.m_req, &mut self.host.s_xreq);
+        MrRespOut::join(&mut self.host.m_xresp, &mut self.xlate.s_resp);
+        InflightCmdOut::<INFLIGHT_QPN_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_ENTRY_BITS>::join(
+            &mut self.req.m_push,
+            &mut self.completer.s_push,
+        );
+        // the requester's error completions are not built: taken and dropped (docs/core.md)
+        self.req.m_err.ready.next = true;
+        self.req.m_xerr.ready.next = true;
+        HdrOut::<TX_HDR_BITS>::join(&mut self.req.m_hdr, &mut self.arb.s_hdr[0]);
+        AxisOut::<D, K, 1>::join(&mut self.req.m_axis, &mut self.arb.s_axis[0]);
+        // the READ/atomic responder (`resp_gen`) is not built: source 1 idle
+        self.arb.s_hdr[1].tdata.next = 0.into();
+        self.arb.s_hdr[1].tvalid.next = false;
+        self.arb.s_axis[1].tdata.next = 0.into();
+        self.arb.s_axis[1].tkeep.next = 0.into();
+        self.arb.s_axis[1].tuser.next = 0.into();
+        self.arb.s_axis[1].tlast.next = false;
+        self.arb.s_axis[1].tvalid.next = false;
+        // the host's READ-response and completer-payload clients wait for resp_gen and comp_read
+        self.host.s_resp_rd.addr.next = 0.into();
+        self.host.s_resp_rd.len.next = 0.into();
+        self.host.s_resp_rd.valid.next = false;
+        self.host.m_resp_rd.tready.next = true;
+        self.host.s_comp_wr.tdata.next = 0.into();
+        self.host.s_comp_wr.tkeep.next = 0.into();
+        self.host.s_comp_wr.tlast.next = false;
+        self.host.s_comp_wr.addr.next = 0.into();
+        self.host.s_comp_wr.len.next = 0.into();
+        self.host.s_comp_wr.tvalid.next = false;
+
+        // ---- transmit: arbiter -> builder -> MAC
+        HdrOut::<TX_HDR_BITS>::join(&mut self.arb.m_hdr, &mut self.build.s_hdr);
+        AxisOut::<D, K, 1>::join(&mut self.arb.m_axis, &mut self.build.s_axis);
+        AxisOut::<D, K, 1>::join(&mut self.build.m_axis, &mut self.tx_fifo.s_axis);
+        AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

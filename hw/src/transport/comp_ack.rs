@@ -184,6 +184,7 @@ impl Logic for CompDecide {
 
 /// CQE requests.
 #[derive(LogicInterface, Default)]
+#[join = "CompCqeIn"]
 pub struct CompCqeOut {
     pub cq: Signal<Out, Bits<24>>,
     pub wr_id: Signal<Out, Bits<64>>,
@@ -194,6 +195,20 @@ pub struct CompCqeOut {
     pub wqe_index: Signal<Out, Bits<16>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "CompCqeOut"]
+pub struct CompCqeIn {
+    pub cq: Signal<In, Bits<24>>,
+    pub wr_id: Signal<In, Bits<64>>,
+    pub status: Signal<In, Bits<8>>,
+    pub opcode: Signal<In, Bits<8>>,
+    pub byte_len: Signal<In, Bits<32>>,
+    pub qpn: Signal<In, Bits<24>>,
+    pub wqe_index: Signal<In, Bits<16>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
 }
 
 /// The per-packet record (module doc).

@@ -167,6 +167,7 @@ pub struct ExecSideOut {
 /// A receive completion request: `comp_ack`'s `CompCqeOut` with the
 /// immediate data and `IBV_WC_WITH_IMM` (`layouts::cqe`).
 #[derive(LogicInterface, Default)]
+#[join = "RecvCqeIn"]
 pub struct RecvCqeOut {
     pub cq: Signal<Out, Bits<24>>,
     pub wr_id: Signal<Out, Bits<64>>,
@@ -179,6 +180,22 @@ pub struct RecvCqeOut {
     pub with_imm: Signal<Out, Bit>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "RecvCqeOut"]
+pub struct RecvCqeIn {
+    pub cq: Signal<In, Bits<24>>,
+    pub wr_id: Signal<In, Bits<64>>,
+    pub status: Signal<In, Bits<8>>,
+    pub opcode: Signal<In, Bits<8>>,
+    pub byte_len: Signal<In, Bits<32>>,
+    pub qpn: Signal<In, Bits<24>>,
+    pub wqe_index: Signal<In, Bits<16>>,
+    pub imm: Signal<In, Bits<32>>,
+    pub with_imm: Signal<In, Bit>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
 }
 
 /// A `qps` line write: `ctx_cache.write(qpn, mask, data)`.

@@ -1,0 +1,128 @@
+//! `Responder`: the responder's side of the core as one block (docs/core.md,
+//! "The receive side"): `RespCheck` decides each request packet, `ExecSide`
+//! keeps what the execution needs beside the decision, `RespExec` executes
+//! it (rkey checks, RECV WQEs, placement commands, ACK requests, receive
+//! CQEs, the `qps` write), `PayloadScatter` places the payload through DMA
+//! write client 0, and `AckGen` makes the ACK/NAK headers.
+//!
+//! | port | dir | what |
+//! |---|---|---|
+//! | `s_pkt` | in | request packets in arrival order (`RxLookup::m_req`: header, `qpc`, `qps`) |
+//! | `s_axis` | in | their payloads, in the same order (`RxPaySplit::m_req`) |
+//! | `m_xreq` / `s_xresp` | out / in | the translation unit (rkeys, RECV SGEs), through the core's `XlateMux` |
+//! | `m_rd` / `s_rd` | out / in | RECV WQE reads (`HostIf::s_recv_rd` / `m_recv_rd`) |
+//! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the payload's DMA writes (`HostIf::s_pay_wr`, `pay_wr_done`, `pay_wr_err`) |
+//! | `m_cqe` | out | receive completions (`CqeMerge::s_recv`) |
+//! | `m_wb` | out | one item per request packet, its `qps` write (`RxLookup::s_req_wb`) |
+//! | `m_hdr` | out | ACK/NAK headers (`TxArb` source 2; no payload) |
+//!
+//! The gating docs/core.md describes: `s_pkt` is taken only while
+//! `ExecSide` has room (`s_room`), which is then pushed with the packet's
+//! header and `qpc`; a decision passes to `RespExec` only beside its side
+//! record (`m_valid`), which is popped with it. Both are flops, so neither
+//! handshake reaches another port's `ready` combinationally.
+
+use super::{
+    AckGen, AckReqOut, ExecSide, ExecSideOut, PayloadScatter, PktDoneOut, QpsWrOut, RecvCqeOut, RespCheck, RespExec,
+    PieceOut, RespPktIn, ScatterPktOut,
+};
+use crate::axis::{AxisIn, HdrOut};
+use crate::wire::TX_HDR_BITS;
+use crate::host::{RdCmdOut, WrStreamOut};
+use crate::mr::{MrReqOut, MrRespIn};
+use hdl_emit::TypeTag;
+use rust_hdl::prelude::*;
+
+#[derive(LogicBlock, Default)]
+pub struct Responder {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_pkt: RespPktIn,
+    pub s_axis: AxisIn<512, 64, 1>,
+    pub m_xreq: MrReqOut,
+    pub s_xresp: MrRespIn,
+    pub m_rd: RdCmdOut,
+    pub s_rd: AxisIn<512, 64, 1>,
+    pub m_wr: WrStreamOut,
+    pub wr_done: Signal<In, Bit>,
+    pub wr_done_err: Signal<In, Bit>,
+    pub m_cqe: RecvCqeOut,
+    pub m_wb: QpsWrOut,
+    pub m_hdr: HdrOut<TX_HDR_BITS>,
+    check: RespCheck,
+    side: ExecSide,
+    exec: RespExec,
+    scatter: PayloadScatter,
+    ack: AckGen,
+    take: Signal<Local, Bit>,
+    pass: Signal<Local, Bit>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for Responder {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, check, side, exec, scatter, ack);
+        self.check.reset.next = self.reset.val();
+        self.side.reset.next = self.reset.val();
+        self.exec.reset.next = self.reset.val();
+        self.scatter.reset.next = self.reset.val();
+        self.ack.reset.next = self.reset.val();
+
+        // ---- a packet in: the decision and its side record together
+        self.check.s_pkt.hdr.next = self.s_pkt.hdr.val();
+        self.check.s_pkt.qpc.next = self.s_pkt.qpc.val();
+        self.check.s_pkt.qps.next = self.s_pkt.qps.val();
+        self.check.s_pkt.valid.next = self.s_pkt.valid.val() & self.side.s_room.val();
+        self.s_pkt.ready.next = self.check.s_pkt.ready.val() & self.side.s_room.val();
+        self.take.next = self.s_pkt.valid.val() & self.check.s_pkt.ready.val() & self.side.s_room.val();
+        self.side.s_push.next = self.take.val();
+        self.side.s_hdr.next = self.s_pkt.hdr.val();
+        self.side.s_qpc.next = self.s_pkt.qpc.val();
+
+        // ---- the decision out: beside its side record
+        self.exec.s_dec.qpn.next = self.check.m_dec.qpn.val();
+        self.exec.s_dec.psn.next = self.check.m_dec.psn.val();
+        self.exec.s_dec.verdict.next = self.check.m_dec.verdict.val();
+        self.exec.s_dec.ack.next = self.check.m_dec.ack.val();
+        self.exec.s_dec.syndrome.next = self.check.m_dec.syndrome.val();
+        self.exec.s_dec.aeth_psn.next = self.check.m_dec.aeth_psn.val();
+        self.exec.s_dec.aeth_msn.next = self.check.m_dec.aeth_msn.val();
+        self.exec.s_dec.msn_before.next = self.check.m_dec.msn_before.val();
+        self.exec.s_dec.key_check.next = self.check.m_dec.key_check.val();
+        self.exec.s_dec.key_access.next = self.check.m_dec.key_access.val();
+        self.exec.s_dec.rkey.next = self.check.m_dec.rkey.val();
+        self.exec.s_dec.va.next = self.check.m_dec.va.val();
+        self.exec.s_dec.len.next = self.check.m_dec.len.val();
+        self.exec.s_dec.recv_new.next = self.check.m_dec.recv_new.val();
+        self.exec.s_dec.recv_index.next = self.check.m_dec.recv_index.val();
+        self.exec.s_dec.recv_offset.next = self.check.m_dec.recv_offset.val();
+        self.exec.s_dec.recv_done.next = self.check.m_dec.recv_done.val();
+        self.exec.s_dec.cqe_len.next = self.check.m_dec.cqe_len.val();
+        self.exec.s_dec.write.next = self.check.m_dec.write.val();
+        self.exec.s_dec.wr_mask.next = self.check.m_dec.wr_mask.val();
+        self.exec.s_dec.wr_data.next = self.check.m_dec.wr_data.val();
+        self.exec.s_dec.valid.next = self.check.m_dec.valid.val() & self.side.m_valid.val();
+        self.check.m_dec.ready.next = self.exec.s_dec.ready.val() & self.side.m_valid.val();
+        self.pass.next = self.check.m_dec.valid.val() & self.exec.s_dec.ready.val() & self.side.m_valid.val();
+        self.side.m_pop.next = self.pass.val();
+        ExecSideOut::join(&mut self.side.m_side, &mut self.exec.s_side);
+
+        // ---- execution: translation, RECV WQEs, placement, ACKs, CQEs, write-backs
+        MrReqOut::link(&mut self.m_xreq, &mut self.exec.m_xreq);
+        MrRespIn::link(&mut self.s_xresp, &mut self.exec.s_xresp);
+        RdCmdOut::link(&mut self.m_rd, &mut self.exec.m_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.exec.s_rd);
+        ScatterPktOut::join(&mut self.exec.m_pkt, &mut self.scatter.s_pkt);
+        PieceOut::join(&mut self.exec.m_piece, &mut self.scatter.s_piece);
+        PktDoneOut::join(&mut self.scatter.m_done, &mut self.exec.s_done);
+        AxisIn::<512, 64, 1>::link(&mut self.s_axis, &mut self.scatter.s_axis);
+        WrStreamOut::link(&mut self.m_wr, &mut self.scatter.m_wr);
+        self.scatter.wr_done.next = self.wr_done.val();
+        self.scatter.wr_done_err.next = self.wr_done_err.val();
+        AckReqOut::join(&mut self.exec.m_ack, &mut self.ack.s_ack);
+        HdrOut::<TX_HDR_BITS>::link(&mut self.m_hdr, &mut self.ack.m_hdr);
+        RecvCqeOut::link(&mut self.m_cqe, &mut self.exec.m_cqe);
+        QpsWrOut::link(&mut self.m_wb, &mut self.exec.m_qps);
+    }
+}
