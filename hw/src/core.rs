@@ -9,9 +9,9 @@ use crate::host::{
 use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo};
 use crate::mr::{MrReqOut, MrRespOut, XlateMux};
 use crate::transport::{
-    Completer, CompCqeOut, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut, ReqTx,
-    Responder, RespPktOut, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, INFLIGHT_ENTRY_BITS,
-    INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut, ReqTx, RespPktOut,
+    Responder, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
+    INFLIGHT_QPN_BITS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 use hdl_emit::TypeTag;
@@ -108,7 +108,10 @@ pub struct RnicCore {
 impl Logic for RnicCore {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, req, xlate, cqes, arb, build);
+        clock!(
+            self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, req, xlate, cqes, arb,
+            build
+        );
         self.host.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
         self.hold.reset.next = self.reset.val();

@@ -91,27 +91,36 @@ pub fn trace_path(name: &str, built_with_trace: bool) -> CString {
 }
 
 /// A model with a clock: inputs change while the clock is low, `tick` makes
-/// one rising edge. Reads after `tick` see the new state.
+/// one rising edge. Reads after `tick` see the new state. A model with
+/// several clock ports (the core's MAC clocks) has them all toggled
+/// together, as one clock; `clocks::TwoClocks` runs two at their own rates.
 pub struct Clocked<M: Model> {
     pub dut: M,
-    clock: usize,
+    clocks: Vec<usize>,
     reset: Option<usize>,
     cycle: u64,
 }
 
 impl<M: Model> Clocked<M> {
     pub fn new(mut dut: M) -> Self {
-        let clock = dut.ports().iter().position(|p| p.is_clock).expect("the model has no clock port");
+        let clocks: Vec<usize> = dut.ports().iter().enumerate().filter(|(_, p)| p.is_clock).map(|(i, _)| i).collect();
+        assert!(!clocks.is_empty(), "the model has no clock port");
         let reset = dut.ports().iter().position(|p| p.rust_path == "reset");
-        dut.set_words(clock, &[0]);
+        for &c in &clocks {
+            dut.set_words(c, &[0]);
+        }
         dut.eval();
-        Clocked { dut, clock, reset, cycle: 0 }
+        Clocked { dut, clocks, reset, cycle: 0 }
     }
     /// One clock cycle: rising edge, then falling edge.
     pub fn tick(&mut self) {
-        self.dut.set_words(self.clock, &[1]);
+        for &c in &self.clocks {
+            self.dut.set_words(c, &[1]);
+        }
         self.dut.eval();
-        self.dut.set_words(self.clock, &[0]);
+        for &c in &self.clocks {
+            self.dut.set_words(c, &[0]);
+        }
         self.dut.eval();
         self.cycle += 1;
     }

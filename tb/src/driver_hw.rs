@@ -1,5 +1,8 @@
-//! The driver's simulator backend: `rnic_driver::hw::Hw` over the Verilated
-//! host side (`HostIf`) behind the host model, built from [`HostBench`].
+//! The driver's simulator backend: `rnic_driver::hw::Hw` over a Verilated
+//! NIC behind the host model: the host side alone (`HostIf` in a
+//! [`HostBench`], the transport played by the test) or a whole core among
+//! others on a wire ([`crate::sim_net::SimNet`]). Each is a [`SimWorld`]:
+//! every NIC's clock runs whenever any driver waits.
 //!
 //! * Registers go through the AXI4-Lite port with the host model's MMIO
 //!   latencies (a write is posted, a read waits its round trip, in order).
@@ -17,6 +20,7 @@
 use crate::host_bench::HostBench;
 use rnic_driver::hw::{check_range, page_round, DmaRegion, Hw, HwError, PAGE_SIZE};
 use rnic_host::{PcieConfig, Perms, CYCLE_NS};
+use rnic_sim::Model;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
@@ -28,9 +32,38 @@ pub const IOVA_BASE: u64 = 0x40_0000_0000;
 pub const PHYS_OFFSET: u64 = 1 << 44;
 /// Cycles one `relax` runs the clock: a CPU spin turn against a 250 MHz core.
 pub const RELAX_CYCLES: u64 = 16;
+/// Cycles a register read may wait for the device's answer.
+const READ_LIMIT: u64 = 100_000;
 
-struct State {
-    bench: HostBench,
+/// What a driver backend runs: NICs (each a [`HostBench`] with its own host)
+/// on one clock.
+pub trait SimWorld {
+    type Dut: Model;
+    /// NIC `nic`'s bench.
+    fn bench(&mut self, nic: usize) -> &mut HostBench<Self::Dut>;
+    fn bench_ref(&self, nic: usize) -> &HostBench<Self::Dut>;
+    /// One clock cycle of everything.
+    fn step(&mut self);
+}
+
+/// One bench alone: the host side, the transport played by the test.
+impl<D: Model> SimWorld for HostBench<D> {
+    type Dut = D;
+    fn bench(&mut self, nic: usize) -> &mut HostBench<D> {
+        assert_eq!(nic, 0, "a lone bench is NIC 0");
+        self
+    }
+    fn bench_ref(&self, nic: usize) -> &HostBench<D> {
+        assert_eq!(nic, 0, "a lone bench is NIC 0");
+        self
+    }
+    fn step(&mut self) {
+        HostBench::step(self)
+    }
+}
+
+/// What the backend keeps per NIC beside the bench.
+struct NicState {
     regions: BTreeMap<u64, DmaRegion>,
     next_iova: u64,
     irq_seen: usize,
@@ -38,68 +71,98 @@ struct State {
     writes: Vec<(u32, u32, u64)>,
 }
 
-impl State {
-    fn take_deliveries(&mut self) {
-        for d in &self.bench.irqs[self.irq_seen..] {
+impl NicState {
+    fn take_deliveries<D: Model>(&mut self, bench: &HostBench<D>) {
+        for d in &bench.irqs[self.irq_seen..] {
             *self.pending.entry(d.vector).or_default() += 1;
         }
-        self.irq_seen = self.bench.irqs.len();
+        self.irq_seen = bench.irqs.len();
     }
 }
 
-/// The driver's view: a `Hw` over the simulated host side.
-pub struct SimHw(Rc<RefCell<State>>);
+/// The driver's view: a `Hw` over NIC `nic` of a simulated world.
+pub struct SimHw<W: SimWorld = HostBench> {
+    world: Rc<RefCell<W>>,
+    nic: usize,
+    st: Rc<RefCell<NicState>>,
+}
 
-/// The test's view of the same bench.
-#[derive(Clone)]
-pub struct SimProbe(Rc<RefCell<State>>);
+/// The test's view of the same NIC.
+pub struct SimProbe<W: SimWorld = HostBench> {
+    world: Rc<RefCell<W>>,
+    nic: usize,
+    st: Rc<RefCell<NicState>>,
+}
+
+impl<W: SimWorld> Clone for SimProbe<W> {
+    fn clone(&self) -> Self {
+        SimProbe { world: self.world.clone(), nic: self.nic, st: self.st.clone() }
+    }
+}
 
 impl SimHw {
     /// A fresh `HostIf` model behind a Gen3 x16 host model, out of reset.
     pub fn new(seed: u64) -> (SimHw, SimProbe) {
         let bench = HostBench::new(PcieConfig::gen3_x16(), seed);
-        let state = State {
-            bench,
+        SimHw::attach(Rc::new(RefCell::new(bench)), 0)
+    }
+}
+
+impl<W: SimWorld> SimHw<W> {
+    /// The backend of NIC `nic` of `world`, and the test's probe of it.
+    pub fn attach(world: Rc<RefCell<W>>, nic: usize) -> (SimHw<W>, SimProbe<W>) {
+        let st = NicState {
             regions: BTreeMap::new(),
             next_iova: IOVA_BASE,
             irq_seen: 0,
             pending: HashMap::new(),
             writes: Vec::new(),
         };
-        let rc = Rc::new(RefCell::new(state));
-        (SimHw(rc.clone()), SimProbe(rc))
+        let st = Rc::new(RefCell::new(st));
+        (SimHw { world: world.clone(), nic, st: st.clone() }, SimProbe { world, nic, st })
     }
 }
 
-impl Hw for SimHw {
+impl<W: SimWorld> Hw for SimHw<W> {
     fn name(&self) -> String {
         "sim".into()
     }
 
     fn read32(&mut self, offset: u32) -> Result<u32, HwError> {
-        Ok(self.0.borrow_mut().bench.read32(offset))
+        let mut w = self.world.borrow_mut();
+        let back = w.bench(self.nic).issue_read(offset);
+        let start = w.bench_ref(self.nic).now();
+        loop {
+            let b = w.bench_ref(self.nic);
+            if let Some(v) = b.read_value().filter(|_| b.now() >= back) {
+                return Ok(v);
+            }
+            assert!(b.now() - start < READ_LIMIT, "register read {offset:#x}: no answer after {READ_LIMIT} cycles");
+            w.step();
+        }
     }
 
     fn write32(&mut self, offset: u32, value: u32) -> Result<(), HwError> {
-        let mut s = self.0.borrow_mut();
-        let now = s.bench.now();
-        s.writes.push((offset, value, now));
-        s.bench.write32(offset, value);
+        let mut w = self.world.borrow_mut();
+        let b = w.bench(self.nic);
+        self.st.borrow_mut().writes.push((offset, value, b.now()));
+        b.write32(offset, value);
         Ok(())
     }
 
     fn alloc_dma(&mut self, len: usize) -> Result<DmaRegion, HwError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.st.borrow_mut();
+        let mut w = self.world.borrow_mut();
+        let b = w.bench(self.nic);
         let len = page_round(len).ok_or(HwError::NoMemory { len })?;
         let iova = s.next_iova;
         let phys = iova + PHYS_OFFSET;
-        s.bench
-            .port
+        b.port
             .host
             .iommu
             .map(iova, len as u64, phys, Perms::RW)
             .map_err(|e| HwError::Unusable { reason: format!("IOMMU map: {e:?}") })?;
-        s.bench.port.host.memory.write(phys, &vec![0; len]);
+        b.port.host.memory.write(phys, &vec![0; len]);
         s.next_iova += (len + PAGE_SIZE) as u64;
         let region = DmaRegion { id: iova, iova, va: iova, len };
         s.regions.insert(iova, region);
@@ -107,11 +170,13 @@ impl Hw for SimHw {
     }
 
     fn free_dma(&mut self, region: &DmaRegion) -> Result<(), HwError> {
-        let mut s = self.0.borrow_mut();
+        let mut s = self.st.borrow_mut();
         if s.regions.get(&region.id) != Some(region) {
             return Err(HwError::OutOfRange { region: region.id, offset: 0, len: region.len });
         }
-        s.bench
+        self.world
+            .borrow_mut()
+            .bench(self.nic)
             .port
             .host
             .iommu
@@ -123,21 +188,21 @@ impl Hw for SimHw {
 
     fn dma_write(&mut self, region: &DmaRegion, offset: usize, data: &[u8]) -> Result<(), HwError> {
         check_range(region, offset, data.len())?;
-        let mut s = self.0.borrow_mut();
-        if s.regions.get(&region.id) != Some(region) {
+        if self.st.borrow().regions.get(&region.id) != Some(region) {
             return Err(HwError::OutOfRange { region: region.id, offset, len: data.len() });
         }
-        s.bench.port.host.memory.write(region.iova + PHYS_OFFSET + offset as u64, data);
+        let mut w = self.world.borrow_mut();
+        w.bench(self.nic).port.host.memory.write(region.iova + PHYS_OFFSET + offset as u64, data);
         Ok(())
     }
 
     fn dma_read(&mut self, region: &DmaRegion, offset: usize, buf: &mut [u8]) -> Result<(), HwError> {
         check_range(region, offset, buf.len())?;
-        let s = self.0.borrow();
-        if s.regions.get(&region.id) != Some(region) {
+        if self.st.borrow().regions.get(&region.id) != Some(region) {
             return Err(HwError::OutOfRange { region: region.id, offset, len: buf.len() });
         }
-        s.bench.port.host.memory.read(region.iova + PHYS_OFFSET + offset as u64, buf);
+        let w = self.world.borrow();
+        w.bench_ref(self.nic).port.host.memory.read(region.iova + PHYS_OFFSET + offset as u64, buf);
         Ok(())
     }
 
@@ -146,18 +211,19 @@ impl Hw for SimHw {
         if vector >= count {
             return Err(HwError::BadVector { vector, count });
         }
-        let mut s = self.0.borrow_mut();
-        let deadline = s.bench.now() + (timeout.as_nanos() as u64).div_ceil(CYCLE_NS);
+        let mut s = self.st.borrow_mut();
+        let mut w = self.world.borrow_mut();
+        let deadline = w.bench_ref(self.nic).now() + (timeout.as_nanos() as u64).div_ceil(CYCLE_NS);
         loop {
-            s.take_deliveries();
+            s.take_deliveries(w.bench_ref(self.nic));
             if let Some(n) = s.pending.get_mut(&vector).filter(|n| **n > 0) {
                 *n -= 1;
                 return Ok(true);
             }
-            if s.bench.now() >= deadline {
+            if w.bench_ref(self.nic).now() >= deadline {
                 return Ok(false);
             }
-            s.bench.step();
+            w.step();
         }
     }
 
@@ -166,42 +232,50 @@ impl Hw for SimHw {
     }
 
     fn relax(&mut self) {
-        self.0.borrow_mut().bench.steps(RELAX_CYCLES);
+        let mut w = self.world.borrow_mut();
+        for _ in 0..RELAX_CYCLES {
+            w.step();
+        }
     }
 
     fn now(&mut self) -> Duration {
-        Duration::from_nanos(self.0.borrow().bench.now() * CYCLE_NS)
+        Duration::from_nanos(self.world.borrow().bench_ref(self.nic).now() * CYCLE_NS)
     }
 }
 
-impl SimProbe {
+impl<W: SimWorld> SimProbe<W> {
     /// Runs `f` on the bench (the transport's side, the host model).
-    pub fn with<T>(&self, f: impl FnOnce(&mut HostBench) -> T) -> T {
-        f(&mut self.0.borrow_mut().bench)
+    pub fn with<T>(&self, f: impl FnOnce(&mut HostBench<W::Dut>) -> T) -> T {
+        f(self.world.borrow_mut().bench(self.nic))
     }
 
     /// Runs the clock until `done` holds; panics after `limit` cycles.
-    pub fn run_until(&self, limit: u64, what: &str, done: impl FnMut(&HostBench) -> bool) {
-        self.0.borrow_mut().bench.until(limit, what, done);
+    pub fn run_until(&self, limit: u64, what: &str, mut done: impl FnMut(&HostBench<W::Dut>) -> bool) {
+        let mut w = self.world.borrow_mut();
+        let start = w.bench_ref(self.nic).now();
+        while !done(w.bench_ref(self.nic)) {
+            assert!(w.bench_ref(self.nic).now() - start < limit, "{what}: not done after {limit} cycles");
+            w.step();
+        }
     }
 
     /// Bytes at `iova` in host memory, as the CPU sees them.
     pub fn read_iova(&self, iova: u64, len: usize) -> Vec<u8> {
-        self.0.borrow().bench.port.host.memory.read_vec(iova + PHYS_OFFSET, len)
+        self.world.borrow().bench_ref(self.nic).port.host.memory.read_vec(iova + PHYS_OFFSET, len)
     }
 
     /// Every register write the driver made: (offset, value, cycle issued).
     pub fn register_writes(&self) -> Vec<(u32, u32, u64)> {
-        self.0.borrow().writes.clone()
+        self.st.borrow().writes.clone()
     }
 
     /// DMA regions allocated and not freed.
     pub fn regions(&self) -> usize {
-        self.0.borrow().regions.len()
+        self.st.borrow().regions.len()
     }
 
     /// The current cycle.
     pub fn now(&self) -> u64 {
-        self.0.borrow().bench.now()
+        self.world.borrow().bench_ref(self.nic).now()
     }
 }

@@ -12,6 +12,7 @@ use rnic_contract::regs::{self, Doorbell};
 use rnic_host::{HostSpace, MmioConfig, MsixDelivery, MsixTable, PcieConfig, Perms};
 use rnic_sim::axis::Rng;
 use rnic_sim::dma_port::DmaPort;
+use rnic_sim::frames::{drive_beat, frame_beats, idle, Beat512};
 use rnic_sim::models::host_if::Dut;
 use rnic_sim::{Clocked, Model};
 use std::collections::VecDeque;
@@ -57,8 +58,11 @@ pub type IrqHook = Box<dyn FnMut(&HostSpace, &MsixDelivery)>;
 /// Called at each interrupt request (see [`HostBench::on_irq_request`]).
 pub type IrqRequestHook = Box<dyn FnMut(&HostSpace, u16, u64)>;
 
-pub struct HostBench {
-    pub sim: Clocked<Dut>,
+/// `D` is the Verilated design: `HostIf` (the default: the bench plays the
+/// transport on its ports) or the whole core (`RnicCore`: the transport is
+/// the core's own, and the bench plays the MAC instead, [`MacSide`]).
+pub struct HostBench<D: Model = Dut> {
+    pub sim: Clocked<D>,
     pub port: DmaPort,
     pub msix: MsixTable,
     rng: Rng,
@@ -93,11 +97,57 @@ pub struct HostBench {
     pub axil_write_stalls: u64,
     /// Every register write the device took: (offset, cycle its address and data were both taken).
     pub axil_writes: Vec<(u32, u64)>,
+    /// The bench drives `HostIf`'s transport ports (`tp`, the CQE injection).
+    plays_transport: bool,
+    /// The core's MAC streams, when the design has them.
+    pub mac: Option<MacSide>,
+}
+
+/// The MAC's side of the core: frames to receive (one beat per cycle, as a
+/// MAC delivers them: `s_axis_rx` cannot be stalled) and the frames the
+/// core sent (`m_axis_tx` always ready), with the cycle of their last beat.
+#[derive(Default)]
+pub struct MacSide {
+    pub rx: VecDeque<Vec<u8>>,
+    rx_beats: VecDeque<Beat512>,
+    tx_cur: Vec<u8>,
+    pub tx: Vec<(u64, Vec<u8>)>,
 }
 
 impl HostBench {
     pub fn new(pcie: PcieConfig, seed: u64) -> Self {
-        let dut = Dut::new();
+        Self::with_model(Dut::new(), pcie, seed)
+    }
+
+    /// The host-physical address behind an IOVA of the bench's layout.
+    pub fn phys(iova: u64) -> u64 {
+        phys(iova)
+    }
+
+    /// A CQE with recognisable contents (owner bit clear).
+    pub fn make_cqe(wr_id: u64, qpn: u32, wqe_index: u16) -> [u8; 32] {
+        let mut e = [0u8; 32];
+        cqe::WR_ID.set(&mut e, wr_id).unwrap();
+        cqe::QPN.set(&mut e, qpn).unwrap();
+        cqe::WQE_INDEX.set(&mut e, wqe_index).unwrap();
+        cqe::BYTE_LEN.set(&mut e, wr_id as u32).unwrap();
+        e
+    }
+}
+
+/// The host-physical address behind an IOVA of the bench's layout.
+fn phys(iova: u64) -> u64 {
+    let region = (iova - QPC_TABLE) >> 32;
+    0x1_0000_0000 * (region + 1) + (iova & 0xFFFF_FFFF)
+}
+
+impl<D: Model> HostBench<D> {
+    /// A bench around `dut`: `HostIf`'s transport ports played by the bench
+    /// if it has them, the MAC side if it has MAC streams.
+    pub fn with_model(dut: D, pcie: PcieConfig, seed: u64) -> Self {
+        let has = |name: &str| dut.ports().iter().any(|p| p.rust_path == name);
+        let plays_transport = has("s_cqe.valid");
+        let mac = has("s_axis_rx.tvalid").then(MacSide::default);
         let mut host = HostSpace::new();
         for (i, base) in [QPC_TABLE, CQC_TABLE, RINGS, QPS_TABLE, MPT_TABLE].into_iter().enumerate() {
             host.iommu.map(base, MAP_BYTES, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
@@ -135,6 +185,8 @@ impl HostBench {
             cqe_taken: vec![],
             axil_write_stalls: 0,
             axil_writes: vec![],
+            plays_transport,
+            mac,
         }
     }
 
@@ -175,21 +227,13 @@ impl HostBench {
         d.set("s_axil.bready", 1);
         d.set("s_axil.rready", 1);
         // transport side
-        self.tp.drive(d, &mut self.rng);
-        if !self.cqe_presenting {
-            if let Some((cqn, bytes, sol)) = self.cqes.front() {
-                let mut words = [0u32; 8];
-                for (i, x) in words.iter_mut().enumerate() {
-                    *x = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
-                }
-                let i = d.port("s_cqe.data");
-                d.set_words(i, &words);
-                d.set("s_cqe.cqn", *cqn as u64);
-                d.set("s_cqe.solicited", *sol as u64);
-                self.cqe_presenting = true;
-            }
+        if self.plays_transport {
+            self.drive_transport();
         }
-        d.set("s_cqe.valid", self.cqe_presenting as u64);
+        if let Some(mac) = self.mac.as_mut() {
+            mac.drive(&mut self.sim.dut);
+        }
+        let d = &mut self.sim.dut;
         d.set("m_irq.ready", 1);
         self.port.drive(d);
         d.eval();
@@ -228,11 +272,16 @@ impl HostBench {
             }
             Axil::Idle => {}
         }
-        self.tp.sample(d, now);
-        if self.cqe_presenting && d.get("s_cqe.ready") == 1 {
-            self.cqe_taken.push(now);
-            self.cqe_presenting = false;
-            self.cqes.pop_front();
+        if self.plays_transport {
+            self.tp.sample(d, now);
+            if self.cqe_presenting && d.get("s_cqe.ready") == 1 {
+                self.cqe_taken.push(now);
+                self.cqe_presenting = false;
+                self.cqes.pop_front();
+            }
+        }
+        if let Some(mac) = self.mac.as_mut() {
+            mac.sample(d, now);
         }
         if d.get("s_dma_wr_cpl.valid") == 1 {
             self.write_completions += 1;
@@ -274,6 +323,26 @@ impl HostBench {
         self.sim.tick();
     }
 
+    /// `HostIf`'s transport ports: the bench's queues, and the CQE it posts.
+    fn drive_transport(&mut self) {
+        let d = &mut self.sim.dut;
+        self.tp.drive(d, &mut self.rng);
+        if !self.cqe_presenting {
+            if let Some((cqn, bytes, sol)) = self.cqes.front() {
+                let mut words = [0u32; 8];
+                for (i, x) in words.iter_mut().enumerate() {
+                    *x = u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().unwrap());
+                }
+                let i = d.port("s_cqe.data");
+                d.set_words(i, &words);
+                d.set("s_cqe.cqn", *cqn as u64);
+                d.set("s_cqe.solicited", *sol as u64);
+                self.cqe_presenting = true;
+            }
+        }
+        d.set("s_cqe.valid", self.cqe_presenting as u64);
+    }
+
     pub fn steps(&mut self, n: u64) {
         for _ in 0..n {
             self.step();
@@ -305,15 +374,28 @@ impl HostBench {
     /// it is issued (and after every earlier access), the value is back
     /// half a round trip later.
     pub fn read32(&mut self, addr: u32) -> u32 {
-        self.read_result = None;
-        let issued = self.now();
-        self.post(addr, None, self.mmio.read_round_trip / 2);
+        let back = self.issue_read(addr);
         self.until(100_000, "register read", |b| b.read_result.is_some());
-        let back = issued + self.mmio.read_round_trip;
         while self.now() < back {
             self.step();
         }
         self.read_result.unwrap()
+    }
+
+    /// [`HostBench::read32`] in parts, for a caller that steps the clock
+    /// itself (several benches in one world): issues the read and returns
+    /// the cycle its value is back at the CPU; [`HostBench::read_value`]
+    /// has it once the device answered.
+    pub fn issue_read(&mut self, addr: u32) -> u64 {
+        self.read_result = None;
+        let issued = self.now();
+        self.post(addr, None, self.mmio.read_round_trip / 2);
+        issued + self.mmio.read_round_trip
+    }
+
+    /// The value of the read [`HostBench::issue_read`] issued, once answered.
+    pub fn read_value(&self) -> Option<u32> {
+        self.read_result
     }
 
     /// Steps until every register access issued so far has reached the device.
@@ -367,18 +449,12 @@ impl HostBench {
         &mut self.port.host.memory
     }
 
-    /// The host-physical address behind an IOVA of the bench's layout.
-    pub fn phys(iova: u64) -> u64 {
-        let region = (iova - QPC_TABLE) >> 32;
-        0x1_0000_0000 * (region + 1) + (iova & 0xFFFF_FFFF)
-    }
-
     pub fn write_host(&mut self, iova: u64, bytes: &[u8]) {
-        self.port.host.memory.write(Self::phys(iova), bytes);
+        self.port.host.memory.write(phys(iova), bytes);
     }
 
     pub fn read_host(&self, iova: u64, len: usize) -> Vec<u8> {
-        self.port.host.memory.read_vec(Self::phys(iova), len)
+        self.port.host.memory.read_vec(phys(iova), len)
     }
 
     /// Creates QP `qpn` with its rings at `sq`/`rq` (2^log entries each) and
@@ -414,14 +490,43 @@ impl HostBench {
     pub fn cqes_pending(&self) -> usize {
         self.cqes.len() + self.cqe_presenting as usize
     }
+}
 
-    /// A CQE with recognisable contents (owner bit clear).
-    pub fn make_cqe(wr_id: u64, qpn: u32, wqe_index: u16) -> [u8; 32] {
-        let mut e = [0u8; 32];
-        cqe::WR_ID.set(&mut e, wr_id).unwrap();
-        cqe::QPN.set(&mut e, qpn).unwrap();
-        cqe::WQE_INDEX.set(&mut e, wqe_index).unwrap();
-        cqe::BYTE_LEN.set(&mut e, wr_id as u32).unwrap();
-        e
+impl MacSide {
+    fn drive<M: Model + ?Sized>(&mut self, d: &mut M) {
+        if self.rx_beats.is_empty() {
+            if let Some(f) = self.rx.pop_front() {
+                self.rx_beats.extend(frame_beats(&f));
+            }
+        }
+        match self.rx_beats.front() {
+            Some(b) => drive_beat(d, "s_axis_rx", b),
+            None => idle(d, "s_axis_rx"),
+        }
+        d.set("s_axis_rx.tuser", 0);
+        d.set("m_axis_tx.tready", 1);
+    }
+
+    fn sample<M: Model + ?Sized>(&mut self, d: &M, now: u64) {
+        // the MAC takes a beat every cycle it offers one
+        self.rx_beats.pop_front();
+        if d.get("m_axis_tx.tvalid") == 1 {
+            let mut words = [0u32; 16];
+            d.get_words(d.port("m_axis_tx.tdata"), &mut words);
+            let keep = d.get("m_axis_tx.tkeep");
+            for (lane, byte) in words.iter().flat_map(|w| w.to_le_bytes()).enumerate() {
+                if keep >> lane & 1 == 1 {
+                    self.tx_cur.push(byte);
+                }
+            }
+            if d.get("m_axis_tx.tlast") == 1 {
+                self.tx.push((now, std::mem::take(&mut self.tx_cur)));
+            }
+        }
+    }
+
+    /// Nothing left to receive.
+    pub fn rx_idle(&self) -> bool {
+        self.rx.is_empty() && self.rx_beats.is_empty()
     }
 }

@@ -243,6 +243,7 @@ pub mod rx_hold;
 pub mod rx_lookup;
 pub mod scatter;
 pub mod send_sched;
+pub mod sim_net;
 pub mod tx_arb;
 pub mod tx_chain;
 

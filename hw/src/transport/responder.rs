@@ -23,13 +23,13 @@
 //! handshake reaches another port's `ready` combinationally.
 
 use super::{
-    AckGen, AckReqOut, ExecSide, ExecSideOut, PayloadScatter, PktDoneOut, QpsWrOut, RecvCqeOut, RespCheck, RespExec,
-    PieceOut, RespPktIn, ScatterPktOut,
+    AckGen, AckReqOut, ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut, RecvCqeOut, RespCheck,
+    RespExec, RespPktIn, ScatterPktOut,
 };
 use crate::axis::{AxisIn, HdrOut};
-use crate::wire::TX_HDR_BITS;
 use crate::host::{RdCmdOut, WrStreamOut};
 use crate::mr::{MrReqOut, MrRespIn};
+use crate::wire::TX_HDR_BITS;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
