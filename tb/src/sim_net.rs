@@ -4,8 +4,10 @@
 //! fixed latency (two NICs back to back, a clean wire: issue 11, item 6).
 //! The driver reaches each NIC through `SimHw::attach(net, nic)`.
 
-use crate::driver_hw::SimWorld;
+use crate::driver_hw::{SimHw, SimProbe, SimWorld};
 use crate::host_bench::HostBench;
+use rnic_contract::codes::{Mtu, QpState};
+use rnic_driver::{ipv4_gid, AccessFlags, AhAttr, CompletionQueue, Context, Device, QpAttr, QueuePair, WorkCompletion};
 use rnic_host::PcieConfig;
 use rnic_sim::models::rnic_core::Dut;
 use std::cell::RefCell;
@@ -86,4 +88,60 @@ impl SimWorld for SimNet {
             self.nics[to].mac.as_mut().unwrap().rx.push_back(bytes);
         }
     }
+}
+
+/// NIC `i`'s IPv4 address in the benches (GID index 1). The cores share
+/// their build MAC; the wire does not switch, so the AHs name it.
+pub fn nic_ip(i: usize) -> [u8; 4] {
+    [10, 0, 0, 1 + i as u8]
+}
+
+/// A NIC of a [`SimNet`] as a program sees it: its verbs context (through
+/// the driver and `SimHw`) and the test's probe.
+pub struct Nic {
+    pub ctx: Context,
+    pub probe: SimProbe<SimNet>,
+}
+
+impl Nic {
+    /// Opens NIC `i` of `net` through the driver: bring-up, GID 1 its IPv4 address.
+    pub fn open(net: &Rc<RefCell<SimNet>>, i: usize) -> Nic {
+        let (hw, probe) = SimHw::attach(net.clone(), i);
+        let ctx = Device::from_hw(hw).open().expect("bring-up");
+        ctx.set_gid(1, ipv4_gid(nic_ip(i))).expect("GID 1");
+        Nic { ctx, probe }
+    }
+}
+
+/// Moves an RC QP through INIT, RTR, RTS toward NIC `peer`'s QP `dest`:
+/// `sq_psn` its first PSN out, `rq_psn` the first it expects, MTU `mtu`.
+pub fn connect_rc(qp: &mut QueuePair, ctx: &Context, peer: usize, dest: u32, psns: (u32, u32), mtu: Mtu) {
+    let access = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).expect("INIT");
+    let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), ctx.query_device().mac) };
+    let rtr = QpAttr::new()
+        .state(QpState::ReadyToReceive)
+        .av(av)
+        .path_mtu(mtu)
+        .dest_qpn(dest)
+        .rq_psn(psns.1)
+        .max_dest_rd_atomic(4)
+        .min_rnr_timer(12);
+    qp.modify(&rtr).expect("RTR");
+    let rts =
+        QpAttr::new().state(QpState::ReadyToSend).sq_psn(psns.0).timeout(14).retry_cnt(7).rnr_retry(7).max_rd_atomic(4);
+    qp.modify(&rts).expect("RTS");
+}
+
+/// Polls `cq` until it gave `n` completions (the clock runs while the
+/// driver polls); panics after `polls` polls.
+pub fn poll_n(cq: &CompletionQueue, n: usize, polls: usize, what: &str) -> Vec<WorkCompletion> {
+    let mut out = vec![];
+    for _ in 0..polls {
+        out.extend(cq.poll(16).expect("poll"));
+        if out.len() >= n {
+            return out;
+        }
+    }
+    panic!("{what}: {} of {n} completions after {polls} polls", out.len());
 }

@@ -3,82 +3,22 @@
 //! WRITE and SEND from one to the other, checked in the peer's memory and
 //! in both CQs (issue 11, item 6, first steps).
 
-use rnic_contract::codes::{Mtu, QpState, QpType, WcOpcode, WcStatus};
+use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_proto::{decode_frame, ROCE_V2_UDP_PORT};
-use rnic_tb::driver_hw::{SimHw, SimProbe};
-use rnic_tb::sim_net::SimNet;
-use std::cell::RefCell;
-use std::rc::Rc;
-
-/// The core's build MAC is the same on both NICs; the wire model does not
-/// switch, so the AHs name it.
-const IPS: [[u8; 4]; 2] = [[10, 0, 0, 1], [10, 0, 0, 2]];
-
-struct Nic {
-    ctx: Context,
-    probe: SimProbe<SimNet>,
-}
-
-fn open(net: &Rc<RefCell<SimNet>>, i: usize) -> Nic {
-    let (hw, probe) = SimHw::attach(net.clone(), i);
-    let ctx = Device::from_hw(hw).open().expect("bring-up");
-    ctx.set_gid(1, ipv4_gid(IPS[i])).unwrap();
-    Nic { ctx, probe }
-}
-
-/// INIT -> RTR -> RTS toward `peer`'s QP `dest`, PSNs `sq_psn` out and `rq_psn` in.
-fn connect(qp: &mut QueuePair, ctx: &Context, peer: usize, dest: u32, sq_psn: u32, rq_psn: u32) {
-    let access = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
-    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).unwrap();
-    let mac = ctx.query_device().mac;
-    let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(IPS[peer]), mac) };
-    qp.modify(
-        &QpAttr::new()
-            .state(QpState::ReadyToReceive)
-            .av(av)
-            .path_mtu(Mtu::Mtu1024)
-            .dest_qpn(dest)
-            .rq_psn(rq_psn)
-            .max_dest_rd_atomic(4)
-            .min_rnr_timer(12),
-    )
-    .unwrap();
-    qp.modify(
-        &QpAttr::new()
-            .state(QpState::ReadyToSend)
-            .sq_psn(sq_psn)
-            .timeout(14)
-            .retry_cnt(7)
-            .rnr_retry(7)
-            .max_rd_atomic(4),
-    )
-    .unwrap();
-}
-
-/// Polls `cq` until `n` completions, running both NICs.
-fn poll_n(cq: &CompletionQueue, n: usize, what: &str) -> Vec<WorkCompletion> {
-    let mut out = vec![];
-    for _ in 0..20_000 {
-        out.extend(cq.poll(16).unwrap());
-        if out.len() >= n {
-            return out;
-        }
-    }
-    panic!("{what}: {} of {n} completions", out.len());
-}
+use rnic_tb::sim_net::{connect_rc, poll_n, Nic, SimNet};
 
 #[test]
 fn rdma_write_and_send_between_two_nics() {
     let net = SimNet::pair(11);
-    let a = open(&net, 0);
-    let b = open(&net, 1);
+    let a = Nic::open(&net, 0);
+    let b = Nic::open(&net, 1);
     let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
     let (cq_a, cq_b) = (a.ctx.create_cq(64, None).unwrap(), b.ctx.create_cq(64, None).unwrap());
     let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).build().unwrap();
     let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
-    connect(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), 0x100, 0x900);
-    connect(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), 0x900, 0x100);
+    connect_rc(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (0x100, 0x900), Mtu::Mtu1024);
+    connect_rc(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x900, 0x100), Mtu::Mtu1024);
 
     let buf_a = a.ctx.alloc_buffer(8192).unwrap();
     let buf_b = b.ctx.alloc_buffer(8192).unwrap();
@@ -92,7 +32,7 @@ fn rdma_write_and_send_between_two_nics() {
     let sge = Sge::new(&mr_a, 0, 3000).unwrap();
     let remote = RemoteAddr { addr: mr_b.addr() + 100, rkey: mr_b.rkey() };
     qp_a.post_send(&[SendWr::new(7, SendOp::RdmaWrite { remote }, &[sge]).flags(SendFlags::SIGNALED)]).unwrap();
-    let wc = poll_n(&cq_a, 1, "WRITE completion");
+    let wc = poll_n(&cq_a, 1, 20_000, "WRITE completion");
     assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (7, WcStatus::Success, Some(WcOpcode::RdmaWrite)));
     let mut got = vec![0u8; 3000];
     buf_b.read(100, &mut got).unwrap();
@@ -103,9 +43,9 @@ fn rdma_write_and_send_between_two_nics() {
     qp_b.post_recv(&[RecvWr { wr_id: 0x55, sg_list: &[rsge] }]).unwrap();
     let ssge = Sge::new(&mr_a, 1000, 1500).unwrap();
     qp_a.post_send(&[SendWr::new(8, SendOp::Send, &[ssge]).flags(SendFlags::SIGNALED)]).unwrap();
-    let wc = poll_n(&cq_b, 1, "RECV completion");
+    let wc = poll_n(&cq_b, 1, 20_000, "RECV completion");
     assert_eq!((wc[0].wr_id, wc[0].status, wc[0].byte_len), (0x55, WcStatus::Success, 1500));
-    let wc = poll_n(&cq_a, 1, "SEND completion");
+    let wc = poll_n(&cq_a, 1, 20_000, "SEND completion");
     assert_eq!((wc[0].wr_id, wc[0].status), (8, WcStatus::Success));
     let mut got = vec![0u8; 1500];
     buf_b.read(4096, &mut got).unwrap();
