@@ -241,7 +241,8 @@ module rnic_board (
         .m_dma_wr_tdata(), .m_dma_wr_tkeep(), .m_dma_wr_tlast(), .m_dma_wr_addr(), .m_dma_wr_len(),
         .m_dma_wr_tag(), .m_dma_wr_tvalid(), .m_dma_wr_tready(1'b0),
         .s_dma_wr_cpl_tag(8'd0), .s_dma_wr_cpl_err(1'b0), .s_dma_wr_cpl_valid(1'b0),
-        .m_irq_vector(), .m_irq_valid(), .m_irq_ready(1'b0)
+        .m_irq_vector(), .m_irq_valid(), .m_irq_ready(1'b0),
+        .stat_rx_drops()
     );
     /* verilator lint_on PINCONNECTEMPTY */
 

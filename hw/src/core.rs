@@ -87,6 +87,9 @@ pub struct RnicCore {
     pub m_dma_wr: DmaWrOut,
     pub s_dma_wr_cpl: DmaWrCplIn,
     pub m_irq: IrqOut,
+    /// Frames `mac_rx_fifo` dropped whole because it was full (counted in
+    /// the core clock domain): the receive path did not keep up.
+    pub stat_rx_drops: Signal<Out, Bits<64>>,
     host: HostIf,
     rx_fifo: MacRxFifo,
     parse: RxParse,
@@ -144,6 +147,7 @@ impl Logic for RnicCore {
 
         // ---- receive: MAC -> parser -> ICRC hold -> lookup -> responder / completer
         MacStreamIn::<D, K, 1>::link(&mut self.s_axis_rx, &mut self.rx_fifo.s_axis);
+        self.stat_rx_drops.next = self.rx_fifo.drops.val();
         AxisOut::<D, K, 1>::join(&mut self.rx_fifo.m_axis, &mut self.parse.s_axis);
         HdrOut::<1024>::join(&mut self.parse.m_hdr, &mut self.hold.s_hdr);
         AxisOut::<D, K, 1>::join(&mut self.parse.m_axis, &mut self.hold.s_axis);

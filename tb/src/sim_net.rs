@@ -56,6 +56,13 @@ impl SimNet {
         self.nics[0].now()
     }
 
+    /// Frames NIC `nic`'s MAC FIFO dropped whole (its receive path did not
+    /// keep up): 0 on a clean wire that the NICs keep up with.
+    pub fn rx_drops(&self, nic: usize) -> u64 {
+        use rnic_sim::Model;
+        self.nics[nic].sim.dut.get("stat_rx_drops")
+    }
+
     /// Nothing on the wire and nothing waiting to enter a NIC.
     pub fn wire_idle(&self) -> bool {
         self.flight.is_empty() && self.nics.iter().all(|n| n.mac.as_ref().is_none_or(|m| m.rx_idle()))
