@@ -54,6 +54,43 @@ pub fn tshark() -> Command {
     Command::new("tshark")
 }
 
+/// The repository's root.
+pub fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// tshark's decoding of `pcap`: one row per frame, `fields` in order
+/// (several values of a field joined by `~`). RPC-over-RDMA's heuristic is
+/// off: it takes SEND payloads for RPC and calls an empty one malformed.
+pub fn tshark_fields(pcap: &std::path::Path, fields: &[&str]) -> Vec<Vec<String>> {
+    let mut cmd = tshark();
+    cmd.args(["--disable-protocol", "rpcordma", "-r"]).arg(pcap);
+    cmd.args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=~"]);
+    for f in fields {
+        cmd.args(["-e", f]);
+    }
+    let out = cmd.output().expect("tshark is missing: run `make deps`");
+    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| l.split('|').map(str::to_string).collect()).collect()
+}
+
+/// scapy's RoCE ICRC (`tools/scapy_icrc.py`) over every frame of `pcap`:
+/// asserts that it agrees with all `frames` of them; returns its report.
+pub fn scapy_icrc_agrees(pcap: &std::path::Path, frames: usize) -> String {
+    let python = std::env::var("RNIC_PYTHON")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|_| repo_root().join("build/venv/bin/python"));
+    let out = Command::new(&python)
+        .arg(repo_root().join("tools/scapy_icrc.py"))
+        .arg(pcap)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e} (run `make deps`)", python.display()));
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "scapy disagrees:\n{report}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.contains(&format!("{frames} frames, {frames} ICRCs agree, 0 disagree")), "{report}");
+    report
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

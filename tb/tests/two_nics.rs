@@ -7,7 +7,9 @@
 //!   outstanding per NIC): every completion once, in order per queue, with
 //!   its status, opcode and length; both hosts' memories byte for byte
 //!   against a reference; no frame dropped; every frame with good ICRC and
-//!   checksum (issue 11, item 6, first steps: 384 messages, not 10^5 yet).
+//!   checksum; the run's pcap decodes in tshark with nothing malformed and
+//!   no expert item, and scapy's ICRC agrees on every frame (issue 11,
+//!   item 6, first steps: 384 messages, not 10^5 yet).
 
 // loops over NIC n and QP q index several parallel arrays (the plan, the QPs, the peer's): clearer than zips
 #![allow(clippy::needless_range_loop)]
@@ -98,27 +100,31 @@ struct Msg {
     len: usize,
 }
 
-const BUF: usize = 1 << 20;
-/// The buffer of each NIC: sources, WRITE targets, RECV targets.
+const BUF: usize = 4 << 20;
+/// The buffer of each NIC: sources, WRITE targets, RECV targets (each
+/// target region split evenly among the QPs).
 const SRC: usize = 0;
-const WR_DST: usize = 256 << 10;
-const RECV_DST: usize = 768 << 10;
+const WR_DST: usize = 1 << 20;
+const RECV_DST: usize = 3 << 20;
 
 #[test]
 fn random_writes_and_sends_one_qp() {
-    random_both_ways(0x51, 1, 6);
+    random_both_ways(0x51, 1, 6, 16 << 10);
 }
 
 #[test]
 fn random_writes_and_sends_both_ways_over_eight_qps() {
-    random_both_ways(0x7a11, 8, 24);
+    random_both_ways(0x7a11, 8, 24, 16 << 10);
 }
 
-/// `msgs` random WRITEs and SENDs (at most half SENDs, 1 to `MAX_LEN`
-/// bytes) on each of `qps` QP pairs, from each NIC to the other at once.
+/// `MSGS` random WRITEs and SENDs (at most half SENDs, 1 to `MAX_LEN`
+/// bytes) on each of `QPS` QP pairs, from each NIC to the other at once,
+/// at most `window` bytes posted and not completed per NIC.
 #[allow(non_snake_case)]
-fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
+fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
     const MAX_LEN: usize = 2600;
+    let (wr_slice, recv_slice) = ((RECV_DST - WR_DST) / QPS, (BUF - RECV_DST) / QPS);
+    assert!(MSGS * MAX_LEN <= wr_slice && MSGS / 2 * MAX_LEN <= recv_slice, "the layout holds the workload");
     let mut rng = rnic_sim::axis::Rng(seed);
     let net = SimNet::pair(23);
     let nics = [Nic::open(&net, 0), Nic::open(&net, 1)];
@@ -153,7 +159,7 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
     let mut plan: [Vec<Vec<Msg>>; 2] = [vec![], vec![]];
     for n in 0..2 {
         for q in 0..QPS {
-            let (mut wr_at, mut sends) = (WR_DST + q * (64 << 10), 0);
+            let (mut wr_at, mut sends) = (WR_DST + q * wr_slice, 0);
             let mut v = vec![];
             for k in 0..MSGS {
                 let len = 1 + (rng.next() as usize) % MAX_LEN;
@@ -175,7 +181,7 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
         for q in 0..QPS {
             let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.write.is_none()).collect();
             let sges: Vec<Sge> = (0..sends.len())
-                .map(|k| Sge::new(&mrs[n], (RECV_DST + q * (32 << 10) + k * MAX_LEN) as u64, MAX_LEN as u32).unwrap())
+                .map(|k| Sge::new(&mrs[n], (RECV_DST + q * recv_slice + k * MAX_LEN) as u64, MAX_LEN as u32).unwrap())
                 .collect();
             let wrs: Vec<RecvWr> = sges
                 .iter()
@@ -190,10 +196,9 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
     let want: [usize; 2] = [0, 1]
         .map(|n| plan[n].iter().flatten().count() + plan[1 - n].iter().flatten().filter(|m| m.write.is_none()).count());
     let mut got: [Vec<WorkCompletion>; 2] = [vec![], vec![]];
-    // closed loop: each NIC keeps at most WINDOW bytes of messages outstanding (posted, not completed),
+    // closed loop: each NIC keeps at most `window` bytes of messages outstanding (posted, not completed),
     // as perftest's tx depth does; the requester has no limit of its own yet, and the receive path
     // does not keep up with line rate at small MTUs, so more would overflow the peer's MAC FIFO
-    const WINDOW: usize = 16 << 10;
     let len_of: std::collections::HashMap<u64, usize> =
         plan.iter().flatten().flatten().map(|m| (m.wr_id, m.len)).collect();
     let mut next = [vec![0usize; QPS], vec![0usize; QPS]];
@@ -205,7 +210,7 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
         for n in 0..2 {
             for q in 0..QPS {
                 let Some(m) = plan[n][q].get(next[n][q]) else { continue };
-                if outstanding[n] > 0 && outstanding[n] + m.len > WINDOW {
+                if outstanding[n] > 0 && outstanding[n] + m.len > window {
                     continue;
                 }
                 let peer = &mrs[1 - n];
@@ -253,12 +258,43 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
         for n in 0..2 {
             for q in 0..QPS {
                 let qpn = qps[n][q].qp_num();
-                let c = got[n].iter().filter(|c| c.qp_num == qpn).count();
-                eprintln!(
-                    "  NIC {n} QP {q} ({qpn:#x}): {c} completions; posted {:?}",
-                    plan[n][q].iter().map(|m| (m.write.is_some(), m.len)).collect::<Vec<_>>()
-                );
+                let is_recv = |c: &&WorkCompletion| (0x1000..0x10000).contains(&c.wr_id);
+                let sq = got[n].iter().filter(|c| c.qp_num == qpn && !is_recv(c)).count();
+                let rq = got[n].iter().filter(|c| c.qp_num == qpn && is_recv(c)).count();
+                let want_rq = plan[1 - n][q].iter().filter(|m| m.write.is_none()).count();
+                if sq < plan[n][q].len() || rq < want_rq {
+                    let kinds: Vec<_> =
+                        plan[n][q].iter().map(|m| (if m.write.is_some() { "W" } else { "S" }, m.len)).collect();
+                    eprintln!(
+                        "  NIC {n} QP {q} ({qpn:#x}): {sq} of {} send completions {kinds:?}, {rq} of {want_rq} receive",
+                        plan[n][q].len()
+                    );
+                    let peer_qpn = qps[1 - n][q].qp_num();
+                    for f in log.iter().filter(|f| {
+                        let p = decode_frame(&f.bytes).unwrap();
+                        (f.from == n && p.bth.dest_qp == peer_qpn) || (f.from == 1 - n && p.bth.dest_qp == qpn)
+                    }) {
+                        let p = decode_frame(&f.bytes).unwrap();
+                        eprintln!(
+                            "    cycle {} from {}: {} psn {:#x} len {}",
+                            f.sent,
+                            f.from,
+                            p.bth.opcode.name(),
+                            p.bth.psn.value(),
+                            p.payload.len()
+                        );
+                    }
+                }
             }
+        }
+        for n in 0..2 {
+            let net = net.borrow();
+            let faults = net.nics[n].port.host.iommu.faults();
+            eprintln!(
+                "  NIC {n}: {} IOMMU faults, first {:?}",
+                faults.len(),
+                faults.iter().take(4).collect::<Vec<_>>()
+            );
         }
         let drops = [net.borrow().rx_drops(0), net.borrow().rx_drops(1)];
         panic!(
@@ -291,7 +327,7 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
             assert_eq!(rq.len(), sends.len(), "NIC {n} QP {q}: receive completions");
             for (k, (c, m)) in rq.iter().zip(&sends).enumerate() {
                 assert_eq!((c.wr_id, c.status, c.byte_len), (0x1000 + k as u64, WcStatus::Success, m.len as u32));
-                let at = RECV_DST + q * (32 << 10) + k * MAX_LEN;
+                let at = RECV_DST + q * recv_slice + k * MAX_LEN;
                 let src = mem[1 - n][m.src..m.src + m.len].to_vec();
                 mem[n][at..at + m.len].copy_from_slice(&src);
             }
@@ -315,10 +351,53 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize) {
     let log = net.borrow().log.clone();
     let bad = log.iter().filter(|f| !decode_frame(&f.bytes).is_ok_and(|p| p.icrc_ok && p.ip_checksum_ok())).count();
     assert_eq!(bad, 0, "every frame decodes with good ICRC and checksum");
+    // ---- the run as a pcap: tshark decodes every frame, nothing malformed, no expert item; scapy's ICRC agrees
+    let dir = rnic_tb::tools::repo_root().join("build/test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let pcap = dir.join(format!("two_nics_{QPS}x{MSGS}.pcap"));
+    let frames: Vec<Vec<u8>> = log.iter().map(|f| f.bytes.clone()).collect();
+    std::fs::write(&pcap, rnic_tb::pcap_out::pcap_bytes(&frames)).unwrap();
+    let fields = [
+        "frame.protocols",
+        "_ws.malformed",
+        "_ws.expert.severity",
+        "_ws.expert.message",
+        "infiniband.bth.opcode",
+        "infiniband.bth.psn",
+    ];
+    let rows = rnic_tb::tools::tshark_fields(&pcap, &fields);
+    assert_eq!(rows.len(), frames.len(), "tshark saw every frame");
+    for (i, (r, f)) in rows.iter().zip(&frames).enumerate() {
+        let p = decode_frame(f).unwrap();
+        assert!(r[0].contains(":ip:udp:infiniband"), "frame {}: protocols {}", i + 1, r[0]);
+        assert_eq!(
+            (r[1].as_str(), r[2].as_str(), r[3].as_str()),
+            ("", "", ""),
+            "frame {}: malformed or expert item",
+            i + 1
+        );
+        assert_eq!(r[4], p.bth.opcode.value().to_string(), "frame {}: tshark's opcode", i + 1);
+        assert_eq!(r[5], p.bth.psn.value().to_string(), "frame {}: tshark's PSN", i + 1);
+    }
+    rnic_tb::tools::scapy_icrc_agrees(&pcap, frames.len());
     let bytes: usize = plan.iter().flatten().flatten().map(|m| m.len).sum();
     eprintln!(
         "{} messages, {bytes} bytes, both ways over {QPS} QPs: {cycles} cycles, {} frames",
         plan.iter().flatten().flatten().count(),
         log.len()
     );
+}
+
+/// Known bug (session 13), kept runnable: with 32 QP pairs and 16 KiB
+/// outstanding per NIC, a QP's first WQE goes out as a zero-length RDMA
+/// WRITE ONLY (the requester read a send queue slot the driver had not
+/// written; no IOMMU fault), the peer NAKs it and the QP never completes.
+/// The same workload passes with 24 QPs, or with 32 QPs and 2000 bytes
+/// outstanding: a race between QPs that start while others run.
+/// `cargo test -p rnic-tb --test two_nics -- --ignored --nocapture` prints
+/// the stuck QPs and their frames.
+#[test]
+#[ignore = "known bug: a QP's first WQE read from an unwritten slot under load (docs/core.md, Not yet)"]
+fn known_bug_first_wqe_under_load_32_qps() {
+    random_both_ways(100, 32, 4, 16 << 10);
 }

@@ -7,7 +7,6 @@
 
 use rnic_proto::Opcode;
 use std::path::PathBuf;
-use std::process::Command;
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -51,20 +50,9 @@ fn builder_frames_pass_tshark_and_scapy() {
     let pcap = dir.join("all_opcodes.pcap");
     std::fs::write(&pcap, rnic_tb::pcap_out::pcap_bytes(&frames)).unwrap();
 
-    let mut cmd = rnic_tb::tools::tshark();
-    // tshark's RPC-over-RDMA heuristic takes SEND payloads for RPC and
-    // reports an empty one as malformed; these frames carry no RPC
-    cmd.args(["--disable-protocol", "rpcordma", "-r"]).arg(&pcap);
-    cmd.args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=~"]);
-    for f in FIELDS {
-        cmd.args(["-e", f]);
-    }
-    let out = cmd.output().expect("tshark is missing: run `make deps`");
-    assert!(out.status.success(), "tshark failed: {}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split('|').collect()).collect();
+    let rows = rnic_tb::tools::tshark_fields(&pcap, &FIELDS);
     assert_eq!(rows.len(), frames.len(), "tshark saw every frame");
-    let col = |r: &Vec<&str>, name: &str| -> String { r[FIELDS.iter().position(|f| *f == name).unwrap()].to_string() };
+    let col = |r: &Vec<String>, name: &str| -> String { r[FIELDS.iter().position(|f| *f == name).unwrap()].clone() };
     let (mut cnps, mut v6) = (0, 0);
     for (i, r) in rows.iter().enumerate() {
         let n = col(r, "frame.number");
@@ -115,16 +103,7 @@ fn builder_frames_pass_tshark_and_scapy() {
     assert_eq!(cnps, 2, "a CNP over IPv4 and one over IPv6");
     assert_eq!(v6, 38);
 
-    let python =
-        std::env::var("RNIC_PYTHON").map(PathBuf::from).unwrap_or_else(|_| root().join("build/venv/bin/python"));
-    let out = Command::new(&python)
-        .arg(root().join("tools/scapy_icrc.py"))
-        .arg(&pcap)
-        .output()
-        .unwrap_or_else(|e| panic!("{}: {e} (run `make deps`)", python.display()));
-    let report = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "scapy disagrees:\n{report}{}", String::from_utf8_lossy(&out.stderr));
-    assert!(report.contains(&format!("{} frames, {} ICRCs agree, 0 disagree", frames.len(), frames.len())), "{report}");
+    let report = rnic_tb::tools::scapy_icrc_agrees(&pcap, frames.len());
     eprintln!(
         "tshark: {} frames decoded as RoCEv2, none malformed, no expert item but the {v6} IPv6 zero UDP checksums; {cnps} CNPs as RoCEv2 defines; {}",
         rows.len(),
