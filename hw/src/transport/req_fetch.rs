@@ -11,7 +11,7 @@
 //! |---|---|---|
 //! | `s_grant` (`QpnIn`) | in | a QP to serve; `ready` is a register (a free slot and the request registers empty) |
 //! | `m_qpc` / `s_qpc` | out / in | `CtxCache<1024,128,_>` request (read, id = slot) and answer (any order) |
-//! | `m_qps` / `s_qps` | out / in | `CtxCache<512,64,_>` requests: reads (id = slot) and the masked write-back (id = 0x80 + slot); answers in any order; `s_qpc`/`s_qps.ready` are always high |
+//! | `m_qps` / `s_qps` | out / in | `CtxCache<512,64,_>` requests: reads (id = slot) and the masked write-back (id = `REQ_FETCH_WB_ID` 0x20 + slot); answers in any order; `s_qpc`/`s_qps.ready` are always high |
 //! | `m_rd` / `s_rd` | out / in | DMA read of the WQE (`addr`, `len` = 128) and its two beats in command order (`tuser[0]`: DMA error); `s_rd.tready` is a register |
 //! | `m_job` (`ReqJobOut`) | out | the job for `ReqGen`, from registers |
 //! | `s_rdone` (`ReqDoneIn`) | in | `ReqGen`'s done per job, in job order; `ready` is a register |
@@ -86,8 +86,16 @@ pub const REQ_FETCH_SLOTS: usize = SCHED_SLOTS;
 pub const MAX_UNACKED_PSNS: u64 = RF_MAX_UNACKED;
 /// Bytes of a send WQE (the DMA read's length).
 pub const REQ_FETCH_WQE_BYTES: u64 = send_wqe::SIZE as u64;
-/// The id bit marking the write-back's request on the qps port.
-pub const REQ_FETCH_WB_ID: u64 = 0x80;
+/// The id bit marking the write-back's request on the qps port: inside the
+/// user's own id bits (`CTX_MUX_ID_BITS`), which `ctx_port_mux` hands back
+/// unchanged; the bits above carry the mux's user number and are replaced.
+/// (Bit 7 was lost there: a write-back's answer came back as a read answer
+/// for its slot, and a new grant in that slot took another QP's `qps` line.)
+pub const REQ_FETCH_WB_ID: u64 = 0x20;
+const _: () = assert!(
+    REQ_FETCH_WB_ID == 1 << 5 && REQ_FETCH_WB_ID < 1 << crate::host::CTX_MUX_ID_BITS && REQ_FETCH_SLOTS <= 1 << 5,
+    "update tests id bit 5; the slot fits below it"
+);
 /// Cycles of the fixed part of grant-to-job (see the module doc): the
 /// request registers (1), the answer's flag (1), D1 (1), D2 (1), the DMA
 /// command register (1), the two beats (2), the job register (1).
@@ -208,7 +216,7 @@ impl Logic for ReqFetch {
         self.slots.qpc_ans.next = self.s_qpc.valid.val();
         self.slots.qpc_id.next = self.s_qpc.id.val().get_bits::<3>(0);
         self.slots.qpc_err.next = self.s_qpc.err.val();
-        self.slots.qps_ans.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(7);
+        self.slots.qps_ans.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(5); // REQ_FETCH_WB_ID
         self.slots.qps_id.next = self.s_qps.id.val().get_bits::<3>(0);
         self.slots.qps_err.next = self.s_qps.err.val();
 
@@ -223,7 +231,7 @@ impl Logic for ReqFetch {
         self.qpc_path.write_enable.next = self.s_qpc.valid.val();
         self.qps_lo.write_addr.next = self.s_qps.id.val().get_bits::<3>(0);
         self.qps_lo.write_data.next = self.s_qps.data.val().get_bits::<REQ_FETCH_QPS_BITS>(0);
-        self.qps_lo.write_enable.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(7);
+        self.qps_lo.write_enable.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(5); // REQ_FETCH_WB_ID
 
         // ================= the decision (D1, D2) at the grant order's head =================
         self.ohead.next = self.order.head.val().get_bits::<3>(0);

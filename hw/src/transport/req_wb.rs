@@ -16,7 +16,7 @@
 //! | `wc`, `rd_started` | in | the slot's write-back context; the job started a READ/atomic |
 //! | `done_free` | in | the parent's done register free |
 //! | `pop`, `slot` | out | the done taken (pop the job order); the slot in W/B/E/F |
-//! | `m_qps` | out | the `qps` port: the masked write-back (id = 0x80 + slot) or else the parent's read |
+//! | `m_qps` | out | the `qps` port: the masked write-back (id = `REQ_FETCH_WB_ID` 0x20 + slot) or else the parent's read |
 //! | `rd_valid`, `rd_qpn`, `rd_slot`, `rd_taken` | in, in, in, out | the parent's `qps` read request; taken (the port ready, no write) |
 //! | `done`, `done_qpn`, `done_more` | out | F hands the scheduler's done to the parent (it has priority) |
 //! | `m_err` | out | a job that failed in `ReqGen` |
@@ -100,7 +100,7 @@ impl Logic for ReqWriteBack {
         if self.b_v.q.val() {
             self.m_qps.op.next = 1.into(); // CACHE_OP_WRITE
             self.m_qps.index.next = bit_cast::<24, REQ_QPN_BITS>(self.f_qpn.q.val());
-            self.m_qps.id.next = bit_cast::<8, 3>(self.w_slot.q.val()) | bits::<8>(0x80); // REQ_FETCH_WB_ID
+            self.m_qps.id.next = bit_cast::<8, 3>(self.w_slot.q.val()) | bits::<8>(0x20); // REQ_FETCH_WB_ID
             self.m_qps.mask.next = RF_QPS_REQ_MASK.into();
             self.m_qps.data.next = bit_cast::<512, 96>(self.b_data.q.val());
         }
