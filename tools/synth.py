@@ -43,7 +43,10 @@ Two things keep it fast as the design grows:
   is synthesized inside its parent). The levels of a design are those of its
   own logic, with the black boxes' ports as path ends and starts, i.e. as if
   every block boundary were registered (the project's rule: block outputs
-  come from flops); each child has its own row and its own budget. Totals are
+  come from flops); each child has its own row and its own budget. A parent
+  named in budgets.toml's [hierarchy] box_all boxes every child, those with
+  combinational ports too (the core: its children's valid-to-ready paths
+  are not traced through it; each child's own are). Totals are
   sums of separately optimized blocks, so no optimization across a block
   boundary (constant inputs, unused outputs) is counted.
 """
@@ -180,6 +183,10 @@ def load_budgets(path):
         if not isinstance(reason, str) or not reason.strip():
             raise SystemExit(f"synth: {path}: [handshake] exempt {name} must give its reason")
     b["levels"].setdefault("exempt", [])
+    box_all = b.setdefault("hierarchy", {}).setdefault("box_all", {})
+    for name, reason in box_all.items():
+        if not isinstance(reason, str) or not reason.strip():
+            raise SystemExit(f"synth: {path}: [hierarchy] box_all {name} must give its reason")
     return b
 
 
@@ -342,7 +349,9 @@ def main():
         tmp.replace(path)
 
     def run(name):
-        plan[name] = {} if flat else black_boxes(catalog[name], catalog, registered)
+        # a parent listed in [hierarchy] box_all boxes every child, combinational ports or not
+        usable = (lambda n: results[n].get("ok")) if name in budgets["hierarchy"]["box_all"] else registered
+        plan[name] = {} if flat else black_boxes(catalog[name], catalog, usable)
         skey = synth_key(name)
         ykey, netfile = cachedir / f"{skey}.yosys.json", cachedir / f"{skey}.net.json.gz"
         how = "cached"
