@@ -13,11 +13,17 @@ if [ "${1:-}" = --report ]; then
     if [ -n "${RNIC_T0:-}" ]; then printf '%-14s %7d\n' "wall" "$(($(date +%s) - RNIC_T0))"; fi
     if [ -f build/test.log ]; then
         echo
-        echo "slowest test binaries (seconds of run time, from build/test.log):"
-        awk '/^ *Running / {name = $NF; gsub(/^\(|\)$/, "", name); sub(/.*\//, "", name); sub(/-[0-9a-f]+$/, "", name); name = name " (" $2 ")"}
-             /^ *Doc-tests / {name = "doc-tests " $2}
-             /^test result:/ {for (i = 1; i <= NF; i++) if ($i == "in") {s = $(i + 1); sub(/s$/, "", s); printf "%8.2f  %s\n", s, name}}' build/test.log |
-            sort -rn | head -10
+        if grep -q ' Summary \[' build/test.log; then
+            echo "slowest tests (seconds, from build/test.log):"
+            awk '$1 == "PASS" || $1 == "FAIL" {s = $0; sub(/^[^[]*\[ */, "", s); sub(/s\].*/, "", s); printf "%8.2f  %s %s\n", s, $(NF - 1), $NF}' build/test.log |
+                sort -rn | head -10
+        else
+            echo "slowest test binaries (seconds of run time, from build/test.log):"
+            awk '/^ *Running / {name = $NF; gsub(/^\(|\)$/, "", name); sub(/.*\//, "", name); sub(/-[0-9a-f]+$/, "", name); name = name " (" $2 ")"}
+                 /^ *Doc-tests / {name = "doc-tests " $2}
+                 /^test result:/ {for (i = 1; i <= NF; i++) if ($i == "in") {s = $(i + 1); sub(/s$/, "", s); printf "%8.2f  %s\n", s, name}}' build/test.log |
+                sort -rn | head -10
+        fi
     fi
     exit 0
 fi

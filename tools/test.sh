@@ -35,7 +35,17 @@ $PHASE boards bash tools/boards_check.sh "$VERILOG_DIR" --self-test || fail
 $PHASE synth-model python3 tools/test_synth.py || fail
 $PHASE synth bash tools/synth.sh "$VERILOG_DIR" || fail
 $PHASE clippy bash tools/clippy.sh || fail
-$PHASE test-run "$CARGO" test --workspace 2>&1 | tee build/test.log
+# The tests: with cargo-nextest (on every machine of this kind; docs/ci.md)
+# every test is a process and both cores stay busy across test binaries,
+# slowest first (.config/nextest.toml); then the doc-tests, which nextest
+# does not run. Without nextest, `cargo test` runs the binaries one by one.
+if "$CARGO" nextest --version >/dev/null 2>&1; then
+    $PHASE test-run bash -c '"$0" nextest run --workspace --no-fail-fast && "$0" test --workspace --doc' "$CARGO" 2>&1 | tee build/test.log
+else
+    $PHASE test-run "$CARGO" test --workspace 2>&1 | tee build/test.log
+fi
 [ "${PIPESTATUS[0]}" = 0 ] || exit 1
-awk '/^test result:/ {p+=$4; f+=$6} END {printf "\ncargo-test: %d passed, %d failed\n", p, f; if (p == 0) exit 1}' build/test.log || exit 1
+awk '/^test result:/ {p+=$4; f+=$6}
+     / Summary \[/ {for (i = 1; i <= NF; i++) {if ($i ~ /^passed/) p += $(i - 1); if ($i ~ /^failed/) f += $(i - 1)}}
+     END {printf "\ncargo-test: %d passed, %d failed\n", p, f; if (p == 0 || f > 0) exit 1}' build/test.log || exit 1
 $PHASE --report

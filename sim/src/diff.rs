@@ -155,14 +155,51 @@ impl fmt::Display for Mismatch {
     }
 }
 
+/// The rust-hdl side of a [`Pair`]: the block and the generated function
+/// that drives its inputs by port index, behind one object, so the pair and
+/// everything that drives it are compiled once rather than once per block
+/// type (the differential test covers every catalog block; docs/ci.md).
+trait Driven {
+    fn block(&self) -> &dyn Block;
+    fn block_mut(&mut self) -> &mut dyn Block;
+    fn set(&mut self, idx: usize, w: &[u32]);
+}
+
+struct Typed<B: Block> {
+    blk: B,
+    set: fn(&mut B, usize, &[u32]),
+}
+
+impl<B: Block> Driven for Typed<B> {
+    fn block(&self) -> &dyn Block {
+        &self.blk
+    }
+    fn block_mut(&mut self) -> &mut dyn Block {
+        &mut self.blk
+    }
+    fn set(&mut self, idx: usize, w: &[u32]) {
+        (self.set)(&mut self.blk, idx, w)
+    }
+}
+
+/// rust-hdl's `simulate` for a block behind a reference: update until nothing changes.
+fn settle_block(b: &mut dyn Block, max_iters: usize) -> bool {
+    for _ in 0..max_iters {
+        b.update_all();
+        if !b.has_changed() {
+            return true;
+        }
+    }
+    false
+}
+
 /// A block simulated twice, as Verilog (Verilator) and in rust-hdl, behind
 /// one [`Model`]. Inputs go to both sides; [`Model::eval`] settles both and
 /// compares every output; reads return the rust-hdl side's values. The
 /// first difference is kept and returned by [`Pair::tick`].
-pub struct Pair<M: Model, B: Block> {
-    pub dut: M,
-    pub blk: Box<B>,
-    set: fn(&mut B, usize, &[u32]),
+pub struct Pair {
+    dut: Box<dyn Model>,
+    blk: Box<dyn Driven>,
     ports: &'static [PortInfo],
     /// Every clock port: a block with two clocks (the MAC boundary FIFOs)
     /// has both toggled together, in lock-step.
@@ -178,12 +215,21 @@ pub struct Pair<M: Model, B: Block> {
     mismatch: Option<Mismatch>,
 }
 
-impl<M: Model, B: Block> Pair<M, B> {
+impl Pair {
     /// Both sides with every input at 0 and the clock low. `Err` if the port
-    /// sets differ (see [`check_port_sets`]).
-    pub fn new(dut: M, blk: B, set: fn(&mut B, usize, &[u32])) -> Result<Self, String> {
+    /// sets differ (see [`check_port_sets`]). `set` drives input `idx` of the
+    /// block (the generated `rnic_sim::rhdl::<name>::set_input`).
+    pub fn new<M: Model + 'static, B: Block + 'static>(
+        dut: M,
+        blk: B,
+        set: fn(&mut B, usize, &[u32]),
+    ) -> Result<Self, String> {
+        Self::boxed(Box::new(dut), Box::new(Typed { blk, set }))
+    }
+
+    fn boxed(mut dut: Box<dyn Model>, mut blk: Box<dyn Driven>) -> Result<Self, String> {
         let ports = dut.ports();
-        let rh = rhdl_ports(&blk);
+        let rh = rhdl_ports(blk.block());
         check_port_sets(ports, &rh)?;
         let rh_outs: Vec<&str> = rh.iter().filter(|p| !p.input).map(|p| p.path.as_str()).collect();
         let outputs = ports
@@ -192,10 +238,14 @@ impl<M: Model, B: Block> Pair<M, B> {
             .filter(|(_, p)| p.dir == PortDir::Out)
             .map(|(i, p)| (i, rh_outs.iter().position(|n| *n == p.rust_path).unwrap()))
             .collect();
-        let mut pair = Pair {
+        for (i, p) in ports.iter().enumerate().filter(|(_, p)| p.dir == PortDir::In) {
+            let z = vec![0; p.words()];
+            dut.set_words(i, &z);
+            blk.set(i, &z);
+        }
+        Ok(Pair {
             dut,
-            blk: Box::new(blk),
-            set,
+            blk,
             ports,
             clocks: ports.iter().enumerate().filter(|(_, p)| p.is_clock).map(|(i, _)| i).collect(),
             outputs,
@@ -205,13 +255,7 @@ impl<M: Model, B: Block> Pair<M, B> {
             compared_at: None,
             compared: 0,
             mismatch: None,
-        };
-        for (i, p) in ports.iter().enumerate().filter(|(_, p)| p.dir == PortDir::In) {
-            let z = vec![0; p.words()];
-            pair.dut.set_words(i, &z);
-            (pair.set)(&mut pair.blk, i, &z);
-        }
-        Ok(pair)
+        })
     }
 
     /// Cycles whose outputs were compared.
@@ -231,7 +275,7 @@ impl<M: Model, B: Block> Pair<M, B> {
 
     fn settle(&mut self) {
         self.dut.eval();
-        assert!(simulate(&mut *self.blk, 10_000), "rust-hdl simulation did not settle");
+        assert!(settle_block(self.blk.block_mut(), 10_000), "rust-hdl simulation did not settle");
     }
 
     /// Compare the outputs now (after `eval`) if not done since the inputs
@@ -248,7 +292,7 @@ impl<M: Model, B: Block> Pair<M, B> {
             for level in [1, 0] {
                 for &c in &self.clocks {
                     self.dut.set_words(c, &[level]);
-                    (self.set)(&mut self.blk, c, &[level]);
+                    self.blk.set(c, &[level]);
                 }
                 self.settle();
             }
@@ -259,7 +303,7 @@ impl<M: Model, B: Block> Pair<M, B> {
     }
 }
 
-impl<M: Model, B: Block> Model for Pair<M, B> {
+impl Model for Pair {
     fn ports(&self) -> &'static [PortInfo] {
         self.ports
     }
@@ -268,7 +312,7 @@ impl<M: Model, B: Block> Model for Pair<M, B> {
     fn eval(&mut self) {
         self.settle();
         let mut probe = TopProbe::new(true);
-        self.blk.accept("top", &mut probe);
+        self.blk.block().accept("top", &mut probe);
         let lits = probe.values.unwrap();
         for &(i, k) in &self.outputs {
             let p = &self.ports[i];
@@ -296,7 +340,7 @@ impl<M: Model, B: Block> Model for Pair<M, B> {
         mask_words(&mut v, p.width);
         if v != self.values[idx] {
             self.dut.set_words(idx, &v);
-            (self.set)(&mut self.blk, idx, &v);
+            self.blk.set(idx, &v);
             self.values[idx] = v;
             self.dirty = true;
         }
@@ -315,14 +359,8 @@ impl<M: Model, B: Block> Model for Pair<M, B> {
 pub type CycleInputs = Vec<Vec<u32>>;
 
 /// Run `stimulus` through both simulators; `Ok(cycles compared)` or the
-/// first mismatch. Panics if the two sides' port sets differ.
-pub fn run<M: Model, B: Block>(
-    dut: M,
-    blk: B,
-    set: fn(&mut B, usize, &[u32]),
-    stimulus: &[CycleInputs],
-) -> Result<usize, Mismatch> {
-    let mut pair = Pair::new(dut, blk, set).unwrap_or_else(|e| panic!("port sets differ: {e}"));
+/// first mismatch.
+pub fn run(mut pair: Pair, stimulus: &[CycleInputs]) -> Result<usize, Mismatch> {
     let ports = pair.ports();
     let inputs: Vec<usize> =
         ports.iter().enumerate().filter(|(_, p)| p.dir == PortDir::In && !p.is_clock).map(|(i, _)| i).collect();

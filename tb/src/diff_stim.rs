@@ -26,7 +26,6 @@ use rnic_sim::diff::{Mismatch, Pair};
 use rnic_sim::dma_port::{aligned_beats, aligned_keep, DmaPort};
 use rnic_sim::frames::{drive_beat, frame_beats, idle, Beat512};
 use rnic_sim::Model;
-use rust_hdl::prelude::Block;
 use std::collections::VecDeque;
 
 /// A simulation the drivers can clock: a [`Pair`] (or, to debug a driver, a
@@ -38,7 +37,7 @@ pub trait Sim: Model {
     fn now(&self) -> u64;
 }
 
-impl<M: Model, B: Block> Sim for Pair<M, B> {
+impl Sim for Pair {
     fn step(&mut self) -> Result<(), Mismatch> {
         self.tick()
     }

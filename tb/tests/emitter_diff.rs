@@ -69,71 +69,84 @@ fn split(flat: &[Vec<u32>], words: &[usize]) -> Vec<CycleInputs> {
         .collect()
 }
 
+/// One catalog block's differential test. The block's types appear only in
+/// `fresh` (a closure that builds the pair): everything here is compiled
+/// once, not once per block (docs/ci.md, "The differential test compiled once").
+fn diff_block(name: &'static str, fresh: &dyn Fn() -> Pair) {
+    let t0 = std::time::Instant::now();
+    // protocol-aware stimulus, for the blocks that have a driver
+    let mut proto_cycles = 0;
+    let mut reached = vec![];
+    let mut pair = fresh();
+    if let Some(r) = stim::protocol(name, &mut pair) {
+        let r = r.unwrap_or_else(|m| panic!("{name}: Verilog and rust-hdl disagree under protocol stimulus: {m}"));
+        pair.tick().unwrap_or_else(|m| panic!("{name}: Verilog and rust-hdl disagree under protocol stimulus: {m}"));
+        proto_cycles = pair.compared();
+        for x in &r {
+            assert!(
+                x.got >= x.min,
+                "{name}: the protocol stimulus reached {} {} (at least {} required)",
+                x.got,
+                x.what,
+                x.min
+            );
+        }
+        reached = r;
+    }
+    let t1 = std::time::Instant::now();
+    // random words
+    let entry = rnic_hw::catalog::find(name).unwrap();
+    let words = input_words(pair.ports());
+    let total: usize = words.iter().sum();
+    let cycles = entry.diff_cycles;
+    let strat = prop::collection::vec(prop::collection::vec(any::<u32>(), total), (cycles / 2).max(1)..=cycles);
+    let mut runner = TestRunner::new(Config { cases: cases(), failure_persistence: None, ..Config::default() });
+    let ran = std::cell::Cell::new(0usize);
+    let result = runner.run(&strat, |flat| {
+        let stim = split(&flat, &words);
+        let n = diff::run(fresh(), &stim).map_err(|m| TestCaseError::fail(m.to_string()))?;
+        ran.set(ran.get() + n);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{name}: Verilog and rust-hdl disagree: {e}");
+    }
+    let ran = ran.get();
+    assert!(ran >= cases() as usize * (cycles / 2).max(1), "{name}: too few random cycles compared: {ran}");
+    assert!(ran + proto_cycles > 0, "{name}: no cycle compared");
+    let t2 = std::time::Instant::now();
+    let mut report = format!(
+        "{name}: {ran} random cycles ({} cases, {:.1} s) and {proto_cycles} protocol cycles ({:.1} s) identical, {} ports compared\n",
+        cases(),
+        (t2 - t1).as_secs_f64(),
+        (t1 - t0).as_secs_f64(),
+        pair.ports().len(),
+    );
+    for x in &reached {
+        report.push_str(&format!("{name}:     {} {}\n", x.got, x.what));
+    }
+    eprint!("{report}");
+    record(name, &report);
+}
+
+/// Runs `f` on a thread with room for the wide blocks (large values on the stack).
+fn with_stack(f: fn()) {
+    let t = std::thread::Builder::new().stack_size(256 << 20).spawn(f).unwrap();
+    t.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+}
+
 macro_rules! diff_test {
     ($name:ident, $dut:ty, $blk:ty, $set:path) => {
         #[test]
         fn $name() {
-            // wide blocks are large values: give them room
-            let t = std::thread::Builder::new().stack_size(256 << 20).spawn(body).unwrap();
-            t.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
-            fn body() {
-            let name = stringify!($name);
-            let fresh = || {
-                let mut blk = <$blk>::default();
-                blk.connect_all();
-                Pair::new(<$dut>::new(), blk, $set).unwrap_or_else(|e| panic!("{name}: port sets differ: {e}"))
-            };
-            let t0 = std::time::Instant::now();
-            // protocol-aware stimulus, for the blocks that have a driver
-            let mut proto_cycles = 0;
-            let mut reached = vec![];
-            let mut pair = fresh();
-            if let Some(r) = stim::protocol(name, &mut pair) {
-                let r = r.unwrap_or_else(|m| panic!("{name}: Verilog and rust-hdl disagree under protocol stimulus: {m}"));
-                pair.tick().unwrap_or_else(|m| panic!("{name}: Verilog and rust-hdl disagree under protocol stimulus: {m}"));
-                proto_cycles = pair.compared();
-                for x in &r {
-                    assert!(x.got >= x.min, "{name}: the protocol stimulus reached {} {} (at least {} required)", x.got, x.what, x.min);
-                }
-                reached = r;
-            }
-            let t1 = std::time::Instant::now();
-            // random words
-            let entry = rnic_hw::catalog::find(name).unwrap();
-            let words = input_words(rnic_sim::models::$name::PORTS);
-            let total: usize = words.iter().sum();
-            let cycles = entry.diff_cycles;
-            let strat = prop::collection::vec(prop::collection::vec(any::<u32>(), total), (cycles / 2).max(1)..=cycles);
-            let mut runner = TestRunner::new(Config { cases: cases(), failure_persistence: None, ..Config::default() });
-            let ran = std::cell::Cell::new(0usize);
-            let result = runner.run(&strat, |flat| {
-                let stim = split(&flat, &words);
-                let mut blk = <$blk>::default();
-                blk.connect_all();
-                let n = diff::run(<$dut>::new(), blk, $set, &stim).map_err(|m| TestCaseError::fail(m.to_string()))?;
-                ran.set(ran.get() + n);
-                Ok(())
+            with_stack(|| {
+                diff_block(stringify!($name), &|| {
+                    let mut blk = <$blk>::default();
+                    blk.connect_all();
+                    Pair::new(<$dut>::new(), blk, $set)
+                        .unwrap_or_else(|e| panic!("{}: port sets differ: {e}", stringify!($name)))
+                })
             });
-            if let Err(e) = result {
-                panic!("{name}: Verilog and rust-hdl disagree: {e}");
-            }
-            let ran = ran.get();
-            assert!(ran >= cases() as usize * (cycles / 2).max(1), "{name}: too few random cycles compared: {ran}");
-            assert!(ran + proto_cycles > 0, "{name}: no cycle compared");
-            let t2 = std::time::Instant::now();
-            let mut report = format!(
-                "{name}: {ran} random cycles ({} cases, {:.1} s) and {proto_cycles} protocol cycles ({:.1} s) identical, {} ports compared\n",
-                cases(),
-                (t2 - t1).as_secs_f64(),
-                (t1 - t0).as_secs_f64(),
-                pair.ports().len(),
-            );
-            for x in &reached {
-                report.push_str(&format!("{name}:     {} {}\n", x.got, x.what));
-            }
-            eprint!("{report}");
-            record(name, &report);
-            }
         }
     };
 }
@@ -158,7 +171,8 @@ fn diff_detects_a_mismatch() {
     }
     let words = input_words(rnic_sim::models::sem_patterns::PORTS);
     let stim: Vec<CycleInputs> = (0..4).map(|_| words.iter().map(|&n| vec![0xff; n]).collect()).collect();
-    let err = diff::run(dut, blk, set_a_zero, &stim).expect_err("a forced difference must be caught");
+    let err =
+        diff::run(Pair::new(dut, blk, set_a_zero).unwrap(), &stim).expect_err("a forced difference must be caught");
     assert_eq!(err.cycle, 0);
 }
 
@@ -168,8 +182,7 @@ fn diff_detects_a_mismatch() {
 fn port_set_differences_are_named() {
     // `host_if`'s rust-hdl block (two caches, `MrXlate`) is built on the
     // stack: more than a test thread's 2 MiB, as the cases below need
-    let t = std::thread::Builder::new().stack_size(256 << 20).spawn(port_set_differences_body).unwrap();
-    t.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+    with_stack(port_set_differences_body);
 }
 
 fn port_set_differences_body() {
