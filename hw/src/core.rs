@@ -14,6 +14,15 @@ use crate::transport::{
     INFLIGHT_QPN_BITS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
+
+/// QPN bits of the core's send scheduler: 2^14 QPs in its ready list.
+pub const CORE_SCHED_QPN_BITS: usize = INFLIGHT_QPN_BITS;
+const _: () = assert!(CORE_SCHED_QPN_BITS == 14, "the 14 of SendSched<14, 15> and QpnOut::<14> below");
+/// Cycles from reset until the core acts on its first send doorbell: the
+/// send scheduler clears its one-bit-per-QP table, one entry per cycle
+/// (`SendSched`'s `init`), and a doorbell rung earlier waits for it (65 us
+/// at 250 MHz: a boot cost, not a per-message one).
+pub const CORE_INIT_CYCLES: u64 = 1 << CORE_SCHED_QPN_BITS;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 

@@ -103,15 +103,43 @@ pub struct HostBench<D: Model = Dut> {
     pub mac: Option<MacSide>,
 }
 
-/// The MAC's side of the core: frames to receive (one beat per cycle, as a
-/// MAC delivers them: `s_axis_rx` cannot be stalled) and the frames the
-/// core sent (`m_axis_tx` always ready), with the cycle of their last beat.
-#[derive(Default)]
+/// A 100 Gb/s link at the 250 MHz core clock: bits per cycle.
+pub const LINK_BITS_PER_CYCLE: i64 = 400;
+/// What a frame costs the link beyond its bytes (the core's frames carry
+/// no FCS): preamble and SFD 8, FCS 4, inter-frame gap 12.
+pub const FRAME_OVERHEAD_BYTES: i64 = 24;
+/// The most a link's credit holds: one beat and one cycle's bits, so an
+/// idle link starts a frame at once but never runs above line rate.
+const LINK_CREDIT_MAX: i64 = 512 + LINK_BITS_PER_CYCLE;
+
+/// The MAC's side of the core, at 100 Gb/s each way: frames to receive (a
+/// 512-bit beat offered when the link has delivered its bits, so beats
+/// come in bursts with gaps that average line rate with the per-frame
+/// overhead; `s_axis_rx` cannot be stalled, as a MAC's) and the frames the
+/// core sent (`m_axis_tx.tready` high when the link can take a beat), with
+/// the cycle of their last beat.
 pub struct MacSide {
     pub rx: VecDeque<Vec<u8>>,
     rx_beats: VecDeque<Beat512>,
+    rx_credit: i64,
+    rx_offered: bool,
     tx_cur: Vec<u8>,
+    tx_credit: i64,
     pub tx: Vec<(u64, Vec<u8>)>,
+}
+
+impl Default for MacSide {
+    fn default() -> Self {
+        MacSide {
+            rx: VecDeque::new(),
+            rx_beats: VecDeque::new(),
+            rx_credit: LINK_CREDIT_MAX,
+            rx_offered: false,
+            tx_cur: vec![],
+            tx_credit: LINK_CREDIT_MAX,
+            tx: vec![],
+        }
+    }
 }
 
 impl HostBench {
@@ -499,18 +527,23 @@ impl MacSide {
                 self.rx_beats.extend(frame_beats(&f));
             }
         }
-        match self.rx_beats.front() {
+        self.rx_offered = self.rx_credit >= 512 && !self.rx_beats.is_empty();
+        match self.rx_beats.front().filter(|_| self.rx_offered) {
             Some(b) => drive_beat(d, "s_axis_rx", b),
             None => idle(d, "s_axis_rx"),
         }
         d.set("s_axis_rx.tuser", 0);
-        d.set("m_axis_tx.tready", 1);
+        d.set("m_axis_tx.tready", u64::from(self.tx_credit >= 512));
     }
 
     fn sample<M: Model + ?Sized>(&mut self, d: &M, now: u64) {
         // the MAC takes a beat every cycle it offers one
-        self.rx_beats.pop_front();
-        if d.get("m_axis_tx.tvalid") == 1 {
+        if self.rx_offered {
+            let b = self.rx_beats.pop_front().expect("an offered beat");
+            self.rx_credit -= 8 * i64::from(b.keep.count_ones()) + if b.last { 8 * FRAME_OVERHEAD_BYTES } else { 0 };
+        }
+        self.rx_credit = (self.rx_credit + LINK_BITS_PER_CYCLE).min(LINK_CREDIT_MAX);
+        if self.tx_credit >= 512 && d.get("m_axis_tx.tvalid") == 1 {
             let mut words = [0u32; 16];
             d.get_words(d.port("m_axis_tx.tdata"), &mut words);
             let keep = d.get("m_axis_tx.tkeep");
@@ -519,10 +552,13 @@ impl MacSide {
                     self.tx_cur.push(byte);
                 }
             }
+            self.tx_credit -= 8 * i64::from(keep.count_ones());
             if d.get("m_axis_tx.tlast") == 1 {
+                self.tx_credit -= 8 * FRAME_OVERHEAD_BYTES;
                 self.tx.push((now, std::mem::take(&mut self.tx_cur)));
             }
         }
+        self.tx_credit = (self.tx_credit + LINK_BITS_PER_CYCLE).min(LINK_CREDIT_MAX);
     }
 
     /// Nothing left to receive.

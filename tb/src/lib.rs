@@ -229,6 +229,7 @@ pub mod host_transport;
 pub mod inflight;
 pub mod mr;
 pub mod mr_xlate;
+pub mod nic_bench;
 pub mod payload;
 pub mod replay;
 pub mod req_fetch;

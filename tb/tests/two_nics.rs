@@ -11,6 +11,8 @@
 //!   no expert item, and scapy's ICRC agrees on every frame. Also over 64
 //!   QP pairs (issue 11, item 6, first steps: hundreds of messages, not
 //!   10^5 yet).
+//! * WRITE goodput on one QP (`rnic_tb::nic_bench`, also `make bench`):
+//!   the cycle counts of 4 KiB and 64 KiB WRITEs, asserted exactly.
 
 // loops over NIC n and QP q index several parallel arrays (the plan, the QPs, the peer's): clearer than zips
 #![allow(clippy::needless_range_loop)]
@@ -107,6 +109,22 @@ const BUF: usize = 4 << 20;
 const SRC: usize = 0;
 const WR_DST: usize = 1 << 20;
 const RECV_DST: usize = 3 << 20;
+
+/// Back-to-back WRITEs on one QP, MTU 4096: the cycles from `post_send` to
+/// the last completion, to the first packet and to the last packet on the
+/// wire are the generated Verilog's and the same on every machine; a change
+/// in them is a change of the design's speed, to be explained
+/// (docs/benchmarks.md, "Two NICs").
+#[test]
+fn write_goodput_cycles() {
+    use rnic_tb::nic_bench::write_run;
+    let r = write_run(4096, 16, Mtu::Mtu4096);
+    assert_eq!(r.packets, 16);
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1484, 5212, 5904), "4 KiB x 16: {r:?}");
+    let r = write_run(65536, 2, Mtu::Mtu4096);
+    assert_eq!(r.packets, 32);
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1485, 4075, 5696), "64 KiB x 2: {r:?}");
+}
 
 #[test]
 fn random_writes_and_sends_one_qp() {
