@@ -61,7 +61,7 @@ txgen: deps
 	@test -n "$(DESC)" -a -n "$(OUT)" || { echo "usage: make txgen DESC=packets.txt OUT=frames.pcap"; exit 1; }
 	$(CARGO) run -q -p rnic-tb --bin txgen -- "$(abspath $(DESC))" "$(abspath $(OUT))"
 
-## Every benchmark (or SECTIONS="harness dma cache"); figures are recorded in docs/benchmarks.md
+## Every benchmark (or SECTIONS="harness dma cache nic"); figures are recorded in docs/benchmarks.md
 bench: deps
 	$(CARGO) run -q --release -p rnic-tb --bin bench -- $(SECTIONS)
 
