@@ -6,7 +6,7 @@
 //! cycle counts (deterministic: the same Verilog, seeds and host model give
 //! the same cycles on every machine).
 
-use crate::sim_net::{connect_rc, Nic, SimNet};
+use crate::sim_net::{connect_rc, try_poll_n, Nic, SimNet};
 use rnic_contract::codes::{Mtu, QpType, WcStatus};
 use rnic_driver::{AccessFlags, RemoteAddr, SendFlags, SendOp, SendWr, Sge};
 use rnic_hw::core::CORE_INIT_CYCLES;
@@ -79,13 +79,7 @@ pub fn write_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
     // 1 byte per cycle and a start-up of 20k cycles
     // a poll runs the clock for the driver's relax (tens of cycles): polls
     // for 1 byte per cycle and a start-up of 20k cycles are plenty
-    let mut wc = vec![];
-    for _ in 0..len + 20_000 {
-        wc.extend(cq_a.poll(16).unwrap());
-        if wc.len() >= msgs {
-            break;
-        }
-    }
+    let wc = try_poll_n(&cq_a, msgs, len + 20_000);
     let drops = net.borrow().rx_drops(1);
     assert!(
         wc.len() == msgs,
@@ -93,7 +87,6 @@ pub fn write_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
         wc.len()
     );
     let cycles = a.probe.now() - t0;
-    assert_eq!(wc.len(), msgs, "one completion per WRITE");
     for (m, w) in wc.iter().enumerate() {
         assert_eq!((w.wr_id, w.status), (m as u64, WcStatus::Success), "completion {m}");
     }

@@ -27,6 +27,24 @@ pub struct WireFrame {
     pub bytes: Vec<u8>,
 }
 
+impl WireFrame {
+    /// One line for a run's diagnostics: cycle, sender, opcode, QP, PSN, payload.
+    pub fn summary(&self) -> String {
+        match rnic_proto::decode_frame(&self.bytes) {
+            Ok(p) => format!(
+                "cycle {} from {}: {} qp {:#x} psn {:#x} len {}",
+                self.sent,
+                self.from,
+                p.bth.opcode.name(),
+                p.bth.dest_qp,
+                p.bth.psn.value(),
+                p.payload.len()
+            ),
+            Err(e) => format!("cycle {} from {}: undecodable ({e:?})", self.sent, self.from),
+        }
+    }
+}
+
 pub struct SimNet {
     pub nics: Vec<HostBench<Dut>>,
     /// Frames in flight: (cycle they arrive, destination, bytes).
@@ -140,15 +158,22 @@ pub fn connect_rc(qp: &mut QueuePair, ctx: &Context, peer: usize, dest: u32, psn
     qp.modify(&rts).expect("RTS");
 }
 
-/// Polls `cq` until it gave `n` completions (the clock runs while the
-/// driver polls); panics after `polls` polls.
-pub fn poll_n(cq: &CompletionQueue, n: usize, polls: usize, what: &str) -> Vec<WorkCompletion> {
+/// Polls `cq` until it gave `n` completions or `polls` polls went by (the
+/// clock runs while the driver polls); what it got.
+pub fn try_poll_n(cq: &CompletionQueue, n: usize, polls: usize) -> Vec<WorkCompletion> {
     let mut out = vec![];
     for _ in 0..polls {
         out.extend(cq.poll(16).expect("poll"));
         if out.len() >= n {
-            return out;
+            break;
         }
     }
-    panic!("{what}: {} of {n} completions after {polls} polls", out.len());
+    out
+}
+
+/// Polls `cq` until it gave `n` completions; panics after `polls` polls.
+pub fn poll_n(cq: &CompletionQueue, n: usize, polls: usize, what: &str) -> Vec<WorkCompletion> {
+    let out = try_poll_n(cq, n, polls);
+    assert!(out.len() >= n, "{what}: {} of {n} completions after {polls} polls", out.len());
+    out
 }

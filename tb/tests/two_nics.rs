@@ -263,16 +263,7 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
             last.extend(&mine[mine.len().saturating_sub(14)..]);
         }
         for f in last {
-            let p = decode_frame(&f.bytes).unwrap();
-            eprintln!(
-                "  cycle {} from {}: {} qp {:#x} psn {:#x} len {}",
-                f.sent,
-                f.from,
-                p.bth.opcode.name(),
-                p.bth.dest_qp,
-                p.bth.psn.value(),
-                p.payload.len()
-            );
+            eprintln!("  {}", f.summary());
         }
         for n in 0..2 {
             for q in 0..QPS {
@@ -293,15 +284,7 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
                         let p = decode_frame(&f.bytes).unwrap();
                         (f.from == n && p.bth.dest_qp == peer_qpn) || (f.from == 1 - n && p.bth.dest_qp == qpn)
                     }) {
-                        let p = decode_frame(&f.bytes).unwrap();
-                        eprintln!(
-                            "    cycle {} from {}: {} psn {:#x} len {}",
-                            f.sent,
-                            f.from,
-                            p.bth.opcode.name(),
-                            p.bth.psn.value(),
-                            p.payload.len()
-                        );
+                        eprintln!("    {}", f.summary());
                     }
                 }
             }

@@ -55,13 +55,7 @@ fn nic_write() {
     // not retransmitted yet (docs/core.md, "Speed")
     for (size, msgs) in [(64usize, 64usize), (256, 64), (1024, 64), (4096, 64), (16384, 4), (65536, 2), (262144, 1)] {
         let r = write_run(size, msgs, rnic_contract::codes::Mtu::Mtu4096);
-        let name = if size >= 1 << 20 {
-            format!("{} MiB", size >> 20)
-        } else if size >= 1024 {
-            format!("{} KiB", size >> 10)
-        } else {
-            format!("{size} B")
-        };
+        let name = size_name(size as u64);
         let g = r.goodput_gbps();
         table.push_str(&format!(
             "| {name} | {msgs} | {} | {} | {g:.2} | {:.1} % | {} | {} |\n",
@@ -205,7 +199,7 @@ fn dma_bandwidth() {
         let total = (1u64 << 20).max(size * 16);
         let r = bandwidth(true, size, total);
         let w = bandwidth(false, size, total);
-        let name = if size >= 1024 { format!("{} KiB", size / 1024) } else { format!("{size} B") };
+        let name = size_name(size);
         table.push_str(&format!(
             "| {name} | {:.1} | {:.1} % | {:.1} | {:.1} % |\n",
             r.bytes as f64 / r.cycles as f64,
@@ -235,6 +229,15 @@ fn dma_bandwidth() {
     ));
     println!("## DMA bandwidth\n\n{table}");
     record("dma-bandwidth", &table);
+}
+
+/// A transfer size as the tables name it: `64 B`, `4 KiB`, `1 MiB`.
+fn size_name(size: u64) -> String {
+    match size {
+        s if s >= 1 << 20 => format!("{} MiB", s >> 20),
+        s if s >= 1 << 10 => format!("{} KiB", s >> 10),
+        s => format!("{s} B"),
+    }
 }
 
 /// Replace the section between `<!-- bench:NAME -->` markers in docs/benchmarks.md.
