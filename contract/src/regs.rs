@@ -126,10 +126,15 @@ registers! {
         SOFT_RESET = bit 1, width 1;
     }
 
-    /// Link state.
+    /// Link and device state.
     status @ 0x0044: u32, Ro, reset 0 {
         /// The Ethernet link is up.
         LINK_UP = bit 0, width 1;
+        /// The device finished clearing its on-chip tables after reset (the
+        /// send scheduler's per-QP list, the caches' tags, the in-flight
+        /// table: about 2^14 cycles). A doorbell rung earlier is not lost,
+        /// only held until then; the driver's bring-up waits for this bit.
+        READY = bit 1, width 1;
         /// Link speed in Gb/s while LINK_UP, otherwise 0.
         LINK_GBPS = bit 16, width 16;
     }

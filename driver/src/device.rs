@@ -16,6 +16,7 @@ use rnic_contract::regs::{self, Doorbell};
 use std::cell::{RefCell, RefMut};
 use std::fmt;
 use std::rc::Rc;
+use std::time::Duration;
 
 /// A device the driver can open (`ibv_device`): any [`Hw`] backend, or
 /// one of [`device_list`]. Opening checks the identification registers
@@ -185,6 +186,9 @@ pub const GID_TABLE_LEN: usize = 16;
 pub const DEFAULT_PKEY: u16 = 0xFFFF;
 /// Status reads a context command may stay busy for.
 pub const CTX_POLLS: u32 = 10_000;
+/// Device time bring-up waits for `status.READY` (the core needs about
+/// 2^14 cycles, 66 us at 250 MHz, after reset).
+pub const READY_TIMEOUT: Duration = Duration::from_millis(2);
 
 /// A context table in DMA memory.
 #[derive(Debug, Clone, Copy)]
@@ -393,6 +397,23 @@ pub fn ipv4_gid(ip: [u8; 4]) -> Gid {
     g
 }
 
+/// Polls `status.READY` until the device has cleared its tables after reset
+/// (a doorbell rung earlier would only wait, but the first message's latency
+/// would carry the whole initialization).
+fn wait_ready(hw: &mut dyn Hw) -> Result<()> {
+    let start = hw.now();
+    loop {
+        if regs::status::READY.get(hw.read32(regs::status::OFFSET)?) == 1 {
+            return Ok(());
+        }
+        let waited = hw.now().saturating_sub(start);
+        if waited > READY_TIMEOUT {
+            return Err(Error::NotReady { waited });
+        }
+        hw.relax();
+    }
+}
+
 impl Context {
     fn bring_up(mut hw: Box<dyn Hw>, config: ContextConfig) -> Result<Context> {
         let (mut attr, limits) = read_attr(hw.as_mut())?;
@@ -458,6 +479,13 @@ impl Context {
             }
         }
         hw.write32(regs::ctrl::OFFSET, regs::ctrl::ENABLE.encode(1)?)?;
+        if let Err(e) = wait_ready(hw.as_mut()) {
+            let _ = hw.write32(regs::ctrl::OFFSET, 0);
+            for t in &tables {
+                let _ = hw.free_dma(&t.region);
+            }
+            return Err(e);
+        }
         let [qpc_t, qps_t, cqc_t, mpt_t, mtt_t, ah_t] =
             [tables[0], tables[1], tables[2], tables[3], tables[4], tables[5]];
         // QP 0 and 1 are reserved (QP1, the GSI, comes with connection management).

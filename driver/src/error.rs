@@ -83,6 +83,12 @@ pub enum Error {
         /// Status reads made.
         polls: u32,
     },
+    /// `status.READY` stayed 0 past [`READY_TIMEOUT`](crate::device::READY_TIMEOUT)
+    /// after bring-up: the device never finished clearing its tables.
+    NotReady {
+        /// Device time waited.
+        waited: std::time::Duration,
+    },
     /// Every entry of a table is in use.
     Exhausted {
         /// Which table.
@@ -287,6 +293,7 @@ impl fmt::Display for Error {
                     table.name()
                 )
             }
+            Error::NotReady { waited } => write!(f, "status.READY still 0 after {waited:?}"),
             Error::Exhausted { resource, capacity } => write!(f, "all {capacity} {resource:?} entries are in use"),
             Error::TooLarge { what, requested, max } => write!(f, "{what}: {requested} asked, at most {max}"),
             Error::Zero { what } => write!(f, "{what} must be at least 1"),

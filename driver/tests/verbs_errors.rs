@@ -58,6 +58,15 @@ fn open_refuses_another_device_and_gives_memory_back() {
         Device::from_hw(hw).open().unwrap_err(),
         Error::AbiMismatch { device: rnic_contract::ABI_VERSION + 1, driver: rnic_contract::ABI_VERSION }
     );
+    // A device that never finishes its reset-time clearing.
+    let hw = FakeHw::new(FakeConfig { status: 0, ..FakeConfig::default() });
+    let h = hw.handle();
+    match Device::from_hw(hw).open().unwrap_err() {
+        Error::NotReady { waited } => assert!(waited > rnic_driver::device::READY_TIMEOUT, "{waited:?}"),
+        e => panic!("{e}"),
+    }
+    assert_eq!(h.regions(), 0, "the tables are freed");
+    assert_eq!(h.register_writes().last(), Some(&(regs::ctrl::OFFSET, 0)), "and the device stopped");
     // Room for the QP and CQ tables, not the rest.
     let hw = FakeHw::new(FakeConfig { dma_bytes: 200 << 10, ..FakeConfig::default() });
     let h = hw.handle();
@@ -77,7 +86,7 @@ fn open_refuses_another_device_and_gives_memory_back() {
 
 #[test]
 fn queries_and_the_gid_table() {
-    let (ctx, _) = open(FakeConfig { status: 0, ..FakeConfig::default() });
+    let (ctx, _) = open(FakeConfig { status: regs::status::READY.mask(), ..FakeConfig::default() });
     assert_eq!(
         ctx.query_port(1).unwrap(),
         PortAttr { state: PortState::Down, speed_gbps: 0, max_mtu: Mtu::Mtu4096, gid_tbl_len: 16, pkey_tbl_len: 1 }

@@ -210,6 +210,7 @@ impl Sys for MockSys {
             set32(&mut mem, regs::id_version::OFFSET as usize, rnic_contract::ABI_VERSION);
             set32(&mut mem, regs::id_limits::OFFSET as usize, 4 | 4 << 8 | 4 << 16 | 12 << 24);
             set32(&mut mem, regs::irq_vectors::OFFSET as usize, 16);
+            set32(&mut mem, regs::status::OFFSET as usize, regs::status::READY.mask());
         }
         let p = mem.as_mut_ptr() as *mut u8;
         self.0.borrow_mut().maps.insert(p as usize, mem);

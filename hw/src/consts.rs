@@ -28,6 +28,7 @@ rtl_consts! {
     REG_ID_CLOCK: u64 = regs::id_clock::OFFSET;
     REG_ID_LIMITS: u64 = regs::id_limits::OFFSET;
     REG_CTRL: u64 = regs::ctrl::OFFSET;
+    REG_STATUS: u64 = regs::status::OFFSET;
     REG_EVENTS: u64 = regs::events::OFFSET;
     REG_EVENTS_ENABLE: u64 = regs::events_enable::OFFSET;
     REG_EVENTS_QUEUE: u64 = regs::events_queue::OFFSET;
@@ -58,6 +59,7 @@ rtl_consts! {
     // ---- register fields
     CTRL_ENABLE: usize = regs::ctrl::ENABLE.lsb;
     CTRL_SOFT_RESET: usize = regs::ctrl::SOFT_RESET.lsb;
+    STATUS_READY: u64 = regs::status::READY.lsb;
     EV_DOORBELL_ERROR: u64 = regs::events::DOORBELL_ERROR.lsb;
     EV_DMA_ERROR: u64 = regs::events::DMA_ERROR.lsb;
     EV_CQ_OVERRUN: u64 = regs::events::CQ_OVERRUN.lsb;

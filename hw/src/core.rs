@@ -18,10 +18,12 @@ use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 /// QPN bits of the core's send scheduler: 2^14 QPs in its ready list.
 pub const CORE_SCHED_QPN_BITS: usize = INFLIGHT_QPN_BITS;
 const _: () = assert!(CORE_SCHED_QPN_BITS == 14, "the 14 of SendSched<14, 15> and QpnOut::<14> below");
-/// Cycles from reset until the core acts on its first send doorbell: the
-/// send scheduler clears its one-bit-per-QP table, one entry per cycle
-/// (`SendSched`'s `init`), and a doorbell rung earlier waits for it (65 us
-/// at 250 MHz: a boot cost, not a per-message one).
+/// Cycles from reset until the core acts on its first send doorbell and
+/// `status.READY` reads 1 (plus the register's read latency): the send
+/// scheduler clears its one-bit-per-QP table, one entry per cycle
+/// (`SendSched`'s `init`, the longest of the tables cleared after reset),
+/// and a doorbell rung earlier waits for it (65 us at 250 MHz: a boot cost,
+/// not a per-message one). The driver's bring-up waits for the bit.
 pub const CORE_INIT_CYCLES: u64 = 1 << CORE_SCHED_QPN_BITS;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
@@ -147,6 +149,8 @@ impl Logic for RnicCore {
         // ---- the host boundary
         self.host.cfg_max_read.next = self.cfg_max_read.val();
         self.host.cfg_max_payload.next = self.cfg_max_payload.val();
+        // `status.READY` waits for every table cleared after reset
+        self.host.init.next = self.sched.init.val() | self.completer.init.val();
         AxilIn::link(&mut self.s_axil, &mut self.host.s_axil);
         DmaRdReqOut::link(&mut self.m_dma_rd_req, &mut self.host.m_dma_rd_req);
         DmaRdDataIn::link(&mut self.s_dma_rd_data, &mut self.host.s_dma_rd_data);

@@ -9,7 +9,6 @@
 use crate::sim_net::{connect_rc, try_poll_n, Nic, SimNet};
 use rnic_contract::codes::{Mtu, QpType, WcStatus};
 use rnic_driver::{AccessFlags, RemoteAddr, SendFlags, SendOp, SendWr, Sge};
-use rnic_hw::core::CORE_INIT_CYCLES;
 use std::time::Instant;
 
 /// The core clock the cycle counts are turned into time with (MHz).
@@ -70,13 +69,9 @@ pub fn write_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
                 .flags(SendFlags::SIGNALED)
         })
         .collect();
-    // past the core's reset-time initialization (its doorbells wait for it)
-    a.probe.run_until(CORE_INIT_CYCLES, "the core's initialization", |b| b.now() >= CORE_INIT_CYCLES);
     let sent_before = net.borrow().log.iter().filter(|f| f.from == 0).count();
     let t0 = a.probe.now();
     qp_a.post_send(&wrs).unwrap();
-    // a poll costs the driver's relax (tens of cycles): enough polls for
-    // 1 byte per cycle and a start-up of 20k cycles
     // a poll runs the clock for the driver's relax (tens of cycles): polls
     // for 1 byte per cycle and a start-up of 20k cycles are plenty
     let wc = try_poll_n(&cq_a, msgs, len + 20_000);

@@ -11,6 +11,7 @@
 //!   no expert item, and scapy's ICRC agrees on every frame. Also over 64
 //!   QP pairs (issue 11, item 6, first steps: hundreds of messages, not
 //!   10^5 yet).
+//! * `status.READY` after the core's reset-time table clearing.
 //! * WRITE goodput on one QP (`rnic_tb::nic_bench`, also `make bench`):
 //!   the cycle counts of 4 KiB and 64 KiB WRITEs, asserted exactly.
 
@@ -115,6 +116,27 @@ const RECV_DST: usize = 3 << 20;
 /// wire are the generated Verilog's and the same on every machine; a change
 /// in them is a change of the design's speed, to be explained
 /// (docs/benchmarks.md, "Two NICs").
+/// `status.READY` reads 0 while the core clears its tables after reset and
+/// 1 from `CORE_INIT_CYCLES` on; the driver's bring-up waits for it, so the
+/// first WRITE of `write_goodput_cycles` leaves without waiting.
+#[test]
+fn status_ready_after_the_tables_are_cleared() {
+    use rnic_contract::regs::status;
+    use rnic_hw::core::CORE_INIT_CYCLES;
+    let net = SimNet::pair(3);
+    let mut net = net.borrow_mut();
+    let nic = &mut net.nics[0];
+    assert_eq!(status::READY.get(nic.read32(status::OFFSET as u32)), 0, "READY right after reset");
+    let mut last_zero = nic.now();
+    while status::READY.get(nic.read32(status::OFFSET as u32)) == 0 {
+        last_zero = nic.now();
+        assert!(last_zero < 2 * CORE_INIT_CYCLES, "READY never came");
+    }
+    let first_one = nic.now();
+    // a read's value is sampled about half a round trip before it is back
+    assert!(last_zero < CORE_INIT_CYCLES + 200 && first_one > CORE_INIT_CYCLES, "{last_zero} {first_one}");
+}
+
 #[test]
 fn write_goodput_cycles() {
     use rnic_tb::nic_bench::write_run;

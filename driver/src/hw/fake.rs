@@ -76,7 +76,9 @@ impl Default for FakeConfig {
                 | regs::id_limits::LOG_MAX_RING.encode(rnic_contract::ring::MAX_LOG_SIZE).unwrap_or(0),
             irq_vectors: 64,
             mac: [0x02, 0x00, 0x5E, 0x10, 0x20, 0x30],
-            status: regs::status::LINK_UP.mask() | regs::status::LINK_GBPS.encode(100).unwrap_or(0),
+            status: regs::status::LINK_UP.mask()
+                | regs::status::READY.mask()
+                | regs::status::LINK_GBPS.encode(100).unwrap_or(0),
             dma_bytes: 256 << 20,
         }
     }

@@ -97,6 +97,10 @@ pub struct HostIf {
     /// `RegFile::qpn_high`, for the receive lookup (`rx_lookup`): the one
     /// computation of which QPNs name a QP.
     pub qpn_high: Signal<Out, Bits<24>>,
+    /// Blocks outside this one still clear their tables after reset (the
+    /// send scheduler, the in-flight table); with the caches' own clearing
+    /// it makes `status.READY` read 0.
+    pub init: Signal<In, Bit>,
 
     regs: RegFile,
     qpn_high_out: Reg<Bits<24>>,
@@ -128,6 +132,8 @@ impl Logic for HostIf {
         );
         self.eng_reset.next = self.reset.val() | self.regs.soft_reset.val();
         self.regs.reset.next = self.reset.val();
+        self.regs.init.next =
+            self.init.val() | self.qpc_cache.init.val() | self.qps_cache.init.val() | self.xlate.init.val();
         self.dma.reset.next = self.eng_reset.val();
         self.ctx.reset.next = self.eng_reset.val();
         self.cq.reset.next = self.eng_reset.val();

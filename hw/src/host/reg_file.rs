@@ -9,8 +9,10 @@
 //! instead of dropping a doorbell. The doorbell's low half is latched and
 //! its high half fires it, as the contract's 64-bit doorbell demands.
 //!
-//! Registers of blocks not in this core yet (raw rings, counters, the AH
-//! table) read 0 and ignore writes, like reserved offsets. The table bases
+//! `status.READY` is the inverse of `init` (the core's table clearing after
+//! reset); `status.LINK_UP` reads 0 until the board top brings the MAC's
+//! link state in. Registers of blocks not in this core yet (raw rings,
+//! counters, the AH table) read 0 and ignore writes, like reserved offsets. The table bases
 //! (QPC, QPS, CQC, MPT, MTT) are 4 KiB aligned (low 12 bits read 0).
 
 use super::{AxilIn, IrqOut};
@@ -95,6 +97,9 @@ pub struct RegFile {
     /// The context command engine is working / its last command failed.
     pub ctx_busy: Signal<In, Bit>,
     pub ctx_error: Signal<In, Bit>,
+    /// Some block of the core still clears its tables after reset
+    /// (`status.READY` reads its inverse).
+    pub init: Signal<In, Bit>,
     /// Event bits to set (`events` positions), with the queue behind them.
     pub ev_set: Signal<In, Bits<5>>,
     pub ev_queue: Signal<In, Bits<24>>,
@@ -376,6 +381,9 @@ impl Logic for RegFile {
         }
         if self.raddr.val() == REG_MTT_LOG {
             self.rword.next = bit_cast::<32, 5>(self.r_mtt_log.q.val());
+        }
+        if self.raddr.val() == REG_STATUS {
+            self.rword.next = bit_cast::<32, 1>((!self.init.val()).into()) << STATUS_READY;
         }
         if self.raddr.val() == REG_CTX_STATUS {
             self.rword.next = (bit_cast::<32, 1>(self.ctx_error.val().into()) << 1)

@@ -31,6 +31,8 @@ pub struct Completer {
     pub m_cqe: CompCqeOut,
     pub m_wb: QpsWrOut,
     pub cnt_push_refused: Signal<Out, Bits<32>>,
+    /// The in-flight table is still being cleared after reset.
+    pub init: Signal<Out, Bit>,
     mux: InflightMux,
     table: InflightTable,
     ack: CompAck,
@@ -51,6 +53,7 @@ impl Logic for Completer {
         self.ack.reset.next = self.reset.val();
         InflightCmdIn::<Q, E, W>::link(&mut self.s_push, &mut self.mux.s_push);
         self.cnt_push_refused.next = self.mux.cnt_push_refused.val();
+        self.init.next = self.table.init.val();
         InflightCmdOut::<Q, E, W>::join(&mut self.ack.m_inf, &mut self.mux.s_comp);
         InflightRespOut::<E, C, W>::join(&mut self.mux.m_comp, &mut self.ack.s_inf);
         InflightCmdOut::<Q, E, W>::join(&mut self.mux.m_cmd, &mut self.table.s_cmd);
