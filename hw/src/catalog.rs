@@ -94,6 +94,7 @@ catalog! {
     resp_check => crate::transport::RespCheck, 200;
     resp_exec => crate::transport::RespExec, 200;
     exec_side => crate::transport::ExecSide, 200;
+    ack_hold => crate::transport::AckHold, 200;
     comp_ack => crate::transport::CompAck, 200;
     rx_lookup => crate::transport::RxLookup, 200;
     rx_pay_split => crate::transport::RxPaySplit, 200;

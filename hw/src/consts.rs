@@ -590,6 +590,29 @@ rtl_consts! {
     ES_IMM: u64 = ES_RECV_CQ + 24;
     ES_IMM_VALID: u64 = ES_IMM + 32;
     ES_PATH: u64 = ES_IMM_VALID + 1;
+    /// `ack_hold`'s FIFO word: a record's ACK/NAK request and RECV
+    /// completion, packed from bit 0; `AH_NEED`: the placed packets that
+    /// must be written first (a count modulo 2^`AH_NEED_BITS`).
+    AH_QPN: u64 = 0;
+    AH_DEST_QPN: u64 = AH_QPN + 24;
+    AH_PKEY: u64 = AH_DEST_QPN + 24;
+    AH_PSN: u64 = AH_PKEY + 16;
+    AH_KIND: u64 = AH_PSN + 24;
+    AH_CODE: u64 = AH_KIND + 2;
+    AH_MSN: u64 = AH_CODE + 5;
+    AH_ACK: u64 = AH_MSN + 24;
+    AH_CQE: u64 = AH_ACK + 1;
+    AH_CQ: u64 = AH_CQE + 1;
+    AH_WR_ID: u64 = AH_CQ + 24;
+    AH_STATUS: u64 = AH_WR_ID + 64;
+    AH_OPCODE: u64 = AH_STATUS + 8;
+    AH_LEN: u64 = AH_OPCODE + 8;
+    AH_INDEX: u64 = AH_LEN + 32;
+    AH_IMM: u64 = AH_INDEX + 16;
+    AH_WITH_IMM: u64 = AH_IMM + 32;
+    AH_NEED: u64 = AH_WITH_IMM + 1;
+    AH_NEED_BITS: u64 = 7;
+    AH_PATH: u64 = AH_NEED + AH_NEED_BITS;
 }
 
 // What the RTL assumes about the layouts beyond positions.

@@ -10,6 +10,7 @@
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
 mod ack_gen;
+mod ack_hold;
 mod axis_join;
 mod comp_ack;
 mod comp_walk;
@@ -44,6 +45,7 @@ mod rx_pay_split;
 mod send_sched;
 mod tx_arb;
 pub use ack_gen::*;
+pub use ack_hold::{AckHold, ACK_HOLD_BITS, ACK_HOLD_LOG};
 pub use axis_join::AxisJoin;
 pub use comp_ack::*;
 pub use comp_walk::{CompWalk, WalkState};

@@ -19,8 +19,8 @@
 //! | `m_pkt` (`ScatterPktOut`) | out | to `PayloadScatter::s_pkt`: one per record, {`lane`, `drop`}; `drop` unless the payload is placed. From registers. |
 //! | `m_piece` (`PieceOut`) | out | to `PayloadScatter::s_piece`: the placed payload's IOVA pieces, `last` on a packet's last one, from `PieceHold`'s register |
 //! | `s_done` (`PktDoneIn`) | in | `PayloadScatter::m_done`: a placed packet's payload is written; always taken (`ready` constant) |
-//! | `m_ack` (`AckReqOut`) | out | to `AckGen::s_ack`: the record's ACK/NAK, or the NAK of a failure here; registers ANDed with "every placed packet written" |
-//! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); gated as `m_ack` |
+//! | `m_ack` (`AckReqOut`) | out | to `AckGen::s_ack`: the record's ACK/NAK, or the NAK of a failure here; from the child [`AckHold`], offered once every placed packet up to the record's is written |
+//! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); from `AckHold` as `m_ack` |
 //! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}, one per record (`mask` 0 when nothing is written: `rx_lookup`'s write-back, which retires the packet from its hazard check): a SEND's with `RECV_SGE`/`RECV_SGE_OFFSET` replaced; `IN_PROGRESS` = ERROR after a failure; from registers |
 //!
 //! **What a record does.** `chk` = `key_check` and `len` > 0 (a zero-length
@@ -59,13 +59,15 @@
 //! **Order of events.** One record at a time: taken, its requests offered
 //! (tail, head; or the walk's), its answers taken, its pieces committed and
 //! every one taken by `PayloadScatter`, the walk over; only then are
-//! `m_pkt`, `m_ack`, `m_cqe` and `m_qps` loaded (together), and the next
-//! record is taken once all are taken (they are driven from the record's
-//! registers). `m_ack` and `m_cqe` are offered only once the packet's own
-//! `m_pkt` was taken (if it places) and every placed packet's `s_done`
-//! came (a counter of placed packets not yet written): IBTA's "data placed
-//! before the ACK", and the CQE after its data. With nothing placed
-//! outstanding this costs no cycle. Everything leaves in packet order.
+//! `m_pkt`, the ACK/CQE and `m_qps` loaded (together), and the next record
+//! is taken once all are taken (they are driven from the record's
+//! registers). The ACK and CQE go into [`AckHold`] once the record's own
+//! `m_pkt` was taken; it offers them on `m_ack` / `m_cqe` only once every
+//! placed packet up to this one came back on `s_done`: IBTA's "data placed
+//! before the ACK", and the CQE after its data. The next record does not
+//! wait for that (before session 15 it did: a packet with AckReq held the
+//! responder for its whole payload's write). Everything leaves in packet
+//! order.
 //!
 //! **Latency and rate** (`tb/tests/resp_exec.rs`, with `L` the translation
 //! unit's cycles from a request taken to its first answer beat offered): a
@@ -90,7 +92,7 @@
 //! enter the same request register as WRITE's. Small packets pay the round
 //! trip each (later work: a record FIFO with the requests issued ahead).
 
-use super::{AckReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, ScatterPktOut};
+use super::{AckHold, AckReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, ScatterPktOut};
 use super::{ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -121,10 +123,6 @@ pub const RESP_EXEC_SEND_PIECE_LATENCY: u64 = 2 + RESP_EXEC_PIECE_LATENCY;
 /// (from the command taken to its beat offered): the command register
 /// loaded (1), the walk started in the cycle after the beat (1).
 pub const RESP_EXEC_FETCH_EXTRA: u64 = 2;
-/// Placed packets whose `m_done` has not come, at most (log2): the scatter
-/// block's pieces in flight bound them.
-const OWED_BITS: usize = 6;
-const _: () = assert!(1 << (OWED_BITS - 1) >= super::SCATTER_INFLIGHT);
 /// Pieces of one packet counted (the head: at most `PIECE_HOLD` places).
 const COUNT_BITS: usize = super::PIECE_HOLD_LOG + 1;
 const _: () = assert!(qps::IN_PROGRESS.width == 2 && IP_ERROR == 3 && QPS_IN_PROGRESS_POS == qps::IN_PROGRESS.pos());
@@ -237,6 +235,7 @@ pub struct RespExec {
     pub m_qps: QpsWrOut,
     hold: PieceHold,
     walk: RecvWalk,
+    acks: AckHold,
     // ---- the record held
     in_ready: Reg<Bit>,
     r_qpn: Reg<Bits<24>>,
@@ -283,9 +282,6 @@ pub struct RespExec {
     pend: Reg<Bits<COUNT_BITS>>,
     draining: Reg<Bit>,
     out_wait: Reg<Bit>,
-    // ---- placed packets whose payload is not yet written (`s_done`)
-    owed: Reg<Bits<OWED_BITS>>,
-    owed_z: Reg<Bit>,
     // ---- outputs
     pkt_valid: Reg<Bit>,
     pkt_drop: Reg<Bit>,
@@ -319,9 +315,7 @@ pub struct RespExec {
     ans_end: Signal<Local, Bit>,
     fail_now: Signal<Local, Bit>,
     wr: Signal<Local, Bit>,
-    held: Signal<Local, Bit>,
-    ack_go: Signal<Local, Bit>,
-    cqe_go: Signal<Local, Bit>,
+    pkt_gone: Signal<Local, Bit>,
     inc: Signal<Local, Bit>,
     free: Signal<Local, Bit>,
     finish: Signal<Local, Bit>,
@@ -380,8 +374,6 @@ impl Logic for RespExec {
             pend,
             draining,
             out_wait,
-            owed,
-            owed_z,
             pkt_valid,
             pkt_drop,
             ack_valid,
@@ -398,8 +390,9 @@ impl Logic for RespExec {
             cqe_len,
             cqe_with_imm
         );
-        clock!(self, clock, hold, walk);
+        clock!(self, clock, hold, walk, acks);
         self.hold.reset.next = self.reset.val();
+        self.acks.reset.next = self.reset.val();
         self.walk.reset.next = self.reset.val();
 
         // ---- take a record: hold it, offer its first translation request
@@ -564,38 +557,27 @@ impl Logic for RespExec {
         self.m_piece.valid.next = self.hold.m_piece.valid.val();
         self.hold.m_piece.ready.next = self.m_piece.ready.val();
 
-        // ---- placed packets not yet written: the ACK and CQE wait for them
+        // ---- the ACK and CQE wait in `AckHold` for the placed packets' writes
         self.s_done.ready.next = true;
+        self.pkt_gone.next = !self.pkt_valid.q.val() | self.m_pkt.ready.val();
         self.inc.next = self.pkt_valid.q.val() & !self.pkt_drop.q.val() & self.m_pkt.ready.val();
-        if self.inc.val() & !self.s_done.valid.val() {
-            self.owed.d.next = self.owed.q.val() + 1;
-            self.owed_z.d.next = false;
-        }
-        if !self.inc.val() & self.s_done.valid.val() {
-            self.owed.d.next = self.owed.q.val() - 1;
-            self.owed_z.d.next = self.owed.q.val() == 1;
-        }
-        // a placed packet's m_pkt first, then every placed packet written
-        self.held.next = (self.pkt_valid.q.val() & !self.pkt_drop.q.val()) | !self.owed_z.q.val();
-        self.ack_go.next = self.ack_valid.q.val() & !self.held.val();
-        self.cqe_go.next = self.cqe_valid.q.val() & !self.held.val();
+        self.acks.placed.next = self.inc.val();
+        self.acks.done.next = self.s_done.valid.val();
 
         // ---- finish: the packet's commands issued, its outputs loaded
         if self.m_pkt.ready.val() {
             self.pkt_valid.d.next = false;
         }
-        if self.ack_go.val() & self.m_ack.ready.val() {
+        // pushed once the record's own `m_pkt` is taken (it counts first)
+        if self.pkt_gone.val() & self.acks.s_ack.ready.val() {
             self.ack_valid.d.next = false;
-        }
-        if self.cqe_go.val() & self.m_cqe.ready.val() {
             self.cqe_valid.d.next = false;
         }
         if self.m_qps.ready.val() {
             self.qw_valid.d.next = false;
         }
-        self.free.next = (!self.pkt_valid.q.val() | self.m_pkt.ready.val())
-            & (!self.ack_valid.q.val() | (self.ack_go.val() & self.m_ack.ready.val()))
-            & (!self.cqe_valid.q.val() | (self.cqe_go.val() & self.m_cqe.ready.val()))
+        self.free.next = self.pkt_gone.val()
+            & (!(self.ack_valid.q.val() | self.cqe_valid.q.val()) | self.acks.s_ack.ready.val())
             & (!self.qw_valid.q.val() | self.m_qps.ready.val());
         // the outputs are empty when a record is taken (below), so free here
         self.finish.next =
@@ -679,25 +661,27 @@ impl Logic for RespExec {
         self.m_pkt.lane.next = self.r_lane.q.val();
         self.m_pkt.drop.next = self.pkt_drop.q.val();
         self.m_pkt.valid.next = self.pkt_valid.q.val();
-        self.m_ack.qpn.next = self.r_qpn.q.val().get_bits::<ACK_QPN_BITS>(0);
-        self.m_ack.dest_qpn.next = self.r_dest_qpn.q.val();
-        self.m_ack.pkey.next = self.r_pkey.q.val();
-        self.m_ack.path.next = self.r_path.q.val();
-        self.m_ack.psn.next = self.ack_psn.q.val();
-        self.m_ack.kind.next = self.ack_kind.q.val();
-        self.m_ack.code.next = self.ack_code.q.val();
-        self.m_ack.msn.next = self.ack_msn.q.val();
-        self.m_ack.valid.next = self.ack_go.val();
-        self.m_cqe.cq.next = self.r_cq.q.val();
-        self.m_cqe.wr_id.next = self.walk.wr_id.val();
-        self.m_cqe.status.next = self.cqe_status.q.val();
-        self.m_cqe.opcode.next = self.cqe_opcode.q.val();
-        self.m_cqe.byte_len.next = self.cqe_len.q.val();
-        self.m_cqe.qpn.next = self.r_qpn.q.val();
-        self.m_cqe.wqe_index.next = self.r_index.q.val();
-        self.m_cqe.imm.next = self.r_imm.q.val();
-        self.m_cqe.with_imm.next = self.cqe_with_imm.q.val();
-        self.m_cqe.valid.next = self.cqe_go.val();
+        self.acks.s_ack.qpn.next = self.r_qpn.q.val().get_bits::<ACK_QPN_BITS>(0);
+        self.acks.s_ack.dest_qpn.next = self.r_dest_qpn.q.val();
+        self.acks.s_ack.pkey.next = self.r_pkey.q.val();
+        self.acks.s_ack.path.next = self.r_path.q.val();
+        self.acks.s_ack.psn.next = self.ack_psn.q.val();
+        self.acks.s_ack.kind.next = self.ack_kind.q.val();
+        self.acks.s_ack.code.next = self.ack_code.q.val();
+        self.acks.s_ack.msn.next = self.ack_msn.q.val();
+        self.acks.s_ack.valid.next = self.ack_valid.q.val() & self.pkt_gone.val();
+        self.acks.s_cqe.cq.next = self.r_cq.q.val();
+        self.acks.s_cqe.wr_id.next = self.walk.wr_id.val();
+        self.acks.s_cqe.status.next = self.cqe_status.q.val();
+        self.acks.s_cqe.opcode.next = self.cqe_opcode.q.val();
+        self.acks.s_cqe.byte_len.next = self.cqe_len.q.val();
+        self.acks.s_cqe.qpn.next = self.r_qpn.q.val();
+        self.acks.s_cqe.wqe_index.next = self.r_index.q.val();
+        self.acks.s_cqe.imm.next = self.r_imm.q.val();
+        self.acks.s_cqe.with_imm.next = self.cqe_with_imm.q.val();
+        self.acks.s_cqe.valid.next = self.cqe_valid.q.val() & self.pkt_gone.val();
+        AckReqOut::link(&mut self.m_ack, &mut self.acks.m_ack);
+        RecvCqeOut::link(&mut self.m_cqe, &mut self.acks.m_cqe);
         self.m_qps.qpn.next = self.r_qpn.q.val();
         self.m_qps.mask.next = self.qw_mask.q.val();
         self.m_qps.data.next = self.qw_data.q.val();
@@ -713,8 +697,6 @@ impl Logic for RespExec {
             self.fail.d.next = false;
             self.left.d.next = 0.into();
             self.pend.d.next = 0.into();
-            self.owed.d.next = 0.into();
-            self.owed_z.d.next = true;
             self.pkt_valid.d.next = false;
             self.ack_valid.d.next = false;
             self.cqe_valid.d.next = false;
