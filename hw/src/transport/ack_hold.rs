@@ -9,7 +9,7 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `s_ack` ([`AckReqIn`]), `s_cqe` ([`RecvCqeIn`]) | in | one record's ACK/NAK request and/or RECV completion, offered together (either `valid` pushes one item; both `ready` are the FIFO's room, from flops) |
+//! | `s_ack` ([`AckReqIn`]), `s_cqe` ([`RecvCqeIn`]) | in | one record's ACK/NAK request and/or RECV completion, offered together (either `valid` pushes one item; both `ready` are the FIFO's room, from flops). The QPN is stored once, from `s_cqe.qpn` (24 bits; `m_ack.qpn` is its low `ACK_QPN_BITS`), so the caller drives `s_cqe.qpn` also for an ACK alone; `s_ack.qpn` is not read |
 //! | `placed` | in | a placed packet's `s_pkt` was taken by `PayloadScatter` this cycle (counted before a push in the same cycle) |
 //! | `done` | in | `PayloadScatter::m_done`: one placed packet written |
 //! | `m_ack` ([`AckReqOut`]), `m_cqe` ([`RecvCqeOut`]) | out | the oldest item's, once every packet placed before it was written; from the FIFO's output register, `valid` ANDed with that compare |
