@@ -175,6 +175,10 @@ rtl_consts! {
     PAGE_ADDR_B: u64 = !((1u64 << mpt::LOG_PAGE_SIZES[1]) - 1);
     PAGE_ADDR_C: u64 = !((1u64 << mpt::LOG_PAGE_SIZES[2]) - 1);
     MTT_LINE_SHIFT: usize = MTT_PER_LINE.trailing_zeros();
+    /// Bytes one MTT line maps at each page size (`MrCheck`'s prefetch).
+    LINE_SPAN_A: u64 = (MTT_PER_LINE as u64) << mpt::LOG_PAGE_SIZES[0];
+    LINE_SPAN_B: u64 = (MTT_PER_LINE as u64) << mpt::LOG_PAGE_SIZES[1];
+    LINE_SPAN_C: u64 = (MTT_PER_LINE as u64) << mpt::LOG_PAGE_SIZES[2];
     /// `MrCheck`: log2 of its request and job FIFOs and of its MTT line buffer.
     MR_FIFO_LOG: usize = 4;
     MR_LINE_LOG: usize = 4;

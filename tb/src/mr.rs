@@ -2,7 +2,9 @@
 //! lookups served from them with random latency and stalls, requests in with
 //! random gaps, responses out under random back-pressure, every beat
 //! compared with `rnic_contract::mr::mr_check`, and every MTT line read
-//! logged per request (a failed check must read none: no DMA).
+//! logged per request (a failed check must read none: no DMA); every
+//! prefetch hint checked against the requests that may give it
+//! ([`MrWorld::hint`]).
 //!
 //! Written against [`Model`] so one bench drives the Verilator model
 //! (tb/tests/mr_check.rs) and the differential pair (emitter_diff).
@@ -87,6 +89,24 @@ impl MrWorld {
         }
     }
 
+    /// The MTT line a request may hint for prefetch (`MrCheck`'s rule): the
+    /// line after its last, if its check passed with pages, it starts a
+    /// line (its first entry is a line's first, or it spans lines), and the
+    /// region has at least a whole line's pages after it.
+    pub fn hint(&self, r: &MrRequest) -> Option<u32> {
+        let e = self.mpt.get(&mpt::key_index(r.key, self.log_entries)).copied().unwrap_or_default();
+        let n = mr_check(r, &e, mtt_addr_of).ok()?.count() as u32;
+        if n == 0 {
+            return None;
+        }
+        let s = e.log_page_size as u32;
+        let first = e.mtt_base.wrapping_add(((r.va >> s) - (e.va_base >> s)) as u32);
+        let last = first.wrapping_add(n - 1);
+        let rem = (e.length - r.len as u64) - (r.va - e.va_base);
+        let starts = first % MTT_PER_LINE == 0 || first / MTT_PER_LINE != last / MTT_PER_LINE;
+        (starts && rem >= (MTT_PER_LINE as u64) << s).then(|| (last / MTT_PER_LINE).wrapping_add(1) & HINT_MASK)
+    }
+
     /// `n` random regions in a table of 2^`log_entries`, keys from
     /// `draw_key`, page sizes among the three, rights, PDs 1..=3, some
     /// invalid, one at the top of the address space.
@@ -164,6 +184,9 @@ impl MrWorld {
     }
 }
 
+/// The bits of an MTT line index (`m_pf.index`, `m_mtt.index`).
+const HINT_MASK: u32 = (1 << 29) - 1;
+
 /// One response beat: (id, verdict, iova, len, last).
 pub type RespBeat = (u64, u64, u64, u64, bool);
 
@@ -223,13 +246,15 @@ pub struct MrKnobs {
     pub mpt: (u64, u64, u64),
     /// MTT lookup latency range and read-side stall percent.
     pub mtt: (u64, u64, u64),
+    /// Percent of cycles the prefetch hint port is ready.
+    pub p_pf: u64,
 }
 
 impl MrKnobs {
     /// Everything ready, shortest lookups.
-    pub const FAST: MrKnobs = MrKnobs { p_req: 100, p_resp: 100, mpt: (1, 1, 0), mtt: (1, 1, 0) };
+    pub const FAST: MrKnobs = MrKnobs { p_req: 100, p_resp: 100, mpt: (1, 1, 0), mtt: (1, 1, 0), p_pf: 100 };
     /// Random gaps, stalls and latencies everywhere.
-    pub const RANDOM: MrKnobs = MrKnobs { p_req: 60, p_resp: 70, mpt: (1, 30, 25), mtt: (1, 30, 25) };
+    pub const RANDOM: MrKnobs = MrKnobs { p_req: 60, p_resp: 70, mpt: (1, 30, 25), mtt: (1, 30, 25), p_pf: 50 };
 }
 
 /// Drives an `MrCheck` model; see the module doc.
@@ -247,6 +272,16 @@ pub struct MrBench {
     mpt: Server,
     mtt: Server,
     resp_ready: bool,
+    pf_ready: bool,
+    /// Lines the requests taken may hint, in request order; the hints seen
+    /// must be a subsequence (a hint not taken at once is dropped), each
+    /// other than the one before.
+    hints_due: VecDeque<u32>,
+    last_hint: Option<u32>,
+    /// Prefetch hints taken (their lines), and candidates skipped (dropped,
+    /// or a repeat of the line before).
+    pub hints: Vec<u32>,
+    pub hints_skipped: u64,
     now: u64,
     /// Requests taken, beats checked, MTT lines read, cycles run.
     pub taken: u64,
@@ -271,6 +306,11 @@ impl MrBench {
             mpt: Server::new(a.0, a.1, a.2),
             mtt: Server::new(b.0, b.1, b.2),
             resp_ready: false,
+            pf_ready: false,
+            hints_due: VecDeque::new(),
+            last_hint: None,
+            hints: vec![],
+            hints_skipped: 0,
             now: 0,
             taken: 0,
             beats: 0,
@@ -312,6 +352,8 @@ impl MrBench {
         self.mtt.ready = !self.rng.chance(self.mtt.stall);
         m.set("m_mpt.ready", self.mpt.ready as u64);
         m.set("m_mtt.ready", self.mtt.ready as u64);
+        self.pf_ready = self.rng.chance(self.knobs.p_pf);
+        m.set("m_pf.ready", self.pf_ready as u64);
         for (srv, p) in [(&self.mpt, "s_mpt"), (&self.mtt, "s_mtt")] {
             let head = srv.pending.front().filter(|h| h.0 <= self.now);
             let i = m.port(&format!("{p}.data"));
@@ -332,6 +374,7 @@ impl MrBench {
             self.pieces += want.iter().filter(|x| x.is_ok()).count() as u64;
             self.expected.extend(expected_beats(id, &want));
             *self.lines_due.entry(id).or_default() += self.world.lines(&r);
+            self.hints_due.extend(self.world.hint(&r));
             self.mpt_reads.push_back(mpt::key_index(r.key, self.world.log_entries) as u64);
             self.taken += 1;
         }
@@ -353,6 +396,19 @@ impl MrBench {
             *due -= 1;
             self.lines_read += 1;
             self.mtt.push(&mut self.rng, now, MrWorld::mtt_line(line), id);
+        }
+        if self.pf_ready && m.get("m_pf.valid") & 1 == 1 {
+            let line = m.get("m_pf.index") as u32;
+            let at = self.hints_due.iter().position(|&h| h == line).ok_or_else(|| {
+                format!("cycle {now}: a prefetch hint of MTT line {line:#x}, which no request taken may hint")
+            })?;
+            if self.last_hint == Some(line) {
+                return Err(format!("cycle {now}: MTT line {line:#x} hinted twice in a row"));
+            }
+            self.hints_skipped += at as u64;
+            self.hints_due.drain(..=at);
+            self.last_hint = Some(line);
+            self.hints.push(line);
         }
         for (srv, p) in [(&mut self.mpt, "s_mpt"), (&mut self.mtt, "s_mtt")] {
             if srv.pending.front().is_some_and(|h| h.0 <= now) && m.get(&format!("{p}.ready")) & 1 == 1 {

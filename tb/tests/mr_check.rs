@@ -190,6 +190,49 @@ fn random_requests_against_the_reference() {
     }
 }
 
+/// Sequential streams hint each next MTT line once, and never a line past
+/// their region: 4 KiB pages read a page at a time (a hint at each line's
+/// first page, none from the last line), 64-byte reads within a line's first
+/// page (one hint for them all), 2 MiB pages read 5 MiB at a
+/// time from an MTT base that is not line-aligned (a read spanning lines
+/// hints the line after its last, while a whole line's pages follow).
+#[test]
+fn sequential_streams_hint_the_next_line() {
+    let mut w = MrWorld { log_entries: T, mpt: BTreeMap::new() };
+    let a = region(1, 0x11, 12, 0x7f00_0000_0000, 64, 0x80);
+    let b = region(2, 0x22, 21, 0x40_0000_0000, 20, 0xc5);
+    for m in [a, b] {
+        w.mpt.insert(mpt::key_index(m.key, T), m);
+    }
+    assert!((0x80..0xd9).all(|e| !mtt_invalid(e)), "entries below 0x100 are VALID");
+    let mut reqs: Vec<MrRequest> = (0..64).map(|p| req(&w, 1, p << 12, 4096, Access::RemoteWrite)).collect();
+    reqs.extend((0..64).map(|i| req(&w, 1, 0x10000 + 64 * i, 64, Access::LocalRead)));
+    reqs.extend((0..7).map(|i| req(&w, 2, i * 0x50_0000, 0x50_0000, Access::RemoteRead)));
+    let mut want: Vec<u32> = vec![];
+    for r in &reqs {
+        if let Some(h) = w.hint(r) {
+            if want.last() != Some(&h) {
+                want.push(h);
+            }
+        }
+    }
+    // region a (entries 0x80..=0xbf): lines 0x11..=0x17 from pages 0, 8, .., 48 (not 0x18 from
+    // page 56: past the region); the 64-byte reads in page 16 (line 0x12, slot 0) hint 0x13 once;
+    // region b (entries 0xc5..=0xd8, lines 0x18..=0x1b): the read of entries 0xc7..=0xc9
+    // hints 0x1a; the one of 0xcf..=0xd1 does not hint 0x1b (15 MiB left, less than a line's 16)
+    let mut lines: Vec<u32> = (0x11..=0x17).collect();
+    lines.extend([0x13, 0x1a]);
+    assert_eq!(want, lines, "{want:x?}");
+    let mut bench = MrBench::new(w.clone(), MrKnobs::FAST, 8);
+    for r in &reqs {
+        bench.send(*r);
+    }
+    run(&mut bench, 20_000);
+    eprintln!("hints {:x?}, {} repeats skipped", bench.hints, bench.hints_skipped);
+    assert_eq!(bench.hints, want, "with the hint port always ready, every line is hinted once");
+    assert_eq!(bench.hints_skipped, 63, "the 64-byte reads' repeats");
+}
+
 /// Sustained rate with lookups answering in one cycle: one request per
 /// cycle when each is one piece, one piece per cycle otherwise; and the
 /// latency of a lone request.

@@ -268,19 +268,25 @@ const MISS_EXTRA: u64 = 43;
 /// The bench's figures (`make bench`, `rnic_tb::cache_scaling`) are the
 /// ones asserted here: latency on a hit and on a miss, and translations per
 /// cycle as the working set of pages passes the MTT cache's 2048 entries
-/// (no MTT read up to it, then a falling rate without a cliff).
+/// (no MTT read below it, a few at it, then a falling rate without a cliff).
+/// At the cache's size, the region's line after the set is hinted (from the
+/// set's last line's first page) and takes line 0's set: the two are read
+/// again now and then.
 #[test]
 fn translations_per_cycle_by_working_set() {
     use rnic_tb::cache_scaling::{mr_latency, mr_pages, MTT_ENTRIES};
     assert_eq!(mr_latency(100), (HIT_LATENCY, 200 + MISS_EXTRA));
     let mut last = f64::MAX;
-    for pages in [256u32, MTT_ENTRIES as u32, 2 * MTT_ENTRIES as u32, 16384] {
+    for pages in [256u32, MTT_ENTRIES as u32 - 8, MTT_ENTRIES as u32, 2 * MTT_ENTRIES as u32, 16384] {
         let p = mr_pages(pages, 1500, 233);
         let rate = p.per_cycle();
         eprintln!("{pages} pages: {:.1} % MTT misses, {rate:.3} translations per cycle", 100.0 * p.miss_rate());
-        if pages as u64 <= MTT_ENTRIES {
+        if (pages as u64) < MTT_ENTRIES {
             assert_eq!(p.misses, 0, "{pages} pages fit in the MTT cache");
             assert!(rate > 0.9, "hits only: {rate} translations per cycle");
+        } else if pages as u64 == MTT_ENTRIES {
+            assert!(p.misses <= 4, "{} MTT reads", p.misses);
+            assert!(rate > 0.75, "{rate} translations per cycle");
         } else {
             assert!(p.misses > 0, "{pages} pages: no MTT miss");
         }

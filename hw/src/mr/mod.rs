@@ -103,6 +103,24 @@ pub struct LookupReqIn<const W: usize> {
     pub ready: Signal<Out, Bit>,
 }
 
+/// A prefetch hint: MTT line `index` is likely to be read soon; the cache
+/// may fetch it now. No answer comes back, and a hint may be dropped.
+#[derive(LogicInterface, Default)]
+#[join = "HintIn"]
+pub struct HintOut<const W: usize> {
+    pub index: Signal<Out, Bits<W>>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "HintOut"]
+pub struct HintIn<const W: usize> {
+    pub index: Signal<In, Bits<W>>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
 /// A table read's answer, in the order of the reads: 64 bytes (an MPT entry,
 /// or a line of 8 MTT entries), with the read's `id`.
 #[derive(LogicInterface, Default)]

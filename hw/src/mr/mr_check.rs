@@ -15,6 +15,14 @@
 //!   C4 gives the verdict and the first MTT entry; then each job enters
 //!   two FIFOs at once: one for the issuer, which reads the MTT lines the
 //!   job's pages need, one for the emitter, which turns lines into pieces.
+//! * Prefetch: a job that starts a line (its first page is an entry's slot
+//!   0, or it spans lines) hints the line after its last one on `m_pf`,
+//!   if the region still has a whole line's pages after the job (so the
+//!   hinted line holds entries of the same region, which is live: no line
+//!   of a deregistered region is fetched). A sequential stream of accesses
+//!   so finds each line cached, the hint having gone out 7 pages earlier.
+//!   One hint per line (the last hinted line is remembered); a hint the
+//!   port does not take at once is dropped.
 //! * A failed check (or a zero-length access) has no line read and no piece:
 //!   one response beat with its verdict.
 //! * An MTT entry without VALID (bit 63) ends the translation: the emitter
@@ -43,11 +51,11 @@ pub const MR_LINE_BUFFER: usize = 1 << LINE_LOG;
 
 // The request word: key, pd, va, len, access, id.
 const RQ_BITS: usize = 32 + 24 + 64 + 32 + MR_ACCESS_BITS + MR_ID_BITS;
-// The issuer's job word: has lines, first line, lines - 1, id.
-const JI_BITS: usize = 1 + MTT_LINE_BITS + 19 + MR_ID_BITS;
+// The issuer's job word: has lines, first line, lines - 1, id, prefetch.
+const JI_BITS: usize = 1 + MTT_LINE_BITS + 19 + MR_ID_BITS + 1;
 // The emitter's job word: has pieces, verdict, slot, offset, room, len, page size, id.
 const JE_BITS: usize = 1 + MR_VERDICT_BITS + 3 + 30 + 31 + 32 + 2 + MR_ID_BITS;
-const _: () = assert!(RQ_BITS == 163 && JI_BITS == 57 && JE_BITS == 110 && MTT_LINE_BITS == 29);
+const _: () = assert!(RQ_BITS == 163 && JI_BITS == 58 && JE_BITS == 110 && MTT_LINE_BITS == 29);
 const _: () = assert!(PAGE_SHIFT_C <= 30, "offsets are 30 bits");
 const _: () = assert!(FIFO_LOG == 4 && LINE_LOG == 4, "pointers and counters are 5 bits");
 /// VALID of an MTT entry: its top bit, above ADDR (the literal 63 in
@@ -76,6 +84,8 @@ pub struct MrCheck {
     pub s_mpt: LookupRespIn,
     pub m_mtt: LookupReqOut<MTT_LINE_BITS>,
     pub s_mtt: LookupRespIn,
+    /// Prefetch hints: an MTT line a sequential stream will read next.
+    pub m_pf: HintOut<MTT_LINE_BITS>,
 
     // ---- requests: one FIFO, read at two places (MPT read, C1)
     rq: LutRam<Bits<RQ_BITS>, FIFO_LOG>,
@@ -153,6 +163,8 @@ pub struct MrCheck {
     c3_mtt: Reg<Bits<32>>,
     c3_len: Reg<Bits<32>>,
     c3_id: Reg<Bits<8>>,
+    /// Bytes of the region after the access.
+    c3_rem: Reg<Bits<64>>,
     // ---- C4: verdict, first MTT entry
     c4_v: Reg<Bit>,
     c4_verdict: Reg<Bits<3>>,
@@ -164,6 +176,8 @@ pub struct MrCheck {
     c4_sel: Reg<Bits<2>>,
     c4_len: Reg<Bits<32>>,
     c4_id: Reg<Bits<8>>,
+    /// The region has a whole MTT line's pages after the access.
+    c4_far: Reg<Bit>,
     lines4: Signal<Local, Bits<22>>,
     // ---- job FIFOs
     ji: LutRam<Bits<JI_BITS>, FIFO_LOG>,
@@ -177,12 +191,20 @@ pub struct MrCheck {
     i_line: Reg<Bits<MTT_LINE_BITS>>,
     i_left: Reg<Bits<19>>,
     i_id: Reg<Bits<8>>,
+    i_pf: Reg<Bit>,
     tv: Reg<Bit>,
     t_index: Reg<Bits<MTT_LINE_BITS>>,
     t_id: Reg<Bits<8>>,
     lb_out: Reg<Bits<5>>,
     issue: Signal<Local, Bit>,
     ji_load: Signal<Local, Bit>,
+    // ---- prefetch hints: the candidate (the line after a job's last), the port's register
+    h_v: Reg<Bit>,
+    h_line: Reg<Bits<MTT_LINE_BITS>>,
+    pv: Reg<Bit>,
+    p_index: Reg<Bits<MTT_LINE_BITS>>,
+    pf_last: Reg<Bits<MTT_LINE_BITS>>,
+    h_new: Signal<Local, Bit>,
     // ---- line buffer
     lb: LutRam<Bits<512>, LINE_LOG>,
     lb_wr: Reg<Bits<5>>,
@@ -279,6 +301,7 @@ impl Logic for MrCheck {
             c3_mtt,
             c3_len,
             c3_id,
+            c3_rem,
             c4_v,
             c4_verdict,
             c4_has,
@@ -289,6 +312,7 @@ impl Logic for MrCheck {
             c4_sel,
             c4_len,
             c4_id,
+            c4_far,
             ji_wr,
             ji_rd,
             je_wr,
@@ -297,6 +321,12 @@ impl Logic for MrCheck {
             i_line,
             i_left,
             i_id,
+            i_pf,
+            h_v,
+            h_line,
+            pv,
+            p_index,
+            pf_last,
             tv,
             t_index,
             t_id,
@@ -486,6 +516,8 @@ impl Logic for MrCheck {
         self.c3_mtt.d.next = self.c2_mtt.q.val();
         self.c3_len.d.next = self.c2_len.q.val();
         self.c3_id.d.next = self.c2_id.q.val();
+        // (LENGTH - len) - (VA - VA_BASE): meaningful once in bounds
+        self.c3_rem.d.next = self.c2_d2.q.val().get_bits::<64>(0) - self.c2_d1.q.val().get_bits::<64>(0);
 
         // ================================================ C3 -> C4
         self.c4_v.d.next = self.c3_v.q.val();
@@ -504,6 +536,12 @@ impl Logic for MrCheck {
         self.c4_sel.d.next = self.c3_sel.q.val();
         self.c4_len.d.next = self.c3_len.q.val();
         self.c4_id.d.next = self.c3_id.q.val();
+        // a whole line's pages after the access's last page: the next line is the region's
+        match self.c3_sel.q.val().index() {
+            0 => self.c4_far.d.next = self.c3_rem.q.val() >= bits::<64>(LINE_SPAN_A),
+            1 => self.c4_far.d.next = self.c3_rem.q.val() >= bits::<64>(LINE_SPAN_B),
+            _ => self.c4_far.d.next = self.c3_rem.q.val() >= bits::<64>(LINE_SPAN_C),
+        }
 
         // ================================================ C4 -> the job FIFOs
         // lines the pages span: (slot of the first entry + pages - 1) / 8 + 1
@@ -514,7 +552,13 @@ impl Logic for MrCheck {
         self.ji.write_data.next = bit_cast::<JI_BITS, 1>(self.c4_has.q.val().into())
             | (bit_cast::<JI_BITS, 29>(self.c4_e0.q.val().get_bits::<29>(MTT_LINE_SHIFT)) << 1)
             | (bit_cast::<JI_BITS, 19>(self.lines4.val().get_bits::<19>(MTT_LINE_SHIFT)) << 30)
-            | (bit_cast::<JI_BITS, 8>(self.c4_id.q.val()) << 49);
+            | (bit_cast::<JI_BITS, 8>(self.c4_id.q.val()) << 49)
+            | (bit_cast::<JI_BITS, 1>(
+                (self.c4_far.q.val()
+                    & ((self.c4_e0.q.val().get_bits::<3>(0) == 0)
+                        | self.lines4.val().get_bits::<19>(MTT_LINE_SHIFT).any()))
+                .into(),
+            ) << 57);
         self.je.write_addr.next = self.je_wr.q.val().get_bits::<FIFO_LOG>(0);
         self.je.write_enable.next = self.c4_v.q.val();
         self.je.write_data.next = bit_cast::<JE_BITS, 1>(self.c4_has.q.val().into())
@@ -542,6 +586,8 @@ impl Logic for MrCheck {
         // the next job loads as the current one issues its last line
         self.ji_load.next = (self.ji_wr.q.val() != self.ji_rd.q.val())
             & (!self.i_busy.q.val() | (self.issue.val() & (self.i_left.q.val() == 0)));
+        self.h_v.d.next = false;
+        self.h_line.d.next = self.i_line.q.val() + 1;
         if self.issue.val() {
             self.tv.d.next = true;
             self.t_index.d.next = self.i_line.q.val();
@@ -550,6 +596,7 @@ impl Logic for MrCheck {
             self.i_left.d.next = self.i_left.q.val() - 1;
             if self.i_left.q.val() == 0 {
                 self.i_busy.d.next = false;
+                self.h_v.d.next = self.i_pf.q.val();
             }
         } else if self.m_mtt.ready.val() {
             self.tv.d.next = false;
@@ -560,6 +607,19 @@ impl Logic for MrCheck {
             self.i_line.d.next = self.ji.read_data.val().get_bits::<29>(1);
             self.i_left.d.next = self.ji.read_data.val().get_bits::<19>(30);
             self.i_id.d.next = self.ji.read_data.val().get_bits::<8>(49);
+            self.i_pf.d.next = self.ji.read_data.val().get_bit(57);
+        }
+        // the hint: once per line, if the port's register is free
+        self.m_pf.valid.next = self.pv.q.val();
+        self.m_pf.index.next = self.p_index.q.val();
+        self.h_new.next = self.h_v.q.val() & (self.h_line.q.val() != self.pf_last.q.val());
+        if self.m_pf.ready.val() {
+            self.pv.d.next = false;
+        }
+        if self.h_new.val() & (!self.pv.q.val() | self.m_pf.ready.val()) {
+            self.pv.d.next = true;
+            self.p_index.d.next = self.h_line.q.val();
+            self.pf_last.d.next = self.h_line.q.val();
         }
 
         // ================================================ line buffer (room reserved by lb_out)
@@ -702,6 +762,9 @@ impl Logic for MrCheck {
             self.je_rd.d.next = 0.into();
             self.i_busy.d.next = false;
             self.tv.d.next = false;
+            self.h_v.d.next = false;
+            self.pv.d.next = false;
+            self.pf_last.d.next = 0x1FFF_FFFF.into(); // no line hinted yet
             self.lb_out.d.next = 0.into();
             self.lb_wr.d.next = 0.into();
             self.lb_rd.d.next = 0.into();

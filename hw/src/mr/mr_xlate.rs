@@ -19,6 +19,10 @@
 //!   beyond the table, a failed DMA read) is handed on as 64 zero bytes: an
 //!   MPT entry without VALID (`Invalid`), or MTT entries without VALID
 //!   (`MttInvalid`), so a table the device cannot read fails the access.
+//! * `MrCheck`'s prefetch hints (`m_pf`: the MTT line a sequential stream
+//!   reads next) go to the MTT cache as reads whose answers the
+//!   `LookupRob` drops: a hinted line that misses is fetched while the
+//!   stream still reads the lines before it.
 //! * `s_inv` (table 0: MPT entry `index`, 1: MTT line `index`) is sent to
 //!   the cache as an Invalidate ahead of `MrCheck`'s reads, and `m_inv` is
 //!   offered once the cache answered it: the set no longer holds the entry.
@@ -57,6 +61,9 @@ const _: () = assert!(MR_ROB_LOG == 4 && MR_FIFO_DEPTH == 16 && MR_LINE_BUFFER =
 /// The id bit that marks an invalidate's answer (reads carry their sequence number below it).
 const INV_ID: u64 = 0x80;
 const _: () = assert!(INV_ID == 1 << 7 && MR_ROB_LOG < 7 && MR_ID_BITS == 8);
+/// The id of a prefetch (its answer is dropped).
+const PF_ID: u64 = 0x40;
+const _: () = assert!(PF_ID == 1 << 6 && MR_ROB_LOG < 6);
 // the literals of `LookupRob::update` (named constants would have to join `consts::NAMED`)
 const _: () = assert!(CACHE_OP_READ == 0 && CACHE_OP_INVALIDATE == 2);
 
@@ -97,7 +104,9 @@ pub struct InvDoneIn {
 
 /// Puts a context cache behind a lookup port: reads out with sequence
 /// numbers as ids, answers back in read order (a reorder buffer of 2^4
-/// entries in LUTRAM), an invalidate slipped in ahead of the reads. An index
+/// entries in LUTRAM), an invalidate slipped in ahead of the reads, a
+/// prefetch hint sent when neither is (its answer dropped, so a prefetch
+/// that misses never holds up the reads behind it). An index
 /// wider than the cache's 24 bits with any bit above them set is not a table
 /// entry: it is answered with zeros like an `err` answer (the cache reads
 /// the low 24 bits' entry, which is in the table, and the answer is dropped).
@@ -107,6 +116,8 @@ pub struct LookupRob<const W: usize> {
     pub reset: Signal<In, Bit>,
     pub s_look: LookupReqIn<W>,
     pub m_look: LookupRespOut,
+    /// Prefetch hints (an index beyond 24 bits is taken and dropped).
+    pub s_pf: HintIn<W>,
     pub m_req: CacheReqOut<512, 64>,
     pub s_resp: CacheRespIn<512>,
     /// Send an invalidate of `inv_index` now (before any read).
@@ -129,6 +140,9 @@ pub struct LookupRob<const W: usize> {
     o_data: Reg<Bits<512>>,
     o_id: Reg<Bits<8>>,
     wide: Signal<Local, Bits<32>>,
+    pf_wide: Signal<Local, Bits<32>>,
+    pf_far: Signal<Local, Bit>,
+    rd_want: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
     got: Signal<Local, Bit>,
     head: Signal<Local, Bit>,
@@ -149,10 +163,19 @@ impl<const W: usize> Logic for LookupRob<W> {
         self.issue.next = self.s_look.valid.val() & self.m_req.ready.val() & !self.inv_req.val() & self.room.q.val();
         self.inv_taken.next = self.inv_req.val() & self.m_req.ready.val();
         self.wide.next = bit_cast::<32, W>(self.s_look.index.val());
-        self.m_req.valid.next = self.inv_req.val() | (self.s_look.valid.val() & self.room.q.val());
+        self.rd_want.next = self.s_look.valid.val() & self.room.q.val();
+        // a prefetch goes when no read or invalidate does
+        self.pf_wide.next = bit_cast::<32, W>(self.s_pf.index.val());
+        self.pf_far.next = self.pf_wide.val().get_bits::<8>(24).any();
+        self.s_pf.ready.next = (self.m_req.ready.val() & !self.inv_req.val() & !self.rd_want.val()) | self.pf_far.val();
+        self.m_req.valid.next = self.inv_req.val() | self.rd_want.val() | (self.s_pf.valid.val() & !self.pf_far.val());
         self.m_req.op.next = 0.into(); // CACHE_OP_READ
         self.m_req.index.next = self.wide.val().get_bits::<24>(0);
         self.m_req.id.next = bit_cast::<8, MR_ROB_LOG>(self.wr_seq.q.val());
+        if !self.rd_want.val() {
+            self.m_req.index.next = self.pf_wide.val().get_bits::<24>(0);
+            self.m_req.id.next = 0x40.into(); // PF_ID
+        }
         if self.inv_req.val() {
             self.m_req.op.next = 2.into(); // CACHE_OP_INVALIDATE
             self.m_req.index.next = self.inv_index.val();
@@ -170,7 +193,7 @@ impl<const W: usize> Logic for LookupRob<W> {
 
         // ---- answers in, by sequence number
         self.s_resp.ready.next = true;
-        self.got.next = self.s_resp.valid.val() & !self.s_resp.id.val().get_bit(7);
+        self.got.next = self.s_resp.valid.val() & !self.s_resp.id.val().get_bit(7) & !self.s_resp.id.val().get_bit(6);
         self.inv_done.next = self.s_resp.valid.val() & self.s_resp.id.val().get_bit(7);
         self.data.write_addr.next = self.s_resp.id.val().get_bits::<MR_ROB_LOG>(0);
         self.data.write_data.next =
@@ -347,6 +370,9 @@ impl Logic for MrXlate {
         LookupRespOut::join(&mut self.mpt_rob.m_look, &mut self.check.s_mpt);
         LookupReqOut::<MTT_LINE_BITS>::join(&mut self.check.m_mtt, &mut self.mtt_rob.s_look);
         LookupRespOut::join(&mut self.mtt_rob.m_look, &mut self.check.s_mtt);
+        HintOut::<MTT_LINE_BITS>::join(&mut self.check.m_pf, &mut self.mtt_rob.s_pf);
+        self.mpt_rob.s_pf.valid.next = false;
+        self.mpt_rob.s_pf.index.next = 0.into();
         CacheReqOut::<512, 64>::join(&mut self.mpt_rob.m_req, &mut self.mpt_cache.s_req);
         CacheRespOut::<512>::join(&mut self.mpt_cache.m_resp, &mut self.mpt_rob.s_resp);
         CacheReqOut::<512, 64>::join(&mut self.mtt_rob.m_req, &mut self.mtt_cache.s_req);
