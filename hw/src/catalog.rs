@@ -82,6 +82,7 @@ catalog! {
     payload_gather => crate::transport::PayloadGather, 100;
     payload_scatter => crate::transport::PayloadScatter, 100;
     send_sched => crate::transport::SendSched<14, 15>, 300;
+    work_merge => crate::transport::WorkMerge<14>, 300;
     tx_arb => crate::transport::TxArb, 100;
     rx_hold => crate::transport::RxHold, 100;
     inflight => crate::transport::InflightTable, 300;

@@ -10,7 +10,7 @@ use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo};
 use crate::mr::{MrReqOut, MrRespOut, XlateMux};
 use crate::transport::{
     CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut, ReqTx, RespPktOut,
-    Responder, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
+    Responder, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
     INFLIGHT_QPN_BITS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
@@ -18,6 +18,7 @@ use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 /// QPN bits of the core's send scheduler: 2^14 QPs in its ready list.
 pub const CORE_SCHED_QPN_BITS: usize = INFLIGHT_QPN_BITS;
 const _: () = assert!(CORE_SCHED_QPN_BITS == 14, "the 14 of SendSched<14, 15> and QpnOut::<14> below");
+const _: () = assert!(crate::consts::LOG_QPS <= CORE_SCHED_QPN_BITS, "a QP's number fits the scheduler's");
 /// Cycles from reset until the core acts on its first send doorbell and
 /// `status.READY` reads 1 (plus the register's read latency): the send
 /// scheduler clears its one-bit-per-QP table, one entry per cycle
@@ -110,6 +111,7 @@ pub struct RnicCore {
     responder: Responder,
     completer: Completer,
     sched: SendSched<14, 15>,
+    work: WorkMerge<14>,
     req: ReqTx,
     xlate: XlateMux<2>,
     cqes: CqeMerge,
@@ -123,8 +125,8 @@ impl Logic for RnicCore {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(
-            self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, req, xlate, cqes, arb,
-            build
+            self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, work, req, xlate, cqes,
+            arb, build
         );
         self.host.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
@@ -134,6 +136,7 @@ impl Logic for RnicCore {
         self.responder.reset.next = self.reset.val();
         self.completer.reset.next = self.reset.val();
         self.sched.reset.next = self.reset.val();
+        self.work.reset.next = self.reset.val();
         self.req.reset.next = self.reset.val();
         self.xlate.reset.next = self.reset.val();
         self.cqes.reset.next = self.reset.val();
@@ -210,8 +213,13 @@ impl Logic for RnicCore {
         CompCqeOut::join(&mut self.completer.m_cqe, &mut self.cqes.s_comp);
         CqeOut::join(&mut self.cqes.m_cqe, &mut self.host.s_cqe);
 
-        // ---- the requester: doorbells -> scheduler -> transmit path
-        QpnOut::<14>::join(&mut self.host.m_work, &mut self.sched.s_work);
+        // ---- the requester: doorbells and the completer's wakes -> scheduler -> transmit path
+        QpnOut::<14>::join(&mut self.host.m_work, &mut self.work.s_db);
+        // (a QPN the lookup delivers names a QP: below 2^LOG_QPS, within the scheduler's 14 bits)
+        self.work.s_wake.qpn.next = self.lookup.m_wake.qpn.val().get_bits::<14>(0);
+        self.work.s_wake.valid.next = self.lookup.m_wake.valid.val();
+        self.lookup.m_wake.ready.next = self.work.s_wake.ready.val();
+        QpnOut::<14>::join(&mut self.work.m_work, &mut self.sched.s_work);
         QpnOut::<14>::join(&mut self.sched.m_grant, &mut self.req.s_grant);
         DoneOut::<14>::join(&mut self.req.m_sdone, &mut self.sched.s_done);
         CacheReqOut::<1024, 128>::join(&mut self.req.m_qpc, &mut self.host.s_qpc[0]);

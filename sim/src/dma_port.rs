@@ -76,8 +76,21 @@ pub struct DmaPortStats {
     pub last_write_landed: u64,
 }
 
+/// One device access, as the trace logs it: a read request when taken, a
+/// write when its last beat is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DmaAccess {
+    pub cycle: u64,
+    pub write: bool,
+    pub addr: u64,
+    pub len: u64,
+}
+
 pub struct DmaPort {
     p: Idx,
+    /// Every access in order, while `Some` (off by default: a bench that
+    /// wants to see where its cycles go turns it on).
+    pub trace: Option<Vec<DmaAccess>>,
     /// Host memory and IOMMU.
     pub host: HostSpace,
     /// The link.
@@ -157,6 +170,7 @@ impl DmaPort {
         };
         DmaPort {
             p,
+            trace: None,
             host,
             pcie: PcieModel::new(pcie).expect("valid PCIe configuration"),
             rng: Rng(seed | 1),
@@ -241,6 +255,9 @@ impl DmaPort {
             self.stats.read_requests += 1;
             self.stats.read_bytes_requested += len;
             self.stats.first_read.get_or_insert(now);
+            if let Some(t) = self.trace.as_mut() {
+                t.push(DmaAccess { cycle: now, write: false, addr, len });
+            }
         }
         // write beat
         if d.bit_at(p.wr_valid) && d.bit_at(p.wr_ready) {
@@ -290,6 +307,9 @@ impl DmaPort {
                 self.stats.write_requests += 1;
                 self.stats.write_bytes += w.len as u64;
                 self.stats.first_write.get_or_insert(now);
+                if let Some(t) = self.trace.as_mut() {
+                    t.push(DmaAccess { cycle: now, write: true, addr: w.addr, len: w.len as u64 });
+                }
             }
         }
         // the link

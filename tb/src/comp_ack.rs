@@ -718,6 +718,7 @@ pub struct Record {
     pub write: bool,
     pub wr_mask: u64,
     pub wr_data: Vec<u8>,
+    pub wake: bool,
     pub stale: bool,
     pub place: bool,
     pub atomic: bool,
@@ -814,6 +815,7 @@ const PORTS: &[&str] = &[
     "m_dec.write",
     "m_dec.wr_mask",
     "m_dec.wr_data",
+    "m_dec.wake",
     "m_dec.stale",
     "m_dec.place",
     "m_dec.atomic",
@@ -972,6 +974,7 @@ impl<M: Model> CompBench<M> {
             write: g("m_dec.write") == 1,
             wr_mask: g("m_dec.wr_mask"),
             wr_data: bytes_of(&w),
+            wake: g("m_dec.wake") == 1,
             stale: g("m_dec.stale") == 1,
             place: g("m_dec.place") == 1,
             atomic: g("m_dec.atomic") == 1,
@@ -1039,6 +1042,7 @@ pub fn check(c: &Case, r: &Record, now: u64) {
         assert!(r.write, "{ctx}: the state is written");
     }
     if !r.write {
+        assert!(!r.wake, "{ctx}: a wake without a write");
         return;
     }
     assert_eq!(r.wr_mask, COMP_WR_MASK, "{ctx}: byte mask");
@@ -1047,6 +1051,7 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     assert!(qps::COMP_STARTED.get(d).unwrap(), "{ctx}: started");
     assert_eq!(qps::COMP_ERROR.get(d).unwrap(), s.error, "{ctx}: COMP_ERROR");
     assert_eq!(qps::UNA.get(d).unwrap(), s.una, "{ctx}: UNA");
+    assert_eq!(r.wake, s.una != e.una_before, "{ctx}: the wake (UNA moved from {:#x})", e.una_before);
     assert_eq!(qps::HEAD_FIRST_PSN.get(d).unwrap(), s.head_first, "{ctx}: HEAD_FIRST_PSN");
     if let Some(h) = s.head_wqe {
         assert_eq!(qps::HEAD_WQE.get(d).unwrap(), h, "{ctx}: HEAD_WQE");

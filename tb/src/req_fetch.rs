@@ -19,7 +19,7 @@
 use rnic_contract::codes::{QpState, SendOpcode};
 use rnic_contract::layouts::{qpc, qps, send_wqe, sge};
 use rnic_hw::consts::{REQ_ERR_INLINE, REQ_ERR_NONE};
-use rnic_hw::transport::{MAX_UNACKED_PSNS, REQ_FETCH_WB_ID, REQ_FETCH_WQE_BYTES};
+use rnic_hw::transport::{MAX_UNACKED_PSNS, REQ_ACK_REQ_EVERY, REQ_FETCH_WB_ID, REQ_FETCH_WQE_BYTES};
 use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
 use std::collections::{HashMap, VecDeque};
@@ -164,7 +164,7 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
         ("sq_index", e.cwqe),
         ("psn", e.next),
         ("pkt_index", e.cpkt),
-        ("budget", MAX_UNACKED_PSNS - win),
+        ("budget", (MAX_UNACKED_PSNS - win).min(REQ_ACK_REQ_EVERY - e.cpkt % REQ_ACK_REQ_EVERY)),
     ];
     Outcome::Go(Job { f, path: qpc::PATH.bytes(c).unwrap().to_vec(), sges: send_wqe::SGES.bytes(w).unwrap().to_vec() })
 }

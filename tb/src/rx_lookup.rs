@@ -11,6 +11,9 @@
 //! the QP's `qps` entry (bytes 0..3 for requests, 4..7 for responses; a
 //! fifth of them write nothing). A record must carry its QP's counter as
 //! every earlier record of its path left it: the hazard check's proof.
+//! Half the writes ask for a wake (`wake`): on the response path each must
+//! come out on `m_wake`, in order, only once its write is in the `qps`
+//! table; on the request path the bit is ignored.
 //! Expected per header: admission by `rnic_contract::qp_modify::admit`, the
 //! record (header, the `qpc` entry) in order per path, and `m_dest`.
 
@@ -81,7 +84,11 @@ struct Held {
     due: u64,
     qpn: u32,
     write: bool,
+    wake: bool,
 }
+
+/// A write-back on its port: QPN, write, wake.
+type WbItem = (u32, bool, bool);
 
 pub struct LookupBench<M: Model> {
     pub sim: Clocked<M>,
@@ -108,7 +115,10 @@ pub struct LookupBench<M: Model> {
     exp_rec: [VecDeque<Hdr>; 2],
     exp_dest: VecDeque<u64>,
     held: [VecDeque<Held>; 2],
-    wb_cur: [Option<(u32, bool)>; 2],
+    wb_cur: [Option<WbItem>; 2],
+    /// Wakes due on `m_wake`: the QPN and the counter its write stored.
+    exp_wake: VecDeque<(u32, u32)>,
+    pub wakes: u64,
     qpc_port: CachePort,
     qps_port: CachePort,
     p: Ports,
@@ -125,7 +135,8 @@ pub struct LookupBench<M: Model> {
 struct Ports {
     hdr: [usize; 3], // tdata tvalid tready
     rec: [[usize; 5]; 2],
-    wb: [[usize; 5]; 2], // qpn mask data valid ready
+    wb: [[usize; 6]; 2], // qpn mask data valid ready wake
+    wake: [usize; 3],    // qpn valid ready
     dest: [usize; 3],
     cnt: [usize; RX_DROP_REASONS],
 }
@@ -134,12 +145,13 @@ impl<M: Model> LookupBench<M> {
     pub fn new(dut: M, seed: u64) -> Self {
         let d = &dut;
         let rec = |m: &str| ["hdr", "qpc", "qps", "valid", "ready"].map(|f| d.port(&format!("{m}.{f}")));
-        let wb = |m: &str| ["qpn", "mask", "data", "valid", "ready"].map(|f| d.port(&format!("{m}.{f}")));
+        let wb = |m: &str| ["qpn", "mask", "data", "valid", "ready", "wake"].map(|f| d.port(&format!("{m}.{f}")));
         let p = Ports {
             hdr: ["tdata", "tvalid", "tready"].map(|f| d.port(&format!("s_hdr.{f}"))),
             rec: [rec("m_req"), rec("m_resp")],
             wb: [wb("s_req_wb"), wb("s_comp_wb")],
             dest: ["dest", "valid", "ready"].map(|f| d.port(&format!("m_dest.{f}"))),
+            wake: ["qpn", "valid", "ready"].map(|f| d.port(&format!("m_wake.{f}"))),
             cnt: std::array::from_fn(|k| d.port(&format!("cnt_drop.{k}"))),
         };
         let qpc_port = CachePort::new(d, "m_qpc", "s_qpc");
@@ -167,6 +179,8 @@ impl<M: Model> LookupBench<M> {
             exp_dest: VecDeque::new(),
             held: [VecDeque::new(), VecDeque::new()],
             wb_cur: [None, None],
+            exp_wake: VecDeque::new(),
+            wakes: 0,
             qpc_port,
             qps_port,
             p,
@@ -224,6 +238,7 @@ impl<M: Model> LookupBench<M> {
             && self.exp_dest.is_empty()
             && self.held.iter().all(|q| q.is_empty())
             && self.wb_cur.iter().all(|w| w.is_none())
+            && self.exp_wake.is_empty()
             && self.qpc_port.idle()
             && self.qps_port.idle()
     }
@@ -266,11 +281,11 @@ impl<M: Model> LookupBench<M> {
                 if let Some(h) = self.held[i].front() {
                     if h.due <= now && self.rng.chance(self.p_wb) {
                         let h = self.held[i].pop_front().unwrap();
-                        self.wb_cur[i] = Some((h.qpn, h.write));
+                        self.wb_cur[i] = Some((h.qpn, h.write, h.wake));
                     }
                 }
             }
-            let (qpn, write) = self.wb_cur[i].unwrap_or((0, false));
+            let (qpn, write, wake) = self.wb_cur[i].unwrap_or((0, false, false));
             let o = if i == 0 { REQ_CTR } else { RESP_CTR };
             let mut data = vec![0u8; 64];
             let next = self.want_ctr.get(&(qpn, i == 1)).copied().unwrap_or(0).wrapping_add(1);
@@ -279,7 +294,10 @@ impl<M: Model> LookupBench<M> {
             d.set_at(p.wb[i][1], if write { 0xf << o } else { 0 });
             d.set_words(p.wb[i][2], &words_of(&data));
             d.set_at(p.wb[i][3], self.wb_cur[i].is_some() as u64);
+            d.set_at(p.wb[i][5], wake as u64);
         }
+        let wake_ready = self.rng.chance(self.p_take);
+        d.set_at(p.wake[2], wake_ready as u64);
         d.eval();
 
         // ---- outputs, before the edge
@@ -338,15 +356,28 @@ impl<M: Model> LookupBench<M> {
                 self.records[i] += 1;
                 let write = self.rng.chance(self.p_write);
                 let due = now + self.wb_min + self.rng.next() % (self.wb_max - self.wb_min + 1);
-                self.held[i].push_back(Held { due, qpn: h.qpn, write });
+                let wake = write && self.rng.chance(50);
+                self.held[i].push_back(Held { due, qpn: h.qpn, write, wake });
             }
             if self.wb_cur[i].is_some() && d.bit_at(p.wb[i][4]) {
-                let (qpn, write) = self.wb_cur[i].take().unwrap();
+                let (qpn, write, wake) = self.wb_cur[i].take().unwrap();
                 if write {
                     let c = self.want_ctr.get_mut(&(qpn, i == 1)).unwrap();
                     *c = c.wrapping_add(1);
+                    if wake && i == 1 {
+                        self.exp_wake.push_back((qpn, *c));
+                    }
                 }
             }
+        }
+        if wake_ready && d.bit_at(p.wake[1]) {
+            let qpn = d.get_at(p.wake[0]) as u32;
+            let (want, ctr) = self.exp_wake.pop_front().unwrap_or_else(|| panic!("cycle {now}: a wake for QP {qpn}"));
+            assert_eq!(qpn, want, "cycle {now}: the wakes in the order of their writes");
+            let e = &self.qps_tab[&qpn];
+            let held = u32::from_le_bytes([e[RESP_CTR], e[RESP_CTR + 1], e[RESP_CTR + 2], e[RESP_CTR + 3]]);
+            assert!(held.wrapping_sub(ctr) < 1 << 31, "cycle {now}: QP {qpn}'s wake before its write was taken");
+            self.wakes += 1;
         }
         if d.bit_at(p.dest[1]) && d.bit_at(p.dest[2]) {
             let want = self.exp_dest.pop_front().expect("an unexpected destination");

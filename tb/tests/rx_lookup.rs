@@ -65,6 +65,7 @@ fn random_headers_under_stalls() {
         b.run(400_000);
         assert!(b.records[0] > 300 && b.records[1] > 200, "seed {seed}: records per path {:?}", b.records);
         assert_eq!(b.dests, 1500, "seed {seed}: a destination per header");
+        assert!(b.wakes > 50, "seed {seed}: {} wakes", b.wakes);
         for (k, n) in b.drops.iter().enumerate() {
             reasons[k] += n;
         }

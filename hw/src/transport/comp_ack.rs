@@ -42,7 +42,7 @@
 //! | `m_inf` | out | commands to the `inflight` table (HEAD, POP of QPN mod 2^14) |
 //! | `s_inf` | in | its responses, in command order |
 //! | `m_cqe` | out | CQE requests {cq, wr_id, status, opcode, byte_len, qpn, wqe_index}, in WQE order; from registers |
-//! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`; for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
+//! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`, `wake` when that write moves UNA (the send scheduler is told once it is in the cache: a requester stopped by its window starts again); for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
 //!
 //! **One packet at a time; consecutive packets of one QP.** The block takes
 //! a packet only when idle and its previous record is taken, and keeps
@@ -225,6 +225,8 @@ pub struct CompDecOut {
     pub write: Signal<Out, Bit>,
     pub wr_mask: Signal<Out, Bits<64>>,
     pub wr_data: Signal<Out, Bits<512>>,
+    /// The write moves UNA: the requester's window may have reopened.
+    pub wake: Signal<Out, Bit>,
     pub stale: Signal<Out, Bit>,
     pub place: Signal<Out, Bit>,
     pub atomic: Signal<Out, Bit>,
@@ -257,6 +259,8 @@ pub struct CompAck {
     opcode: Reg<Bits<8>>,
     syndrome: Reg<Bits<8>>,
     sent_end: Reg<Bits<24>>,
+    /// UNA before the packet.
+    una0: Reg<Bits<24>>,
     cq: Reg<Bits<24>>,
     pmtu: Reg<Bits<3>>,
     plen: Reg<Bits<16>>,
@@ -278,6 +282,7 @@ pub struct CompAck {
     o_timer: Reg<Bits<5>>,
     o_status: Reg<Bits<8>>,
     o_write: Reg<Bit>,
+    o_wake: Reg<Bit>,
     o_st: Reg<Bits<COMP_STATE_BITS>>,
     // ---- forwarding: the last record's state
     fw_valid: Reg<Bit>,
@@ -310,6 +315,7 @@ impl Logic for CompAck {
             opcode,
             syndrome,
             sent_end,
+            una0,
             cq,
             pmtu,
             plen,
@@ -329,6 +335,7 @@ impl Logic for CompAck {
             o_timer,
             o_status,
             o_write,
+            o_wake,
             o_st,
             fw_valid,
             fw_qpn,
@@ -350,6 +357,7 @@ impl Logic for CompAck {
         self.m_dec.timer.next = self.o_timer.q.val();
         self.m_dec.status.next = self.o_status.q.val();
         self.m_dec.write.next = self.o_write.q.val();
+        self.m_dec.wake.next = self.o_wake.q.val();
         self.m_dec.wr_mask.next = COMP_WR_MASK.into();
         self.m_dec.wr_data.next = bit_cast::<512, COMP_STATE_BITS>(self.o_st.q.val()) << QPS_COMP_LSB;
         self.m_dec.stale.next = self.walk.stale.val();
@@ -408,6 +416,7 @@ impl Logic for CompAck {
             self.retries.d.next = (self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0);
             self.rnr_retries.d.next = (self.start_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0);
             // nothing sent before the requester started: nothing outstanding
+            self.una0.d.next = (self.start_st.val() >> QPSC_UNA).get_bits::<24>(0);
             self.sent_end.d.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
             if !self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED) {
                 self.sent_end.d.next = (self.start_st.val() >> QPSC_UNA).get_bits::<24>(0);
@@ -511,6 +520,7 @@ impl Logic for CompAck {
                 self.o_action_psn.d.next = self.resend_psn.val();
             }
             self.o_write.d.next = self.fin_write.val();
+            self.o_wake.d.next = self.fin_write.val() & (self.walk.una.val() != self.una0.q.val());
             self.o_st.d.next = self.fin_st.val();
             if self.fin_write.val() {
                 self.fw_valid.d.next = true;

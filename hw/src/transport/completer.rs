@@ -7,7 +7,7 @@
 //! | `s_push` | in | the requester's PUSH of each WQE's record (`ReqTx::m_push`) |
 //! | `s_pkt` | in | response packets in arrival order (`RxLookup::m_resp`: header, `qpc`, `qps`) |
 //! | `m_cqe` | out | send completions (`CqeMerge::s_comp`) |
-//! | `m_wb` | out | one item per response packet, its `qps` write (`mask` 0 when none): `RxLookup::s_comp_wb` |
+//! | `m_wb` | out | one item per response packet, its `qps` write (`mask` 0 when none) and `wake` (the write moved UNA): `RxLookup::s_comp_wb` |
 //! | `cnt_push_refused` | out | PUSHes `Inflight` refused (must stay 0) |
 //!
 //! `CompAck::m_dec` becomes `m_wb`: its `write`, `wr_mask`, `wr_data` are
@@ -66,6 +66,7 @@ impl Logic for Completer {
             self.m_wb.mask.next = self.ack.m_dec.wr_mask.val();
         }
         self.m_wb.data.next = self.ack.m_dec.wr_data.val();
+        self.m_wb.wake.next = self.ack.m_dec.write.val() & self.ack.m_dec.wake.val();
         self.m_wb.valid.next = self.ack.m_dec.valid.val();
         self.ack.m_dec.ready.next = self.m_wb.ready.val();
     }

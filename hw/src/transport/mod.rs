@@ -44,6 +44,7 @@ mod rx_lookup;
 mod rx_pay_split;
 mod send_sched;
 mod tx_arb;
+mod work_merge;
 pub use ack_gen::*;
 pub use ack_hold::{AckHold, ACK_HOLD_BITS, ACK_HOLD_LOG};
 pub use axis_join::AxisJoin;
@@ -79,6 +80,7 @@ pub use rx_lookup::*;
 pub use rx_pay_split::RxPaySplit;
 pub use send_sched::*;
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};
+pub use work_merge::{WorkMerge, WORK_MERGE_LATENCY};
 
 use rust_hdl::prelude::*;
 

@@ -17,16 +17,26 @@
 //! | `take` | out | D1 takes the head grant (the parent pops the grant order) |
 //! | `issue`, `stop` | out | D2 acts: a WQE read of `addr` with `jctx`/`wctx` for `slot`, or a done of `slot` (QPN in `wctx`) |
 //!
+//! The job's packet budget is the window's room, and at most up to the
+//! next packet with AckReq (every [`REQ_ACK_REQ_EVERY`]-th of a message:
+//! `REQ_ACK_REQ_EVERY - CURSOR_PKT mod REQ_ACK_REQ_EVERY`), so each AckReq
+//! packet ends its job: the job's write-back (SENT_END) is in the `qps`
+//! entry before that packet is even on the wire, and its ACK is never taken
+//! for a PSN not yet sent (the completer's check) and dropped.
+//!
 //! Latency: a grant at the head with both answers in is in D1 the next
 //! cycle and in D2 the cycle after; D2 acts in the cycle its output is free.
 //! One grant per cycle through each register.
 
+use super::{REQ_ACK_REQ_EVERY, REQ_QPN_BITS, REQ_WCTX_BITS};
 use super::{REQ_FETCH_QPS_BITS, REQ_JCTX_BITS};
-use super::{REQ_QPN_BITS, REQ_WCTX_BITS};
 use crate::consts::*;
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
+
+// the literal 64 of `update` (a named constant would have to join `consts::NAMED`)
+const _: () = assert!(REQ_ACK_REQ_EVERY == 64, "the AckReq period is the literal 64");
 
 #[derive(LogicBlock, Default)]
 pub struct ReqDecide {
@@ -67,6 +77,8 @@ pub struct ReqDecide {
     d1_rdst: Reg<Bits<5>>,
     d1_una: Reg<Bits<24>>,
     d1_rddone: Reg<Bits<5>>,
+    /// Packets up to and including the next one with AckReq (1..=64).
+    d1_ackb: Reg<Bits<7>>,
     // ---- D2: the decision
     d2_v: Reg<Bit>,
     d2_slot: Reg<Bits<3>>,
@@ -82,6 +94,8 @@ pub struct ReqDecide {
     rdout: Signal<Local, Bits<5>>,
     idx: Signal<Local, Bits<16>>,
     max_win: Signal<Local, Bits<24>>,
+    room: Signal<Local, Bits<24>>,
+    budget: Signal<Local, Bits<8>>,
     kind: TypeTag<Self>,
 }
 
@@ -90,8 +104,8 @@ impl Logic for ReqDecide {
     fn update(&mut self) {
         dff_setup!(
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
-            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d2_v, d2_slot, d2_go, d2_addr,
-            d2_jctx, d2_wctx
+            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_ackb, d2_v, d2_slot, d2_go,
+            d2_addr, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -129,7 +143,9 @@ impl Logic for ReqDecide {
             self.d1_cwqe.d.next = 0.into();
             self.d1_cpkt.d.next = 0.into();
             self.d1_rdst.d.next = 0.into();
+            self.d1_ackb.d.next = 64.into(); // REQ_ACK_REQ_EVERY
             if self.qps.val().get_bit(QPS_REQ_STARTED) {
+                self.d1_ackb.d.next = bits::<7>(64) - bit_cast::<7, 6>(self.qps.val().get_bits::<6>(QPS_CURSOR_PKT));
                 self.d1_next.d.next = self.qps.val().get_bits::<24>(QPS_NEXT_PSN);
                 self.d1_sent.d.next = self.qps.val().get_bits::<24>(QPS_SENT_END);
                 self.d1_cwqe.d.next = self.qps.val().get_bits::<16>(QPS_CURSOR_WQE);
@@ -146,6 +162,11 @@ impl Logic for ReqDecide {
 
         // ================= D2: the arithmetic into registers =================
         self.win.next = self.d1_next.q.val() - self.d1_una.q.val();
+        self.room.next = self.max_win.val() - self.win.val();
+        self.budget.next = self.room.val().get_bits::<8>(0);
+        if bit_cast::<24, 7>(self.d1_ackb.q.val()) < self.room.val() {
+            self.budget.next = bit_cast::<8, 7>(self.d1_ackb.q.val());
+        }
         self.rdout.next = self.d1_rdst.q.val() - self.d1_rddone.q.val();
         self.idx.next = 0.into();
         for k in 0..16 {
@@ -171,7 +192,7 @@ impl Logic for ReqDecide {
                 | (bit_cast::<REQ_JCTX_BITS, 16>(self.d1_cwqe.q.val()) << 81)
                 | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_next.q.val()) << 97)
                 | (bit_cast::<REQ_JCTX_BITS, 23>(self.d1_cpkt.q.val().get_bits::<23>(0)) << 121)
-                | (bit_cast::<REQ_JCTX_BITS, 24>(self.max_win.val() - self.win.val()) << 144)
+                | (bit_cast::<REQ_JCTX_BITS, 8>(self.budget.val()) << 144)
                 | (bit_cast::<REQ_JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into())
                     << 152)
                 | (bit_cast::<REQ_JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)

@@ -29,7 +29,10 @@
 //! RD_ATOMIC_DONE) mod 32 < MAX_RD_ATOMIC, a FENCE WQE needs it 0; else (or
 //! a DMA error) `done` without `more`. The job: the QP's fields, the WQE's,
 //! sq_index = CURSOR_WQE, psn = NEXT_PSN, pkt_index = CURSOR_PKT, budget =
-//! MAX_UNACKED_PSNS - (NEXT_PSN - UNA).
+//! min(MAX_UNACKED_PSNS - (NEXT_PSN - UNA), the packets up to and including
+//! the next AckReq one: `REQ_ACK_REQ_EVERY` - CURSOR_PKT mod
+//! `REQ_ACK_REQ_EVERY`), so SENT_END is written back before the ACK such a
+//! packet asks for can arrive (`ReqDecide`).
 //!
 //! **Write-back** (per `s_rdone`, in job order): without `err`, a masked
 //! write of the requester bytes (`qps::REQUESTER_BYTES`): REQ_STARTED 1,

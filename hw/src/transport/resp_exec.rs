@@ -196,13 +196,16 @@ pub struct RecvCqeIn {
     pub ready: Signal<Out, Bit>,
 }
 
-/// A `qps` line write: `ctx_cache.write(qpn, mask, data)`.
+/// A `qps` line write: `ctx_cache.write(qpn, mask, data)`; `wake`: once
+/// the write is in the cache, tell the send scheduler the QP may have
+/// work again (the completer's UNA moved: the window may have reopened).
 #[derive(LogicInterface, Default)]
 #[join = "QpsWrIn"]
 pub struct QpsWrOut {
     pub qpn: Signal<Out, Bits<24>>,
     pub mask: Signal<Out, Bits<64>>,
     pub data: Signal<Out, Bits<512>>,
+    pub wake: Signal<Out, Bit>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -213,6 +216,7 @@ pub struct QpsWrIn {
     pub qpn: Signal<In, Bits<24>>,
     pub mask: Signal<In, Bits<64>>,
     pub data: Signal<In, Bits<512>>,
+    pub wake: Signal<In, Bit>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -685,6 +689,7 @@ impl Logic for RespExec {
         self.m_qps.qpn.next = self.r_qpn.q.val();
         self.m_qps.mask.next = self.qw_mask.q.val();
         self.m_qps.data.next = self.qw_data.q.val();
+        self.m_qps.wake.next = false;
         self.m_qps.valid.next = self.qw_valid.q.val();
 
         if self.reset.val() {

@@ -14,6 +14,7 @@
 //! | `m_qps` / `s_qps` | out / in | a `qps` cache user port: the reads (id = slot) and the receive side's writes (id bit 5), in one port so a write taken before a read of its entry is seen by it; write answers are dropped |
 //! | `s_req_wb` / `s_comp_wb` | in | one item per request (response) packet delivered, in order, after its execution: its `qps` write (`mask` 0: none). Taking it retires the packet from the hazard check |
 //! | `m_req` / `m_resp` | out | {`hdr`, `qpc`, `qps`}: the record for `RespCheck::s_pkt` / `CompAck::s_pkt`; registers |
+//! | `m_wake` | out | the QPN of each `s_comp_wb` write with `wake`, offered once the write was taken on `m_qps` (so in the cache port's queue ahead of any later request, such as the requester's read after its grant): the send scheduler's second work source; a register |
 //! | `m_dest` | out | one per header, in order: `RX_DEST_DROP`, `RX_DEST_REQ` or `RX_DEST_RESP`, where its payload goes; a register |
 //! | `cnt_drop[r]` | out | packets dropped by `AdmitReason` code `r` (1..6); `cnt_drop[0]`: a context read failed |
 //!
@@ -41,7 +42,7 @@
 //! issued at t + 1, requests offered at t + 2, answers at t + 2 + H, on
 //! `m_req` at t + 5 + H ([`RX_LOOKUP_LATENCY`] + H).
 
-use super::{QpsWrIn, RespPktIn, RxInflight, RX_INFLIGHT_LOG};
+use super::{QpnOut, QpsWrIn, RespPktIn, RxInflight, RX_INFLIGHT_LOG};
 use crate::axis::HdrIn;
 use crate::consts::*;
 use crate::host::{CacheReqOut, CacheRespIn, QpAdmit};
@@ -106,6 +107,7 @@ pub struct RxLookup {
     pub m_req: RespPktOut,
     pub m_resp: RespPktOut,
     pub m_dest: DestOut,
+    pub m_wake: QpnOut<24>,
     pub cnt_drop: [Signal<Out, Bits<32>>; RX_DROP_REASONS],
 
     // ---- issue
@@ -151,6 +153,10 @@ pub struct RxLookup {
     q_id: Reg<Bits<8>>,
     q_mask: Reg<Bits<64>>,
     q_data: Reg<Bits<512>>,
+    q_wake: Reg<Bit>,
+    // ---- the wake of the completer's write in `q` once it is taken
+    wk_valid: Reg<Bit>,
+    wk_qpn: Reg<Bits<24>>,
     // ---- write-backs: one input register each
     wr: RxWbReg,
     wc: RxWbReg,
@@ -186,25 +192,28 @@ pub struct RxWbReg {
     pub qpn: Signal<Out, Bits<24>>,
     pub mask: Signal<Out, Bits<64>>,
     pub data: Signal<Out, Bits<512>>,
+    pub wake: Signal<Out, Bit>,
     /// The item leaves (its write was moved to the port, or it had none).
     pub pop: Signal<In, Bit>,
     v: Reg<Bit>,
     r_qpn: Reg<Bits<24>>,
     r_mask: Reg<Bits<64>>,
     r_data: Reg<Bits<512>>,
+    r_wake: Reg<Bit>,
     kind: TypeTag<Self>,
 }
 
 impl Logic for RxWbReg {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, v, r_qpn, r_mask, r_data);
+        dff_setup!(self, clock, v, r_qpn, r_mask, r_data, r_wake);
         self.s_wb.ready.next = !self.v.q.val();
         self.has_write.next = self.v.q.val() & self.r_mask.q.val().any();
         self.no_write.next = self.v.q.val() & !self.r_mask.q.val().any();
         self.qpn.next = self.r_qpn.q.val();
         self.mask.next = self.r_mask.q.val();
         self.data.next = self.r_data.q.val();
+        self.wake.next = self.r_wake.q.val();
         if self.pop.val() {
             self.v.d.next = false;
         }
@@ -213,6 +222,7 @@ impl Logic for RxWbReg {
             self.r_qpn.d.next = self.s_wb.qpn.val();
             self.r_mask.d.next = self.s_wb.mask.val();
             self.r_data.d.next = self.s_wb.data.val();
+            self.r_wake.d.next = self.s_wb.wake.val();
         }
         if self.reset.val() {
             self.v.d.next = false;
@@ -224,7 +234,8 @@ impl Logic for RxLookup {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, i_names, got_c, got_s, bad, rw, rh, rcnt);
-        dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data);
+        dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data, q_wake);
+        dff_setup!(self, clock, wk_valid, wk_qpn);
         dff_setup!(self, clock, a_valid, a_age, a_hdr, a_qpc, a_qps, a_meta, a_bad, d_valid, d_dest);
         clock!(self, clock, req_fl, resp_fl, hdr_ram, qpc_ram, qps_ram, meta_ram, wr, wc, qp_adm);
         self.req_fl.reset.next = self.reset.val();
@@ -303,6 +314,17 @@ impl Logic for RxLookup {
         if self.m_qps.ready.val() {
             self.q_valid.d.next = false;
         }
+        // a write with `wake` taken: the wake is offered (its register is
+        // empty: a wake write enters `q` only then)
+        self.m_wake.qpn.next = self.wk_qpn.q.val();
+        self.m_wake.valid.next = self.wk_valid.q.val();
+        if self.m_wake.ready.val() {
+            self.wk_valid.d.next = false;
+        }
+        if self.q_valid.q.val() & self.m_qps.ready.val() & self.q_wake.q.val() {
+            self.wk_valid.d.next = true;
+            self.wk_qpn.d.next = self.q_qpn.q.val();
+        }
         if self.issue_look.val() {
             self.p_valid.d.next = true;
             self.p_qpn.d.next = self.i_qpn.q.val();
@@ -312,6 +334,7 @@ impl Logic for RxLookup {
             self.q_qpn.d.next = self.i_qpn.q.val();
             self.q_id.d.next = bit_cast::<8, RX_LOOKUP_LOG>(self.rw.q.val());
             self.q_mask.d.next = 0.into();
+            self.q_wake.d.next = false;
         }
 
         // ---- the request ports; writes before reads on `m_qps`
@@ -339,8 +362,13 @@ impl Logic for RxLookup {
             self.q_id.d.next = RXL_WRITE_ID.into();
             self.q_mask.d.next = self.wr.mask.val();
             self.q_data.d.next = self.wr.data.val();
+            self.q_wake.d.next = false;
         }
-        if !self.q_valid.q.val() & !self.wr.has_write.val() & self.wc.has_write.val() {
+        if !self.q_valid.q.val()
+            & !self.wr.has_write.val()
+            & self.wc.has_write.val()
+            & !(self.wc.wake.val() & self.wk_valid.q.val())
+        {
             self.wc.pop.next = true;
             self.q_valid.d.next = true;
             self.q_op.d.next = 1.into(); // CACHE_OP_WRITE
@@ -348,6 +376,7 @@ impl Logic for RxLookup {
             self.q_id.d.next = RXL_WRITE_ID.into();
             self.q_mask.d.next = self.wc.mask.val();
             self.q_data.d.next = self.wc.data.val();
+            self.q_wake.d.next = self.wc.wake.val();
         }
         self.req_fl.retire.next = self.wr.pop.val();
         self.resp_fl.retire.next = self.wc.pop.val();
@@ -489,6 +518,7 @@ impl Logic for RxLookup {
             self.rcnt.d.next = 0.into();
             self.p_valid.d.next = false;
             self.q_valid.d.next = false;
+            self.wk_valid.d.next = false;
             self.a_valid.d.next = false;
             self.a_age.d.next = false;
             self.d_valid.d.next = false;
