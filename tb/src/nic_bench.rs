@@ -1,14 +1,14 @@
 //! Two simulated NICs measured through the driver (issue 11, item 7): RDMA
-//! WRITE goodput by message size on one QP, the latency from `post_send`
-//! to the first packet on the wire and to the completion, and the
-//! simulation's own speed. Used by `make bench` (section `nic`, figures in
+//! WRITE and SEND goodput by message size on one QP, the latency from
+//! `post_send` to the first packet on the wire and to the completion, the
+//! message rate over many QPs, and the simulation's own speed. Used by `make bench` (section `nic`, figures in
 //! docs/benchmarks.md) and by `tb/tests/two_nics.rs`, which asserts the
 //! cycle counts (deterministic: the same Verilog, seeds and host model give
 //! the same cycles on every machine).
 
 use crate::sim_net::{connect_rc, try_poll_n, Nic, SimNet};
 use rnic_contract::codes::{Mtu, QpType, WcStatus};
-use rnic_driver::{AccessFlags, RemoteAddr, SendFlags, SendOp, SendWr, Sge};
+use rnic_driver::{AccessFlags, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge};
 use std::time::Instant;
 
 /// The core clock the cycle counts are turned into time with (MHz).
@@ -45,6 +45,37 @@ impl WriteRun {
 /// path MTU `mtu`, posted at once; every byte checked in B's memory and
 /// every completion successful.
 pub fn write_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
+    one_qp_run(false, size, msgs, mtu).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// `msgs` SENDs of `size` bytes from NIC A to NIC B on one RC QP, each into
+/// its own RECV posted before; every byte checked in B's memory, every
+/// completion of both sides successful, each RECV's with its length.
+pub fn send_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
+    one_qp_run(true, size, msgs, mtu).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A run that did not complete: what the bench reports instead of figures.
+#[derive(Clone, Debug)]
+pub struct Stuck {
+    pub completions: usize,
+    /// Frames B's MAC FIFO dropped (not retransmitted yet: the rest of the run waits forever).
+    pub drops: u64,
+}
+
+impl std::fmt::Display for Stuck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} completions, then none; B's MAC FIFO dropped {} frames", self.completions, self.drops)
+    }
+}
+
+/// Polls without a new completion before a run counts as stuck (each empty
+/// poll runs the clock for about 16 cycles: 32k cycles).
+const STUCK_POLLS: usize = 2000;
+
+/// WRITEs (`send` false) or SENDs of `size` bytes, `msgs` of them posted at
+/// once on one QP; `Err` when the completions stop coming before the last.
+pub fn one_qp_run(send: bool, size: usize, msgs: usize, mtu: Mtu) -> Result<WriteRun, Stuck> {
     let t = Instant::now();
     let net = SimNet::pair(2026);
     let (a, b) = (Nic::open(&net, 0), Nic::open(&net, 1));
@@ -52,7 +83,7 @@ pub fn write_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
     let (cq_a, cq_b) = (a.ctx.create_cq(256, None).unwrap(), b.ctx.create_cq(256, None).unwrap());
     let depth = msgs.next_power_of_two().max(16) as u32;
     let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(depth).build().unwrap();
-    let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_recv_wr(16).build().unwrap();
+    let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_recv_wr(depth).build().unwrap();
     connect_rc(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (0, 0x40), mtu);
     connect_rc(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x40, 0), mtu);
     let len = size * msgs;
@@ -65,33 +96,50 @@ pub fn write_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
     let wrs: Vec<SendWr> = (0..msgs)
         .map(|m| {
             let remote = RemoteAddr { addr: mr_b.addr() + (m * size) as u64, rkey: mr_b.rkey() };
-            SendWr::new(m as u64, SendOp::RdmaWrite { remote }, std::slice::from_ref(&sges[m]))
-                .flags(SendFlags::SIGNALED)
+            let op = if send { SendOp::Send } else { SendOp::RdmaWrite { remote } };
+            SendWr::new(m as u64, op, std::slice::from_ref(&sges[m])).flags(SendFlags::SIGNALED)
         })
         .collect();
+    if send {
+        let rsges: Vec<Sge> = (0..msgs).map(|m| Sge::new(&mr_b, (m * size) as u64, size as u32).unwrap()).collect();
+        let rwrs: Vec<RecvWr> = rsges
+            .iter()
+            .enumerate()
+            .map(|(m, s)| RecvWr { wr_id: m as u64, sg_list: std::slice::from_ref(s) })
+            .collect();
+        qp_b.post_recv(&rwrs).unwrap();
+    }
     let sent_before = net.borrow().log.iter().filter(|f| f.from == 0).count();
     let t0 = a.probe.now();
     qp_a.post_send(&wrs).unwrap();
-    // a poll runs the clock for the driver's relax (tens of cycles): polls
-    // for 1 byte per cycle and a start-up of 20k cycles are plenty
-    let wc = try_poll_n(&cq_a, msgs, len + 20_000);
-    let drops = net.borrow().rx_drops(1);
-    assert!(
-        wc.len() == msgs,
-        "{size} B x {msgs}: {} of {msgs} completions; frames B's MAC FIFO dropped: {drops} (no retransmission yet)",
-        wc.len()
-    );
+    let mut wc = vec![];
+    let mut idle = 0;
+    while wc.len() < msgs && idle < STUCK_POLLS {
+        let got = cq_a.poll(16).expect("poll");
+        idle = if got.is_empty() { idle + 1 } else { 0 };
+        wc.extend(got);
+    }
+    if wc.len() < msgs {
+        return Err(Stuck { completions: wc.len(), drops: net.borrow().rx_drops(1) });
+    }
     let cycles = a.probe.now() - t0;
     for (m, w) in wc.iter().enumerate() {
         assert_eq!((w.wr_id, w.status), (m as u64, WcStatus::Success), "completion {m}");
     }
+    if send {
+        let rc = try_poll_n(&cq_b, msgs, 20_000);
+        assert_eq!(rc.len(), msgs, "{size} B x {msgs}: B's RECV completions");
+        for (m, w) in rc.iter().enumerate() {
+            assert_eq!((w.wr_id, w.status, w.byte_len), (m as u64, WcStatus::Success, size as u32), "RECV {m}");
+        }
+    }
     let mut got = vec![0; len];
     buf_b.read(0, &mut got).unwrap();
-    assert!(got == data, "B's memory holds every WRITE");
+    assert!(got == data, "B's memory holds every message");
     let net = net.borrow();
     assert_eq!(net.rx_drops(0) + net.rx_drops(1), 0, "no frame dropped at a MAC FIFO");
     let ours: Vec<_> = net.log.iter().filter(|f| f.from == 0).skip(sent_before).collect();
-    WriteRun {
+    Ok(WriteRun {
         size,
         msgs,
         cycles,
@@ -100,5 +148,75 @@ pub fn write_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
         packets: ours.len(),
         sim_cycles: net.now(),
         sim_secs: t.elapsed().as_secs_f64(),
+    })
+}
+
+/// Messages per second over many QPs.
+#[derive(Clone, Debug)]
+pub struct RateRun {
+    pub qps: usize,
+    /// Messages per QP, all posted at once.
+    pub msgs: usize,
+    pub size: usize,
+    /// Cycles from the first `post_send` to the last completion polled.
+    pub cycles: u64,
+}
+
+impl RateRun {
+    /// Messages per second at [`CORE_MHZ`], in millions.
+    pub fn mpps(&self) -> f64 {
+        (self.qps * self.msgs) as f64 / self.cycles as f64 * CORE_MHZ
     }
+}
+
+/// `msgs` RDMA WRITEs of `size` bytes on each of `qps` RC QPs from NIC A to
+/// NIC B (path MTU 4096), every QP's posted at once, one QP after the
+/// other; every completion successful and every byte checked in B's memory.
+pub fn rate_run(qps: usize, msgs: usize, size: usize) -> RateRun {
+    let net = SimNet::pair(2027);
+    let (a, b) = (Nic::open(&net, 0), Nic::open(&net, 1));
+    let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
+    let (cq_a, cq_b) = (a.ctx.create_cq(4096, None).unwrap(), b.ctx.create_cq(256, None).unwrap());
+    let depth = msgs.next_power_of_two().max(16) as u32;
+    let mut pairs = vec![];
+    for q in 0..qps {
+        let mut qa = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(depth).build().unwrap();
+        let mut qb = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).build().unwrap();
+        let psn = 0x100 * q as u32;
+        connect_rc(&mut qa, &a.ctx, 1, qb.qp_num(), (psn, psn + 0x40), Mtu::Mtu4096);
+        connect_rc(&mut qb, &b.ctx, 0, qa.qp_num(), (psn + 0x40, psn), Mtu::Mtu4096);
+        pairs.push((qa, qb));
+    }
+    let len = size * msgs * qps;
+    let (buf_a, buf_b) = (a.ctx.alloc_buffer(len).unwrap(), b.ctx.alloc_buffer(len).unwrap());
+    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
+    let (mr_a, mr_b) = (pd_a.reg_mr(&buf_a, 0, len, access).unwrap(), pd_b.reg_mr(&buf_b, 0, len, access).unwrap());
+    let data: Vec<u8> = (0..len).map(|i| (i * 29 + 3 + i / 509) as u8).collect();
+    buf_a.write(0, &data).unwrap();
+    let sges: Vec<Sge> = (0..qps * msgs).map(|k| Sge::new(&mr_a, (k * size) as u64, size as u32).unwrap()).collect();
+    let t0 = a.probe.now();
+    for (q, (qa, _)) in pairs.iter_mut().enumerate() {
+        let wrs: Vec<SendWr> = (0..msgs)
+            .map(|m| {
+                let k = q * msgs + m;
+                let remote = RemoteAddr { addr: mr_b.addr() + (k * size) as u64, rkey: mr_b.rkey() };
+                SendWr::new(k as u64, SendOp::RdmaWrite { remote }, std::slice::from_ref(&sges[k]))
+                    .flags(SendFlags::SIGNALED)
+            })
+            .collect();
+        qa.post_send(&wrs).unwrap();
+    }
+    let n = qps * msgs;
+    let wc = try_poll_n(&cq_a, n, 20 * n + 20_000);
+    assert_eq!(wc.len(), n, "{qps} QPs x {msgs} x {size} B: completions");
+    let cycles = a.probe.now() - t0;
+    assert!(wc.iter().all(|w| w.status == WcStatus::Success), "every WRITE completes successfully");
+    let mut ids: Vec<u64> = wc.iter().map(|w| w.wr_id).collect();
+    ids.sort_unstable();
+    assert!(ids.iter().enumerate().all(|(i, &x)| x == i as u64), "one completion per WRITE");
+    let mut got = vec![0; len];
+    buf_b.read(0, &mut got).unwrap();
+    assert!(got == data, "B's memory holds every WRITE");
+    assert_eq!(net.borrow().rx_drops(1), 0, "no frame dropped at B's MAC FIFO");
+    RateRun { qps, msgs, size, cycles }
 }

@@ -154,6 +154,26 @@ fn write_goodput_cycles() {
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1487, 22794, 23488), "1 MiB x 1: {r:?}");
 }
 
+/// SENDs into RECVs posted before: the same cold start as WRITEs, then the
+/// RECV WQE each SEND consumes (`send_run` checks every byte and every
+/// RECV completion's length).
+#[test]
+fn send_goodput_cycles() {
+    use rnic_tb::nic_bench::send_run;
+    let r = send_run(4096, 16, Mtu::Mtu4096);
+    assert_eq!(r.packets, 16);
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1484, 5149, 7424), "4 KiB x 16: {r:?}");
+}
+
+/// 64-byte WRITEs over 4 QPs at once: the message rate's cycle count
+/// (`make bench` draws it from 1 to 16 QPs).
+#[test]
+fn message_rate_over_four_qps() {
+    use rnic_tb::nic_bench::rate_run;
+    let r = rate_run(4, 16, 64);
+    assert_eq!(r.cycles, 5456, "{r:?}");
+}
+
 #[test]
 fn random_writes_and_sends_one_qp() {
     random_both_ways(0x51, 1, 6, 16 << 10);
