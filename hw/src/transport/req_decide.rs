@@ -37,6 +37,7 @@ use rust_hdl::prelude::*;
 
 // the literal 64 of `update` (a named constant would have to join `consts::NAMED`)
 const _: () = assert!(REQ_ACK_REQ_EVERY == 64, "the AckReq period is the literal 64");
+const _: () = assert!(RF_MAX_UNACKED == 2 * REQ_ACK_REQ_EVERY, "128 - (64 - c) is 64 | c");
 
 #[derive(LogicBlock, Default)]
 pub struct ReqDecide {
@@ -77,8 +78,10 @@ pub struct ReqDecide {
     d1_rdst: Reg<Bits<5>>,
     d1_una: Reg<Bits<24>>,
     d1_rddone: Reg<Bits<5>>,
-    /// Packets up to and including the next one with AckReq (1..=64).
+    /// Packets up to and including the next one with AckReq (1..=64), and
+    /// 128 - that: the window (NEXT_PSN - UNA) below which it is the budget.
     d1_ackb: Reg<Bits<7>>,
+    d1_lim: Reg<Bits<7>>,
     // ---- D2: the decision
     d2_v: Reg<Bit>,
     d2_slot: Reg<Bits<3>>,
@@ -104,8 +107,8 @@ impl Logic for ReqDecide {
     fn update(&mut self) {
         dff_setup!(
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
-            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_ackb, d2_v, d2_slot, d2_go,
-            d2_addr, d2_jctx, d2_wctx
+            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_ackb, d1_lim, d2_v, d2_slot,
+            d2_go, d2_addr, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -144,8 +147,11 @@ impl Logic for ReqDecide {
             self.d1_cpkt.d.next = 0.into();
             self.d1_rdst.d.next = 0.into();
             self.d1_ackb.d.next = 64.into(); // REQ_ACK_REQ_EVERY
+            self.d1_lim.d.next = 64.into(); // MAX_UNACKED_PSNS - REQ_ACK_REQ_EVERY
             if self.qps.val().get_bit(QPS_REQ_STARTED) {
                 self.d1_ackb.d.next = bits::<7>(64) - bit_cast::<7, 6>(self.qps.val().get_bits::<6>(QPS_CURSOR_PKT));
+                // 128 - (64 - c) = 64 + c: no adder
+                self.d1_lim.d.next = bits::<7>(64) | bit_cast::<7, 6>(self.qps.val().get_bits::<6>(QPS_CURSOR_PKT));
                 self.d1_next.d.next = self.qps.val().get_bits::<24>(QPS_NEXT_PSN);
                 self.d1_sent.d.next = self.qps.val().get_bits::<24>(QPS_SENT_END);
                 self.d1_cwqe.d.next = self.qps.val().get_bits::<16>(QPS_CURSOR_WQE);
@@ -164,7 +170,8 @@ impl Logic for ReqDecide {
         self.win.next = self.d1_next.q.val() - self.d1_una.q.val();
         self.room.next = self.max_win.val() - self.win.val();
         self.budget.next = self.room.val().get_bits::<8>(0);
-        if bit_cast::<24, 7>(self.d1_ackb.q.val()) < self.room.val() {
+        // ackb < room = 128 - win, i.e. win < 128 - ackb: beside the room's subtraction, not after it
+        if self.win.val() < bit_cast::<24, 7>(self.d1_lim.q.val()) {
             self.budget.next = bit_cast::<8, 7>(self.d1_ackb.q.val());
         }
         self.rdout.next = self.d1_rdst.q.val() - self.d1_rddone.q.val();
