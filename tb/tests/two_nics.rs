@@ -44,6 +44,7 @@ fn rdma_write_and_send_between_two_nics() {
     buf_a.write(0, &data).unwrap();
 
     // ---- RDMA WRITE: 3000 bytes (3 packets at MTU 1024) into B's buffer at 100
+    net.borrow_mut().nics[1].port.trace = Some(vec![]);
     let sge = Sge::new(&mr_a, 0, 3000).unwrap();
     let remote = RemoteAddr { addr: mr_b.addr() + 100, rkey: mr_b.rkey() };
     qp_a.post_send(&[SendWr::new(7, SendOp::RdmaWrite { remote }, &[sge]).flags(SendFlags::SIGNALED)]).unwrap();
@@ -52,6 +53,18 @@ fn rdma_write_and_send_between_two_nics() {
     let mut got = vec![0u8; 3000];
     buf_b.read(100, &mut got).unwrap();
     assert!(got == data, "B's buffer holds the WRITE's bytes");
+    // B's device writes for it (`DmaPort::trace`): back to back, exactly the 3000 bytes at 100, nothing else
+    let writes: Vec<_> = {
+        let mut n = net.borrow_mut();
+        let t = n.nics[1].port.trace.take().unwrap();
+        t.into_iter().filter(|x| x.write).collect()
+    };
+    let mut at = buf_b.iova() + 100;
+    for w in &writes {
+        assert_eq!(w.addr, at, "B's writes cover the WRITE's range in order: {writes:x?}");
+        at += w.len;
+    }
+    assert_eq!(at, buf_b.iova() + 3100, "B wrote the WRITE's 3000 bytes and nothing else: {writes:x?}");
 
     // ---- SEND: B posts a RECV, A sends 1500 bytes
     let rsge = Sge::new(&mr_b, 4096, 2048).unwrap();
