@@ -470,6 +470,10 @@ rtl_consts! {
     RW_KEY0: usize = recv_wqe::sge_range(0).start * 8 + sge::LKEY.pos();
     RW_KEY1: usize = recv_wqe::sge_range(1).start * 8 + sge::LKEY.pos();
     RW_KEY2: usize = recv_wqe::sge_range(2).start * 8 + sge::LKEY.pos();
+    /// `rq_ahead`: RQ entries held ahead (its LUTRAM's places) and the depth
+    /// a new window starts with (the entry asked for and one more).
+    RQ_AHEAD_SLOTS: u64 = 1u64 << crate::transport::RQ_AHEAD_LOG;
+    RQ_AHEAD_START: u64 = 2;
     /// `qps.RECV_SGE` and `RECV_SGE_OFFSET` in a 512-bit `qps` line.
     QPS_RECV_SGE_POS: usize = qps::RECV_SGE.pos();
     QPS_SGE_OFFSET_POS: usize = qps::RECV_SGE_OFFSET.pos();
@@ -593,7 +597,8 @@ rtl_consts! {
     ES_RECV_CQ: u64 = ES_RQ_LOG + 4;
     ES_IMM: u64 = ES_RECV_CQ + 24;
     ES_IMM_VALID: u64 = ES_IMM + 32;
-    ES_PATH: u64 = ES_IMM_VALID + 1;
+    ES_RQ_PROD: u64 = ES_IMM_VALID + 1;
+    ES_PATH: u64 = ES_RQ_PROD + 16;
     /// `ack_hold`'s FIFO word: a record's ACK/NAK request and RECV
     /// completion, packed from bit 0; `AH_NEED`: the placed packets that
     /// must be written first (a count modulo 2^`AH_NEED_BITS`).

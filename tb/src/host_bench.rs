@@ -93,6 +93,8 @@ pub struct HostBench<D: Model = Dut> {
     pub on_irq_request: Option<IrqRequestHook>,
     /// Cycle in which each CQE was taken on `s_cqe`, in order.
     pub cqe_taken: Vec<u64>,
+    /// Cycles of `HostIf::qp_inval`'s pulses (a QP context dropped).
+    pub qp_invals: Vec<u64>,
     /// Cycles a register write waited on `awready`/`wready` (backpressure).
     pub axil_write_stalls: u64,
     /// Every register write the device took: (offset, cycle its address and data were both taken).
@@ -211,6 +213,7 @@ impl<D: Model> HostBench<D> {
             max_writes_in_flight: 0,
             on_irq_request: None,
             cqe_taken: vec![],
+            qp_invals: vec![],
             axil_write_stalls: 0,
             axil_writes: vec![],
             plays_transport,
@@ -306,6 +309,9 @@ impl<D: Model> HostBench<D> {
                 self.cqe_taken.push(now);
                 self.cqe_presenting = false;
                 self.cqes.pop_front();
+            }
+            if d.get("qp_inval") == 1 {
+                self.qp_invals.push(now);
             }
         }
         if let Some(mac) = self.mac.as_mut() {

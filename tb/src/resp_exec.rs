@@ -50,8 +50,16 @@ use std::collections::{HashMap, VecDeque};
 
 /// Host memory: bytes by IOVA (absent = never written).
 pub type HostMem = HashMap<u64, u8>;
+/// An RQ entry: its bytes and when it was posted (the index of the first
+/// record generated after the post: the first whose `s_side.rq_prod`
+/// counts it).
+#[derive(Clone, Copy, Debug)]
+pub struct RqEntry {
+    pub bytes: [u8; recv_wqe::SIZE],
+    pub posted_at: usize,
+}
 /// RQ entries by IOVA.
-pub type RqMem = HashMap<u64, [u8; recv_wqe::SIZE]>;
+pub type RqMem = HashMap<u64, RqEntry>;
 
 /// The model's memory for one packet: keys checked against the world,
 /// writes at the IOVAs of the key (a WRITE's rkey, or the lkey of the SGE a
@@ -407,7 +415,9 @@ impl Traffic {
             e[b + sge_layout::LKEY.byte..][..4].copy_from_slice(&s.lkey.to_le_bytes());
         }
         let slot = (qp.rq_prod as u64) & ((1 << qp.rq_log) - 1);
-        self.rq.insert(qp.rq_base + slot * recv_wqe::SIZE as u64, e);
+        let at = qp.rq_base + slot * recv_wqe::SIZE as u64;
+        let old = self.rq.insert(at, RqEntry { bytes: e, posted_at: self.recs.len() });
+        assert!(old.is_none(), "RQ slot {at:#x} posted twice: the bench's ring memory holds one entry per slot");
         qp.recv_sges.insert(qp.rq_prod, sges.clone());
         qp.rq_prod = qp.rq_prod.wrapping_add(1);
         qp.model.post_recv(RecvWqe { wr_id, sges });
@@ -541,6 +551,25 @@ impl Traffic {
         }
         while !self.qps[0].queue.is_empty() {
             self.one(0);
+        }
+    }
+
+    /// Records of SEND messages for QP 0, one per RECV of `recvs`, all the
+    /// RECVs posted first (the read-ahead test): `len` bytes each, AckReq on
+    /// each last packet.
+    pub fn send_messages(&mut self, recvs: Vec<Vec<Sge>>, len: u64) {
+        for (i, sges) in recvs.into_iter().enumerate() {
+            self.post_wqe(0, 0x5e4d_0000_0000_0100 + i as u64, sges);
+        }
+        let n = self.qps[0].rq_prod.wrapping_sub(self.qps[0].rq_cons);
+        for _ in 0..n {
+            self.queue_packets(0, true, false, 0, 0, len);
+            if let Some(p) = self.qps[0].queue.back_mut() {
+                p.bth.ack_req = true;
+            }
+            while !self.qps[0].queue.is_empty() {
+                self.one(0);
+            }
         }
     }
 
@@ -705,6 +734,7 @@ impl Traffic {
             ("s_side.lane", lane),
             ("s_side.rq_base", qp.rq_base),
             ("s_side.rq_log", qp.rq_log as u64),
+            ("s_side.rq_prod", qp.rq_prod as u64),
             ("s_side.recv_cq", qp.recv_cq),
             ("s_side.imm", imm.unwrap_or(0) as u64),
             ("s_side.imm_valid", imm.is_some() as u64),
@@ -871,8 +901,11 @@ pub struct ExecBench {
     /// Per record: the cycle its first piece was offered.
     pub first_piece: HashMap<usize, u64>,
     pub xreq_log: Vec<MrRequest>,
-    /// RQ reads (cycles the command was taken).
-    pub rd_log: Vec<u64>,
+    /// RQ reads (cycles the command was taken, the address).
+    pub rd_log: Vec<(u64, u64)>,
+    /// Pulse `qp_inval` in the cycle after this record's first piece is offered.
+    pub inval_after: Option<usize>,
+    inval_now: bool,
 }
 
 const SLOTS: [&str; 7] = ["m_xreq", "m_pkt", "m_piece", "m_ack", "m_qps", "m_cqe", "m_rd"];
@@ -912,6 +945,8 @@ impl ExecBench {
             first_piece: HashMap::new(),
             xreq_log: vec![],
             rd_log: vec![],
+            inval_after: None,
+            inval_now: false,
         }
     }
 
@@ -999,6 +1034,7 @@ impl ExecBench {
         }
         m.set("s_done.err", 0);
         m.set("s_done.valid", self.done_on as u64);
+        m.set("qp_inval", self.inval_now as u64);
     }
 
     fn check_held(&mut self, i: usize, valid: bool, v: &[u64]) -> Result<(), String> {
@@ -1030,6 +1066,7 @@ impl ExecBench {
 
     pub fn sample<M: Model + ?Sized>(&mut self, m: &M) -> Result<(), String> {
         let now = self.now;
+        self.inval_now = false;
         // ---- translation requests
         let xv = m.get("m_xreq.valid") & 1 == 1;
         let x = vec![
@@ -1064,13 +1101,21 @@ impl ExecBench {
         self.check_held(6, rv, &rc)?;
         if rv && self.take[6] {
             let e = *self.rq.get(&rc[0]).ok_or(format!("cycle {now}: RQ read at {:#x}: no entry there", rc[0]))?;
+            // read only once a record taken said it was posted
+            if e.posted_at >= self.next_in {
+                return Err(format!(
+                    "cycle {now}: RQ read at {:#x} before it was posted (record {}, {} taken)",
+                    rc[0], e.posted_at, self.next_in
+                ));
+            }
+            let e = e.bytes;
             if rc[1] != recv_wqe::SIZE as u64 {
                 return Err(format!("cycle {now}: RQ read of {} bytes", rc[1]));
             }
             let k = self.knobs;
             let lat = k.rd_lat_min + self.rng.next() % (k.rd_lat_max - k.rd_lat_min + 1);
             self.rd.push_back((now + lat, e));
-            self.rd_log.push(now);
+            self.rd_log.push((now, rc[0]));
         }
         if self.rd_on && m.get("s_rd.tready") & 1 == 1 {
             self.rd.pop_front();
@@ -1097,6 +1142,7 @@ impl ExecBench {
         self.check_held(2, pv, &pc)?;
         if pv {
             if let Some((i, _)) = self.pieces.front() {
+                self.inval_now = self.inval_after == Some(*i) && !self.first_piece.contains_key(i);
                 self.first_piece.entry(*i).or_insert(now);
             }
         }

@@ -31,6 +31,7 @@ fn expect(hdr: &[u32; 32], qpc_w: &[u32; 32]) -> (Vec<(&'static str, u64)>, [u32
         ("m_side.pkey", q(qpc::PKEY.info())),
         ("m_side.rq_base", q(qpc::RQ_BASE.info())),
         ("m_side.rq_log", q(qpc::RQ_LOG_SIZE.info())),
+        ("m_side.rq_prod", q(qpc::RQ_PROD.info())),
         ("m_side.recv_cq", q(qpc::RECV_CQ.info())),
         ("m_side.plen", h("payload_len", 16)),
         ("m_side.lane", h("payload_lane", 6)),

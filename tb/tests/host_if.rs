@@ -681,6 +681,27 @@ fn context_commands_move_exactly_the_documented_bytes() {
 /// reports the fault as an error completion) ends with `ctx_status.ERROR`:
 /// a CQ Load (read) and a QP Store whose dirty line cannot be written back;
 /// the next good command clears it.
+/// `qp_inval` pulses once for each QP Load and Invalidate (the `qpc`
+/// cache drops the QP's line) and for nothing else: the responder forgets
+/// the RECV WQEs it read ahead by it.
+#[test]
+fn qp_context_drops_pulse_qp_inval() {
+    let mut b = bench(19);
+    b.create_qp(40, RINGS, 4, RINGS + 0x1000, 4);
+    b.steps(20);
+    let base = b.qp_invals.len();
+    assert!(!b.ctx_cmd(ContextOp::Load, ContextTable::Qp, 40));
+    assert_eq!(b.qp_invals.len(), base + 1, "Load");
+    assert!(!b.ctx_cmd(ContextOp::Store, ContextTable::Qp, 40));
+    assert!(!b.ctx_cmd(ContextOp::Invalidate, ContextTable::Mpt, 1));
+    b.create_cq(41, RINGS + 0x2000, 4, 1, 1, 0);
+    assert_eq!(b.qp_invals.len(), base + 1, "Store, MPT and CQ commands: none");
+    assert!(!b.ctx_cmd(ContextOp::Invalidate, ContextTable::Qp, 40));
+    assert_eq!(b.qp_invals.len(), base + 2, "Invalidate");
+    b.steps(50);
+    assert_eq!(b.qp_invals.len(), base + 2, "one pulse each");
+}
+
 #[test]
 fn context_dma_errors_are_reported() {
     let mut b = bench(19);

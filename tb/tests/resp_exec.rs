@@ -8,10 +8,11 @@
 //! random RQ-read and `m_done` latencies: every placement command, ACK/NAK,
 //! CQE and `qps` write exact and in order, host memory equal to the model's;
 //! the latency from a record to its first piece (WRITE; SEND with and
-//! without the RQ read) and the period of a 4 KiB WRITE stream asserted
-//! exactly.
+//! without the RQ read, and with its RECV read ahead) and the period of a
+//! 4 KiB WRITE stream asserted exactly. Every RQ read must come after a
+//! record taken said the entry was posted (`s_side.rq_prod`).
 
-use rnic_hw::transport::RESP_EXEC_SEND_PIECE_LATENCY;
+use rnic_hw::transport::{RESP_EXEC_AHEAD_EXTRA, RESP_EXEC_SEND_PIECE_LATENCY};
 use rnic_hw::transport::{RESP_EXEC_FETCH_EXTRA, RESP_EXEC_PIECE_LATENCY, RESP_EXEC_PLACE_PERIOD};
 use rnic_proto::rc::Sge;
 use rnic_sim::axis::Rng;
@@ -173,9 +174,60 @@ fn send_latency() {
     run(&mut b, 10_000);
     // the RECV WQE is read once, for the FIRST
     assert_eq!(b.rd_log.len(), 1);
+    assert_eq!(RESP_EXEC_FETCH_EXTRA, 6);
     assert_eq!(b.first_piece[&0] - b.dec_taken[0], RESP_EXEC_SEND_PIECE_LATENCY + RESP_EXEC_FETCH_EXTRA + RD + L);
     // the MIDDLE in SGE 0; the LAST spans SGE 0 and 1: its pieces are
     // committed at the second request's answer, one cycle later
     assert_eq!(b.first_piece[&1] - b.dec_taken[1], RESP_EXEC_SEND_PIECE_LATENCY + L);
     assert_eq!(b.first_piece[&2] - b.dec_taken[2], RESP_EXEC_SEND_PIECE_LATENCY + 1 + L);
+}
+
+/// Eight one-packet SENDs, their RECVs posted before the first: the first
+/// reads its RECV (and, ahead, the next); every later one finds its entry
+/// read ahead: `RESP_EXEC_AHEAD_EXTRA` (3 cycles) instead of
+/// `RESP_EXEC_FETCH_EXTRA` + the DMA's latency. Each entry is read once. With
+/// `qp_inval` pulsed after record 3 is taken, record 4 reads its entry again.
+fn read_ahead_run(inval_after: Option<usize>) -> (ExecBench, usize) {
+    const L: u64 = 25;
+    const RD: u64 = 40;
+    let mut rng = Rng(0x5ead);
+    let w = clean_world(&mut rng);
+    let mut t = Traffic::new(12, w.clone(), 1, pmtu(1024));
+    let (w, key, va) = big_region(&t, w);
+    t.world = w.clone();
+    let recvs = (0..8).map(|i| vec![Sge { addr: va + i * 0x1000, len: 1024, lkey: key }]).collect();
+    t.send_messages(recvs, 700);
+    assert_eq!((t.recs.len(), t.kinds.failed, t.kinds.send_cqe_ok), (8, 0, 8));
+    let mut b = ExecBench::new(w, t.rq.clone(), ExecKnobs::fast(L, RD), 1);
+    b.inval_after = inval_after;
+    b.push(&t.recs);
+    run(&mut b, 10_000);
+    let lat = |i: usize| b.first_piece[&i] - b.dec_taken[i];
+    assert_eq!(lat(0), RESP_EXEC_SEND_PIECE_LATENCY + RESP_EXEC_FETCH_EXTRA + RD + L);
+    for i in 1..8 {
+        let want = if inval_after == Some(i - 1) {
+            RESP_EXEC_SEND_PIECE_LATENCY + RESP_EXEC_FETCH_EXTRA + RD + L
+        } else {
+            RESP_EXEC_SEND_PIECE_LATENCY + RESP_EXEC_AHEAD_EXTRA + L
+        };
+        assert_eq!(lat(i), want, "record {i}: taken {:?}, reads {:?}", b.dec_taken, b.rd_log);
+    }
+    let mut addrs: Vec<u64> = b.rd_log.iter().map(|r| r.1).collect();
+    let reads = addrs.len();
+    addrs.sort();
+    addrs.dedup();
+    assert_eq!(addrs.len(), 8, "every RECV read, and nothing else: {:x?}", b.rd_log);
+    (b, reads)
+}
+
+#[test]
+fn recvs_read_ahead() {
+    let (b, reads) = read_ahead_run(None);
+    assert_eq!(reads, 8, "each entry read once: {:x?}", b.rd_log);
+    // the second entry's read follows the first's (a new window reads two)
+    assert_eq!(b.rd_log[1].0 - b.rd_log[0].0, 2);
+    assert_eq!(RESP_EXEC_AHEAD_EXTRA, 3);
+    let (b, reads) = read_ahead_run(Some(3));
+    // after the pulse, entry 4 and those read ahead of it are read again
+    assert!(reads > 8, "{:x?}", b.rd_log);
 }

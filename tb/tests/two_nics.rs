@@ -167,15 +167,24 @@ fn write_goodput_cycles() {
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1486, 22793, 23488), "1 MiB x 1: {r:?}");
 }
 
-/// SENDs into RECVs posted before: the same cold start as WRITEs, then the
-/// RECV WQE each SEND consumes (`send_run` checks every byte and every
-/// RECV completion's length).
+/// SENDs into RECVs posted before: the same cold start as WRITEs; the
+/// responder reads the RECV WQEs ahead (`RqAhead`), so the SENDs take the
+/// WRITEs' cycles (`send_run` checks every byte and every RECV
+/// completion's length). Before the read-ahead, 4 KiB x 16 took 7424 cycles
+/// and 16 KiB x 8 lost 2 frames in B's MAC FIFO (each RECV's read held the
+/// receive path ~250 cycles).
 #[test]
 fn send_goodput_cycles() {
-    use rnic_tb::nic_bench::send_run;
+    use rnic_tb::nic_bench::{send_run, write_run};
     let r = send_run(4096, 16, Mtu::Mtu4096);
     assert_eq!(r.packets, 16);
-    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 5148, 7424), "4 KiB x 16: {r:?}");
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 5148, 5840), "4 KiB x 16: {r:?}");
+    let r = send_run(16384, 8, Mtu::Mtu4096);
+    assert_eq!(r.packets, 32);
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 4074, 5584), "16 KiB x 8: {r:?}");
+    // on the wire as fast as WRITEs (4077); the last RECV completion comes later
+    let w = write_run(16384, 8, Mtu::Mtu4096);
+    assert!(r.wire_done <= w.wire_done && r.cycles < w.cycles + 256, "SEND {r:?}, WRITE {w:?}");
 }
 
 /// 64-byte WRITEs over 4 QPs at once: the message rate's cycle count

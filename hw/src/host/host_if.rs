@@ -46,6 +46,9 @@ pub const QPS_CACHE_LOG: usize = 10;
 // that `host_if`'s synthesis boxes it
 const _: () = assert!(QPS_CACHE_LOG == 10);
 
+// the cache operation `qp_inval` watches for (a literal in `update`)
+const _: () = assert!(CACHE_OP_INVALIDATE == 2);
+
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
     pub clock: Signal<In, Clock>,
@@ -97,6 +100,11 @@ pub struct HostIf {
     /// `RegFile::qpn_high`, for the receive lookup (`rx_lookup`): the one
     /// computation of which QPNs name a QP.
     pub qpn_high: Signal<Out, Bits<24>>,
+    /// A pulse from a register: the context engine dropped a QP's cached
+    /// context (ctx_cmd Load or Invalidate of the QP table); state kept
+    /// outside the caches from that QP's context (the responder's RQ
+    /// entries read ahead) is forgotten.
+    pub qp_inval: Signal<Out, Bit>,
     /// Blocks outside this one still clear their tables after reset (the
     /// send scheduler, the in-flight table); with the caches' own clearing
     /// it makes `status.READY` read 0.
@@ -104,6 +112,7 @@ pub struct HostIf {
 
     regs: RegFile,
     qpn_high_out: Reg<Bits<24>>,
+    qp_inval_r: Reg<Bit>,
     dma: DmaEngine,
     ctx: CtxEngine,
     cq: CqEngine,
@@ -120,13 +129,14 @@ pub struct HostIf {
     wr_err_seen: Reg<Bits<32>>,
     eng_reset: Signal<Local, Bit>,
     dma_err_now: Signal<Local, Bit>,
+    qpc_drop: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
 impl Logic for HostIf {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_err_seen, wr_err_seen, qpn_high_out);
+        dff_setup!(self, clock, rd_err_seen, wr_err_seen, qpn_high_out, qp_inval_r);
         clock!(
             self, clock, regs, dma, ctx, cq, db, qpc_cache, qpc_mux, qps_cache, qps_mux, xlate, wqe_rd, ctx_rd, ctx_wr
         );
@@ -269,6 +279,10 @@ impl Logic for HostIf {
 
         // ---- transport side
         CqeIn::link(&mut self.s_cqe, &mut self.cq.s_cqe);
+        // a QP's Load or Invalidate: ctx_engine's qpc request of op CACHE_OP_INVALIDATE
+        self.qpc_drop.next = self.ctx.m_qpc.op.val() == 2;
+        self.qp_inval_r.d.next = self.ctx.m_qpc.valid.val() & self.ctx.m_qpc.ready.val() & self.qpc_drop.val();
+        self.qp_inval.next = self.qp_inval_r.q.val();
 
         // ---- events
         self.dma_err_now.next = (self.dma.cnt_rd_err.val() != self.rd_err_seen.q.val())
@@ -297,6 +311,7 @@ impl Logic for HostIf {
         if self.reset.val() {
             self.rd_err_seen.d.next = 0.into();
             self.wr_err_seen.d.next = 0.into();
+            self.qp_inval_r.d.next = false;
         }
     }
 }

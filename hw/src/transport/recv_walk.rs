@@ -5,15 +5,18 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `start` + `qpn`, `index`, `fresh`, `offset`, `plen`, `rq_base`, `rq_log`, `sges` | in | a walk: RQ entry `index` of QP `qpn` (`fresh`: the RECV starts with this packet), the packet's `plen` bytes at byte `offset` of the RECV; `sges` low: fetch only (a WRITE with immediate needs the WR_ID) |
-//! | `m_rd` / `s_rd` | out / in | DMA read client: the RQ entry at `rq_base` + (`index` mod 2^`rq_log`) x 64, one beat (`tuser[0]`: DMA error); `tready` a register |
+//! | `start` + `qpn`, `index`, `fresh`, `offset`, `plen`, `rq_base`, `rq_log`, `rq_prod`, `sges` | in | a walk: RQ entry `index` of QP `qpn` (`fresh`: the RECV starts with this packet; `rq_prod`: the QP's `RQ_PROD` as the packet saw it), the packet's `plen` bytes at byte `offset` of the RECV; `sges` low: fetch only (a WRITE with immediate needs the WR_ID) |
+//! | `inval` | in | a pulse: a QP context was loaded or invalidated; the entries read ahead are forgotten |
+//! | `m_rd` / `s_rd` | out / in | DMA read client of the child [`RqAhead`]: RQ entries at `rq_base` + (index mod 2^`rq_log`) x 64, one beat each (`tuser[0]`: DMA error); `tready` constant 1 |
 //! | `q_*` | out | the SGE pieces' translation requests {`va`, `len`, `key`, `last`}, valid/ready, from registers; `last` on the packet's final one |
 //! | `done` | out | a register: the walk is over (every request taken); with it `len_err` (the payload runs past the SGEs), `bad` (DMA error, or a SEND's `NUM_SGE` above the contract's `MAX_SGE`), `wr_id`, and where the packet ended: `pos_sge`, `pos_off` (SGE and bytes placed in it) |
 //!
-//! **The WQE in registers.** The entry last read is kept with its QPN and
-//! RQ index; a walk reads the ring only when the RECV starts (`fresh`) or
-//! the QPN or index differ, so the packets of a multi-packet SEND read it
-//! once.
+//! **The WQE in registers.** The entry last handed out by [`RqAhead`] stays
+//! in its output register; this block keeps its QPN and RQ index and asks
+//! for an entry only when the RECV starts (`fresh`) or the QPN or index
+//! differ, so the packets of a multi-packet SEND ask once. `RqAhead` reads
+//! the QP's next posted entries ahead, so a stream of SENDs finds its RECVs
+//! read (module doc there).
 //!
 //! **The walk** (the model's `scatter`): from SGE 0 with `skip` = `offset`
 //! and `rest` = `plen`, one step a cycle while the request register is free:
@@ -22,12 +25,15 @@
 //! are skipped without a request, as in the model); else a request for
 //! min(`rest`, length - `skip`) bytes at its address + `skip`. A SEND
 //! packet takes at most `MAX_SGE` requests. Latency (from `start`, the entry
-//! cached, `offset` in SGE 0): the first request offered 2 cycles later.
+//! held, `offset` in SGE 0): the first request offered 2 cycles later; an
+//! entry asked of `RqAhead` adds [`RECV_WALK_ASK_EXTRA`] when it was read
+//! ahead, else `RECV_WALK_READ_EXTRA` beside the DMA latency.
 //!
 //! **Why a child.** It is the SEND-only half of `RespExec`: its own port
 //! (the RQ read), its own registers (the WQE), a small sequencer; the parent
 //! merges its requests with WRITE's into one translation port.
 
+use super::rq_ahead::{RqAhead, RQ_AHEAD_HIT_LATENCY, RQ_AHEAD_MISS_EXTRA};
 use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::RdCmdOut;
@@ -35,6 +41,12 @@ use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rnic_contract::layouts::recv_wqe;
 use rust_hdl::prelude::*;
+
+/// Cycles an entry read ahead adds to a walk (against one held): the
+/// request register (1), `RqAhead`'s latency.
+pub const RECV_WALK_ASK_EXTRA: u64 = 1 + RQ_AHEAD_HIT_LATENCY;
+/// Cycles an entry not read ahead adds beside the DMA's own latency.
+pub const RECV_WALK_READ_EXTRA: u64 = 1 + RQ_AHEAD_MISS_EXTRA;
 
 const _: () = assert!(recv_wqe::MAX_SGE == 3 && RW_BYTES == 1 << RW_SHIFT);
 
@@ -50,7 +62,9 @@ pub struct RecvWalk {
     pub plen: Signal<In, Bits<16>>,
     pub rq_base: Signal<In, Bits<64>>,
     pub rq_log: Signal<In, Bits<4>>,
+    pub rq_prod: Signal<In, Bits<16>>,
     pub sges: Signal<In, Bit>,
+    pub inval: Signal<In, Bit>,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
     pub q_va: Signal<Out, Bits<64>>,
@@ -69,25 +83,13 @@ pub struct RecvWalk {
     c_valid: Reg<Bit>,
     c_qpn: Reg<Bits<24>>,
     c_index: Reg<Bits<16>>,
-    c_err: Reg<Bit>,
-    c_wr_id: Reg<Bits<64>>,
-    c_num: Reg<Bits<8>>,
-    c_addr0: Reg<Bits<64>>,
-    c_addr1: Reg<Bits<64>>,
-    c_addr2: Reg<Bits<64>>,
-    c_len0: Reg<Bits<32>>,
-    c_len1: Reg<Bits<32>>,
-    c_len2: Reg<Bits<32>>,
-    c_key0: Reg<Bits<32>>,
-    c_key1: Reg<Bits<32>>,
-    c_key2: Reg<Bits<32>>,
+    ahead: RqAhead,
     // ---- the walk
     r_base: Reg<Bits<64>>,
     r_log: Reg<Bits<4>>,
+    r_prod: Reg<Bits<16>>,
     r_sges: Reg<Bit>,
-    fetch: Reg<Bit>,
-    rd_v: Reg<Bit>,
-    rd_addr: Reg<Bits<64>>,
+    ask: Reg<Bit>,
     rd_wait: Reg<Bit>,
     walking: Reg<Bit>,
     fin: Reg<Bit>,
@@ -104,8 +106,9 @@ pub struct RecvWalk {
     q_last_r: Reg<Bit>,
     // ---- locals
     hit: Signal<Local, Bit>,
-    idx: Signal<Local, Bits<16>>,
     beat: Signal<Local, Bit>,
+    c_err: Signal<Local, Bit>,
+    c_num: Signal<Local, Bits<8>>,
     step: Signal<Local, Bit>,
     cur_addr: Signal<Local, Bits<64>>,
     cur_len: Signal<Local, Bits<32>>,
@@ -120,10 +123,11 @@ impl Logic for RecvWalk {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c_valid, c_qpn, c_index, c_err, c_wr_id, c_num, c_addr0, c_addr1, c_addr2, c_len0, c_len1,
-            c_len2, c_key0, c_key1, c_key2, r_base, r_log, r_sges, fetch, rd_v, rd_addr, rd_wait, walking, fin, sge,
-            skip, rest, len_err_r, bad_r, q_valid_r, q_va_r, q_len_r, q_key_r, q_last_r
+            self, clock, c_valid, c_qpn, c_index, r_base, r_log, r_prod, r_sges, ask, rd_wait, walking, fin, sge, skip,
+            rest, len_err_r, bad_r, q_valid_r, q_va_r, q_len_r, q_key_r, q_last_r
         );
+        clock!(self, clock, ahead);
+        self.ahead.reset.next = self.reset.val();
 
         // ---- start: the WQE held is reused when it is this QP's entry `index`
         self.hit.next = self.c_valid.q.val()
@@ -135,6 +139,7 @@ impl Logic for RecvWalk {
             self.c_index.d.next = self.index.val();
             self.r_base.d.next = self.rq_base.val();
             self.r_log.d.next = self.rq_log.val();
+            self.r_prod.d.next = self.rq_prod.val();
             self.r_sges.d.next = self.sges.val();
             self.sge.d.next = 0.into();
             self.skip.d.next = self.offset.val();
@@ -142,82 +147,66 @@ impl Logic for RecvWalk {
             self.len_err_r.d.next = false;
             self.bad_r.d.next = false;
             self.fin.d.next = false;
-            self.fetch.d.next = !self.hit.val();
+            self.ask.d.next = !self.hit.val();
+            self.rd_wait.d.next = !self.hit.val();
             self.walking.d.next = self.hit.val();
             if !self.hit.val() {
                 self.c_valid.d.next = false;
             }
         }
 
-        // ---- the RQ entry read: address, command, the one beat
-        self.idx.next = 0.into();
-        for k in 0..16 {
-            if self.r_log.q.val().index() > k {
-                self.idx.next = self.idx.val().replace_bit(k, self.c_index.q.val().get_bit(k));
-            }
+        // ---- the RQ entry, asked of RqAhead; it stays in RqAhead's output register
+        if self.ask.q.val() {
+            self.ask.d.next = false;
         }
-        if self.m_rd.ready.val() & self.rd_v.q.val() {
-            self.rd_v.d.next = false;
-            self.rd_wait.d.next = true;
-        }
-        if self.fetch.q.val() {
-            self.fetch.d.next = false;
-            self.rd_v.d.next = true;
-            self.rd_addr.d.next = self.r_base.q.val() + (bit_cast::<64, 16>(self.idx.val()) << RW_SHIFT);
-        }
-        self.m_rd.addr.next = self.rd_addr.q.val();
-        self.m_rd.len.next = RW_BYTES.into();
-        self.m_rd.valid.next = self.rd_v.q.val();
-        self.s_rd.tready.next = self.rd_wait.q.val();
-        self.beat.next = self.s_rd.tvalid.val() & self.rd_wait.q.val();
+        self.ahead.req.next = self.ask.q.val();
+        self.ahead.req_qpn.next = self.c_qpn.q.val();
+        self.ahead.req_index.next = self.c_index.q.val();
+        self.ahead.req_base.next = self.r_base.q.val();
+        self.ahead.req_log.next = self.r_log.q.val();
+        self.ahead.req_prod.next = self.r_prod.q.val();
+        self.ahead.inval.next = self.inval.val();
+        RdCmdOut::link(&mut self.m_rd, &mut self.ahead.m_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.ahead.s_rd);
+        self.beat.next = self.ahead.ent.val() & self.rd_wait.q.val();
         if self.beat.val() {
             self.rd_wait.d.next = false;
             self.walking.d.next = true;
-            self.c_valid.d.next = !self.s_rd.tuser.val().get_bit(0);
-            self.c_err.d.next = self.s_rd.tuser.val().get_bit(0);
-            self.c_wr_id.d.next = self.s_rd.tdata.val().get_bits::<64>(RW_WR_ID);
-            self.c_num.d.next = self.s_rd.tdata.val().get_bits::<8>(RW_NUM_SGE);
-            self.c_addr0.d.next = self.s_rd.tdata.val().get_bits::<64>(RW_ADDR0);
-            self.c_addr1.d.next = self.s_rd.tdata.val().get_bits::<64>(RW_ADDR1);
-            self.c_addr2.d.next = self.s_rd.tdata.val().get_bits::<64>(RW_ADDR2);
-            self.c_len0.d.next = self.s_rd.tdata.val().get_bits::<32>(RW_LEN0);
-            self.c_len1.d.next = self.s_rd.tdata.val().get_bits::<32>(RW_LEN1);
-            self.c_len2.d.next = self.s_rd.tdata.val().get_bits::<32>(RW_LEN2);
-            self.c_key0.d.next = self.s_rd.tdata.val().get_bits::<32>(RW_KEY0);
-            self.c_key1.d.next = self.s_rd.tdata.val().get_bits::<32>(RW_KEY1);
-            self.c_key2.d.next = self.s_rd.tdata.val().get_bits::<32>(RW_KEY2);
+            self.c_valid.d.next = !self.ahead.ent_err.val();
         }
+        self.c_err.next = self.ahead.ent_err.val();
+        self.c_num.next = self.ahead.ent_data.val().get_bits::<8>(RW_NUM_SGE);
 
         // ---- the walk: one step a cycle while the request register is free
-        self.cur_addr.next = self.c_addr0.q.val();
-        self.cur_len.next = self.c_len0.q.val();
-        self.cur_key.next = self.c_key0.q.val();
+        self.cur_addr.next = self.ahead.ent_data.val().get_bits::<64>(RW_ADDR0);
+        self.cur_len.next = self.ahead.ent_data.val().get_bits::<32>(RW_LEN0);
+        self.cur_key.next = self.ahead.ent_data.val().get_bits::<32>(RW_KEY0);
         if self.sge.q.val() == 1 {
-            self.cur_addr.next = self.c_addr1.q.val();
-            self.cur_len.next = self.c_len1.q.val();
-            self.cur_key.next = self.c_key1.q.val();
+            self.cur_addr.next = self.ahead.ent_data.val().get_bits::<64>(RW_ADDR1);
+            self.cur_len.next = self.ahead.ent_data.val().get_bits::<32>(RW_LEN1);
+            self.cur_key.next = self.ahead.ent_data.val().get_bits::<32>(RW_KEY1);
         } else if self.sge.q.val() == 2 {
-            self.cur_addr.next = self.c_addr2.q.val();
-            self.cur_len.next = self.c_len2.q.val();
-            self.cur_key.next = self.c_key2.q.val();
+            self.cur_addr.next = self.ahead.ent_data.val().get_bits::<64>(RW_ADDR2);
+            self.cur_len.next = self.ahead.ent_data.val().get_bits::<32>(RW_LEN2);
+            self.cur_key.next = self.ahead.ent_data.val().get_bits::<32>(RW_KEY2);
         }
         self.avail.next = self.cur_len.val() - self.skip.q.val();
         self.rest32.next = bit_cast::<32, 16>(self.rest.q.val());
-        self.malformed.next = self.c_num.q.val() > RW_MAX_SGE;
+        self.malformed.next = self.c_num.val() > RW_MAX_SGE;
         if self.q_ready.val() {
             self.q_valid_r.d.next = false;
         }
         self.step.next = self.walking.q.val() & (!self.q_valid_r.q.val() | self.q_ready.val());
         if self.step.val() {
-            if !self.r_sges.q.val() | self.c_err.q.val() | self.malformed.val() {
+            if !self.r_sges.q.val() | self.c_err.val() | self.malformed.val() {
                 // fetch only, or a WQE that cannot be walked
                 self.walking.d.next = false;
                 self.fin.d.next = true;
-                self.bad_r.d.next = self.c_err.q.val() | (self.r_sges.q.val() & self.malformed.val());
+                self.bad_r.d.next = self.c_err.val() | (self.r_sges.q.val() & self.malformed.val());
             } else if !self.rest.q.val().any() {
                 self.walking.d.next = false;
                 self.fin.d.next = true;
-            } else if bit_cast::<8, 2>(self.sge.q.val()) == self.c_num.q.val() {
+            } else if bit_cast::<8, 2>(self.sge.q.val()) == self.c_num.val() {
                 self.walking.d.next = false;
                 self.fin.d.next = true;
                 self.len_err_r.d.next = true;
@@ -250,14 +239,13 @@ impl Logic for RecvWalk {
         self.done.next = self.fin.q.val();
         self.len_err.next = self.len_err_r.q.val();
         self.bad.next = self.bad_r.q.val();
-        self.wr_id.next = self.c_wr_id.q.val();
+        self.wr_id.next = self.ahead.ent_data.val().get_bits::<64>(RW_WR_ID);
         self.pos_sge.next = self.sge.q.val();
         self.pos_off.next = self.skip.q.val();
 
         if self.reset.val() {
             self.c_valid.d.next = false;
-            self.fetch.d.next = false;
-            self.rd_v.d.next = false;
+            self.ask.d.next = false;
             self.rd_wait.d.next = false;
             self.walking.d.next = false;
             self.fin.d.next = false;

@@ -12,10 +12,11 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `s_dec` ([`RespDecIn`]) | in | `RespCheck::m_dec`: one record per packet. Read: `qpn`, `psn`, `verdict`, `ack`, `syndrome`, `aeth_psn`, `aeth_msn`, `msn_before`, `key_check`, `key_access`, `rkey`, `va`, `len`, `recv_new`, `recv_index`, `recv_offset`, `recv_done`, `cqe_len`, `write`, `wr_mask`, `wr_data`. `ready` is a register. |
-//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RECV_CQ` (qpc) and the packet's payload length, first lane and immediate data (its header) |
+//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RQ_PROD`, `RECV_CQ` (qpc) and the packet's payload length, first lane and immediate data (its header) |
 //! | `m_xreq` (`MrReqOut`) | out | to `MrXlate::s_req`: key, PD, VA, length, access, id ([`RESP_XID_HEAD`](crate::consts::RESP_XID_HEAD) / `RESP_XID_TAIL` / `RESP_XID_SGE`), from registers |
 //! | `s_xresp` (`MrRespIn`) | in | from `MrXlate::m_resp`: the answers in request order. `ready` is an AND of two registers. |
-//! | `m_rd` / `s_rd` | out / in | DMA read client: a RECV WQE (64 bytes, one beat, `tuser[0]` DMA error), from `RecvWalk`'s registers |
+//! | `m_rd` / `s_rd` | out / in | DMA read client: RECV WQEs (64 bytes, one beat each, `tuser[0]` DMA error), from `RecvWalk`'s child `RqAhead`, which reads a QP's posted entries ahead; `s_rd.tready` constant 1 |
+//! | `qp_inval` | in | a pulse from the context engine: a QP's context was loaded or invalidated (its rings may start again); the RQ entries read ahead are forgotten |
 //! | `m_pkt` (`ScatterPktOut`) | out | to `PayloadScatter::s_pkt`: one per record, {`lane`, `drop`}; `drop` unless the payload is placed. From registers. |
 //! | `m_piece` (`PieceOut`) | out | to `PayloadScatter::s_piece`: the placed payload's IOVA pieces, `last` on a packet's last one, from `PieceHold`'s register |
 //! | `s_done` (`PktDoneIn`) | in | `PayloadScatter::m_done`: a placed packet's payload is written; always taken (`ready` constant) |
@@ -33,8 +34,9 @@
 //! region, whose VA range is an interval, with one PD and one set of
 //! rights. Without `chk` a placed WRITE MIDDLE/LAST translates its payload
 //! range at its `va` with the rkey the record carries. A SEND (and a WRITE
-//! with immediate at its end: `recv_done`) starts `RecvWalk`: it reads RQ
-//! entry `recv_index` unless it holds it, and for a SEND walks the payload
+//! with immediate at its end: `recv_done`) starts `RecvWalk`: it takes RQ
+//! entry `recv_index` unless it holds it (from `RqAhead`, which reads the
+//! QP's posted entries ahead), and for a SEND walks the payload
 //! from byte `recv_offset` of the RECV over its SGEs, one LOCAL_WRITE
 //! request per SGE piece with the SGE's lkey (the last one `RESP_XID_HEAD`,
 //! the others `RESP_XID_SGE`). Pieces are written into [`PieceHold`] and
@@ -75,7 +77,8 @@
 //! t + [`RESP_EXEC_PIECE_LATENCY`] + `L`; with the key check (two requests)
 //! one cycle later; a SEND whose RECV WQE is held and whose offset lies in
 //! SGE 0 at t + [`RESP_EXEC_SEND_PIECE_LATENCY`] + `L`, one cycle more per
-//! SGE skipped, and with the RQ read [`RESP_EXEC_FETCH_EXTRA`] + the DMA
+//! SGE skipped; a RECV's first packet [`RESP_EXEC_AHEAD_EXTRA`] more when
+//! its entry was read ahead, else [`RESP_EXEC_FETCH_EXTRA`] + the DMA
 //! latency more. A record takes the block for `L` +
 //! [`RESP_EXEC_PLACE_PERIOD`] cycles with one piece (one more per further
 //! piece), [`RESP_EXEC_IDLE_PERIOD`] without translation. With `MrXlate`'s
@@ -120,9 +123,11 @@ pub const RESP_EXEC_IDLE_PERIOD: u64 = 3;
 /// `PieceHold` (2).
 pub const RESP_EXEC_SEND_PIECE_LATENCY: u64 = 2 + RESP_EXEC_PIECE_LATENCY;
 /// Cycles the RQ entry read adds to that, beside the DMA's own latency
-/// (from the command taken to its beat offered): the command register
-/// loaded (1), the walk started in the cycle after the beat (1).
-pub const RESP_EXEC_FETCH_EXTRA: u64 = 2;
+/// (from the command taken to its beat offered), when `RqAhead` had not
+/// read it ahead.
+pub const RESP_EXEC_FETCH_EXTRA: u64 = super::RECV_WALK_READ_EXTRA;
+/// Cycles a RECV's first packet adds when `RqAhead` read its entry ahead.
+pub const RESP_EXEC_AHEAD_EXTRA: u64 = super::RECV_WALK_ASK_EXTRA;
 /// Pieces of one packet counted (the head: at most `PIECE_HOLD` places).
 const COUNT_BITS: usize = super::PIECE_HOLD_LOG + 1;
 const _: () = assert!(qps::IN_PROGRESS.width == 2 && IP_ERROR == 3 && QPS_IN_PROGRESS_POS == qps::IN_PROGRESS.pos());
@@ -141,6 +146,7 @@ pub struct ExecSideIn {
     pub lane: Signal<In, Bits<6>>,
     pub rq_base: Signal<In, Bits<64>>,
     pub rq_log: Signal<In, Bits<4>>,
+    pub rq_prod: Signal<In, Bits<16>>,
     pub recv_cq: Signal<In, Bits<24>>,
     pub imm: Signal<In, Bits<32>>,
     pub imm_valid: Signal<In, Bit>,
@@ -157,6 +163,7 @@ pub struct ExecSideOut {
     pub lane: Signal<Out, Bits<6>>,
     pub rq_base: Signal<Out, Bits<64>>,
     pub rq_log: Signal<Out, Bits<4>>,
+    pub rq_prod: Signal<Out, Bits<16>>,
     pub recv_cq: Signal<Out, Bits<24>>,
     pub imm: Signal<Out, Bits<32>>,
     pub imm_valid: Signal<Out, Bit>,
@@ -231,6 +238,7 @@ pub struct RespExec {
     pub s_xresp: MrRespIn,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
+    pub qp_inval: Signal<In, Bit>,
     pub m_pkt: ScatterPktOut,
     pub m_piece: PieceOut,
     pub s_done: PktDoneIn,
@@ -471,7 +479,9 @@ impl Logic for RespExec {
         self.walk.plen.next = self.s_side.plen.val();
         self.walk.rq_base.next = self.s_side.rq_base.val();
         self.walk.rq_log.next = self.s_side.rq_log.val();
+        self.walk.rq_prod.next = self.s_side.rq_prod.val();
         self.walk.sges.next = self.is_send.val();
+        self.walk.inval.next = self.qp_inval.val();
         RdCmdOut::link(&mut self.m_rd, &mut self.walk.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.walk.s_rd);
         // ---- the request register: WRITE's head after its tail, or the walk's next piece

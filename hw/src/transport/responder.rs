@@ -10,7 +10,8 @@
 //! | `s_pkt` | in | request packets in arrival order (`RxLookup::m_req`: header, `qpc`, `qps`) |
 //! | `s_axis` | in | their payloads, in the same order (`RxPaySplit::m_req`) |
 //! | `m_xreq` / `s_xresp` | out / in | the translation unit (rkeys, RECV SGEs), through the core's `XlateMux` |
-//! | `m_rd` / `s_rd` | out / in | RECV WQE reads (`HostIf::s_recv_rd` / `m_recv_rd`) |
+//! | `m_rd` / `s_rd` | out / in | RECV WQE reads (`HostIf::s_recv_rd` / `m_recv_rd`), a QP's posted entries read ahead (`RqAhead`) |
+//! | `qp_inval` | in | `HostIf::qp_inval`: a QP context dropped; the entries read ahead are forgotten |
 //! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the payload's DMA writes (`HostIf::s_pay_wr`, `pay_wr_done`, `pay_wr_err`) |
 //! | `m_cqe` | out | receive completions (`CqeMerge::s_recv`) |
 //! | `m_wb` | out | one item per request packet, its `qps` write (`RxLookup::s_req_wb`) |
@@ -43,6 +44,7 @@ pub struct Responder {
     pub s_xresp: MrRespIn,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
+    pub qp_inval: Signal<In, Bit>,
     pub m_wr: WrStreamOut,
     pub wr_done: Signal<In, Bit>,
     pub wr_done_err: Signal<In, Bit>,
@@ -113,6 +115,7 @@ impl Logic for Responder {
         MrRespIn::link(&mut self.s_xresp, &mut self.exec.s_xresp);
         RdCmdOut::link(&mut self.m_rd, &mut self.exec.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.exec.s_rd);
+        self.exec.qp_inval.next = self.qp_inval.val();
         ScatterPktOut::join(&mut self.exec.m_pkt, &mut self.scatter.s_pkt);
         PieceOut::join(&mut self.exec.m_piece, &mut self.scatter.s_piece);
         PktDoneOut::join(&mut self.scatter.m_done, &mut self.exec.s_done);
