@@ -19,6 +19,7 @@
 //! | `0x1000..0x1008` | the doorbell, alone on its 4 KiB page so that page can be mapped by itself |
 
 use crate::codes::{DoorbellKind, RxOutcome};
+use crate::qp_modify::AdmitReason;
 use crate::reg::{fields_mask, Field};
 use crate::Error;
 
@@ -479,6 +480,13 @@ registers! {
         FRAMES = bit 0, width 64;
     }
 
+    /// Received frames the MAC receive FIFO dropped whole because it was
+    /// full: the receive path did not keep up (counted in the core clock).
+    cnt_rx_fifo_drop @ 0x0238: u64, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 64;
+    }
+
     /// Frames sent, of every kind.
     cnt_tx_frames @ 0x0240: u64, Ro, reset 0 {
         /// Frames.
@@ -491,6 +499,54 @@ registers! {
     cnt_tx_bytes @ 0x0248: u64, Ro, reset 0 {
         /// Bytes.
         BYTES = bit 0, width 64;
+    }
+
+    /// RoCEv2 packets the receive lookup dropped because the QP's context
+    /// could not be read (a DMA error, an index beyond the host table). The
+    /// six registers after it count the packets dropped by each
+    /// `AdmitReason` (`AdmitReason::counter_offset`), in code order.
+    cnt_ctx_fail @ 0x0250: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Packets for a QP in RESET or INIT (`AdmitReason::QpNotReady`).
+    cnt_qp_not_ready @ 0x0258: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Packets for a QP in ERR (`AdmitReason::QpError`).
+    cnt_qp_error @ 0x0260: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Packets for no QP: beyond the table, or QP 0 (`AdmitReason::BadQpn`).
+    cnt_bad_qpn @ 0x0268: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Packets whose opcode's transport is not the QP's type
+    /// (`AdmitReason::WrongQpType`).
+    cnt_wrong_qp_type @ 0x0270: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Responses for a QP whose requester is not running
+    /// (`AdmitReason::ResponseNotExpected`).
+    cnt_response_unexpected @ 0x0278: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Packets for a QP whose context holds an unknown state or type
+    /// (`AdmitReason::BadContext`).
+    cnt_bad_context @ 0x0280: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
     }
 
     /// The doorbell: one register for every queue, so the map does not grow
@@ -541,6 +597,46 @@ const _: () = {
         i += 1;
     }
 };
+
+/// The drop counter for each admission reason: consecutive 64-bit registers
+/// in `AdmitReason` code order from `cnt_ctx_fail`, whose place is the code
+/// of `Admit` (nothing is dropped for it; a failed context read is counted
+/// there instead), so the RTL places the lookup's counters by code alone.
+impl AdmitReason {
+    /// Offset of the counter register of packets dropped for this reason
+    /// (`Admit`: `cnt_ctx_fail`).
+    pub const fn counter_offset(self) -> u32 {
+        match self {
+            AdmitReason::Admit => cnt_ctx_fail::OFFSET,
+            AdmitReason::QpNotReady => cnt_qp_not_ready::OFFSET,
+            AdmitReason::QpError => cnt_qp_error::OFFSET,
+            AdmitReason::BadQpn => cnt_bad_qpn::OFFSET,
+            AdmitReason::WrongQpType => cnt_wrong_qp_type::OFFSET,
+            AdmitReason::ResponseNotExpected => cnt_response_unexpected::OFFSET,
+            AdmitReason::BadContext => cnt_bad_context::OFFSET,
+        }
+    }
+}
+
+const _: () = {
+    let mut i = 0;
+    while i < AdmitReason::ALL.len() {
+        let r = AdmitReason::ALL[i];
+        assert!(
+            r.counter_offset() == cnt_ctx_fail::OFFSET + 8 * r.raw() as u32,
+            "drop counters are not consecutive 64-bit registers in AdmitReason order"
+        );
+        i += 1;
+    }
+};
+
+/// The page of 64-bit counter registers, from `cnt_roce` up: [`COUNTERS`]
+/// of them, then offsets reserved for more counters (they read 0), so the
+/// device decodes the page, not each register.
+pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x100;
+/// The counter registers defined, `cnt_roce` to `cnt_bad_context`.
+pub const COUNTERS: u32 = (cnt_bad_context::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+const _: () = assert!(COUNTER_WINDOW.start % 0x100 == 0 && COUNTERS * 8 <= 0x100);
 
 /// A decoded doorbell write.
 ///

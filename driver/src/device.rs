@@ -615,6 +615,17 @@ impl Context {
         (t.region.iova, t.log)
     }
 
+    /// Reads every counter register (`regs::cnt_*`), each low half
+    /// then high half (the device latches the high half on the low read).
+    pub fn query_counters(&self) -> Result<Counters> {
+        let mut hw = self.shared.hw()?;
+        let mut c = Counters::default();
+        for (v, offset) in c.fields_mut() {
+            *v = hw.read64(offset)?;
+        }
+        Ok(c)
+    }
+
     /// Runs `f` with the hardware layer: an escape hatch for tools and tests
     /// (read a counter, look at memory). Calls on this context from inside
     /// `f` fail with [`Error::Reentrant`].
@@ -622,3 +633,71 @@ impl Context {
         Ok(f(self.shared.hw()?.as_mut()))
     }
 }
+
+/// The device's frame and drop counters, one field per counter register of
+/// the contract (`regs::cnt_*`, 64 bits, cleared only by a reset).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Received RoCEv2 frames handed to the transport (`cnt_roce`).
+    pub rx_roce: u64,
+    /// Received frames that are not RoCEv2 (`cnt_raw`).
+    pub rx_raw: u64,
+    /// Received frames dropped by a header check (`cnt_malformed`).
+    pub rx_malformed: u64,
+    /// Received frames dropped for a bad ICRC (`cnt_icrc`).
+    pub rx_icrc: u64,
+    /// Received frames dropped for a bad IPv4 header checksum (`cnt_ip_csum`).
+    pub rx_ip_csum: u64,
+    /// Received frames the MAC flagged (`cnt_mac_err`).
+    pub rx_mac_err: u64,
+    /// Raw frames no raw ring took (`cnt_raw_drop`).
+    pub rx_raw_drop: u64,
+    /// Frames the MAC receive FIFO dropped because it was full (`cnt_rx_fifo_drop`).
+    pub rx_fifo_drop: u64,
+    /// Frames sent (`cnt_tx_frames`).
+    pub tx_frames: u64,
+    /// Bytes sent, Ethernet header to ICRC (`cnt_tx_bytes`).
+    pub tx_bytes: u64,
+    /// Packets dropped because their QP's context could not be read (`cnt_ctx_fail`).
+    pub drop_ctx_fail: u64,
+    /// Packets for a QP in RESET or INIT (`cnt_qp_not_ready`).
+    pub drop_qp_not_ready: u64,
+    /// Packets for a QP in ERR (`cnt_qp_error`).
+    pub drop_qp_error: u64,
+    /// Packets for no QP (`cnt_bad_qpn`).
+    pub drop_bad_qpn: u64,
+    /// Packets of another transport than the QP's (`cnt_wrong_qp_type`).
+    pub drop_wrong_qp_type: u64,
+    /// Responses for a QP whose requester is not running (`cnt_response_unexpected`).
+    pub drop_response_unexpected: u64,
+    /// Packets for a QP with an unknown state or type (`cnt_bad_context`).
+    pub drop_bad_context: u64,
+}
+
+impl Counters {
+    /// Each field with its register's offset.
+    fn fields_mut(&mut self) -> [(&mut u64, u32); 17] {
+        [
+            (&mut self.rx_roce, regs::cnt_roce::OFFSET),
+            (&mut self.rx_raw, regs::cnt_raw::OFFSET),
+            (&mut self.rx_malformed, regs::cnt_malformed::OFFSET),
+            (&mut self.rx_icrc, regs::cnt_icrc::OFFSET),
+            (&mut self.rx_ip_csum, regs::cnt_ip_csum::OFFSET),
+            (&mut self.rx_mac_err, regs::cnt_mac_err::OFFSET),
+            (&mut self.rx_raw_drop, regs::cnt_raw_drop::OFFSET),
+            (&mut self.rx_fifo_drop, regs::cnt_rx_fifo_drop::OFFSET),
+            (&mut self.tx_frames, regs::cnt_tx_frames::OFFSET),
+            (&mut self.tx_bytes, regs::cnt_tx_bytes::OFFSET),
+            (&mut self.drop_ctx_fail, regs::cnt_ctx_fail::OFFSET),
+            (&mut self.drop_qp_not_ready, regs::cnt_qp_not_ready::OFFSET),
+            (&mut self.drop_qp_error, regs::cnt_qp_error::OFFSET),
+            (&mut self.drop_bad_qpn, regs::cnt_bad_qpn::OFFSET),
+            (&mut self.drop_wrong_qp_type, regs::cnt_wrong_qp_type::OFFSET),
+            (&mut self.drop_response_unexpected, regs::cnt_response_unexpected::OFFSET),
+            (&mut self.drop_bad_context, regs::cnt_bad_context::OFFSET),
+        ]
+    }
+}
+
+// every counter register of the contract has its field
+const _: () = assert!(regs::COUNTERS == 17);

@@ -106,7 +106,8 @@ pub use ah::{AddressHandle, AhAttr, Vlan};
 pub use buffer::DmaBuffer;
 pub use cq::{CompletionChannel, CompletionQueue, WorkCompletion};
 pub use device::{
-    device_list, ipv4_gid, link_local_gid, Context, ContextConfig, Device, DeviceAttr, Gid, PortAttr, PortState,
+    device_list, ipv4_gid, link_local_gid, Context, ContextConfig, Counters, Device, DeviceAttr, Gid, PortAttr,
+    PortState,
 };
 pub use error::{Error, Queue, Resource, Result};
 pub use mr::{AccessFlags, MemoryRegion};

@@ -52,6 +52,9 @@ rtl_consts! {
     REG_QPS_BASE_HI: u64 = regs::qps_base_hi::OFFSET;
     REG_CTX_CMD: u64 = regs::ctx_cmd::OFFSET;
     REG_CTX_STATUS: u64 = regs::ctx_status::OFFSET;
+    /// The page of 64-bit counter registers (`regs::COUNTER_WINDOW`, offset
+    /// bits 15:8): a read there asks the core's counters, index = bits 7:3.
+    CNT_PAGE: u64 = regs::COUNTER_WINDOW.start >> 8;
     REG_DOORBELL_LO: u64 = regs::doorbell::OFFSET;
     REG_DOORBELL_HI: u64 = regs::doorbell::OFFSET + 4;
     MAGIC: u64 = regs::id_magic::RESET;

@@ -4,14 +4,14 @@
 use crate::axis::{AxisIn, AxisOut, AxisSkidBuffer, HdrOut, DATA_BITS as D, KEEP_BITS as K};
 use crate::host::{
     AxilIn, CacheReqOut, CacheRespOut, CqeOut, DmaRdDataIn, DmaRdReqOut, DmaWrCplIn, DmaWrOut, HostIf, IrqOut,
-    RdCmdOut, WrStreamOut,
+    RdCmdOut, WrStreamOut, HOST_COUNTERS,
 };
-use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo};
+use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo, TxStats};
 use crate::mr::{MrReqOut, MrRespOut, XlateMux};
 use crate::transport::{
     CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut, ReqTx, RespPktOut,
     Responder, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
-    INFLIGHT_QPN_BITS,
+    INFLIGHT_QPN_BITS, RX_DROP_REASONS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 
@@ -27,6 +27,8 @@ const _: () = assert!(crate::consts::LOG_QPS <= CORE_SCHED_QPN_BITS, "a QP's num
 /// not a per-message one). The driver's bring-up waits for the bit.
 pub const CORE_INIT_CYCLES: u64 = 1 << CORE_SCHED_QPN_BITS;
 use hdl_emit::TypeTag;
+use rnic_contract::qp_modify::AdmitReason;
+use rnic_contract::regs;
 use rust_hdl::prelude::*;
 
 /// `N` skid buffers in a row: the throughput and simulation-speed benchmark
@@ -70,6 +72,21 @@ impl<const N: usize> Logic for AxisPipeline<N> {
         }
     }
 }
+
+/// Where each counter sits in `HostIf::cnt` (its register's offset in the
+/// counter page / 8), checked against the contract.
+const CNT_ADMIT_FIRST: usize = 10;
+const fn cnt_slot(offset: u32) -> usize {
+    ((offset - regs::COUNTER_WINDOW.start) / 8) as usize
+}
+const _: () = {
+    assert!(cnt_slot(regs::cnt_roce::OFFSET) == 0 && cnt_slot(regs::cnt_mac_err::OFFSET) == 5);
+    assert!(cnt_slot(regs::cnt_raw_drop::OFFSET) == 6 && cnt_slot(regs::cnt_rx_fifo_drop::OFFSET) == 7);
+    assert!(cnt_slot(regs::cnt_tx_frames::OFFSET) == 8 && cnt_slot(regs::cnt_tx_bytes::OFFSET) == 9);
+    assert!(cnt_slot(AdmitReason::Admit.counter_offset()) == CNT_ADMIT_FIRST);
+    assert!(CNT_ADMIT_FIRST + AdmitReason::ALL.len() == HOST_COUNTERS);
+    assert!(AdmitReason::ALL.len() == 7 && RX_DROP_REASONS >= 7, "the seven cnt_drop lines below");
+};
 
 /// The RNIC core (docs/core.md): the MAC streams through their clock-domain
 /// FIFOs, the receive parser and ICRC hold, the receive lookup, the
@@ -118,6 +135,7 @@ pub struct RnicCore {
     arb: TxArb,
     build: TxBuild,
     tx_fifo: MacTxFifo,
+    tx_stats: TxStats,
     kind: TypeTag<Self>,
 }
 
@@ -126,8 +144,9 @@ impl Logic for RnicCore {
     fn update(&mut self) {
         clock!(
             self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, work, req, xlate, cqes,
-            arb, build
+            arb, build, tx_stats
         );
+        self.tx_stats.reset.next = self.reset.val();
         self.host.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
         self.hold.reset.next = self.reset.val();
@@ -268,6 +287,30 @@ impl Logic for RnicCore {
         HdrOut::<TX_HDR_BITS>::join(&mut self.arb.m_hdr, &mut self.build.s_hdr);
         AxisOut::<D, K, 1>::join(&mut self.arb.m_axis, &mut self.build.s_axis);
         AxisOut::<D, K, 1>::join(&mut self.build.m_axis, &mut self.tx_fifo.s_axis);
+        self.tx_stats.fire.next = self.build.m_axis.tvalid.val() & self.tx_fifo.s_axis.tready.val();
+        self.tx_stats.last.next = self.build.m_axis.tlast.val();
+        self.tx_stats.keep.next = self.build.m_axis.tkeep.val();
+
+        // ---- the counter registers (`regs::COUNTER_WINDOW`, in offset order)
+        self.host.cnt[0].next = self.parse.cnt_roce.val();
+        self.host.cnt[1].next = self.parse.cnt_raw.val();
+        self.host.cnt[2].next = self.parse.cnt_malformed.val();
+        self.host.cnt[3].next = self.parse.cnt_icrc.val();
+        self.host.cnt[4].next = self.parse.cnt_ip_csum.val();
+        self.host.cnt[5].next = self.parse.cnt_mac_err.val();
+        // no raw receive ring in this core: every raw frame is dropped
+        self.host.cnt[6].next = self.parse.cnt_raw.val();
+        self.host.cnt[7].next = self.rx_fifo.drops.val();
+        self.host.cnt[8].next = self.tx_stats.frames.val();
+        self.host.cnt[9].next = self.tx_stats.bytes.val();
+        // the lookup's drops by AdmitReason code (0: a context read failed), from CNT_ADMIT_FIRST
+        self.host.cnt[10].next = bit_cast::<64, 32>(self.lookup.cnt_drop[0].val());
+        self.host.cnt[11].next = bit_cast::<64, 32>(self.lookup.cnt_drop[1].val());
+        self.host.cnt[12].next = bit_cast::<64, 32>(self.lookup.cnt_drop[2].val());
+        self.host.cnt[13].next = bit_cast::<64, 32>(self.lookup.cnt_drop[3].val());
+        self.host.cnt[14].next = bit_cast::<64, 32>(self.lookup.cnt_drop[4].val());
+        self.host.cnt[15].next = bit_cast::<64, 32>(self.lookup.cnt_drop[5].val());
+        self.host.cnt[16].next = bit_cast::<64, 32>(self.lookup.cnt_drop[6].val());
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

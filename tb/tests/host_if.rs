@@ -702,6 +702,43 @@ fn qp_context_drops_pulse_qp_inval() {
     assert_eq!(b.qp_invals.len(), base + 2, "one pulse each");
 }
 
+/// The counter page: each 64-bit register reads the core's counter at its
+/// place (`cnt[k]`, k = (offset - cnt_roce) / 8), low and high halves; the
+/// low read latches the high half for the next high read of the same
+/// counter; the page's offsets past the counters read 0.
+#[test]
+fn counters_read_through_the_window() {
+    use rnic_contract::regs::{COUNTERS, COUNTER_WINDOW};
+    use rnic_sim::Model;
+    let mut b = bench(20);
+    let n = COUNTERS as usize;
+    assert_eq!(n, rnic_hw::host::HOST_COUNTERS);
+    let value = |k: usize, g: u64| ((0xA000 + k as u64 + (g << 8)) << 32) | (0x100 + k as u64 + g);
+    for k in 0..n {
+        b.sim.dut.set(&format!("cnt_{k}"), value(k, 0));
+    }
+    b.steps(4);
+    for k in 0..n {
+        let at = COUNTER_WINDOW.start + 8 * k as u32;
+        let (lo, hi) = (b.read32(at), b.read32(at + 4));
+        assert_eq!((u64::from(hi) << 32) | u64::from(lo), value(k, 0), "counter {k} at {at:#x}");
+    }
+    assert_eq!(regs::cnt_tx_bytes::OFFSET, COUNTER_WINDOW.start + 8 * 9);
+    // the low half latches the high half
+    let at = regs::cnt_icrc::OFFSET;
+    assert_eq!(b.read32(at), value(3, 0) as u32);
+    b.sim.dut.set("cnt_3", value(3, 1));
+    b.steps(4);
+    assert_eq!(b.read32(at + 4), (value(3, 0) >> 32) as u32, "latched");
+    assert_eq!(b.read32(at + 4), (value(3, 1) >> 32) as u32, "a second high read is live");
+    assert_eq!(b.read32(regs::cnt_raw::OFFSET + 4), (value(1, 0) >> 32) as u32, "another counter's high: live");
+    let past = COUNTER_WINDOW.start + 8 * COUNTERS;
+    for at in [past, past + 4, COUNTER_WINDOW.end - 4, COUNTER_WINDOW.end] {
+        assert_eq!(b.read32(at), 0, "{at:#x}: past the counters");
+    }
+    assert_eq!(b.read32(regs::scratch::OFFSET), 0, "other registers as before");
+}
+
 #[test]
 fn context_dma_errors_are_reported() {
     let mut b = bench(19);

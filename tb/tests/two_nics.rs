@@ -105,6 +105,39 @@ fn rdma_write_and_send_between_two_nics() {
     assert!(from_b.iter().any(|s| s.2 == 0x102) && from_b.iter().any(|s| s.2 == 0x104), "ACKs of both messages");
     eprintln!("wire: {} frames from A, {} from B; {} cycles", from_a.len(), from_b.len(), a.probe.now());
     assert_eq!(a.probe.now(), b.probe.now(), "one clock");
+
+    // ---- the counter registers (`Context::query_counters`) agree with the wire
+    let (ca, cb) = (a.ctx.query_counters().unwrap(), b.ctx.query_counters().unwrap());
+    let log = net.borrow().log.clone();
+    for (i, c) in [(0, ca), (1, cb)] {
+        let sent: Vec<_> = log.iter().filter(|f| f.from == i).collect();
+        let got = log.iter().filter(|f| f.from != i).count() as u64;
+        assert_eq!(c.tx_frames, sent.len() as u64, "NIC {i}: {c:?}");
+        assert_eq!(c.tx_bytes, sent.iter().map(|f| f.bytes.len() as u64).sum::<u64>(), "NIC {i}: {c:?}");
+        let clean = Counters { rx_roce: got, tx_frames: c.tx_frames, tx_bytes: c.tx_bytes, ..Counters::default() };
+        assert_eq!(c, clean, "NIC {i}: every frame received counted as RoCEv2, no drop");
+    }
+    // two bad frames into B: A's first with a payload byte flipped (ICRC), and
+    // re-encoded for a QP B does not have (a good ICRC)
+    let first = log.iter().find(|f| f.from == 0).unwrap().bytes.clone();
+    let mut bad_icrc = first.clone();
+    bad_icrc[70] ^= 0x40;
+    let mut p = decode_frame(&first).unwrap();
+    p.bth.dest_qp = 0xFF_FFF0;
+    let bad_qp = rnic_proto::encode_frame(&p).unwrap();
+    {
+        let mut n = net.borrow_mut();
+        let mac = n.nics[1].mac.as_mut().unwrap();
+        mac.rx.push_back(bad_icrc);
+        mac.rx.push_back(bad_qp);
+    }
+    for _ in 0..40 {
+        assert!(cq_b.poll(1).unwrap().is_empty(), "nothing completes");
+    }
+    let cb2 = b.ctx.query_counters().unwrap();
+    let want = Counters { rx_icrc: 1, rx_roce: cb.rx_roce + 1, drop_bad_qpn: 1, ..cb };
+    assert_eq!(cb2, want, "B counted both bad frames, by reason");
+    assert_eq!(net.borrow().log.len(), log.len(), "and answered neither");
 }
 
 /// What a requester posts on one QP: a WRITE to `remote` (an offset in the

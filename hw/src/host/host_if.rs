@@ -49,6 +49,9 @@ const _: () = assert!(QPS_CACHE_LOG == 10);
 // the cache operation `qp_inval` watches for (a literal in `update`)
 const _: () = assert!(CACHE_OP_INVALIDATE == 2);
 
+// the 17 arms of the counter mux in `update`
+const _: () = assert!(HOST_COUNTERS == 17);
+
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
     pub clock: Signal<In, Clock>,
@@ -105,6 +108,10 @@ pub struct HostIf {
     /// outside the caches from that QP's context (the responder's RQ
     /// entries read ahead) is forgotten.
     pub qp_inval: Signal<Out, Bit>,
+    /// The core's counters, in register order (`regs::COUNTER_WINDOW`:
+    /// `cnt_roce` first, one per 64-bit register); `RegFile` reads them
+    /// through a registered mux (the page's other indices read 0).
+    pub cnt: [Signal<In, Bits<64>>; HOST_COUNTERS],
     /// Blocks outside this one still clear their tables after reset (the
     /// send scheduler, the in-flight table); with the caches' own clearing
     /// it makes `status.READY` read 0.
@@ -113,6 +120,7 @@ pub struct HostIf {
     regs: RegFile,
     qpn_high_out: Reg<Bits<24>>,
     qp_inval_r: Reg<Bit>,
+    cnt_q: Reg<Bits<64>>,
     dma: DmaEngine,
     ctx: CtxEngine,
     cq: CqEngine,
@@ -136,7 +144,7 @@ pub struct HostIf {
 impl Logic for HostIf {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_err_seen, wr_err_seen, qpn_high_out, qp_inval_r);
+        dff_setup!(self, clock, rd_err_seen, wr_err_seen, qpn_high_out, qp_inval_r, cnt_q);
         clock!(
             self, clock, regs, dma, ctx, cq, db, qpc_cache, qpc_mux, qps_cache, qps_mux, xlate, wqe_rd, ctx_rd, ctx_wr
         );
@@ -283,6 +291,30 @@ impl Logic for HostIf {
         self.qpc_drop.next = self.ctx.m_qpc.op.val() == 2;
         self.qp_inval_r.d.next = self.ctx.m_qpc.valid.val() & self.ctx.m_qpc.ready.val() & self.qpc_drop.val();
         self.qp_inval.next = self.qp_inval_r.q.val();
+
+        // ---- counters: the one RegFile asks for, through a register
+        // (a case: one parallel mux, not a chain of 17)
+        match self.regs.cnt_index.val().index() {
+            0 => self.cnt_q.d.next = self.cnt[0].val(),
+            1 => self.cnt_q.d.next = self.cnt[1].val(),
+            2 => self.cnt_q.d.next = self.cnt[2].val(),
+            3 => self.cnt_q.d.next = self.cnt[3].val(),
+            4 => self.cnt_q.d.next = self.cnt[4].val(),
+            5 => self.cnt_q.d.next = self.cnt[5].val(),
+            6 => self.cnt_q.d.next = self.cnt[6].val(),
+            7 => self.cnt_q.d.next = self.cnt[7].val(),
+            8 => self.cnt_q.d.next = self.cnt[8].val(),
+            9 => self.cnt_q.d.next = self.cnt[9].val(),
+            10 => self.cnt_q.d.next = self.cnt[10].val(),
+            11 => self.cnt_q.d.next = self.cnt[11].val(),
+            12 => self.cnt_q.d.next = self.cnt[12].val(),
+            13 => self.cnt_q.d.next = self.cnt[13].val(),
+            14 => self.cnt_q.d.next = self.cnt[14].val(),
+            15 => self.cnt_q.d.next = self.cnt[15].val(),
+            16 => self.cnt_q.d.next = self.cnt[16].val(),
+            _ => self.cnt_q.d.next = 0.into(),
+        }
+        self.regs.cnt_data.next = self.cnt_q.q.val();
 
         // ---- events
         self.dma_err_now.next = (self.dma.cnt_rd_err.val() != self.rd_err_seen.q.val())

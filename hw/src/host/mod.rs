@@ -53,7 +53,7 @@ pub use dma_wr_mux::DmaWrMux;
 pub use host_if::{HostIf, QPS_CACHE_LOG};
 pub use qp_admit::QpAdmit;
 pub use qp_modify::QpModify;
-pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile};
+pub use reg_file::{CtxCmdIn, CtxCmdOut, DoorbellIn, DoorbellOut, RegFile, CNT_INDEX_BITS, HOST_COUNTERS};
 pub use rr_arb::RrArb4;
 pub use rr_one_hot::{RrOneHot, RR_MAX};
 

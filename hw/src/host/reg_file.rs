@@ -11,8 +11,17 @@
 //!
 //! `status.READY` is the inverse of `init` (the core's table clearing after
 //! reset); `status.LINK_UP` reads 0 until the board top brings the MAC's
-//! link state in. Registers of blocks not in this core yet (raw rings,
-//! counters, the AH table) read 0 and ignore writes, like reserved offsets. The table bases
+//! link state in. Registers of blocks not in this core yet (raw rings, the
+//! AH table) read 0 and ignore writes, like reserved offsets.
+//!
+//! **Counters** (`regs::COUNTER_WINDOW`, a page of 64-bit registers, decoded
+//! by the page alone): a read there puts the counter's index (offset bits
+//! 7:3) on
+//! `cnt_index` (a register) and takes `cnt_data` two cycles later (the
+//! parent's registered mux of the counters), so such a read is answered 2
+//! cycles later than the others. Reading a low half latches the high half;
+//! the high half of the same counter read next returns the latched value
+//! (any other high half reads live), as the contract asks. The table bases
 //! (QPC, QPS, CQC, MPT, MTT) are 4 KiB aligned (low 12 bits read 0).
 
 use super::{AxilIn, IrqOut};
@@ -20,6 +29,14 @@ use crate::consts::*;
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
+
+/// Bits of a counter's index in the counter window.
+pub const CNT_INDEX_BITS: usize = 5;
+/// The counters the window holds (`regs::COUNTERS`, 64 bits each); the
+/// page's other indices read 0.
+pub const HOST_COUNTERS: usize = rnic_contract::regs::COUNTERS as usize;
+// the index is offset bits 7:3 of a 256-byte page
+const _: () = assert!(HOST_COUNTERS <= 1 << CNT_INDEX_BITS && CNT_INDEX_BITS == 5);
 
 /// A doorbell, decoded: `kind` is a `DoorbellKind`.
 #[derive(LogicInterface, Default)]
@@ -95,6 +112,10 @@ pub struct RegFile {
     pub m_db: DoorbellOut,
     pub m_ctx: CtxCmdOut,
     /// The context command engine is working / its last command failed.
+    /// The counter a read in the counter window asks for, and its value
+    /// (the parent's register, two cycles after `cnt_index`).
+    pub cnt_index: Signal<Out, Bits<CNT_INDEX_BITS>>,
+    pub cnt_data: Signal<In, Bits<64>>,
     pub ctx_busy: Signal<In, Bit>,
     pub ctx_error: Signal<In, Bit>,
     /// Some block of the core still clears its tables after reset
@@ -138,6 +159,14 @@ pub struct RegFile {
     bvalid: Reg<Bit>,
     rvalid: Reg<Bit>,
     rdata: Reg<Bits<32>>,
+    c_busy: Reg<Bit>,
+    c_wait: Reg<Bit>,
+    c_index: Reg<Bits<CNT_INDEX_BITS>>,
+    c_hi: Reg<Bit>,
+    c_latch: Reg<Bits<32>>,
+    c_latch_v: Reg<Bit>,
+    c_latch_index: Reg<Bits<CNT_INDEX_BITS>>,
+    in_cnt: Signal<Local, Bit>,
     irq_pending: Reg<Bit>,
     soft: Reg<Bit>,
     w_fire: Signal<Local, Bit>,
@@ -188,6 +217,13 @@ impl Logic for RegFile {
             bvalid,
             rvalid,
             rdata,
+            c_busy,
+            c_wait,
+            c_index,
+            c_hi,
+            c_latch,
+            c_latch_v,
+            c_latch_index,
             irq_pending,
             soft
         );
@@ -299,7 +335,7 @@ impl Logic for RegFile {
 
         // ---- reads
         self.raddr.next = self.s_axil.araddr.val() & 0xFFFC;
-        self.s_axil.arready.next = !self.rvalid.q.val();
+        self.s_axil.arready.next = !self.rvalid.q.val() & !self.c_busy.q.val();
         self.rword.next = 0.into();
         if self.raddr.val() == REG_ID_MAGIC {
             self.rword.next = bits::<32>(MAGIC);
@@ -389,11 +425,41 @@ impl Logic for RegFile {
             self.rword.next = (bit_cast::<32, 1>(self.ctx_error.val().into()) << 1)
                 | bit_cast::<32, 1>((self.ctx_busy.val() | self.ctx_valid.q.val()).into());
         }
-        if self.s_axil.arvalid.val() & !self.rvalid.q.val() {
-            self.rvalid.d.next = true;
-            self.rdata.d.next = self.rword.val();
+        // a counter: its index out now, its value two cycles later
+        self.in_cnt.next = self.raddr.val().get_bits::<8>(8) == CNT_PAGE;
+        self.cnt_index.next = self.c_index.q.val();
+        if self.s_axil.arvalid.val() & !self.rvalid.q.val() & !self.c_busy.q.val() {
+            if self.in_cnt.val() {
+                self.c_busy.d.next = true;
+                self.c_wait.d.next = true;
+                self.c_index.d.next = self.raddr.val().get_bits::<CNT_INDEX_BITS>(3);
+                self.c_hi.d.next = self.raddr.val().get_bit(2);
+            } else {
+                self.rvalid.d.next = true;
+                self.rdata.d.next = self.rword.val();
+            }
         } else if self.s_axil.rready.val() {
             self.rvalid.d.next = false;
+        }
+        if self.c_wait.q.val() {
+            self.c_wait.d.next = false;
+        }
+        if self.c_busy.q.val() & !self.c_wait.q.val() {
+            // `cnt_data` is the value of `c_index` now
+            self.c_busy.d.next = false;
+            self.rvalid.d.next = true;
+            if self.c_hi.q.val() {
+                self.rdata.d.next = self.cnt_data.val().get_bits::<32>(32);
+                if self.c_latch_v.q.val() & (self.c_latch_index.q.val() == self.c_index.q.val()) {
+                    self.rdata.d.next = self.c_latch.q.val();
+                }
+                self.c_latch_v.d.next = false;
+            } else {
+                self.rdata.d.next = self.cnt_data.val().get_bits::<32>(0);
+                self.c_latch.d.next = self.cnt_data.val().get_bits::<32>(32);
+                self.c_latch_v.d.next = true;
+                self.c_latch_index.d.next = self.c_index.q.val();
+            }
         }
         self.s_axil.rvalid.next = self.rvalid.q.val();
         self.s_axil.rdata.next = self.rdata.q.val();
@@ -481,6 +547,9 @@ impl Logic for RegFile {
             self.bvalid.d.next = false;
             self.rvalid.d.next = false;
             self.soft.d.next = false;
+            self.c_busy.d.next = false;
+            self.c_wait.d.next = false;
+            self.c_latch_v.d.next = false;
         }
     }
 }
