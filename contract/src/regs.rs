@@ -636,7 +636,7 @@ const _: () = {
 pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x100;
 /// The counter registers defined, `cnt_roce` to `cnt_bad_context`.
 pub const COUNTERS: u32 = (cnt_bad_context::OFFSET + 8 - cnt_roce::OFFSET) / 8;
-const _: () = assert!(COUNTER_WINDOW.start % 0x100 == 0 && COUNTERS * 8 <= 0x100);
+const _: () = assert!(COUNTER_WINDOW.start.is_multiple_of(0x100) && COUNTERS * 8 <= 0x100);
 
 /// A decoded doorbell write.
 ///
