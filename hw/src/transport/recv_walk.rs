@@ -95,6 +95,8 @@ pub struct RecvWalk {
     fin: Reg<Bit>,
     sge: Reg<Bits<2>>,
     skip: Reg<Bits<32>>,
+    // `skip` + `rest`: where the packet ends, counted from the current SGE
+    end: Reg<Bits<33>>,
     rest: Reg<Bits<16>>,
     len_err_r: Reg<Bit>,
     bad_r: Reg<Bit>,
@@ -115,6 +117,8 @@ pub struct RecvWalk {
     cur_key: Signal<Local, Bits<32>>,
     avail: Signal<Local, Bits<32>>,
     rest32: Signal<Local, Bits<32>>,
+    len33: Signal<Local, Bits<33>>,
+    end_next: Signal<Local, Bits<33>>,
     malformed: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
@@ -124,7 +128,7 @@ impl Logic for RecvWalk {
     fn update(&mut self) {
         dff_setup!(
             self, clock, c_valid, c_qpn, c_index, r_base, r_log, r_prod, r_sges, ask, rd_wait, walking, fin, sge, skip,
-            rest, len_err_r, bad_r, q_valid_r, q_va_r, q_len_r, q_key_r, q_last_r
+            end, rest, len_err_r, bad_r, q_valid_r, q_va_r, q_len_r, q_key_r, q_last_r
         );
         clock!(self, clock, ahead);
         self.ahead.reset.next = self.reset.val();
@@ -144,6 +148,7 @@ impl Logic for RecvWalk {
             self.sge.d.next = 0.into();
             self.skip.d.next = self.offset.val();
             self.rest.d.next = self.plen.val();
+            self.end.d.next = bit_cast::<33, 32>(self.offset.val()) + bit_cast::<33, 16>(self.plen.val());
             self.len_err_r.d.next = false;
             self.bad_r.d.next = false;
             self.fin.d.next = false;
@@ -190,8 +195,13 @@ impl Logic for RecvWalk {
             self.cur_len.next = self.ahead.ent_data.val().get_bits::<32>(RW_LEN2);
             self.cur_key.next = self.ahead.ent_data.val().get_bits::<32>(RW_KEY2);
         }
+        // each a single add or subtract from registers and the SGE mux, side by
+        // side: the piece ends the packet when `end` <= the SGE's length
+        // (instead of `rest` <= length - `skip`, two carry chains in a row)
         self.avail.next = self.cur_len.val() - self.skip.q.val();
         self.rest32.next = bit_cast::<32, 16>(self.rest.q.val());
+        self.len33.next = bit_cast::<33, 32>(self.cur_len.val());
+        self.end_next.next = self.end.q.val() - self.len33.val();
         self.malformed.next = self.c_num.val() > RW_MAX_SGE;
         if self.q_ready.val() {
             self.q_valid_r.d.next = false;
@@ -212,21 +222,23 @@ impl Logic for RecvWalk {
                 self.len_err_r.d.next = true;
             } else if self.skip.q.val() >= self.cur_len.val() {
                 self.skip.d.next = self.skip.q.val() - self.cur_len.val();
+                self.end.d.next = self.end_next.val();
                 self.sge.d.next = self.sge.q.val() + 1;
             } else {
                 self.q_valid_r.d.next = true;
                 self.q_va_r.d.next = self.cur_addr.val() + bit_cast::<64, 32>(self.skip.q.val());
                 self.q_key_r.d.next = self.cur_key.val();
-                if self.rest32.val() <= self.avail.val() {
+                if self.end.q.val() <= self.len33.val() {
                     self.q_len_r.d.next = self.rest32.val();
                     self.q_last_r.d.next = true;
-                    self.skip.d.next = self.skip.q.val() + self.rest32.val();
+                    self.skip.d.next = self.end.q.val().get_bits::<32>(0);
                     self.rest.d.next = 0.into();
                 } else {
                     self.q_len_r.d.next = self.avail.val();
                     self.q_last_r.d.next = false;
                     self.skip.d.next = 0.into();
-                    self.rest.d.next = self.rest.q.val() - self.avail.val().get_bits::<16>(0);
+                    self.rest.d.next = self.end_next.val().get_bits::<16>(0);
+                    self.end.d.next = self.end_next.val();
                     self.sge.d.next = self.sge.q.val() + 1;
                 }
             }
