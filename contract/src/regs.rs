@@ -549,6 +549,54 @@ registers! {
         PACKETS = bit 0, width 64;
     }
 
+    /// Duplicate requests the responder answered again (a PSN it had
+    /// executed: re-ACKed, a READ re-read, an atomic's saved result resent).
+    cnt_dup_requests @ 0x0288: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Requests the responder dropped without a response (IBTA's silent
+    /// drops: a PSN out of sequence while a NAK is outstanding, a request the
+    /// QP cannot take after an error).
+    cnt_silent_drops @ 0x0290: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// RNR NAKs the responder sent (a SEND with no RECV posted).
+    cnt_rnr_naks @ 0x0298: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// NAKs the responder sent with the PSN sequence error code (AETH NAK
+    /// code 0). The three registers after it count codes 1 to 3 (invalid
+    /// request, remote access error, remote operational error), in code
+    /// order.
+    cnt_nak_psn_seq @ 0x02A0: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// NAKs sent: invalid request (AETH NAK code 1).
+    cnt_nak_invalid_request @ 0x02A8: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// NAKs sent: remote access error (AETH NAK code 2).
+    cnt_nak_remote_access @ 0x02B0: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// NAKs sent: remote operational error (AETH NAK code 3).
+    cnt_nak_remote_op @ 0x02B8: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
     /// The doorbell: one register for every queue, so the map does not grow
     /// with the number of queues. Write it as one 64-bit store (the PCIe
     /// bridge delivers the low then the high half back to back); the device
@@ -634,8 +682,14 @@ const _: () = {
 /// of them, then offsets reserved for more counters (they read 0), so the
 /// device decodes the page, not each register.
 pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x100;
-/// The counter registers defined, `cnt_roce` to `cnt_bad_context`.
-pub const COUNTERS: u32 = (cnt_bad_context::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+/// The counter registers defined, `cnt_roce` to `cnt_nak_remote_op`.
+pub const COUNTERS: u32 = (cnt_nak_remote_op::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+/// The NAK counters sit in AETH NAK code order.
+const _: () = assert!(
+    cnt_nak_invalid_request::OFFSET == cnt_nak_psn_seq::OFFSET + 8
+        && cnt_nak_remote_access::OFFSET == cnt_nak_psn_seq::OFFSET + 16
+        && cnt_nak_remote_op::OFFSET == cnt_nak_psn_seq::OFFSET + 24
+);
 const _: () = assert!(COUNTER_WINDOW.start.is_multiple_of(0x100) && COUNTERS * 8 <= 0x100);
 
 /// A decoded doorbell write.

@@ -672,11 +672,21 @@ pub struct Counters {
     pub drop_response_unexpected: u64,
     /// Packets for a QP with an unknown state or type (`cnt_bad_context`).
     pub drop_bad_context: u64,
+    /// Duplicate requests answered again (`cnt_dup_requests`).
+    pub dup_requests: u64,
+    /// Requests dropped without a response (`cnt_silent_drops`).
+    pub silent_drops: u64,
+    /// RNR NAKs sent (`cnt_rnr_naks`).
+    pub rnr_naks: u64,
+    /// NAKs sent by AETH code: PSN sequence error, invalid request, remote
+    /// access error, remote operational error (`cnt_nak_*`).
+    pub naks: [u64; 4],
 }
 
 impl Counters {
     /// Each field with its register's offset.
-    fn fields_mut(&mut self) -> [(&mut u64, u32); 17] {
+    fn fields_mut(&mut self) -> [(&mut u64, u32); 24] {
+        let [n0, n1, n2, n3] = &mut self.naks;
         [
             (&mut self.rx_roce, regs::cnt_roce::OFFSET),
             (&mut self.rx_raw, regs::cnt_raw::OFFSET),
@@ -695,9 +705,16 @@ impl Counters {
             (&mut self.drop_wrong_qp_type, regs::cnt_wrong_qp_type::OFFSET),
             (&mut self.drop_response_unexpected, regs::cnt_response_unexpected::OFFSET),
             (&mut self.drop_bad_context, regs::cnt_bad_context::OFFSET),
+            (&mut self.dup_requests, regs::cnt_dup_requests::OFFSET),
+            (&mut self.silent_drops, regs::cnt_silent_drops::OFFSET),
+            (&mut self.rnr_naks, regs::cnt_rnr_naks::OFFSET),
+            (n0, regs::cnt_nak_psn_seq::OFFSET),
+            (n1, regs::cnt_nak_invalid_request::OFFSET),
+            (n2, regs::cnt_nak_remote_access::OFFSET),
+            (n3, regs::cnt_nak_remote_op::OFFSET),
         ]
     }
 }
 
 // every counter register of the contract has its field
-const _: () = assert!(regs::COUNTERS == 17);
+const _: () = assert!(regs::COUNTERS == 24);

@@ -84,7 +84,10 @@ const _: () = {
     assert!(cnt_slot(regs::cnt_raw_drop::OFFSET) == 6 && cnt_slot(regs::cnt_rx_fifo_drop::OFFSET) == 7);
     assert!(cnt_slot(regs::cnt_tx_frames::OFFSET) == 8 && cnt_slot(regs::cnt_tx_bytes::OFFSET) == 9);
     assert!(cnt_slot(AdmitReason::Admit.counter_offset()) == CNT_ADMIT_FIRST);
-    assert!(CNT_ADMIT_FIRST + AdmitReason::ALL.len() == HOST_COUNTERS);
+    assert!(CNT_ADMIT_FIRST + AdmitReason::ALL.len() == 17);
+    assert!(cnt_slot(regs::cnt_dup_requests::OFFSET) == 17 && cnt_slot(regs::cnt_silent_drops::OFFSET) == 18);
+    assert!(cnt_slot(regs::cnt_rnr_naks::OFFSET) == 19 && cnt_slot(regs::cnt_nak_psn_seq::OFFSET) == 20);
+    assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && HOST_COUNTERS == 24);
     assert!(AdmitReason::ALL.len() == 7 && RX_DROP_REASONS >= 7, "the seven cnt_drop lines below");
 };
 
@@ -311,6 +314,14 @@ impl Logic for RnicCore {
         self.host.cnt[14].next = bit_cast::<64, 32>(self.lookup.cnt_drop[4].val());
         self.host.cnt[15].next = bit_cast::<64, 32>(self.lookup.cnt_drop[5].val());
         self.host.cnt[16].next = bit_cast::<64, 32>(self.lookup.cnt_drop[6].val());
+        // the responder's: duplicates, silent drops, RNR NAKs, NAKs by AETH code (CNT_RESP_FIRST..)
+        self.host.cnt[17].next = self.responder.cnt_dup.val();
+        self.host.cnt[18].next = self.responder.cnt_drop.val();
+        self.host.cnt[19].next = self.responder.cnt_rnr.val();
+        self.host.cnt[20].next = self.responder.cnt_nak[0].val();
+        self.host.cnt[21].next = self.responder.cnt_nak[1].val();
+        self.host.cnt[22].next = self.responder.cnt_nak[2].val();
+        self.host.cnt[23].next = self.responder.cnt_nak[3].val();
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

@@ -138,6 +138,42 @@ fn rdma_write_and_send_between_two_nics() {
     let want = Counters { rx_icrc: 1, rx_roce: cb.rx_roce + 1, drop_bad_qpn: 1, ..cb };
     assert_eq!(cb2, want, "B counted both bad frames, by reason");
     assert_eq!(net.borrow().log.len(), log.len(), "and answered neither");
+
+    // the responder's counters: A's first frame again (a duplicate: ACKed
+    // again), then two from the future (PSN + 8: a PSN sequence NAK; PSN + 9
+    // while that NAK is outstanding: dropped silently)
+    let future = |d: u32| {
+        let mut p = decode_frame(&first).unwrap();
+        p.bth.psn = rnic_proto::psn::Psn::new(p.bth.psn.value() + d);
+        rnic_proto::encode_frame(&p).unwrap()
+    };
+    for f in [first.clone(), future(8), future(9)] {
+        net.borrow_mut().nics[1].mac.as_mut().unwrap().rx.push_back(f);
+        for _ in 0..20 {
+            assert!(cq_b.poll(1).unwrap().is_empty(), "nothing completes");
+        }
+    }
+    let cb3 = b.ctx.query_counters().unwrap();
+    let sent: Vec<u64> = net.borrow().log[log.len()..].iter().map(|f| f.bytes.len() as u64).collect();
+    let want = Counters {
+        rx_roce: cb2.rx_roce + 3,
+        tx_frames: cb2.tx_frames + sent.len() as u64,
+        tx_bytes: cb2.tx_bytes + sent.iter().sum::<u64>(),
+        dup_requests: 1,
+        silent_drops: 1,
+        naks: [1, 0, 0, 0],
+        ..cb2
+    };
+    assert_eq!(cb3, want, "B counted the duplicate, the NAK and the silent drop");
+    let answers: Vec<(String, u8)> = net.borrow().log[log.len()..]
+        .iter()
+        .map(|f| {
+            let p = decode_frame(&f.bytes).unwrap();
+            (p.bth.opcode.name().to_string(), p.ext.aeth().map_or(0, |a| a.syndrome))
+        })
+        .collect();
+    let want_answers = [("RC_ACKNOWLEDGE".to_string(), 0x1f), ("RC_ACKNOWLEDGE".to_string(), 0x60)];
+    assert_eq!(answers, want_answers, "B answered the duplicate with an ACK and the first future PSN with a NAK");
 }
 
 /// What a requester posts on one QP: a WRITE to `remote` (an offset in the

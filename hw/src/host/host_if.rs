@@ -49,8 +49,8 @@ const _: () = assert!(QPS_CACHE_LOG == 10);
 // the cache operation `qp_inval` watches for (a literal in `update`)
 const _: () = assert!(CACHE_OP_INVALIDATE == 2);
 
-// the 17 arms of the counter mux in `update`
-const _: () = assert!(HOST_COUNTERS == 17);
+// the 24 arms of the counter mux in `update`
+const _: () = assert!(HOST_COUNTERS == 24);
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
@@ -293,7 +293,7 @@ impl Logic for HostIf {
         self.qp_inval.next = self.qp_inval_r.q.val();
 
         // ---- counters: the one RegFile asks for, through a register
-        // (a case: one parallel mux, not a chain of 17)
+        // (a case: one parallel mux, not a chain of ifs)
         match self.regs.cnt_index.val().index() {
             0 => self.cnt_q.d.next = self.cnt[0].val(),
             1 => self.cnt_q.d.next = self.cnt[1].val(),
@@ -312,6 +312,13 @@ impl Logic for HostIf {
             14 => self.cnt_q.d.next = self.cnt[14].val(),
             15 => self.cnt_q.d.next = self.cnt[15].val(),
             16 => self.cnt_q.d.next = self.cnt[16].val(),
+            17 => self.cnt_q.d.next = self.cnt[17].val(),
+            18 => self.cnt_q.d.next = self.cnt[18].val(),
+            19 => self.cnt_q.d.next = self.cnt[19].val(),
+            20 => self.cnt_q.d.next = self.cnt[20].val(),
+            21 => self.cnt_q.d.next = self.cnt[21].val(),
+            22 => self.cnt_q.d.next = self.cnt[22].val(),
+            23 => self.cnt_q.d.next = self.cnt[23].val(),
             _ => self.cnt_q.d.next = 0.into(),
         }
         self.regs.cnt_data.next = self.cnt_q.q.val();

@@ -12,6 +12,7 @@
 //! | `m_xreq` / `s_xresp` | out / in | the translation unit (rkeys, RECV SGEs), through the core's `XlateMux` |
 //! | `m_rd` / `s_rd` | out / in | RECV WQE reads (`HostIf::s_recv_rd` / `m_recv_rd`), a QP's posted entries read ahead (`RqAhead`) |
 //! | `qp_inval` | in | `HostIf::qp_inval`: a QP context dropped; the entries read ahead are forgotten |
+//! | `cnt_dup`, `cnt_drop`, `cnt_rnr`, `cnt_nak[c]` | out | the child `RespStats`' counts (duplicate requests, silent drops, RNR NAKs, NAKs by AETH code), for the counter registers |
 //! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the payload's DMA writes (`HostIf::s_pay_wr`, `pay_wr_done`, `pay_wr_err`) |
 //! | `m_cqe` | out | receive completions (`CqeMerge::s_recv`) |
 //! | `m_wb` | out | one item per request packet, its `qps` write (`RxLookup::s_req_wb`) |
@@ -25,7 +26,7 @@
 
 use super::{
     AckGen, AckReqOut, ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut, RecvCqeOut, RespCheck,
-    RespExec, RespPktIn, ScatterPktOut,
+    RespExec, RespPktIn, RespStats, ScatterPktOut, RESP_NAK_CODES,
 };
 use crate::axis::{AxisIn, HdrOut};
 use crate::host::{RdCmdOut, WrStreamOut};
@@ -51,11 +52,17 @@ pub struct Responder {
     pub m_cqe: RecvCqeOut,
     pub m_wb: QpsWrOut,
     pub m_hdr: HdrOut<TX_HDR_BITS>,
+    /// `RespStats`' counts: duplicate requests, silent drops, RNR NAKs, NAKs by AETH code.
+    pub cnt_dup: Signal<Out, Bits<64>>,
+    pub cnt_drop: Signal<Out, Bits<64>>,
+    pub cnt_rnr: Signal<Out, Bits<64>>,
+    pub cnt_nak: [Signal<Out, Bits<64>>; RESP_NAK_CODES],
     check: RespCheck,
     side: ExecSide,
     exec: RespExec,
     scatter: PayloadScatter,
     ack: AckGen,
+    stats: RespStats,
     take: Signal<Local, Bit>,
     pass: Signal<Local, Bit>,
     kind: TypeTag<Self>,
@@ -64,7 +71,8 @@ pub struct Responder {
 impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, check, side, exec, scatter, ack);
+        clock!(self, clock, check, side, exec, scatter, ack, stats);
+        self.stats.reset.next = self.reset.val();
         self.check.reset.next = self.reset.val();
         self.side.reset.next = self.reset.val();
         self.exec.reset.next = self.reset.val();
@@ -127,5 +135,19 @@ impl Logic for Responder {
         HdrOut::<TX_HDR_BITS>::link(&mut self.m_hdr, &mut self.ack.m_hdr);
         RecvCqeOut::link(&mut self.m_cqe, &mut self.exec.m_cqe);
         QpsWrOut::link(&mut self.m_wb, &mut self.exec.m_qps);
+
+        // ---- the counters: records taken by verdict, ACK/NAK requests taken by kind and code
+        self.stats.dec_fire.next = self.pass.val();
+        self.stats.verdict.next = self.check.m_dec.verdict.val();
+        self.stats.ack_fire.next = self.exec.m_ack.valid.val() & self.ack.s_ack.ready.val();
+        self.stats.ack_kind.next = self.exec.m_ack.kind.val();
+        self.stats.ack_code.next = self.exec.m_ack.code.val();
+        self.cnt_dup.next = self.stats.dup.val();
+        self.cnt_drop.next = self.stats.drop.val();
+        self.cnt_rnr.next = self.stats.rnr.val();
+        self.cnt_nak[0].next = self.stats.nak[0].val();
+        self.cnt_nak[1].next = self.stats.nak[1].val();
+        self.cnt_nak[2].next = self.stats.nak[2].val();
+        self.cnt_nak[3].next = self.stats.nak[3].val();
     }
 }
