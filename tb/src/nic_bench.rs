@@ -208,7 +208,11 @@ pub fn rate_run(qps: usize, msgs: usize, size: usize) -> RateRun {
     }
     let n = qps * msgs;
     let wc = try_poll_n(&cq_a, n, 20 * n + 20_000);
-    assert_eq!(wc.len(), n, "{qps} QPs x {msgs} x {size} B: completions");
+    if wc.len() != n {
+        let (ca, cb) = (a.ctx.query_counters(), b.ctx.query_counters());
+        let drops = net.borrow().rx_drops(1);
+        panic!("{qps} QPs x {msgs} x {size} B: {} completions of {n}; B's MAC FIFO drops {drops}; A {ca:?}; B {cb:?}", wc.len());
+    }
     let cycles = a.probe.now() - t0;
     assert!(wc.iter().all(|w| w.status == WcStatus::Success), "every WRITE completes successfully");
     let mut ids: Vec<u64> = wc.iter().map(|w| w.wr_id).collect();
