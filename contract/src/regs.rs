@@ -597,6 +597,46 @@ registers! {
         PACKETS = bit 0, width 64;
     }
 
+    /// Response packets the completer dropped as ghosts: a PSN not
+    /// outstanding (a duplicate or late ACK, a response to nothing sent) or
+    /// a reserved AETH syndrome.
+    cnt_ghost_responses @ 0x02C0: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Response packets dropped because the QP's completer is in error.
+    cnt_comp_error_drops @ 0x02C8: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// RNR NAKs received for outstanding requests.
+    cnt_rnr_naks_received @ 0x02D0: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// PSN sequence error NAKs received for outstanding requests.
+    cnt_nak_psn_seq_received @ 0x02D8: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Fatal NAKs received (invalid request, remote access error, remote
+    /// operational error): the WQE completes in error, the QP with it.
+    cnt_naks_fatal_received @ 0x02E0: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
+    /// Go-back-N restarts the completer asked of the requester (a PSN
+    /// sequence NAK, an implied NAK).
+    cnt_go_back_n @ 0x02E8: u64, Ro, reset 0 {
+        /// Restarts.
+        RESTARTS = bit 0, width 64;
+    }
+
     /// The doorbell: one register for every queue, so the map does not grow
     /// with the number of queues. Write it as one 64-bit store (the PCIe
     /// bridge delivers the low then the high half back to back); the device
@@ -682,8 +722,8 @@ const _: () = {
 /// of them, then offsets reserved for more counters (they read 0), so the
 /// device decodes the page, not each register.
 pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x100;
-/// The counter registers defined, `cnt_roce` to `cnt_nak_remote_op`.
-pub const COUNTERS: u32 = (cnt_nak_remote_op::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+/// The counter registers defined, `cnt_roce` to `cnt_go_back_n`.
+pub const COUNTERS: u32 = (cnt_go_back_n::OFFSET + 8 - cnt_roce::OFFSET) / 8;
 /// The NAK counters sit in AETH NAK code order.
 const _: () = assert!(
     cnt_nak_invalid_request::OFFSET == cnt_nak_psn_seq::OFFSET + 8

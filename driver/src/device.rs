@@ -681,11 +681,24 @@ pub struct Counters {
     /// NAKs sent by AETH code: PSN sequence error, invalid request, remote
     /// access error, remote operational error (`cnt_nak_*`).
     pub naks: [u64; 4],
+    /// Responses dropped as ghosts: a PSN not outstanding, a reserved AETH
+    /// syndrome (`cnt_ghost_responses`).
+    pub ghost_responses: u64,
+    /// Responses dropped because the QP's completer is in error (`cnt_comp_error_drops`).
+    pub comp_error_drops: u64,
+    /// RNR NAKs received (`cnt_rnr_naks_received`).
+    pub rnr_naks_received: u64,
+    /// PSN sequence error NAKs received (`cnt_nak_psn_seq_received`).
+    pub nak_psn_seq_received: u64,
+    /// Fatal NAKs received (`cnt_naks_fatal_received`).
+    pub naks_fatal_received: u64,
+    /// Go-back-N restarts asked of the requester (`cnt_go_back_n`).
+    pub go_back_n: u64,
 }
 
 impl Counters {
     /// Each field with its register's offset.
-    fn fields_mut(&mut self) -> [(&mut u64, u32); 24] {
+    fn fields_mut(&mut self) -> [(&mut u64, u32); 30] {
         let [n0, n1, n2, n3] = &mut self.naks;
         [
             (&mut self.rx_roce, regs::cnt_roce::OFFSET),
@@ -712,9 +725,15 @@ impl Counters {
             (n1, regs::cnt_nak_invalid_request::OFFSET),
             (n2, regs::cnt_nak_remote_access::OFFSET),
             (n3, regs::cnt_nak_remote_op::OFFSET),
+            (&mut self.ghost_responses, regs::cnt_ghost_responses::OFFSET),
+            (&mut self.comp_error_drops, regs::cnt_comp_error_drops::OFFSET),
+            (&mut self.rnr_naks_received, regs::cnt_rnr_naks_received::OFFSET),
+            (&mut self.nak_psn_seq_received, regs::cnt_nak_psn_seq_received::OFFSET),
+            (&mut self.naks_fatal_received, regs::cnt_naks_fatal_received::OFFSET),
+            (&mut self.go_back_n, regs::cnt_go_back_n::OFFSET),
         ]
     }
 }
 
 // every counter register of the contract has its field
-const _: () = assert!(regs::COUNTERS == 24);
+const _: () = assert!(regs::COUNTERS == 30);

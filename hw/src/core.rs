@@ -10,8 +10,8 @@ use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo, TxStats};
 use crate::mr::{MrReqOut, MrRespOut, XlateMux};
 use crate::transport::{
     CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut, ReqTx, RespPktOut,
-    Responder, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
-    INFLIGHT_QPN_BITS, RX_DROP_REASONS,
+    Responder, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, COMP_STATS, INFLIGHT_ENTRY_BITS,
+    INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, RX_DROP_REASONS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 
@@ -87,7 +87,8 @@ const _: () = {
     assert!(CNT_ADMIT_FIRST + AdmitReason::ALL.len() == 17);
     assert!(cnt_slot(regs::cnt_dup_requests::OFFSET) == 17 && cnt_slot(regs::cnt_silent_drops::OFFSET) == 18);
     assert!(cnt_slot(regs::cnt_rnr_naks::OFFSET) == 19 && cnt_slot(regs::cnt_nak_psn_seq::OFFSET) == 20);
-    assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && HOST_COUNTERS == 24);
+    assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && cnt_slot(regs::cnt_ghost_responses::OFFSET) == 24);
+    assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && HOST_COUNTERS == 30 && COMP_STATS == 6);
     assert!(AdmitReason::ALL.len() == 7 && RX_DROP_REASONS >= 7, "the seven cnt_drop lines below");
 };
 
@@ -322,6 +323,13 @@ impl Logic for RnicCore {
         self.host.cnt[21].next = self.responder.cnt_nak[1].val();
         self.host.cnt[22].next = self.responder.cnt_nak[2].val();
         self.host.cnt[23].next = self.responder.cnt_nak[3].val();
+        // the completer's: ghosts, drops in error, RNR / sequence / fatal NAKs received, go-back-N
+        self.host.cnt[24].next = self.completer.cnt[0].val();
+        self.host.cnt[25].next = self.completer.cnt[1].val();
+        self.host.cnt[26].next = self.completer.cnt[2].val();
+        self.host.cnt[27].next = self.completer.cnt[3].val();
+        self.host.cnt[28].next = self.completer.cnt[4].val();
+        self.host.cnt[29].next = self.completer.cnt[5].val();
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

@@ -211,7 +211,10 @@ pub fn rate_run(qps: usize, msgs: usize, size: usize) -> RateRun {
     if wc.len() != n {
         let (ca, cb) = (a.ctx.query_counters(), b.ctx.query_counters());
         let drops = net.borrow().rx_drops(1);
-        panic!("{qps} QPs x {msgs} x {size} B: {} completions of {n}; B's MAC FIFO drops {drops}; A {ca:?}; B {cb:?}", wc.len());
+        panic!(
+            "{qps} QPs x {msgs} x {size} B: {} completions of {n}; B's MAC FIFO drops {drops}; A {ca:?}; B {cb:?}",
+            wc.len()
+        );
     }
     let cycles = a.probe.now() - t0;
     assert!(wc.iter().all(|w| w.status == WcStatus::Success), "every WRITE completes successfully");

@@ -174,6 +174,13 @@ fn rdma_write_and_send_between_two_nics() {
         .collect();
     let want_answers = [("RC_ACKNOWLEDGE".to_string(), 0x1f), ("RC_ACKNOWLEDGE".to_string(), 0x60)];
     assert_eq!(answers, want_answers, "B answered the duplicate with an ACK and the first future PSN with a NAK");
+    // A's completer: both answers are for PSNs not outstanding (all acknowledged, or never sent): ghosts
+    let ca3 = a.ctx.query_counters().unwrap();
+    assert_eq!(
+        (ca3.ghost_responses, ca3.nak_psn_seq_received, ca3.go_back_n, ca3.rx_roce),
+        (2, 0, 0, ca.rx_roce + 2),
+        "A dropped B's two answers as ghosts: {ca3:?}"
+    );
 }
 
 /// What a requester posts on one QP: a WRITE to `remote` (an offset in the

@@ -49,8 +49,8 @@ const _: () = assert!(QPS_CACHE_LOG == 10);
 // the cache operation `qp_inval` watches for (a literal in `update`)
 const _: () = assert!(CACHE_OP_INVALIDATE == 2);
 
-// the 24 arms of the counter mux in `update`
-const _: () = assert!(HOST_COUNTERS == 24);
+// the 30 arms of the counter mux in `update`
+const _: () = assert!(HOST_COUNTERS == 30);
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
@@ -319,6 +319,12 @@ impl Logic for HostIf {
             21 => self.cnt_q.d.next = self.cnt[21].val(),
             22 => self.cnt_q.d.next = self.cnt[22].val(),
             23 => self.cnt_q.d.next = self.cnt[23].val(),
+            24 => self.cnt_q.d.next = self.cnt[24].val(),
+            25 => self.cnt_q.d.next = self.cnt[25].val(),
+            26 => self.cnt_q.d.next = self.cnt[26].val(),
+            27 => self.cnt_q.d.next = self.cnt[27].val(),
+            28 => self.cnt_q.d.next = self.cnt[28].val(),
+            29 => self.cnt_q.d.next = self.cnt[29].val(),
             _ => self.cnt_q.d.next = 0.into(),
         }
         self.regs.cnt_data.next = self.cnt_q.q.val();

@@ -9,6 +9,7 @@
 //! | `m_cqe` | out | send completions (`CqeMerge::s_comp`) |
 //! | `m_wb` | out | one item per response packet, its `qps` write (`mask` 0 when none) and `wake` (the write moved UNA): `RxLookup::s_comp_wb` |
 //! | `cnt_push_refused` | out | PUSHes `Inflight` refused (must stay 0) |
+//! | `cnt[k]` | out | the child `CompStats`' counts: ghost responses, responses dropped (completer in error), RNR NAKs, PSN sequence NAKs and fatal NAKs received, go-back-N restarts |
 //!
 //! `CompAck::m_dec` becomes `m_wb`: its `write`, `wr_mask`, `wr_data` are
 //! the `qps` line. What the record says beyond that (the go-back-N and
@@ -16,8 +17,8 @@
 //! retransmission (issue 12) and `comp_read` take it (docs/core.md).
 
 use super::{
-    CompAck, CompCqeOut, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut, InflightTable, QpsWrOut,
-    RespPktIn, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    CompAck, CompCqeOut, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut, InflightTable,
+    QpsWrOut, RespPktIn, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
@@ -31,11 +32,13 @@ pub struct Completer {
     pub m_cqe: CompCqeOut,
     pub m_wb: QpsWrOut,
     pub cnt_push_refused: Signal<Out, Bits<32>>,
+    pub cnt: [Signal<Out, Bits<64>>; COMP_STATS],
     /// The in-flight table is still being cleared after reset.
     pub init: Signal<Out, Bit>,
     mux: InflightMux,
     table: InflightTable,
     ack: CompAck,
+    stats: CompStats,
     kind: TypeTag<Self>,
 }
 
@@ -47,7 +50,8 @@ const W: usize = INFLIGHT_ENTRY_BITS;
 impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, mux, table, ack);
+        clock!(self, clock, mux, table, ack, stats);
+        self.stats.reset.next = self.reset.val();
         self.mux.reset.next = self.reset.val();
         self.table.reset.next = self.reset.val();
         self.ack.reset.next = self.reset.val();
@@ -69,5 +73,14 @@ impl Logic for Completer {
         self.m_wb.wake.next = self.ack.m_dec.write.val() & self.ack.m_dec.wake.val();
         self.m_wb.valid.next = self.ack.m_dec.valid.val();
         self.ack.m_dec.ready.next = self.m_wb.ready.val();
+        self.stats.fire.next = self.ack.m_dec.valid.val() & self.m_wb.ready.val();
+        self.stats.verdict.next = self.ack.m_dec.verdict.val();
+        self.stats.action.next = self.ack.m_dec.action.val();
+        self.cnt[0].next = self.stats.count[0].val();
+        self.cnt[1].next = self.stats.count[1].val();
+        self.cnt[2].next = self.stats.count[2].val();
+        self.cnt[3].next = self.stats.count[3].val();
+        self.cnt[4].next = self.stats.count[4].val();
+        self.cnt[5].next = self.stats.count[5].val();
     }
 }

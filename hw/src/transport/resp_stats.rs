@@ -2,7 +2,8 @@
 //! `Responder`): duplicate requests and silent drops by `RespCheck`'s
 //! verdict on each record `RespExec` takes, RNR NAKs and NAKs by AETH code
 //! on each ACK/NAK request `AckGen` takes (a NAK is never coalesced, so each
-//! request is one NAK on the wire).
+//! request is one NAK on the wire). The counting is the shared
+//! [`EventCount8`]; this block decodes the events.
 //!
 //! | port | dir | what |
 //! |---|---|---|
@@ -10,11 +11,10 @@
 //! | `ack_fire`, `ack_kind`, `ack_code` | in | an ACK/NAK request taken by `AckGen`: AETH kind and code |
 //! | `dup`, `drop`, `rnr`, `nak[c]` | out | the counts (64 bits, registers): `RESP_DUP_*` verdicts, `RESP_DROP` verdicts, RNR NAKs, NAKs of code `c` (0..3) |
 //!
-//! The inputs are registered first, so the counters' adders start at
-//! registers; the counts lag their event by 2 cycles.
+//! The counts lag their event by [`EVENT_COUNT_LATENCY`](super::EVENT_COUNT_LATENCY) cycles.
 
+use super::EventCount8;
 use crate::consts::*;
-use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -37,89 +37,49 @@ pub struct RespStats {
     pub drop: Signal<Out, Bits<64>>,
     pub rnr: Signal<Out, Bits<64>>,
     pub nak: [Signal<Out, Bits<64>>; RESP_NAK_CODES],
-    // ---- the events, registered
-    e_dup: Reg<Bit>,
-    e_drop: Reg<Bit>,
-    e_rnr: Reg<Bit>,
-    e_nak: Reg<Bits<RESP_NAK_CODES>>,
-    // ---- the counts
-    n_dup: Reg<Bits<64>>,
-    n_drop: Reg<Bits<64>>,
-    n_rnr: Reg<Bits<64>>,
-    n_nak0: Reg<Bits<64>>,
-    n_nak1: Reg<Bits<64>>,
-    n_nak2: Reg<Bits<64>>,
-    n_nak3: Reg<Bits<64>>,
+    counts: EventCount8,
     is_nak: Signal<Local, Bit>,
+    ev: Signal<Local, Bits<8>>,
     kind: TypeTag<Self>,
 }
 
 impl Logic for RespStats {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, e_dup, e_drop, e_rnr, e_nak, n_dup, n_drop, n_rnr, n_nak0, n_nak1, n_nak2, n_nak3);
-        // ---- the events: a DUP_* verdict is 5..8
-        self.e_dup.d.next =
-            self.dec_fire.val() & (self.verdict.val() >= RESP_DUP_SEND) & (self.verdict.val() <= RESP_DUP_ATOMIC);
-        self.e_drop.d.next = self.dec_fire.val() & (self.verdict.val() == RESP_DROP);
-        self.e_rnr.d.next = self.ack_fire.val() & (self.ack_kind.val() == 1); // AETH_KIND_RNR_NAK
+        clock!(self, clock, counts);
+        self.counts.reset.next = self.reset.val();
+        // events: 0 a DUP_* verdict (5..8), 1 DROP, 2 an RNR NAK, 3 + c a NAK of code c
         self.is_nak.next = self.ack_fire.val() & (self.ack_kind.val() == 3); // AETH_KIND_NAK
-        self.e_nak.d.next = 0.into();
+        self.ev.next = 0.into();
+        if self.dec_fire.val() & (self.verdict.val() >= RESP_DUP_SEND) & (self.verdict.val() <= RESP_DUP_ATOMIC) {
+            self.ev.next = self.ev.val() | 1;
+        }
+        if self.dec_fire.val() & (self.verdict.val() == RESP_DROP) {
+            self.ev.next = self.ev.val() | 2;
+        }
+        if self.ack_fire.val() & (self.ack_kind.val() == 1) {
+            // AETH_KIND_RNR_NAK
+            self.ev.next = self.ev.val() | 4;
+        }
         if self.is_nak.val() & (self.ack_code.val() == 0) {
-            self.e_nak.d.next = 1.into();
+            self.ev.next = self.ev.val() | 8;
         }
         if self.is_nak.val() & (self.ack_code.val() == 1) {
-            self.e_nak.d.next = 2.into();
+            self.ev.next = self.ev.val() | 16;
         }
         if self.is_nak.val() & (self.ack_code.val() == 2) {
-            self.e_nak.d.next = 4.into();
+            self.ev.next = self.ev.val() | 32;
         }
         if self.is_nak.val() & (self.ack_code.val() == 3) {
-            self.e_nak.d.next = 8.into();
+            self.ev.next = self.ev.val() | 64;
         }
-
-        // ---- the counts
-        if self.e_dup.q.val() {
-            self.n_dup.d.next = self.n_dup.q.val() + 1;
-        }
-        if self.e_drop.q.val() {
-            self.n_drop.d.next = self.n_drop.q.val() + 1;
-        }
-        if self.e_rnr.q.val() {
-            self.n_rnr.d.next = self.n_rnr.q.val() + 1;
-        }
-        if self.e_nak.q.val().get_bit(0) {
-            self.n_nak0.d.next = self.n_nak0.q.val() + 1;
-        }
-        if self.e_nak.q.val().get_bit(1) {
-            self.n_nak1.d.next = self.n_nak1.q.val() + 1;
-        }
-        if self.e_nak.q.val().get_bit(2) {
-            self.n_nak2.d.next = self.n_nak2.q.val() + 1;
-        }
-        if self.e_nak.q.val().get_bit(3) {
-            self.n_nak3.d.next = self.n_nak3.q.val() + 1;
-        }
-        self.dup.next = self.n_dup.q.val();
-        self.drop.next = self.n_drop.q.val();
-        self.rnr.next = self.n_rnr.q.val();
-        self.nak[0].next = self.n_nak0.q.val();
-        self.nak[1].next = self.n_nak1.q.val();
-        self.nak[2].next = self.n_nak2.q.val();
-        self.nak[3].next = self.n_nak3.q.val();
-
-        if self.reset.val() {
-            self.e_dup.d.next = false;
-            self.e_drop.d.next = false;
-            self.e_rnr.d.next = false;
-            self.e_nak.d.next = 0.into();
-            self.n_dup.d.next = 0.into();
-            self.n_drop.d.next = 0.into();
-            self.n_rnr.d.next = 0.into();
-            self.n_nak0.d.next = 0.into();
-            self.n_nak1.d.next = 0.into();
-            self.n_nak2.d.next = 0.into();
-            self.n_nak3.d.next = 0.into();
-        }
+        self.counts.ev.next = self.ev.val();
+        self.dup.next = self.counts.count[0].val();
+        self.drop.next = self.counts.count[1].val();
+        self.rnr.next = self.counts.count[2].val();
+        self.nak[0].next = self.counts.count[3].val();
+        self.nak[1].next = self.counts.count[4].val();
+        self.nak[2].next = self.counts.count[5].val();
+        self.nak[3].next = self.counts.count[6].val();
     }
 }

@@ -1,0 +1,74 @@
+//! `CompStats`: the completer's counters the contract names (child of
+//! `Completer`), from `CompAck`'s record of each response packet: ghost
+//! responses (a PSN not outstanding, or a reserved AETH syndrome), responses
+//! dropped because the QP's completer is in error, RNR NAKs, PSN sequence
+//! NAKs and fatal NAKs received, and the go-back-N restarts it asked for.
+//! The counting is the shared [`EventCount8`]; this block decodes.
+//!
+//! | port | dir | what |
+//! |---|---|---|
+//! | `fire`, `verdict`, `action` | in | a record taken (`m_dec` valid and ready), its `COMP_*` verdict and `CACT_*` action |
+//! | `count[k]` | out | event `k`'s count (64 bits, registers): 0 ghosts, 1 dropped, 2 RNR NAKs, 3 PSN sequence NAKs, 4 fatal NAKs, 5 go-back-N restarts |
+
+use super::{EventCount8, COMP_ACTION_BITS, COMP_VERDICT_BITS};
+use crate::consts::*;
+use hdl_emit::TypeTag;
+use rust_hdl::prelude::*;
+
+/// Events counted (`count[0..COMP_STATS]`).
+pub const COMP_STATS: usize = 6;
+const _: () = assert!(COMP_DROP == 0 && COMP_GHOST == 1 && COMP_RESERVED == 2 && COMP_RNR == 4);
+const _: () = assert!(COMP_NAK_SEQ == 5 && COMP_NAK_FATAL == 6 && CACT_RESEND == 1, "the literals of update");
+
+#[derive(LogicBlock, Default)]
+pub struct CompStats {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub fire: Signal<In, Bit>,
+    pub verdict: Signal<In, Bits<COMP_VERDICT_BITS>>,
+    pub action: Signal<In, Bits<COMP_ACTION_BITS>>,
+    pub count: [Signal<Out, Bits<64>>; COMP_STATS],
+    counts: EventCount8,
+    ev: Signal<Local, Bits<8>>,
+    kind: TypeTag<Self>,
+}
+
+impl Logic for CompStats {
+    #[hdl_gen]
+    fn update(&mut self) {
+        clock!(self, clock, counts);
+        self.counts.reset.next = self.reset.val();
+        self.ev.next = 0.into();
+        if self.fire.val() & ((self.verdict.val() == 1) | (self.verdict.val() == 2)) {
+            // COMP_GHOST, COMP_RESERVED
+            self.ev.next = self.ev.val() | 1;
+        }
+        if self.fire.val() & (self.verdict.val() == 0) {
+            // COMP_DROP
+            self.ev.next = self.ev.val() | 2;
+        }
+        if self.fire.val() & (self.verdict.val() == 4) {
+            // COMP_RNR
+            self.ev.next = self.ev.val() | 4;
+        }
+        if self.fire.val() & (self.verdict.val() == 5) {
+            // COMP_NAK_SEQ
+            self.ev.next = self.ev.val() | 8;
+        }
+        if self.fire.val() & (self.verdict.val() == 6) {
+            // COMP_NAK_FATAL
+            self.ev.next = self.ev.val() | 16;
+        }
+        if self.fire.val() & (self.action.val() == 1) {
+            // CACT_RESEND
+            self.ev.next = self.ev.val() | 32;
+        }
+        self.counts.ev.next = self.ev.val();
+        self.count[0].next = self.counts.count[0].val();
+        self.count[1].next = self.counts.count[1].val();
+        self.count[2].next = self.counts.count[2].val();
+        self.count[3].next = self.counts.count[3].val();
+        self.count[4].next = self.counts.count[4].val();
+        self.count[5].next = self.counts.count[5].val();
+    }
+}
