@@ -637,6 +637,14 @@ registers! {
         RESTARTS = bit 0, width 64;
     }
 
+    /// Send WQEs the completer's in-flight table refused because it was
+    /// full (the requester's window keeps it from filling: must stay 0; a
+    /// refused WQE would never complete).
+    cnt_push_refused @ 0x02F0: u64, Ro, reset 0 {
+        /// WQEs.
+        WQES = bit 0, width 64;
+    }
+
     /// The doorbell: one register for every queue, so the map does not grow
     /// with the number of queues. Write it as one 64-bit store (the PCIe
     /// bridge delivers the low then the high half back to back); the device
@@ -722,8 +730,8 @@ const _: () = {
 /// of them, then offsets reserved for more counters (they read 0), so the
 /// device decodes the page, not each register.
 pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x100;
-/// The counter registers defined, `cnt_roce` to `cnt_go_back_n`.
-pub const COUNTERS: u32 = (cnt_go_back_n::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+/// The counter registers defined, `cnt_roce` to `cnt_push_refused`.
+pub const COUNTERS: u32 = (cnt_push_refused::OFFSET + 8 - cnt_roce::OFFSET) / 8;
 /// The NAK counters sit in AETH NAK code order.
 const _: () = assert!(
     cnt_nak_invalid_request::OFFSET == cnt_nak_psn_seq::OFFSET + 8

@@ -694,11 +694,13 @@ pub struct Counters {
     pub naks_fatal_received: u64,
     /// Go-back-N restarts asked of the requester (`cnt_go_back_n`).
     pub go_back_n: u64,
+    /// Send WQEs the in-flight table refused: must stay 0 (`cnt_push_refused`).
+    pub push_refused: u64,
 }
 
 impl Counters {
     /// Each field with its register's offset.
-    fn fields_mut(&mut self) -> [(&mut u64, u32); 30] {
+    fn fields_mut(&mut self) -> [(&mut u64, u32); 31] {
         let [n0, n1, n2, n3] = &mut self.naks;
         [
             (&mut self.rx_roce, regs::cnt_roce::OFFSET),
@@ -731,9 +733,10 @@ impl Counters {
             (&mut self.nak_psn_seq_received, regs::cnt_nak_psn_seq_received::OFFSET),
             (&mut self.naks_fatal_received, regs::cnt_naks_fatal_received::OFFSET),
             (&mut self.go_back_n, regs::cnt_go_back_n::OFFSET),
+            (&mut self.push_refused, regs::cnt_push_refused::OFFSET),
         ]
     }
 }
 
 // every counter register of the contract has its field
-const _: () = assert!(regs::COUNTERS == 30);
+const _: () = assert!(regs::COUNTERS == 31);

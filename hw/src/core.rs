@@ -88,7 +88,8 @@ const _: () = {
     assert!(cnt_slot(regs::cnt_dup_requests::OFFSET) == 17 && cnt_slot(regs::cnt_silent_drops::OFFSET) == 18);
     assert!(cnt_slot(regs::cnt_rnr_naks::OFFSET) == 19 && cnt_slot(regs::cnt_nak_psn_seq::OFFSET) == 20);
     assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && cnt_slot(regs::cnt_ghost_responses::OFFSET) == 24);
-    assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && HOST_COUNTERS == 30 && COMP_STATS == 6);
+    assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && COMP_STATS == 6);
+    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 31);
     assert!(AdmitReason::ALL.len() == 7 && RX_DROP_REASONS >= 7, "the seven cnt_drop lines below");
 };
 
@@ -330,6 +331,7 @@ impl Logic for RnicCore {
         self.host.cnt[27].next = self.completer.cnt[3].val();
         self.host.cnt[28].next = self.completer.cnt[4].val();
         self.host.cnt[29].next = self.completer.cnt[5].val();
+        self.host.cnt[30].next = bit_cast::<64, 32>(self.completer.cnt_push_refused.val());
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

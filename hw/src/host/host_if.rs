@@ -49,8 +49,8 @@ const _: () = assert!(QPS_CACHE_LOG == 10);
 // the cache operation `qp_inval` watches for (a literal in `update`)
 const _: () = assert!(CACHE_OP_INVALIDATE == 2);
 
-// the 30 arms of the counter mux in `update`
-const _: () = assert!(HOST_COUNTERS == 30);
+// the 31 arms of the counter mux in `update`
+const _: () = assert!(HOST_COUNTERS == 31);
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
@@ -325,6 +325,7 @@ impl Logic for HostIf {
             27 => self.cnt_q.d.next = self.cnt[27].val(),
             28 => self.cnt_q.d.next = self.cnt[28].val(),
             29 => self.cnt_q.d.next = self.cnt[29].val(),
+            30 => self.cnt_q.d.next = self.cnt[30].val(),
             _ => self.cnt_q.d.next = 0.into(),
         }
         self.regs.cnt_data.next = self.cnt_q.q.val();
