@@ -645,6 +645,14 @@ registers! {
         WQES = bit 0, width 64;
     }
 
+    /// Local ACK timeouts that resent (a QP's retransmit timer ran out with
+    /// PSNs outstanding: go-back-N from the oldest unacknowledged PSN, or
+    /// RETRY_EXC_ERR when its retries are spent).
+    cnt_retry_timeouts @ 0x02F8: u64, Ro, reset 0 {
+        /// Timeouts.
+        TIMEOUTS = bit 0, width 64;
+    }
+
     /// The doorbell: one register for every queue, so the map does not grow
     /// with the number of queues. Write it as one 64-bit store (the PCIe
     /// bridge delivers the low then the high half back to back); the device
@@ -730,8 +738,8 @@ const _: () = {
 /// of them, then offsets reserved for more counters (they read 0), so the
 /// device decodes the page, not each register.
 pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x100;
-/// The counter registers defined, `cnt_roce` to `cnt_push_refused`.
-pub const COUNTERS: u32 = (cnt_push_refused::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+/// The counter registers defined, `cnt_roce` to `cnt_retry_timeouts`.
+pub const COUNTERS: u32 = (cnt_retry_timeouts::OFFSET + 8 - cnt_roce::OFFSET) / 8;
 /// The NAK counters sit in AETH NAK code order.
 const _: () = assert!(
     cnt_nak_invalid_request::OFFSET == cnt_nak_psn_seq::OFFSET + 8

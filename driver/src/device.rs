@@ -696,11 +696,13 @@ pub struct Counters {
     pub go_back_n: u64,
     /// Send WQEs the in-flight table refused: must stay 0 (`cnt_push_refused`).
     pub push_refused: u64,
+    /// Local ACK timeouts that resent or failed the QP (`cnt_retry_timeouts`).
+    pub retry_timeouts: u64,
 }
 
 impl Counters {
     /// Each field with its register's offset.
-    fn fields_mut(&mut self) -> [(&mut u64, u32); 31] {
+    fn fields_mut(&mut self) -> [(&mut u64, u32); 32] {
         let [n0, n1, n2, n3] = &mut self.naks;
         [
             (&mut self.rx_roce, regs::cnt_roce::OFFSET),
@@ -734,9 +736,10 @@ impl Counters {
             (&mut self.naks_fatal_received, regs::cnt_naks_fatal_received::OFFSET),
             (&mut self.go_back_n, regs::cnt_go_back_n::OFFSET),
             (&mut self.push_refused, regs::cnt_push_refused::OFFSET),
+            (&mut self.retry_timeouts, regs::cnt_retry_timeouts::OFFSET),
         ]
     }
 }
 
 // every counter register of the contract has its field
-const _: () = assert!(regs::COUNTERS == 31);
+const _: () = assert!(regs::COUNTERS == 32);

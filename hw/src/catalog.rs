@@ -91,6 +91,8 @@ catalog! {
     req_payload => crate::transport::ReqPayload, 100;
     req_tx => crate::transport::ReqTx, 20;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;
+    rewind_table => crate::transport::RewindTable<14>, 300;
+    arm_merge => crate::transport::ArmMerge, 300;
     ack_gen => crate::transport::AckGen, 100;
     resp_check => crate::transport::RespCheck, 200;
     resp_exec => crate::transport::RespExec, 200;

@@ -381,6 +381,9 @@ rtl_consts! {
     QPS_COMP_STARTED: usize = qps::COMP_STARTED.pos();
     QPS_RD_DONE: usize = qps::RD_ATOMIC_DONE.pos();
     QPS_UNA: usize = qps::UNA.pos();
+    /// The completer's head (a go-back-N restarts the cursor there).
+    QPS_HEAD_WQE: usize = qps::HEAD_WQE.pos();
+    QPS_HEAD_FIRST: usize = qps::HEAD_FIRST_PSN.pos();
     WQE_WR_ID: usize = send_wqe::WR_ID.pos();
     WQE_OPCODE: usize = send_wqe::OPCODE.pos();
     WQE_FENCE: usize = send_wqe::FENCE.pos();
@@ -498,6 +501,8 @@ rtl_consts! {
     QPC_SEND_CQ: usize = qpc::SEND_CQ.pos();
     QPC_RETRY_CNT: usize = qpc::RETRY_CNT.pos();
     QPC_RNR_RETRY: usize = qpc::RNR_RETRY.pos();
+    /// The local ACK timeout code (4.096 us x 2^code; 0: none).
+    QPC_TIMEOUT: usize = qpc::TIMEOUT.pos();
     // ---- the receive lookup (hw/src/transport/rx_lookup.rs)
     /// The QP's type in its context, lowest bit.
     QPC_TYPE: usize = qpc::QP_TYPE.pos();
@@ -512,6 +517,23 @@ rtl_consts! {
     RX_DEST_DROP: u64 = 0;
     RX_DEST_REQ: u64 = 1;
     RX_DEST_RESP: u64 = 2;
+    /// A record on the receive path that is no packet: a QP's retransmit
+    /// timer ran out (`RxLookup::s_expire`). Its bit in the header record,
+    /// above the packed fields (the parser leaves it 0); the record is an
+    /// ACKNOWLEDGE with a PSN sequence NAK syndrome for the QP, which
+    /// `comp_ack` takes as a NAK at UNA that always resends (docs/transport_blocks.md).
+    RXF_TIMER: usize = crate::wire::RX_HDR_BITS - 1;
+    /// The synthetic record's opcode and AETH syndrome.
+    TIMER_OPCODE: u64 = 0x11;
+    TIMER_SYNDROME: u64 = 0x60;
+    /// Their places in the record (shift amounts).
+    TIMER_SH_OPCODE: u64 = crate::wire::rx_field_lsb("bth.opcode");
+    TIMER_SH_SYNDROME: u64 = crate::wire::rx_field_lsb("aeth.syndrome");
+    TIMER_SH_DESTQP: u64 = crate::wire::rx_field_lsb("bth.destqp");
+    TIMER_SH_FLAG: u64 = crate::wire::RX_HDR_BITS - 1;
+    /// The retransmit timer's tick (4.096 us at the 250 MHz core clock), in
+    /// cycles, minus one: the core's `RetryTimer::tick_m1`.
+    TIMER_TICK_M1: u64 = crate::transport::TIMER_TICK_CYCLES - 1;
     // the requester's `qps` fields the completer reads: QPS_REQ_STARTED and
     // QPS_SENT_END, declared with the requester's
     /// The completer's bytes of a `qps` entry (`COMPLETER_BYTES`) as one
@@ -570,6 +592,7 @@ rtl_consts! {
     WCS_REM_ACCESS_ERR: u64 = WcStatus::RemAccessErr as u8;
     WCS_REM_OP_ERR: u64 = WcStatus::RemOpErr as u8;
     WCS_BAD_RESP_ERR: u64 = WcStatus::BadRespErr as u8;
+    WCS_RETRY_EXC_ERR: u64 = WcStatus::RetryExcErr as u8;
     WCO_SEND: u64 = WcOpcode::Send as u8;
     WCO_RDMA_WRITE: u64 = WcOpcode::RdmaWrite as u8;
     WCO_RDMA_READ: u64 = WcOpcode::RdmaRead as u8;
@@ -639,6 +662,7 @@ const _: () = {
     // req_fetch: the decision reads qpc bytes 0..64 and qps bytes 0..25 (the requester's and completer's);
     // the WQE's first beat holds every field but SGES, the second SGES
     assert!(qpc::PATH.pos() == 512 && qpc::SQ_PROD.pos() + 16 <= 512 && qps::COMPLETER_BYTES.end == 25);
+    assert!(RXF_TIMER >= crate::wire::RX_HDR_PACKED_BITS, "the timer bit lies above the packed header");
     assert!(send_wqe::SGES.pos() == 512 && send_wqe::SGES.width == 512);
     assert!(qps::CURSOR_PKT.width == 23 && qps::RD_ATOMIC_STARTED.width == 5 && qps::RD_ATOMIC_DONE.width == 5);
     assert!(qpc::SQ_LOG_SIZE.width == 4 && qpc::SQ_PROD.width == 16 && qps::CURSOR_WQE.width == 16);

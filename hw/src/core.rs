@@ -2,6 +2,7 @@
 //! board top wraps, and `AxisPipeline`, the stream benchmark design.
 
 use crate::axis::{AxisIn, AxisOut, AxisSkidBuffer, HdrOut, DATA_BITS as D, KEEP_BITS as K};
+use crate::consts::TIMER_TICK_M1;
 use crate::host::{
     AxilIn, CacheReqOut, CacheRespOut, CqeOut, DmaRdDataIn, DmaRdReqOut, DmaWrCplIn, DmaWrOut, HostIf, IrqOut,
     RdCmdOut, WrStreamOut, HOST_COUNTERS,
@@ -9,9 +10,9 @@ use crate::host::{
 use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo, TxStats};
 use crate::mr::{MrReqOut, MrRespOut, XlateMux};
 use crate::transport::{
-    CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut, ReqTx, RespPktOut,
-    Responder, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, COMP_STATS, INFLIGHT_ENTRY_BITS,
-    INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, RX_DROP_REASONS,
+    ArmMerge, ArmOut, CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut,
+    ReqTx, RespPktOut, Responder, RetryTimer, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, COMP_STATS,
+    INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, RX_DROP_REASONS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 
@@ -88,8 +89,9 @@ const _: () = {
     assert!(cnt_slot(regs::cnt_dup_requests::OFFSET) == 17 && cnt_slot(regs::cnt_silent_drops::OFFSET) == 18);
     assert!(cnt_slot(regs::cnt_rnr_naks::OFFSET) == 19 && cnt_slot(regs::cnt_nak_psn_seq::OFFSET) == 20);
     assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && cnt_slot(regs::cnt_ghost_responses::OFFSET) == 24);
-    assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && COMP_STATS == 6);
-    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 31);
+    assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && COMP_STATS == 7);
+    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 32);
+    assert!(cnt_slot(regs::cnt_retry_timeouts::OFFSET) == 31);
     assert!(AdmitReason::ALL.len() == 7 && RX_DROP_REASONS >= 7, "the seven cnt_drop lines below");
 };
 
@@ -135,6 +137,8 @@ pub struct RnicCore {
     sched: SendSched<14, 15>,
     work: WorkMerge<14>,
     req: ReqTx,
+    arms: ArmMerge,
+    timer: RetryTimer<14, 15, 10>,
     xlate: XlateMux<2>,
     cqes: CqeMerge,
     arb: TxArb,
@@ -148,9 +152,11 @@ impl Logic for RnicCore {
     #[hdl_gen]
     fn update(&mut self) {
         clock!(
-            self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, work, req, xlate, cqes,
-            arb, build, tx_stats
+            self, clock, host, parse, hold, lookup, pay_split, responder, completer, sched, work, req, arms, timer,
+            xlate, cqes, arb, build, tx_stats
         );
+        self.arms.reset.next = self.reset.val();
+        self.timer.reset.next = self.reset.val();
         self.tx_stats.reset.next = self.reset.val();
         self.host.reset.next = self.reset.val();
         self.parse.reset.next = self.reset.val();
@@ -177,7 +183,7 @@ impl Logic for RnicCore {
         self.host.cfg_max_read.next = self.cfg_max_read.val();
         self.host.cfg_max_payload.next = self.cfg_max_payload.val();
         // `status.READY` waits for every table cleared after reset
-        self.host.init.next = self.sched.init.val() | self.completer.init.val();
+        self.host.init.next = self.sched.init.val() | self.completer.init.val() | self.timer.init.val();
         AxilIn::link(&mut self.s_axil, &mut self.host.s_axil);
         DmaRdReqOut::link(&mut self.m_dma_rd_req, &mut self.host.m_dma_rd_req);
         DmaRdDataIn::link(&mut self.s_dma_rd_data, &mut self.host.s_dma_rd_data);
@@ -246,6 +252,18 @@ impl Logic for RnicCore {
         self.lookup.m_wake.ready.next = self.work.s_wake.ready.val();
         QpnOut::<14>::join(&mut self.work.m_work, &mut self.sched.s_work);
         QpnOut::<14>::join(&mut self.sched.m_grant, &mut self.req.s_grant);
+        // ---- retransmission: go-back-N commands, the timer's armings and expiries
+        QpnOut::<14>::join(&mut self.completer.m_rewind, &mut self.req.s_rewind);
+        ArmOut::<14>::join(&mut self.req.m_arm, &mut self.arms.s_req);
+        ArmOut::<14>::join(&mut self.completer.m_arm, &mut self.arms.s_comp);
+        ArmOut::<14>::join(&mut self.arms.m_arm, &mut self.timer.s_arm);
+        self.timer.tick_m1.next = TIMER_TICK_M1.into();
+        self.timer.s_disarm.qpn.next = 0.into();
+        self.timer.s_disarm.valid.next = false;
+        // (only ACK timeouts are armed: RNR waits are not yet, so every expiry is a local ACK timeout)
+        self.lookup.s_expire.qpn.next = bit_cast::<24, 14>(self.timer.m_expire.qpn.val());
+        self.lookup.s_expire.valid.next = self.timer.m_expire.valid.val();
+        self.timer.m_expire.ready.next = self.lookup.s_expire.ready.val();
         DoneOut::<14>::join(&mut self.req.m_sdone, &mut self.sched.s_done);
         CacheReqOut::<1024, 128>::join(&mut self.req.m_qpc, &mut self.host.s_qpc[0]);
         CacheRespOut::<1024>::join(&mut self.host.m_qpc[0], &mut self.req.s_qpc);
@@ -332,6 +350,7 @@ impl Logic for RnicCore {
         self.host.cnt[28].next = self.completer.cnt[4].val();
         self.host.cnt[29].next = self.completer.cnt[5].val();
         self.host.cnt[30].next = bit_cast::<64, 32>(self.completer.cnt_push_refused.val());
+        self.host.cnt[31].next = self.completer.cnt[6].val();
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

@@ -216,6 +216,7 @@ impl World {
                         max_rd_atomic: p.max_rd_atomic,
                         max_unacked_psns: p.max_unacked,
                         pd,
+                        retry_cnt: 7,
                     }),
                     resp: Responder::new(ResponderConfig {
                         dest_qp: qpn(peer, i),

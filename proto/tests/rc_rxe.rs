@@ -269,6 +269,7 @@ fn replay_requesters(name: &str) -> (usize, usize) {
                     max_rd_atomic: 16,
                     max_unacked_psns: RXE_MAX_UNACKED_PSNS,
                     pd: 0,
+                    retry_cnt: 7,
                 })
             });
             if packet.psn() == requester.next_psn() {

@@ -251,6 +251,7 @@ impl Script {
             max_rd_atomic: 4,
             max_unacked_psns: 48,
             pd: 1,
+            retry_cnt: r.below(8) as u8,
         };
         Qp {
             qpn,
@@ -258,7 +259,7 @@ impl Script {
             start,
             sq_cons: r.below(1 << 16) as u16,
             cq: r.below(1 << 24) as u32,
-            retry_cnt: r.below(8) as u8,
+            retry_cnt: cfg.retry_cnt,
             rnr_retry: r.below(8) as u8,
             wqes: vec![],
             by_wr_id: HashMap::new(),
@@ -349,7 +350,7 @@ impl Script {
             in_read: v.in_read_response,
             error: v.error,
             rd_done: (qp.rd_pushed.wrapping_sub(outstanding) % 32) as u8,
-            retries: qp.retry_cnt,
+            retries: v.retries_left,
             rnr_retries: qp.rnr_retry,
         }
     }

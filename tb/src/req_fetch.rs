@@ -57,7 +57,8 @@ impl Job {
 }
 
 /// The scalar job fields (port names under `m_job.`).
-pub const JOB_FIELDS: [&str; 20] = [
+pub const JOB_FIELDS: [&str; 21] = [
+    "resend",
     "qpn",
     "dest_qpn",
     "pkey",
@@ -138,13 +139,17 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     let w = &mem[&wqe_addr(c, e.cwqe)];
     let rdout = e.rdst.wrapping_sub(e.rddone) & 31;
     let op = rd(send_wqe::OPCODE.info(), w);
+    // a resend: the cursor's PSN was sent before (no READ/atomic or fence check)
+    let resend = win < (e.sent.wrapping_sub(e.una) & PSN_MASK);
     if e.cpkt == 0
+        && !resend
         && ((is_rd_atomic(op) && rdout >= rd(qpc::MAX_RD_ATOMIC.info(), c))
             || (rd(send_wqe::FENCE.info(), w) == 1 && rdout != 0))
     {
         return Outcome::Stop;
     }
     let f = vec![
+        ("resend", resend as u64),
         ("qpn", qpn as u64),
         ("dest_qpn", rd(qpc::DEST_QPN.info(), c)),
         ("pkey", rd(qpc::PKEY.info(), c)),
@@ -357,6 +362,8 @@ pub struct FetchBench<M: Model> {
     pub sdones: Vec<(u64, u32, bool)>,
     pub errs: Vec<(u32, u64, u64)>,
     pub writes: u64,
+    /// The retransmit timer's armings: (QP, code), one per job written back.
+    pub arms: Vec<(u32, u64)>,
     pub stops: u64,
     /// Offer grants (the scheduler model) while true.
     pub granting: bool,
@@ -401,7 +408,18 @@ impl<M: Model> FetchBench<M> {
         for n in PORTS {
             p.insert(n, dut.port(n));
         }
-        for n in ["m_err.qpn", "m_err.sq_index", "m_err.err", "m_err.valid", "m_err.ready"] {
+        for n in [
+            "m_err.qpn",
+            "m_err.sq_index",
+            "m_err.err",
+            "m_err.valid",
+            "m_err.ready",
+            "m_arm.qpn",
+            "m_arm.code",
+            "m_arm.valid",
+            "m_arm.ready",
+            "s_rewind.valid",
+        ] {
             p.insert(n, dut.port(n));
         }
         for n in JOB_FIELDS {
@@ -437,6 +455,7 @@ impl<M: Model> FetchBench<M> {
             sdones: vec![],
             errs: vec![],
             writes: 0,
+            arms: vec![],
             stops: 0,
             granting: true,
         }
@@ -481,6 +500,8 @@ impl<M: Model> FetchBench<M> {
         d.set_at(p["m_rd.ready"], r_rd as u64);
         d.set_at(p["m_job.ready"], r_job as u64);
         d.set_at(p["m_err.ready"], r_err as u64);
+        d.set_at(p["m_arm.ready"], 1);
+        d.set_at(p["s_rewind.valid"], 0);
         let mut w = vec![0u32; 16];
         if beat_v {
             let b = self.beats.front().unwrap();
@@ -525,6 +546,7 @@ impl<M: Model> FetchBench<M> {
             Job { f, path, sges: bytes(&w) }
         });
         let gen_taken = gen_v && d.bit_at(p["s_rdone.ready"]);
+        let arm = d.bit_at(p["m_arm.valid"]).then(|| (d.get_at(p["m_arm.qpn"]) as u32, d.get_at(p["m_arm.code"])));
         let err = took(p["m_err.valid"], p["m_err.ready"])
             .then(|| (d.get_at(p["m_err.qpn"]) as u32, d.get_at(p["m_err.sq_index"]), d.get_at(p["m_err.err"])));
         let mut reqs = vec![];
@@ -569,6 +591,10 @@ impl<M: Model> FetchBench<M> {
                 let e = self.qps[&idx].clone();
                 self.qs.answer(now + l, id, e);
             }
+        }
+        if let Some((q, code)) = arm {
+            assert_eq!(code, rd(qpc::TIMEOUT.info(), &self.qpc[&q]), "cycle {now}: QP {q}'s arming code");
+            self.arms.push((q, code));
         }
         if g_taken {
             let q = self.list.pop_front().unwrap();

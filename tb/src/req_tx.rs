@@ -380,6 +380,7 @@ impl<M: Model> TxBench<M> {
             max_rd_atomic: 16,
             max_unacked_psns: Psn::HALF - 1,
             pd,
+            retry_cnt: 7,
         });
         self.qpc.insert(qpn, c);
         self.qps.insert(qpn, vec![0u8; qps::SIZE]);
@@ -519,6 +520,8 @@ impl<M: Model> TxBench<M> {
         d.set("m_sdone.ready", take[0] as u64);
         d.set("m_push.ready", take[1] as u64);
         d.set("m_err.ready", take[2] as u64);
+        d.set("m_arm.ready", 1);
+        d.set("s_rewind.valid", 0);
         d.set("m_xerr.ready", take[3] as u64);
         if let Some(c) = self.chain.as_mut() {
             // the block's outputs are registers: offer them down the chain,

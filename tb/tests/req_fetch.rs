@@ -114,6 +114,7 @@ fn random_run(seed: u64, nqp: u32, rounds: usize) {
     );
     assert_eq!(b.grants.len(), b.sdones.len(), "every grant answered");
     assert_eq!(b.writes as usize + b.errs.len(), b.jobs.len(), "every job written back or reported");
+    assert_eq!(b.arms.len() as u64, b.writes, "one retransmit timer arming per job written back");
     assert!(b.jobs.len() > 50 && b.stops > 10 && !b.errs.is_empty(), "the run exercised jobs, stops and errors");
 }
 
@@ -239,6 +240,7 @@ impl OracleQp {
             max_rd_atomic: max_rd as u32,
             max_unacked_psns: MAX_UNACKED_PSNS as u32,
             pd: 1,
+            retry_cnt: 7,
         });
         let mut c = vec![0u8; qpc::SIZE];
         for x in c.iter_mut() {

@@ -21,7 +21,7 @@
 use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_proto::{decode_frame, ROCE_V2_UDP_PORT};
-use rnic_tb::sim_net::{connect_rc, poll_n, Nic, SimNet};
+use rnic_tb::sim_net::{connect_rc, connect_rc_timeout, poll_n, Nic, SimNet, WireFaults};
 
 #[test]
 fn rdma_write_and_send_between_two_nics() {
@@ -274,25 +274,60 @@ fn message_rate_over_four_qps() {
 
 #[test]
 fn random_writes_and_sends_one_qp() {
-    random_both_ways(0x51, 1, 6, 16 << 10);
+    random_both_ways(0x51, 1, 6, 16 << 10, WireFaults::default());
 }
 
 #[test]
 fn random_writes_and_sends_both_ways_over_eight_qps() {
-    random_both_ways(0x7a11, 8, 24, 16 << 10);
+    random_both_ways(0x7a11, 8, 24, 16 << 10, WireFaults::default());
+}
+
+/// Go-back-N on a lossy wire (issue 12): 1 % of the frames lost each way
+/// (requests, ACKs and NAKs alike). Every message completes once, in
+/// order, with its bytes in place: the responder NAKs the first gap (PSN
+/// sequence error), the completer rewinds the requester (`RewindTable`),
+/// which re-reads WQEs and payload from host memory; a lost tail or ACK
+/// ends in the retransmit timer (code 3: 32.8 us).
+#[test]
+fn random_writes_and_sends_over_a_lossy_wire() {
+    let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
+    let c = random_both_ways(0x1055, 4, 24, 16 << 10, loss);
+    assert!(c[0].go_back_n + c[1].go_back_n > 0, "{c:?}");
+}
+
+/// Duplicates, reordering (up to 2000 cycles) and corruption (bad ICRC,
+/// dropped by the receiver and counted) mixed with loss, each way.
+#[test]
+fn random_writes_and_sends_over_a_faulty_wire() {
+    let f = WireFaults {
+        drop_ppm: 5_000,
+        burst_ppm: 2_000,
+        burst_len: 4,
+        dup_ppm: 10_000,
+        reorder_ppm: 10_000,
+        reorder_cycles: 2000,
+        corrupt_ppm: 5_000,
+    };
+    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f);
+    assert!(c[0].rx_icrc + c[1].rx_icrc > 0, "{c:?}");
+    assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
 }
 
 /// `MSGS` random WRITEs and SENDs (at most half SENDs, 1 to `MAX_LEN`
 /// bytes) on each of `QPS` QP pairs, from each NIC to the other at once,
 /// at most `window` bytes posted and not completed per NIC.
 #[allow(non_snake_case)]
-fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
+fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize, faults: WireFaults) -> [Counters; 2] {
+    let lossy = faults != WireFaults::default();
     const MAX_LEN: usize = 2600;
     let (wr_slice, recv_slice) = ((RECV_DST - WR_DST) / QPS, (BUF - RECV_DST) / QPS);
     assert!(MSGS * MAX_LEN <= wr_slice && MSGS / 2 * MAX_LEN <= recv_slice, "the layout holds the workload");
     let mut rng = rnic_sim::axis::Rng(seed);
     let net = SimNet::pair(23);
     let nics = [Nic::open(&net, 0), Nic::open(&net, 1)];
+    net.borrow_mut().faults = [faults; 2];
+    // a short ACK timeout where frames are lost: 4.096 us x 2^3
+    let timeout = if lossy { 3 } else { 14 };
     let pds = [nics[0].ctx.alloc_pd().unwrap(), nics[1].ctx.alloc_pd().unwrap()];
     let cqs = [nics[0].ctx.create_cq(1024, None).unwrap(), nics[1].ctx.create_cq(1024, None).unwrap()];
     let bufs = [nics[0].ctx.alloc_buffer(BUF).unwrap(), nics[1].ctx.alloc_buffer(BUF).unwrap()];
@@ -317,8 +352,8 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
         let mtu = mtus[(rng.next() % 5) as usize];
         let (p0, p1) = ((rng.next() & 0xff_ffff) as u32, (rng.next() & 0xff_ffff) as u32);
         let (qa, qb) = (qps[0][q].qp_num(), qps[1][q].qp_num());
-        connect_rc(&mut qps[0][q], &nics[0].ctx, 1, qb, (p0, p1), mtu);
-        connect_rc(&mut qps[1][q], &nics[1].ctx, 0, qa, (p1, p0), mtu);
+        connect_rc_timeout(&mut qps[0][q], &nics[0].ctx, 1, qb, (p0, p1), mtu, timeout);
+        connect_rc_timeout(&mut qps[1][q], &nics[1].ctx, 0, qa, (p1, p0), mtu, timeout);
     }
     // ---- the workload: per NIC and QP, MSGS messages, at most MSGS / 2 SENDs
     let mut plan: [Vec<Vec<Msg>>; 2] = [vec![], vec![]];
@@ -445,6 +480,11 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
             );
         }
         let drops = [net.borrow().rx_drops(0), net.borrow().rx_drops(1)];
+        let stats = net.borrow().stats;
+        eprintln!("  wire: {stats:?}");
+        for n in 0..2 {
+            eprintln!("  NIC {n}: {:?}", nics[n].ctx.query_counters().unwrap());
+        }
         panic!(
             "stuck: {} of {} and {} of {} completions; frames dropped at the MAC FIFOs {drops:?}",
             got[0].len(),
@@ -529,11 +569,23 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
     }
     rnic_tb::tools::scapy_icrc_agrees(&pcap, frames.len());
     let bytes: usize = plan.iter().flatten().flatten().map(|m| m.len).sum();
+    let stats = net.borrow().stats;
     eprintln!(
-        "{} messages, {bytes} bytes, both ways over {QPS} QPs: {cycles} cycles, {} frames",
+        "{} messages, {bytes} bytes, both ways over {QPS} QPs: {cycles} cycles, {} frames, wire {stats:?}",
         plan.iter().flatten().flatten().count(),
         log.len()
     );
+    let c = [nics[0].ctx.query_counters().unwrap(), nics[1].ctx.query_counters().unwrap()];
+    for n in 0..2 {
+        eprintln!("  NIC {n}: {:?}", c[n]);
+        assert_eq!(c[n].push_refused, 0, "NIC {n}");
+        // what the wire corrupted, the receiver counted as bad ICRC
+        assert_eq!(c[n].rx_icrc, stats[1 - n].corrupted, "NIC {n}");
+        if !lossy {
+            assert_eq!((c[n].go_back_n, c[n].retry_timeouts), (0, 0), "NIC {n}: a clean wire");
+        }
+    }
+    c
 }
 
 /// 64 QP pairs at once, each starting while others run: the run that found
@@ -542,5 +594,5 @@ fn random_both_ways(seed: u64, QPS: usize, MSGS: usize, window: usize) {
 /// from an unwritten slot, with another QP's PSN).
 #[test]
 fn random_writes_and_sends_both_ways_over_64_qps() {
-    random_both_ways(100, 64, 3, 16 << 10);
+    random_both_ways(100, 64, 3, 16 << 10, WireFaults::default());
 }

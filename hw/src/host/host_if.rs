@@ -50,7 +50,7 @@ const _: () = assert!(QPS_CACHE_LOG == 10);
 const _: () = assert!(CACHE_OP_INVALIDATE == 2);
 
 // the 31 arms of the counter mux in `update`
-const _: () = assert!(HOST_COUNTERS == 31);
+const _: () = assert!(HOST_COUNTERS == 32);
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
@@ -326,6 +326,7 @@ impl Logic for HostIf {
             28 => self.cnt_q.d.next = self.cnt[28].val(),
             29 => self.cnt_q.d.next = self.cnt[29].val(),
             30 => self.cnt_q.d.next = self.cnt[30].val(),
+            31 => self.cnt_q.d.next = self.cnt[31].val(),
             _ => self.cnt_q.d.next = 0.into(),
         }
         self.regs.cnt_data.next = self.cnt_q.q.val();

@@ -227,6 +227,12 @@ pub struct CompDecOut {
     pub wr_data: Signal<Out, Bits<512>>,
     /// The write moves UNA: the requester's window may have reopened.
     pub wake: Signal<Out, Bit>,
+    /// The record is a retransmit timer's expiry, not a packet's.
+    pub expiry: Signal<Out, Bit>,
+    /// (Re)arm the QP's retransmit timer with `ack_timeout` (`qpc.TIMEOUT`):
+    /// the record moved UNA and PSNs are still outstanding.
+    pub arm: Signal<Out, Bit>,
+    pub ack_timeout: Signal<Out, Bits<5>>,
     pub stale: Signal<Out, Bit>,
     pub place: Signal<Out, Bit>,
     pub atomic: Signal<Out, Bit>,
@@ -268,6 +274,11 @@ pub struct CompAck {
     orig: Reg<Bits<64>>,
     init: Reg<Bit>,
     verdict: Reg<Bits<COMP_VERDICT_BITS>>,
+    // ---- a timer's expiry: its retries spent (RETRY_EXC_ERR); the context's counts
+    timer: Reg<Bit>,
+    tmo_fatal: Reg<Bit>,
+    retry_cnt: Reg<Bits<3>>,
+    tmo_code: Reg<Bits<5>>,
     // ---- the completer's state the walk does not change
     retry_psn: Reg<Bits<24>>,
     error: Reg<Bit>,
@@ -283,6 +294,7 @@ pub struct CompAck {
     o_status: Reg<Bits<8>>,
     o_write: Reg<Bit>,
     o_wake: Reg<Bit>,
+    o_arm: Reg<Bit>,
     o_st: Reg<Bits<COMP_STATE_BITS>>,
     // ---- forwarding: the last record's state
     fw_valid: Reg<Bit>,
@@ -292,7 +304,12 @@ pub struct CompAck {
     in_qpn: Signal<Local, Bits<24>>,
     in_st: Signal<Local, Bits<COMP_STATE_BITS>>,
     start_st: Signal<Local, Bits<COMP_STATE_BITS>>,
+    in_timer: Signal<Local, Bit>,
+    in_sent_end: Signal<Local, Bits<24>>,
+    start_una: Signal<Local, Bits<24>>,
     take: Signal<Local, Bit>,
+    progress: Signal<Local, Bit>,
+    retries_new: Signal<Local, Bits<3>>,
     resend_psn: Signal<Local, Bits<24>>,
     new_st: Signal<Local, Bits<COMP_STATE_BITS>>,
     fin_st: Signal<Local, Bits<COMP_STATE_BITS>>,
@@ -323,6 +340,10 @@ impl Logic for CompAck {
             orig,
             init,
             verdict,
+            timer,
+            tmo_fatal,
+            retry_cnt,
+            tmo_code,
             retry_psn,
             error,
             retries,
@@ -336,6 +357,7 @@ impl Logic for CompAck {
             o_status,
             o_write,
             o_wake,
+            o_arm,
             o_st,
             fw_valid,
             fw_qpn,
@@ -358,6 +380,9 @@ impl Logic for CompAck {
         self.m_dec.status.next = self.o_status.q.val();
         self.m_dec.write.next = self.o_write.q.val();
         self.m_dec.wake.next = self.o_wake.q.val();
+        self.m_dec.expiry.next = self.timer.q.val();
+        self.m_dec.arm.next = self.o_arm.q.val();
+        self.m_dec.ack_timeout.next = self.tmo_code.q.val();
         self.m_dec.wr_mask.next = COMP_WR_MASK.into();
         self.m_dec.wr_data.next = bit_cast::<512, COMP_STATE_BITS>(self.o_st.q.val()) << QPS_COMP_LSB;
         self.m_dec.stale.next = self.walk.stale.val();
@@ -395,6 +420,14 @@ impl Logic for CompAck {
                 | bit_cast::<COMP_STATE_BITS, 3>(self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT)) << QPSC_RETRIES
                 | bit_cast::<COMP_STATE_BITS, 3>(self.s_pkt.qpc.val().get_bits::<3>(QPC_RNR_RETRY)) << QPSC_RNR_RETRIES;
         }
+        // a timer's record: a NAK at UNA (the PSN the header does not know)
+        self.in_timer.next = self.s_pkt.hdr.val().get_bit(RXF_TIMER);
+        self.start_una.next = (self.start_st.val() >> QPSC_UNA).get_bits::<24>(0);
+        // nothing sent before the requester started: nothing outstanding
+        self.in_sent_end.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
+        if !self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED) {
+            self.in_sent_end.next = self.start_una.val();
+        }
         self.walk.load.next = self.take.val();
         self.walk.load_st.next = self.start_st.val();
         self.walk.qpn.next = self.qpn.q.val();
@@ -403,6 +436,17 @@ impl Logic for CompAck {
             self.state.d.next = CompState::Decide;
             self.qpn.d.next = self.in_qpn.val();
             self.psn.d.next = self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
+            if self.in_timer.val() {
+                self.psn.d.next = self.start_una.val();
+            }
+            self.timer.d.next = self.in_timer.val();
+            // retries spent with PSNs outstanding: RETRY_EXC_ERR (the flush)
+            self.tmo_fatal.d.next = self.in_timer.val()
+                & !(self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0).any()
+                & !(self.start_st.val() >> QPSC_ERROR).get_bit(0)
+                & (self.start_una.val() != self.in_sent_end.val());
+            self.retry_cnt.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT);
+            self.tmo_code.d.next = self.s_pkt.qpc.val().get_bits::<5>(QPC_TIMEOUT);
             self.opcode.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_OPCODE);
             self.syndrome.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_AETH_SYNDROME);
             self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
@@ -415,12 +459,8 @@ impl Logic for CompAck {
             self.error.d.next = (self.start_st.val() >> QPSC_ERROR).get_bit(0);
             self.retries.d.next = (self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0);
             self.rnr_retries.d.next = (self.start_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0);
-            // nothing sent before the requester started: nothing outstanding
-            self.una0.d.next = (self.start_st.val() >> QPSC_UNA).get_bits::<24>(0);
-            self.sent_end.d.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
-            if !self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED) {
-                self.sent_end.d.next = (self.start_st.val() >> QPSC_UNA).get_bits::<24>(0);
-            }
+            self.una0.d.next = self.start_una.val();
+            self.sent_end.d.next = self.in_sent_end.val();
         }
 
         // ---- the decision on the captured packet starts the walk
@@ -432,9 +472,12 @@ impl Logic for CompAck {
         self.dec.error.next = self.error.q.val();
         self.walk.start.next = self.state.q.val() == CompState::Decide;
         self.walk.head.next = self.dec.walk.val();
-        self.walk.fatal.next = self.dec.fatal.val();
+        self.walk.fatal.next = self.dec.fatal.val() | self.tmo_fatal.q.val();
         self.walk.ack_psn.next = self.dec.ack_psn.val();
         self.walk.nak_status.next = self.dec.status.val();
+        if self.tmo_fatal.q.val() {
+            self.walk.nak_status.next = WCS_RETRY_EXC_ERR.into();
+        }
         self.walk.rd.next = self.dec.rd.val();
         self.walk.rd_atomic.next = self.opcode.q.val() == BTH_RC_ATOMIC_ACK;
         self.walk.rd_first.next =
@@ -469,10 +512,22 @@ impl Logic for CompAck {
         }
         self.one.next = true;
         self.all24.next = 0xff_ffff.into();
+        // progress (UNA moved) restores the retries; a timer's resend spends one
+        self.progress.next = self.walk.una.val() != self.una0.q.val();
+        self.fin_resend.next = (self.walk.implied.val() | (self.verdict.q.val() == COMP_NAK_SEQ))
+            & !self.walk.fatal_out.val()
+            & (self.timer.q.val() | !(self.walk.retry_valid.val() & (self.retry_psn.q.val() == self.resend_psn.val())));
+        self.retries_new.next = self.retries.q.val();
+        if self.progress.val() {
+            self.retries_new.next = self.retry_cnt.q.val();
+        }
+        if self.fin_resend.val() & self.timer.q.val() {
+            self.retries_new.next = self.retries.q.val() - 1;
+        }
         self.new_st.next = bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_STARTED
             | bit_cast::<COMP_STATE_BITS, 1>(self.walk.in_read.val().into()) << QPSC_IN_READ
             | bit_cast::<COMP_STATE_BITS, 1>(self.walk.retry_valid.val().into()) << QPSC_RETRY_VALID
-            | bit_cast::<COMP_STATE_BITS, 3>(self.retries.q.val()) << QPSC_RETRIES
+            | bit_cast::<COMP_STATE_BITS, 3>(self.retries_new.val()) << QPSC_RETRIES
             | bit_cast::<COMP_STATE_BITS, 1>(self.error.q.val().into()) << QPSC_ERROR
             | bit_cast::<COMP_STATE_BITS, 5>(self.walk.rd_done.val()) << QPSC_RD_DONE
             | bit_cast::<COMP_STATE_BITS, 3>(self.rnr_retries.q.val()) << QPSC_RNR_RETRIES
@@ -480,9 +535,6 @@ impl Logic for CompAck {
             | bit_cast::<COMP_STATE_BITS, 24>(self.walk.una.val()) << QPSC_UNA
             | bit_cast::<COMP_STATE_BITS, 24>(self.retry_psn.q.val()) << QPSC_RETRY_PSN
             | bit_cast::<COMP_STATE_BITS, 16>(self.walk.head_wqe.val()) << QPSC_HEAD_WQE;
-        self.fin_resend.next = (self.walk.implied.val() | (self.verdict.q.val() == COMP_NAK_SEQ))
-            & !self.walk.fatal_out.val()
-            & !(self.walk.retry_valid.val() & (self.retry_psn.q.val() == self.resend_psn.val()));
         self.fin_st.next = self.new_st.val();
         if self.walk.fatal_out.val() {
             self.fin_st.next =
@@ -520,7 +572,12 @@ impl Logic for CompAck {
                 self.o_action_psn.d.next = self.resend_psn.val();
             }
             self.o_write.d.next = self.fin_write.val();
-            self.o_wake.d.next = self.fin_write.val() & (self.walk.una.val() != self.una0.q.val());
+            // a wake when UNA moved (room), or to serve a resend
+            self.o_wake.d.next = self.fin_write.val() & (self.progress.val() | self.fin_resend.val());
+            self.o_arm.d.next = self.fin_write.val()
+                & self.progress.val()
+                & (self.walk.una.val() != self.sent_end.q.val())
+                & !self.walk.fatal_out.val();
             self.o_st.d.next = self.fin_st.val();
             if self.fin_write.val() {
                 self.fw_valid.d.next = true;

@@ -7,19 +7,25 @@
 //! | `s_push` | in | the requester's PUSH of each WQE's record (`ReqTx::m_push`) |
 //! | `s_pkt` | in | response packets in arrival order (`RxLookup::m_resp`: header, `qpc`, `qps`) |
 //! | `m_cqe` | out | send completions (`CqeMerge::s_comp`) |
-//! | `m_wb` | out | one item per response packet, its `qps` write (`mask` 0 when none) and `wake` (the write moved UNA): `RxLookup::s_comp_wb` |
+//! | `m_wb` | out | one item per response packet (or timer expiry), its `qps` write (`mask` 0 when none) and `wake` (the write moved UNA, or asks a resend): `RxLookup::s_comp_wb` |
+//! | `m_rewind` | out | go-back-N: the QP whose requester must restart from the oldest unacknowledged PSN (`ReqFetch::s_rewind`); a register, offered with the record's `m_wb` item, so it is in the requester's table before the wake that serves it |
+//! | `m_arm` | out | (re)arm the QP's retransmit timer (ACK timeout, `qpc.TIMEOUT`): the record moved UNA with PSNs still outstanding; a register |
 //! | `cnt_push_refused` | out | PUSHes `Inflight` refused (must stay 0) |
 //! | `cnt[k]` | out | the child `CompStats`' counts: ghost responses, responses dropped (completer in error), RNR NAKs, PSN sequence NAKs and fatal NAKs received, go-back-N restarts |
 //!
 //! `CompAck::m_dec` becomes `m_wb`: its `write`, `wr_mask`, `wr_data` are
-//! the `qps` line. What the record says beyond that (the go-back-N and
-//! timer `action`, a READ response's placement) has no consumer yet: the
-//! retransmission (issue 12) and `comp_read` take it (docs/core.md).
+//! the `qps` line; a RESEND action becomes `m_rewind`, `arm` becomes
+//! `m_arm`. A record is taken only when both registers are empty (no path
+//! from their `ready` to `m_wb`). What the record says beyond that (the RNR
+//! wait, a READ response's placement) has no consumer yet: the RNR timer
+//! (issue 12) and `comp_read` take it (docs/core.md).
 
 use super::{
-    CompAck, CompCqeOut, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut, InflightTable,
-    QpsWrOut, RespPktIn, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    ArmOut, CompAck, CompCqeOut, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut, InflightTable,
+    QpnOut, QpsWrOut, RespPktIn, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
+use crate::consts::*;
+use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
@@ -31,6 +37,8 @@ pub struct Completer {
     pub s_pkt: RespPktIn,
     pub m_cqe: CompCqeOut,
     pub m_wb: QpsWrOut,
+    pub m_rewind: QpnOut<Q>,
+    pub m_arm: ArmOut<Q>,
     pub cnt_push_refused: Signal<Out, Bits<32>>,
     pub cnt: [Signal<Out, Bits<64>>; COMP_STATS],
     /// The in-flight table is still being cleared after reset.
@@ -39,6 +47,13 @@ pub struct Completer {
     table: InflightTable,
     ack: CompAck,
     stats: CompStats,
+    rw_v: Reg<Bit>,
+    rw_qpn: Reg<Bits<Q>>,
+    arm_v: Reg<Bit>,
+    arm_qpn: Reg<Bits<Q>>,
+    arm_code: Reg<Bits<5>>,
+    go: Signal<Local, Bit>,
+    fire: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
@@ -50,6 +65,7 @@ const W: usize = INFLIGHT_ENTRY_BITS;
 impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(self, clock, rw_v, rw_qpn, arm_v, arm_qpn, arm_code);
         clock!(self, clock, mux, table, ack, stats);
         self.stats.reset.next = self.reset.val();
         self.mux.reset.next = self.reset.val();
@@ -71,9 +87,38 @@ impl Logic for Completer {
         }
         self.m_wb.data.next = self.ack.m_dec.wr_data.val();
         self.m_wb.wake.next = self.ack.m_dec.write.val() & self.ack.m_dec.wake.val();
-        self.m_wb.valid.next = self.ack.m_dec.valid.val();
-        self.ack.m_dec.ready.next = self.m_wb.ready.val();
-        self.stats.fire.next = self.ack.m_dec.valid.val() & self.m_wb.ready.val();
+        self.go.next = !self.rw_v.q.val() & !self.arm_v.q.val();
+        self.m_wb.valid.next = self.ack.m_dec.valid.val() & self.go.val();
+        self.ack.m_dec.ready.next = self.m_wb.ready.val() & self.go.val();
+        self.fire.next = self.ack.m_dec.valid.val() & self.m_wb.ready.val() & self.go.val();
+        self.stats.fire.next = self.fire.val();
+        self.stats.timer.next = self.ack.m_dec.expiry.val();
+        // ---- the go-back-N command and the timer's arming, from registers
+        self.m_rewind.qpn.next = self.rw_qpn.q.val();
+        self.m_rewind.valid.next = self.rw_v.q.val();
+        if self.m_rewind.ready.val() {
+            self.rw_v.d.next = false;
+        }
+        if self.fire.val() & (self.ack.m_dec.action.val() == CACT_RESEND) {
+            self.rw_v.d.next = true;
+            self.rw_qpn.d.next = self.ack.m_dec.qpn.val().get_bits::<Q>(0);
+        }
+        self.m_arm.qpn.next = self.arm_qpn.q.val();
+        self.m_arm.kind.next = false;
+        self.m_arm.code.next = self.arm_code.q.val();
+        self.m_arm.valid.next = self.arm_v.q.val();
+        if self.m_arm.ready.val() {
+            self.arm_v.d.next = false;
+        }
+        if self.fire.val() & self.ack.m_dec.arm.val() {
+            self.arm_v.d.next = true;
+            self.arm_qpn.d.next = self.ack.m_dec.qpn.val().get_bits::<Q>(0);
+            self.arm_code.d.next = self.ack.m_dec.ack_timeout.val();
+        }
+        if self.reset.val() {
+            self.rw_v.d.next = false;
+            self.arm_v.d.next = false;
+        }
         self.stats.verdict.next = self.ack.m_dec.verdict.val();
         self.stats.action.next = self.ack.m_dec.action.val();
         self.cnt[0].next = self.stats.count[0].val();
@@ -82,5 +127,6 @@ impl Logic for Completer {
         self.cnt[3].next = self.stats.count[3].val();
         self.cnt[4].next = self.stats.count[4].val();
         self.cnt[5].next = self.stats.count[5].val();
+        self.cnt[6].next = self.stats.count[6].val();
     }
 }

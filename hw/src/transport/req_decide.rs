@@ -11,11 +11,19 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `head_ready`, `head_slot`, `head_qpn`, `head_bad` | in | the grant at the head of the grant order, both answers in; its slot; its QPN; a cache `err` |
+//! | `head_ready`, `head_slot`, `head_qpn`, `head_bad`, `head_rewind` | in | the grant at the head of the grant order, both answers in; its slot; its QPN; a cache `err`; a go-back-N pending for its QP |
 //! | `qpc`, `qps` | in | the head slot's `qpc` bytes 0..64 and `qps` bytes 0..25 |
 //! | `issue_free`, `stop_free` | in | the DMA command register free; the done register free for D2 (no higher source) |
 //! | `take` | out | D1 takes the head grant (the parent pops the grant order) |
 //! | `issue`, `stop` | out | D2 acts: a WQE read of `addr` with `jctx`/`wctx` for `slot`, or a done of `slot` (QPN in `wctx`) |
+//!
+//! **Go-back-N.** With `head_rewind` (and the requester started), D1 puts
+//! the cursor at the completer's head: NEXT_PSN = UNA, CURSOR_WQE =
+//! HEAD_WQE, CURSOR_PKT = UNA - HEAD_FIRST_PSN (the completer's start
+//! values before its first use). A job whose first PSN is before SENT_END
+//! is a `resend` (jctx bit 155): its WQE is not a first send (bit 154
+//! clear: no READ/atomic limit or fence check, no RD_ATOMIC_STARTED count,
+//! no inflight PUSH).
 //!
 //! The job's packet budget is the window's room, and at most up to the
 //! next packet with AckReq (every [`REQ_ACK_REQ_EVERY`]-th of a message:
@@ -47,6 +55,8 @@ pub struct ReqDecide {
     pub head_slot: Signal<In, Bits<3>>,
     pub head_qpn: Signal<In, Bits<REQ_QPN_BITS>>,
     pub head_bad: Signal<In, Bit>,
+    /// A go-back-N is pending for the head grant's QP (`ReqFetch`'s rewind table).
+    pub head_rewind: Signal<In, Bit>,
     pub qpc: Signal<In, Bits<512>>,
     pub qps: Signal<In, Bits<REQ_FETCH_QPS_BITS>>,
     pub issue_free: Signal<In, Bit>,
@@ -78,6 +88,7 @@ pub struct ReqDecide {
     d1_rdst: Reg<Bits<5>>,
     d1_una: Reg<Bits<24>>,
     d1_rddone: Reg<Bits<5>>,
+    d1_tmo: Reg<Bits<5>>,
     /// Packets up to and including the next one with AckReq (1..=64), and
     /// 128 - that: the window (NEXT_PSN - UNA) below which it is the budget.
     d1_ackb: Reg<Bits<7>>,
@@ -99,6 +110,11 @@ pub struct ReqDecide {
     max_win: Signal<Local, Bits<24>>,
     room: Signal<Local, Bits<24>>,
     budget: Signal<Local, Bits<8>>,
+    una_eff: Signal<Local, Bits<24>>,
+    head_wqe: Signal<Local, Bits<16>>,
+    head_first: Signal<Local, Bits<24>>,
+    rew_pkt: Signal<Local, Bits<24>>,
+    resend: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
@@ -107,8 +123,8 @@ impl Logic for ReqDecide {
     fn update(&mut self) {
         dff_setup!(
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
-            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_ackb, d1_lim, d2_v, d2_slot,
-            d2_go, d2_addr, d2_jctx, d2_wctx
+            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_ackb, d1_lim, d2_v,
+            d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -125,6 +141,16 @@ impl Logic for ReqDecide {
         self.wctx.next = self.d2_wctx.q.val();
 
         // ================= D1: the head grant's entries into registers =================
+        // the completer's UNA and head (its start values before its first use)
+        self.una_eff.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+        self.head_wqe.next = self.qpc.val().get_bits::<16>(QPC_SQ_CONS);
+        self.head_first.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+        if self.qps.val().get_bit(QPS_COMP_STARTED) {
+            self.una_eff.next = self.qps.val().get_bits::<24>(QPS_UNA);
+            self.head_wqe.next = self.qps.val().get_bits::<16>(QPS_HEAD_WQE);
+            self.head_first.next = self.qps.val().get_bits::<24>(QPS_HEAD_FIRST);
+        }
+        self.rew_pkt.next = self.una_eff.val() - self.head_first.val();
         if self.d2_load.val() {
             self.d1_v.d.next = false;
         }
@@ -141,6 +167,7 @@ impl Logic for ReqDecide {
             self.d1_pkey.d.next = self.qpc.val().get_bits::<16>(QPC_PKEY);
             self.d1_pd.d.next = self.qpc.val().get_bits::<24>(QPC_PD);
             self.d1_pmtu.d.next = self.qpc.val().get_bits::<3>(QPC_PMTU);
+            self.d1_tmo.d.next = self.qpc.val().get_bits::<5>(QPC_TIMEOUT);
             self.d1_next.d.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
             self.d1_sent.d.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
             self.d1_cwqe.d.next = 0.into();
@@ -158,11 +185,18 @@ impl Logic for ReqDecide {
                 self.d1_cpkt.d.next = bit_cast::<24, 23>(self.qps.val().get_bits::<23>(QPS_CURSOR_PKT));
                 self.d1_rdst.d.next = self.qps.val().get_bits::<5>(QPS_RD_STARTED);
             }
-            self.d1_una.d.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+            self.d1_una.d.next = self.una_eff.val();
             self.d1_rddone.d.next = 0.into();
             if self.qps.val().get_bit(QPS_COMP_STARTED) {
-                self.d1_una.d.next = self.qps.val().get_bits::<24>(QPS_UNA);
                 self.d1_rddone.d.next = self.qps.val().get_bits::<5>(QPS_RD_DONE);
+            }
+            // go-back-N: the cursor back to the completer's head, at UNA
+            if self.qps.val().get_bit(QPS_REQ_STARTED) & self.head_rewind.val() {
+                self.d1_next.d.next = self.una_eff.val();
+                self.d1_cwqe.d.next = self.head_wqe.val();
+                self.d1_cpkt.d.next = self.rew_pkt.val();
+                self.d1_ackb.d.next = bits::<7>(64) - bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
+                self.d1_lim.d.next = bits::<7>(64) | bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
             }
         }
 
@@ -175,6 +209,8 @@ impl Logic for ReqDecide {
             self.budget.next = bit_cast::<8, 7>(self.d1_ackb.q.val());
         }
         self.rdout.next = self.d1_rdst.q.val() - self.d1_rddone.q.val();
+        // a resend: the cursor's PSN was sent before (NEXT_PSN before SENT_END)
+        self.resend.next = self.win.val() < (self.d1_sent.q.val() - self.d1_una.q.val());
         self.idx.next = 0.into();
         for k in 0..16 {
             if self.d1_log.q.val().index() > k {
@@ -203,12 +239,14 @@ impl Logic for ReqDecide {
                 | (bit_cast::<REQ_JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into())
                     << 152)
                 | (bit_cast::<REQ_JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)
-                | (bit_cast::<REQ_JCTX_BITS, 1>((self.d1_cpkt.q.val() == 0).into()) << 154);
+                | (bit_cast::<REQ_JCTX_BITS, 1>(((self.d1_cpkt.q.val() == 0) & !self.resend.val()).into()) << 154)
+                | (bit_cast::<REQ_JCTX_BITS, 1>(self.resend.val().into()) << 155);
             self.d2_wctx.d.next = bit_cast::<REQ_WCTX_BITS, 16>(self.d1_prod.q.val())
                 | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_una.q.val()) << 16)
                 | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_sent.q.val()) << 40)
                 | (bit_cast::<REQ_WCTX_BITS, 5>(self.d1_rdst.q.val()) << 64)
-                | (bit_cast::<REQ_WCTX_BITS, REQ_QPN_BITS>(self.d1_qpn.q.val()) << 69);
+                | (bit_cast::<REQ_WCTX_BITS, REQ_QPN_BITS>(self.d1_qpn.q.val()) << 69)
+                | (bit_cast::<REQ_WCTX_BITS, 5>(self.d1_tmo.q.val()) << 83);
         }
         if self.reset.val() {
             self.d1_v.d.next = false;

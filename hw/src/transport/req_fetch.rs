@@ -17,6 +17,8 @@
 //! | `s_rdone` (`ReqDoneIn`) | in | `ReqGen`'s done per job, in job order; `ready` is a register |
 //! | `m_sdone` (`DoneOut`) | out | the scheduler's done per grant, from registers |
 //! | `m_err` ([`ReqErrOut`]) | out | a job that failed in `ReqGen`: qpn, sq_index, err (`REQ_ERR_*`), for the completer |
+//! | `s_rewind` (`QpnIn`) | in | go-back-N from the completer: the QP's next grant restarts its cursor at UNA ([`RewindTable`], `ReqDecide`) |
+//! | `m_arm` (`ArmOut`) | out | per job that sent: (re)arm the QP's retransmit timer with `qpc.TIMEOUT` |
 //!
 //! **Decision** (per grant, in grant order): an unreadable entry (cache
 //! `err`) or `STATE` not RTS: no work. `REQ_STARTED` clear: NEXT_PSN =
@@ -72,7 +74,10 @@
 //! beat waits in `wq_nx` while the previous WQE waits for the job
 //! register), so with eight grants in flight jobs leave every two cycles.
 
-use super::{DoneOut, QpnIn, ReqDecide, ReqDoneIn, ReqJobOut, ReqSlots, ReqWqeStage, ReqWriteBack, SlotQueue};
+use super::{
+    ArmOut, DoneOut, QpnIn, ReqDecide, ReqDoneIn, ReqJobOut, ReqSlots, ReqWqeStage, ReqWriteBack, RewindTable,
+    SlotQueue,
+};
 use super::{PATH_BITS, REQ_INDEX_BITS};
 use super::{REQ_PKT_BITS, REQ_PSN_BITS, REQ_QPN_BITS, SCHED_SLOTS};
 use crate::axis::AxisIn;
@@ -112,11 +117,12 @@ const _: () = assert!(qps::REQUESTER_BYTES.end == 12);
 /// Job context word (per slot): qpn [13:0], dest_qpn [37:14], pkey
 /// [53:38], pd [77:54], pmtu [80:78], sq_index [96:81], psn [120:97],
 /// pkt_index [143:121], budget [151:144], rd_ok [152], fence_ok [153],
-/// pkt_index == 0 [154].
-pub const REQ_JCTX_BITS: usize = 155;
+/// a first send of the WQE (pkt_index 0, not a resend) [154], resend [155].
+pub const REQ_JCTX_BITS: usize = 156;
 /// Write-back context word (per slot): sq_prod [15:0], una [39:16],
-/// sent_end [63:40], rd_started [68:64], qpn [82:69].
-pub const REQ_WCTX_BITS: usize = 83;
+/// sent_end [63:40], rd_started [68:64], qpn [82:69], the ACK timeout code
+/// [87:83].
+pub const REQ_WCTX_BITS: usize = 88;
 
 /// A job `ReqGen` failed (`REQ_ERR_*`): the completer completes the WQE in error.
 #[derive(LogicInterface, Default)]
@@ -154,12 +160,17 @@ pub struct ReqFetch {
     pub m_job: ReqJobOut,
     pub s_rdone: ReqDoneIn,
     pub m_err: ReqErrOut,
+    /// Go-back-N commands (`Completer::m_rewind`).
+    pub s_rewind: QpnIn<REQ_QPN_BITS>,
+    /// Arm the retransmit timer after each job that sent.
+    pub m_arm: ArmOut<REQ_QPN_BITS>,
 
     // ---- the stages
     decide: ReqDecide,
     wqe: ReqWqeStage,
     wb: ReqWriteBack,
     slots: ReqSlots,
+    rewind: RewindTable<REQ_QPN_BITS>,
     // ---- the slots' memories
     rd_start: Reg<Bits<8>>,
     qpc_lo: LutRam<Bits<512>, 3>,
@@ -167,7 +178,7 @@ pub struct ReqFetch {
     qps_lo: LutRam<Bits<REQ_FETCH_QPS_BITS>, 3>,
     jctx: LutRam<Bits<REQ_JCTX_BITS>, 3>,
     wctx: LutRam<Bits<REQ_WCTX_BITS>, 3>,
-    order: SlotQueue<17>,
+    order: SlotQueue<18>,
     dmaq: SlotQueue<3>,
     jobq: SlotQueue<3>,
     // ---- the DMA command; the WQE stage's slot
@@ -192,7 +203,10 @@ impl Logic for ReqFetch {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more);
-        clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb);
+        clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb, rewind);
+        self.rewind.reset.next = self.reset.val();
+        QpnIn::<REQ_QPN_BITS>::link(&mut self.s_rewind, &mut self.rewind.s_add);
+        ArmOut::<REQ_QPN_BITS>::link(&mut self.m_arm, &mut self.wb.m_arm);
         self.order.reset.next = self.reset.val();
         self.dmaq.reset.next = self.reset.val();
         self.jobq.reset.next = self.reset.val();
@@ -212,9 +226,13 @@ impl Logic for ReqFetch {
         self.dn_free.next = !self.dn_v.q.val() | self.m_sdone.ready.val();
 
         // ================= grant and slot flags; the qps read request beside the write-back =================
+        // a grant takes its QP's pending rewind (order bit 17)
+        self.rewind.probe.next = self.slots.take.val();
+        self.rewind.probe_qpn.next = self.s_grant.qpn.val();
         self.order.push.next = self.slots.take.val();
-        self.order.push_data.next =
-            bit_cast::<17, 3>(self.slots.sel.val()) | (bit_cast::<17, REQ_QPN_BITS>(self.s_grant.qpn.val()) << 3);
+        self.order.push_data.next = bit_cast::<18, 3>(self.slots.sel.val())
+            | (bit_cast::<18, REQ_QPN_BITS>(self.s_grant.qpn.val()) << 3)
+            | (bit_cast::<18, 1>(self.rewind.hit.val().into()) << 17);
         self.slots.qps_taken.next = self.wb.rd_taken.val();
         self.slots.qpc_ans.next = self.s_qpc.valid.val();
         self.slots.qpc_id.next = self.s_qpc.id.val().get_bits::<3>(0);
@@ -245,6 +263,7 @@ impl Logic for ReqFetch {
         self.decide.head_slot.next = self.ohead.val();
         self.decide.head_qpn.next = self.order.head.val().get_bits::<REQ_QPN_BITS>(3);
         self.decide.head_bad.next = self.slots.bad.val().get_bit(self.ohead.val().index());
+        self.decide.head_rewind.next = self.order.head.val().get_bit(17);
         self.decide.qpc.next = self.qpc_lo.read_data.val();
         self.decide.qps.next = self.qps_lo.read_data.val();
         // the done register's priority: F, then the WQE stage, then D2

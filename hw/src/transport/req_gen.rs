@@ -20,7 +20,7 @@
 //! | `m_hdr` (`ReqHdrOut`) | out | one transmit header per packet (`tdata`), with its WQE's SQ index beside it (`sq_index`), from registers |
 //! | `m_frag` (`MrReqOut`) | out | per packet its payload's fragments in order: `key` = LKEY, `pd`, `va`, `len`, `access` = local read, `id` = bit [`REQ_FRAG_LAST`]: the packet's last fragment, bits below: the packet's PSN mod 2^7. None for packets without payload. From registers. |
 //! | `m_done` ([`ReqDoneOut`]) | out | one per job: QPN, SQ index, the next packet's PSN and index in the WQE, the WQE's end PSN (one past its last), `finished`, `err`. From registers. |
-//! | `m_push` (`InflightCmdOut`, op PUSH) | out | on a job that starts a WQE (packet index 0): its inflight record ([`ENTRY_*`](super::ENTRY_WQE_INDEX) of `inflight.rs`), offered no later than its first header. From registers. |
+//! | `m_push` (`InflightCmdOut`, op PUSH) | out | on a job that starts a WQE (packet index 0) and is not a `resend`: its inflight record ([`ENTRY_*`](super::ENTRY_WQE_INDEX) of `inflight.rs`), offered no later than its first header. From registers. |
 //!
 //! **Semantics** (the model's): SEND/WRITE messages are cut at the path
 //! MTU into max(1, ceil(len / pmtu)) packets, len = the sum of the SGE
@@ -141,6 +141,9 @@ pub struct ReqJobIn {
     pub pkt_index: Signal<In, Bits<REQ_PKT_BITS>>,
     /// Packets to send now at most (at least 1).
     pub budget: Signal<In, Bits<REQ_PKT_BITS>>,
+    /// A resend (go-back-N): the WQE was sent before, is in `Inflight`
+    /// already (no PUSH) and counted in RD_ATOMIC_STARTED.
+    pub resend: Signal<In, Bit>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -170,6 +173,9 @@ pub struct ReqJobOut {
     pub psn: Signal<Out, Bits<REQ_PSN_BITS>>,
     pub pkt_index: Signal<Out, Bits<REQ_PKT_BITS>>,
     pub budget: Signal<Out, Bits<REQ_PKT_BITS>>,
+    /// A resend (go-back-N): the WQE was sent before, is in `Inflight`
+    /// already (no PUSH) and counted in RD_ATOMIC_STARTED.
+    pub resend: Signal<Out, Bit>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -276,6 +282,7 @@ pub struct ReqGen {
     j_sq_index: Reg<Bits<REQ_INDEX_BITS>>,
     j_psn: Reg<Bits<REQ_PSN_BITS>>,
     j_k: Reg<Bits<REQ_PKT_BITS>>,
+    j_resend: Reg<Bit>,
     j_budget: Reg<Bits<REQ_PKT_BITS>>,
     // ---- setup phase 1 (from the job)
     // ---- phase 2
@@ -414,6 +421,7 @@ impl Default for ReqGen {
             j_sq_index: Default::default(),
             j_psn: Default::default(),
             j_k: Default::default(),
+            j_resend: Default::default(),
             j_budget: Default::default(),
             act: Default::default(),
             a_tmpl: Default::default(),
@@ -540,6 +548,7 @@ impl Logic for ReqGen {
             j_sq_index,
             j_psn,
             j_k,
+            j_resend,
             j_budget,
             act,
             a_tmpl,
@@ -625,6 +634,7 @@ impl Logic for ReqGen {
             self.j_sq_index.d.next = self.s_job.sq_index.val();
             self.j_psn.d.next = self.s_job.psn.val();
             self.j_k.d.next = self.s_job.pkt_index.val();
+            self.j_resend.d.next = self.s_job.resend.val();
             self.j_budget.d.next = self.s_job.budget.val();
         } else if self.busy.q.val() & (self.ph.q.val() != self.ph_last.val()) {
             self.ph.d.next = self.ph.q.val() + 1;
@@ -722,7 +732,7 @@ impl Logic for ReqGen {
                 self.o_d_err.d.next = self.setup.err.val();
             } else {
                 self.act.d.next = true;
-                if self.setup.first.val() {
+                if self.setup.first.val() & !self.j_resend.q.val() {
                     self.o_p_v.d.next = true;
                     self.o_p_qpn.d.next = self.j_qpn.q.val();
                     self.o_p_data.d.next = self.entry.val();
@@ -934,7 +944,9 @@ impl Logic for ReqGen {
         } else if self.m_done.ready.val() & !(self.activate.val() & self.setup.err.val().any()) {
             self.o_d_v.d.next = false;
         }
-        if !(self.activate.val() & !self.setup.err.val().any() & self.setup.first.val()) & self.m_push.ready.val() {
+        if !(self.activate.val() & !self.setup.err.val().any() & self.setup.first.val() & !self.j_resend.q.val())
+            & self.m_push.ready.val()
+        {
             self.o_p_v.d.next = false;
         }
 

@@ -20,11 +20,12 @@
 //! | `rd_valid`, `rd_qpn`, `rd_slot`, `rd_taken` | in, in, in, out | the parent's `qps` read request; taken (the port ready, no write) |
 //! | `done`, `done_qpn`, `done_more` | out | F hands the scheduler's done to the parent (it has priority) |
 //! | `m_err` | out | a job that failed in `ReqGen` |
+//! | `m_arm` | out | per job that sent (no error): (re)arm the QP's ACK timer with `qpc.TIMEOUT` (a register; the next done waits while it is full) |
 //!
 //! Latency: done taken in t, write offered in t + 2, done to the parent
 //! the cycle after the write is taken.
 
-use super::{ReqDoneIn, ReqErrOut, REQ_QPN_BITS, REQ_WCTX_BITS};
+use super::{ArmOut, ReqDoneIn, ReqErrOut, REQ_QPN_BITS, REQ_WCTX_BITS};
 use crate::consts::*;
 use crate::host::CacheReqOut;
 use crate::prim::Reg;
@@ -51,6 +52,11 @@ pub struct ReqWriteBack {
     pub done_qpn: Signal<Out, Bits<REQ_QPN_BITS>>,
     pub done_more: Signal<Out, Bit>,
     pub m_err: ReqErrOut,
+    pub m_arm: ArmOut<REQ_QPN_BITS>,
+    // ---- the retransmit timer's arming (a register)
+    a_v: Reg<Bit>,
+    a_qpn: Reg<Bits<REQ_QPN_BITS>>,
+    a_code: Reg<Bits<5>>,
     // ---- W (taken), B (write offered), E (error offered), F (done due)
     rr: Reg<Bit>,
     w_v: Reg<Bit>,
@@ -82,8 +88,17 @@ impl Logic for ReqWriteBack {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rr, w_v, w_slot, w_next, w_pkt, w_fin, w_err, w_sq, b_v, b_data, e_v, f_v, f_more, f_qpn
+            self, clock, rr, w_v, w_slot, w_next, w_pkt, w_fin, w_err, w_sq, b_v, b_data, e_v, f_v, f_more, f_qpn, a_v,
+            a_qpn, a_code
         );
+        // the arming: packets left, so the QP's ACK timer (re)starts
+        self.m_arm.qpn.next = self.a_qpn.q.val();
+        self.m_arm.kind.next = false;
+        self.m_arm.code.next = self.a_code.q.val();
+        self.m_arm.valid.next = self.a_v.q.val();
+        if self.m_arm.ready.val() {
+            self.a_v.d.next = false;
+        }
         self.max_win.next = RF_MAX_UNACKED.into();
         self.f_go.next = self.f_v.q.val() & self.done_free.val();
         self.slot.next = self.w_slot.q.val();
@@ -107,9 +122,9 @@ impl Logic for ReqWriteBack {
         self.rd_taken.next = self.m_qps.ready.val() & !self.b_v.q.val();
 
         // ================= W: take the done =================
-        self.s_rdone.ready.next = self.rr.q.val();
-        self.pop.next = self.s_rdone.valid.val() & self.rr.q.val();
-        if self.s_rdone.valid.val() & self.rr.q.val() {
+        self.s_rdone.ready.next = self.rr.q.val() & !self.a_v.q.val();
+        self.pop.next = self.s_rdone.valid.val() & self.rr.q.val() & !self.a_v.q.val();
+        if self.s_rdone.valid.val() & self.rr.q.val() & !self.a_v.q.val() {
             self.rr.d.next = false;
             self.w_v.d.next = true;
             self.w_slot.d.next = self.head_slot.val();
@@ -119,7 +134,7 @@ impl Logic for ReqWriteBack {
             self.w_err.d.next = self.s_rdone.err.val();
             self.w_sq.d.next = self.s_rdone.sq_index.val();
         }
-        // wc: sq_prod [15:0], una [39:16], sent_end [63:40], rd_started [68:64], qpn [82:69]
+        // wc: sq_prod [15:0], una [39:16], sent_end [63:40], rd_started [68:64], qpn [82:69], timeout [87:83]
         self.ser.next = self.w_next.q.val() - self.wc.val().get_bits::<24>(40);
         self.new_cwqe.next = self.w_sq.q.val();
         if self.w_fin.q.val() {
@@ -150,6 +165,9 @@ impl Logic for ReqWriteBack {
                 self.e_v.d.next = true;
                 self.f_more.d.next = false;
             } else {
+                self.a_v.d.next = true;
+                self.a_qpn.d.next = self.wc.val().get_bits::<REQ_QPN_BITS>(69);
+                self.a_code.d.next = self.wc.val().get_bits::<5>(83);
                 self.b_v.d.next = true;
                 self.b_data.d.next = self.wbd.val();
                 if !self.w_fin.q.val() {
@@ -182,6 +200,7 @@ impl Logic for ReqWriteBack {
             self.b_v.d.next = false;
             self.e_v.d.next = false;
             self.f_v.d.next = false;
+            self.a_v.d.next = false;
         }
     }
 }

@@ -73,7 +73,7 @@ impl Logic for ReqWqeStage {
         self.opc.next = self.wq_lo.q.val().get_bits::<8>(WQE_OPCODE);
         self.rdop.next =
             (self.opc.val() == SOP_RDMA_READ) | (self.opc.val() == SOP_CMP_SWAP) | (self.opc.val() == SOP_FETCH_ADD);
-        // jc: rd_ok [152], fence_ok [153], pkt_index == 0 [154]
+        // jc: rd_ok [152], fence_ok [153], a first send of the WQE [154]
         self.j_block.next = self.wq_err.q.val()
             | (self.jc.val().get_bit(154)
                 & ((self.rdop.val() & !self.jc.val().get_bit(152))
@@ -137,6 +137,7 @@ impl Logic for ReqWqeStage {
         self.m_job.psn.next = self.job_ctx.q.val().get_bits::<24>(97);
         self.m_job.pkt_index.next = bit_cast::<24, 23>(self.job_ctx.q.val().get_bits::<23>(121));
         self.m_job.budget.next = bit_cast::<24, 8>(self.job_ctx.q.val().get_bits::<8>(144));
+        self.m_job.resend.next = self.job_ctx.q.val().get_bit(155);
         self.m_job.path.next = self.job_path.q.val();
         self.m_job.opcode.next = self.job_lo.q.val().get_bits::<8>(WQE_OPCODE);
         self.m_job.solicited.next = self.job_lo.q.val().get_bit(WQE_SOLICITED);

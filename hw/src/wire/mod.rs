@@ -13,7 +13,8 @@ pub use icrc_check::IcrcCheck;
 pub use icrc_gen::IcrcGen;
 pub use opcode_info::OpcodeInfo;
 pub use rx_header::{
-    reason, rx_field_lsb, RxHdrExpand, RxHdrPack, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS, RX_HDR_STORE_BITS,
+    reason, rx_field_lsb, RxHdrExpand, RxHdrPack, RxHeaderDecode, RX_HDR_BITS, RX_HDR_FIELDS, RX_HDR_PACKED_BITS,
+    RX_HDR_STORE_BITS,
 };
 pub use rx_parse::RxParse;
 pub use tx_build::{

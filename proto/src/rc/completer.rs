@@ -37,8 +37,10 @@ impl Requester {
         self.una.distance_to(psn) < self.una.distance_to(self.sent_end)
     }
 
+    /// UNA moved: the damping ends, the retries are restored.
     fn progress(&mut self) {
         self.comp.retry_psn = None;
+        self.comp.retries_left = self.cfg.retry_cnt;
     }
 
     /// Acknowledges every PSN up to and including `psn` (a coalesced ACK,

@@ -143,6 +143,9 @@ pub struct RequesterConfig {
     pub max_unacked_psns: u32,
     /// Protection domain of the QP (for local key checks).
     pub pd: u32,
+    /// Local ACK timeouts resent without progress before the WQE completes
+    /// with RETRY_EXC_ERR (`retry_cnt`, 0..=7; progress restores it).
+    pub retry_cnt: u8,
 }
 
 /// A WQE on the send queue, with what go-back-N needs.
@@ -170,6 +173,8 @@ pub(crate) struct CompleterState {
     /// progress: a second trigger for the same PSN does not resend again
     /// (rxe's `started_retry`).
     pub retry_psn: Option<Psn>,
+    /// Timeouts left before RETRY_EXC_ERR (from `retry_cnt`, restored by progress).
+    pub retries_left: u8,
 }
 
 /// Events counted by the requester and completer.
@@ -210,6 +215,8 @@ pub struct CompleterView {
     pub in_read_response: bool,
     /// In the error state.
     pub error: bool,
+    /// Timeouts left before RETRY_EXC_ERR.
+    pub retries_left: u8,
 }
 
 /// One RC QP's send side: requester and completer.
@@ -255,7 +262,7 @@ impl Requester {
             cursor_seg: 0,
             error: false,
             completions: Vec::new(),
-            comp: CompleterState::default(),
+            comp: CompleterState { retries_left: cfg.retry_cnt, ..CompleterState::default() },
             counters: RequesterCounters::default(),
         }
     }
@@ -302,6 +309,7 @@ impl Requester {
             head_seq: self.head_seq,
             head_first_psn: self.slots.front().and_then(|s| s.first_psn).unwrap_or(self.una),
             retry_psn: self.comp.retry_psn,
+            retries_left: self.comp.retries_left,
             in_read_response: self.comp.in_read_response,
             error: self.error,
         }
@@ -520,12 +528,28 @@ impl Requester {
         true
     }
 
-    /// The local ACK timeout fired (the timer itself comes with issue 12):
-    /// resend everything from the oldest unacknowledged PSN. Returns false
-    /// when nothing is outstanding.
+    /// The local ACK timeout fired: with PSNs outstanding, one retry is
+    /// spent and everything from the oldest unacknowledged PSN is resent
+    /// (even when a NAK's resend from there is under way; a later NAK for
+    /// that PSN does not resend again); with no retry left the oldest WQE
+    /// completes with RETRY_EXC_ERR and the QP fails (every other WQE
+    /// flushed). Returns true when it resent; false when nothing is
+    /// outstanding (nothing changes) or the QP failed.
     pub fn timeout(&mut self) -> bool {
-        self.comp.retry_psn = None;
-        self.resend_from(self.una)
+        if self.error || self.una == self.sent_end {
+            return false;
+        }
+        if self.comp.retries_left == 0 {
+            self.fail(WcStatus::RetryExcErr);
+            return false;
+        }
+        self.comp.retries_left -= 1;
+        let una = self.una;
+        let resent = self.resend_from(una);
+        if resent {
+            self.comp.retry_psn = Some(una);
+        }
+        resent
     }
 
     /// Pops the head WQE with a completion (always on error; on success only if signaled).
@@ -558,10 +582,16 @@ impl Requester {
     /// Error: the head WQE completes with `status`, every other WQE is
     /// flushed (`WR_FLUSH_ERR`), and the QP stops.
     pub(crate) fn fail(&mut self, status: WcStatus) {
+        let una = self.una;
         self.complete_head(status);
         while !self.slots.is_empty() {
             self.complete_head(WcStatus::WrFlushErr);
         }
         self.error = true;
+        // UNA moved past the flushed WQEs: the retries are restored, as by
+        // any progress (the hardware's rule: UNA moved)
+        if self.una != una {
+            self.comp.retries_left = self.cfg.retry_cnt;
+        }
     }
 }

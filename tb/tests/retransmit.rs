@@ -1,0 +1,185 @@
+//! Retransmission between two simulated NICs (issue 12, item 1): directed
+//! losses on the wire (`SimNet::drop_next`, `WireFaults`) and what each
+//! side does about them, frame by frame and counter by counter.
+//!
+//! * A lost request in the middle of a message: the responder NAKs the
+//!   first gap once (PSN sequence error) and drops what follows; the
+//!   completer asks go-back-N (`RewindTable`), the requester re-reads WQE
+//!   and payload and sends again from the NAK'd PSN.
+//! * A lost last packet (nothing after it to reveal the gap): the
+//!   retransmit timer runs out (`RetryTimer`, ACK timeout code 3 = 8 ticks
+//!   of 4.096 us), the expiry enters the completer as a timer record, and
+//!   the requester resends from UNA, between 8 and 9 ticks after its send.
+//! * Every frame lost: 7 retries (`retry_cnt` 7), then the oldest WQE
+//!   completes with RETRY_EXC_ERR and the other sent ones with
+//!   WR_FLUSH_ERR.
+
+use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
+use rnic_driver::*;
+use rnic_hw::transport::TIMER_TICK_CYCLES;
+use rnic_proto::decode_frame;
+use rnic_tb::sim_net::{connect_rc_timeout, poll_n, Nic, SimNet, WireFaults};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+/// The ACK timeout code of these tests: 2^3 ticks.
+const TIMEOUT: u8 = 3;
+const PSN_A: u32 = 0x100;
+
+struct Pair {
+    net: Rc<RefCell<SimNet>>,
+    a: Nic,
+    b: Nic,
+    cq_a: CompletionQueue,
+    qp_a: QueuePair,
+    buf_a: DmaBuffer,
+    buf_b: DmaBuffer,
+    mr_a: MemoryRegion,
+    mr_b: MemoryRegion,
+    // kept alive: the objects the QPs and regions belong to
+    _keep: (QueuePair, CompletionQueue, ProtectionDomain, ProtectionDomain),
+}
+
+/// One RC QP pair, MTU 1024, ACK timeout code [`TIMEOUT`], 8 KiB buffers
+/// registered on both sides, A's buffer filled with a pattern.
+fn pair(seed: u64) -> Pair {
+    let net = SimNet::pair(seed);
+    let a = Nic::open(&net, 0);
+    let b = Nic::open(&net, 1);
+    let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
+    let (cq_a, cq_b) = (a.ctx.create_cq(64, None).unwrap(), b.ctx.create_cq(64, None).unwrap());
+    let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).build().unwrap();
+    let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
+    connect_rc_timeout(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (PSN_A, 0x900), Mtu::Mtu1024, TIMEOUT);
+    connect_rc_timeout(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x900, PSN_A), Mtu::Mtu1024, TIMEOUT);
+    let buf_a = a.ctx.alloc_buffer(8192).unwrap();
+    let buf_b = b.ctx.alloc_buffer(8192).unwrap();
+    let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    let mr_a = pd_a.reg_mr(&buf_a, 0, 8192, all).unwrap();
+    let mr_b = pd_b.reg_mr(&buf_b, 0, 8192, all).unwrap();
+    let data: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();
+    buf_a.write(0, &data).unwrap();
+    Pair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, _keep: (qp_b, cq_b, pd_a, pd_b) }
+}
+
+impl Pair {
+    /// A signaled WRITE of `len` bytes from A's `src` to B's `dst`.
+    fn write(&mut self, wr_id: u64, src: u64, dst: u64, len: u32) {
+        let sge = Sge::new(&self.mr_a, src, len).unwrap();
+        let remote = RemoteAddr { addr: self.mr_b.addr() + dst, rkey: self.mr_b.rkey() };
+        let sges = [sge];
+        let wr = SendWr::new(wr_id, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
+        self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// B's bytes at `dst` equal A's at `src`.
+    fn check(&self, src: usize, dst: usize, len: usize) {
+        let (mut x, mut y) = (vec![0u8; len], vec![0u8; len]);
+        self.buf_a.read(src, &mut x).unwrap();
+        self.buf_b.read(dst, &mut y).unwrap();
+        assert!(x == y, "B's buffer at {dst:#x} holds A's {len} bytes from {src:#x}");
+    }
+
+    /// The frames NIC `from` sent: (cycle, opcode name, PSN, AETH syndrome).
+    fn frames(&self, from: usize) -> Vec<(u64, String, u32, Option<u8>)> {
+        let net = self.net.borrow();
+        net.log
+            .iter()
+            .filter(|f| f.from == from)
+            .map(|f| {
+                let p = decode_frame(&f.bytes).unwrap();
+                (f.sent, p.bth.opcode.name().to_string(), p.bth.psn.value(), p.ext.aeth().map(|a| a.syndrome))
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_lost_request_is_nakd_once_and_resent_from_the_gap() {
+    let mut p = pair(0x31);
+    // the WRITE's first packet is lost: B sees PSN + 1 first
+    p.net.borrow_mut().drop_next[0] = 1;
+    p.write(1, 0, 0x100, 3000);
+    let wc = poll_n(&p.cq_a, 1, 40_000, "WRITE completion");
+    assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (1, WcStatus::Success, Some(WcOpcode::RdmaWrite)));
+    p.check(0, 0x100, 3000);
+    let a: Vec<(String, u32)> = p.frames(0).into_iter().map(|f| (f.1, f.2)).collect();
+    let w = |s: &str, k: u32| (format!("RC_RDMA_WRITE_{s}"), PSN_A + k);
+    assert_eq!(
+        a,
+        [w("FIRST", 0), w("MIDDLE", 1), w("LAST", 2), w("FIRST", 0), w("MIDDLE", 1), w("LAST", 2)],
+        "A: the message, then go-back-N from the lost PSN"
+    );
+    let b: Vec<(u32, Option<u8>)> = p.frames(1).into_iter().map(|f| (f.2, f.3)).collect();
+    // one PSN sequence NAK naming the missing PSN, then the ACK of the resent message
+    assert_eq!(b.first(), Some(&(PSN_A, Some(0x60))), "B's first answer: NAK(PSN sequence) at the gap: {b:x?}");
+    assert_eq!(b.iter().filter(|x| x.1 == Some(0x60)).count(), 1, "one NAK per loss episode: {b:x?}");
+    assert_eq!(b.last().map(|x| x.0), Some(PSN_A + 2), "the last ACK covers the message: {b:x?}");
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!((ca.nak_psn_seq_received, ca.go_back_n, ca.retry_timeouts), (1, 1, 0), "A: {ca:?}");
+    assert_eq!((cb.naks[0], cb.silent_drops, cb.dup_requests), (1, 1, 0), "B: {cb:?}");
+}
+
+#[test]
+fn a_lost_last_packet_is_resent_after_the_ack_timeout() {
+    let mut p = pair(0x32);
+    // a one-packet WRITE, lost: nothing reveals the gap to B
+    p.net.borrow_mut().drop_next[0] = 1;
+    p.write(2, 0x200, 0x40, 700);
+    let wc = poll_n(&p.cq_a, 1, 40_000, "WRITE completion");
+    assert_eq!((wc[0].wr_id, wc[0].status), (2, WcStatus::Success));
+    p.check(0x200, 0x40, 700);
+    let a = p.frames(0);
+    assert_eq!(a.len(), 2, "A sent the packet twice: {a:?}");
+    assert!(a.iter().all(|f| f.1 == "RC_RDMA_WRITE_ONLY" && f.2 == PSN_A), "{a:?}");
+    // armed when the job left (before the packet): fires after more than 8 whole ticks, within 9
+    let gap = a[1].0 - a[0].0;
+    let ticks = 1u64 << TIMEOUT;
+    assert!(
+        gap > ticks * TIMER_TICK_CYCLES && gap < (ticks + 1) * TIMER_TICK_CYCLES + 200,
+        "resent {gap} cycles after the first send (tick {TIMER_TICK_CYCLES})"
+    );
+    eprintln!("resent {gap} cycles after the first send");
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!((ca.retry_timeouts, ca.go_back_n, ca.nak_psn_seq_received), (1, 1, 0), "A: {ca:?}");
+    assert_eq!((cb.naks[0], cb.dup_requests), (0, 0), "B: {cb:?}");
+}
+
+#[test]
+fn a_lost_ack_ends_in_a_resend_that_b_acks_again_without_executing() {
+    let mut p = pair(0x33);
+    // B's ACK is lost: A resends after the timeout, B acknowledges the duplicate
+    p.net.borrow_mut().drop_next[1] = 1;
+    p.write(3, 0x300, 0x80, 500);
+    let wc = poll_n(&p.cq_a, 1, 40_000, "WRITE completion");
+    assert_eq!((wc[0].wr_id, wc[0].status), (3, WcStatus::Success));
+    p.check(0x300, 0x80, 500);
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!((ca.retry_timeouts, ca.go_back_n), (1, 1), "A: {ca:?}");
+    assert_eq!(cb.dup_requests, 1, "B: the resent WRITE is a duplicate, ACKed again: {cb:?}");
+    assert_eq!(p.frames(1).len(), 2, "B: two ACKs");
+}
+
+#[test]
+fn retries_spent_complete_the_oldest_wqe_with_retry_exc_err_and_flush_the_rest() {
+    let mut p = pair(0x34);
+    p.net.borrow_mut().faults[0] = WireFaults { drop_ppm: 1_000_000, ..WireFaults::default() };
+    for k in 0..3u64 {
+        p.write(10 + k, 0x400 * k, 0x400 * k, 600);
+    }
+    let wc = poll_n(&p.cq_a, 3, 200_000, "error completions");
+    let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(
+        got,
+        [(10, WcStatus::RetryExcErr), (11, WcStatus::WrFlushErr), (12, WcStatus::WrFlushErr)],
+        "the oldest WQE fails, the others are flushed"
+    );
+    let a = p.frames(0);
+    // the three packets, then 7 resends of all three (retry_cnt 7)
+    assert_eq!(a.len(), 3 * 8, "A's sends: {}", a.len());
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!((ca.retry_timeouts, ca.go_back_n), (8, 7), "A: 8 timeouts, 7 of them resent: {ca:?}");
+    assert_eq!(cb.rx_roce, 0, "B received nothing: {cb:?}");
+    let now = p.a.probe.now();
+    eprintln!("error completion by cycle {now}, last send at cycle {}", a.last().unwrap().0);
+}
