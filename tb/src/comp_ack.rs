@@ -1052,7 +1052,9 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     assert!(qps::COMP_STARTED.get(d).unwrap(), "{ctx}: started");
     assert_eq!(qps::COMP_ERROR.get(d).unwrap(), s.error, "{ctx}: COMP_ERROR");
     assert_eq!(qps::UNA.get(d).unwrap(), s.una, "{ctx}: UNA");
-    assert_eq!(r.wake, s.una != e.una_before, "{ctx}: the wake (UNA moved from {:#x})", e.una_before);
+    // a wake when UNA moved (the window has room) or to serve a resend
+    let wake = s.una != e.una_before || e.action == CACT_RESEND;
+    assert_eq!(r.wake, wake, "{ctx}: the wake (UNA moved from {:#x}, or a resend)", e.una_before);
     assert_eq!(qps::HEAD_FIRST_PSN.get(d).unwrap(), s.head_first, "{ctx}: HEAD_FIRST_PSN");
     if let Some(h) = s.head_wqe {
         assert_eq!(qps::HEAD_WQE.get(d).unwrap(), h, "{ctx}: HEAD_WQE");

@@ -210,7 +210,7 @@ pub fn write_back(c: &[u8], s: &[u8], j: &Job, d: (u64, u64, u64, bool, u64)) ->
     let cw = if fin { (e.cwqe + 1) & 0xffff } else { e.cwqe };
     wr(qps::CURSOR_WQE.info(), &mut n, cw);
     wr(qps::CURSOR_PKT.info(), &mut n, if fin { 0 } else { pkt });
-    let started_rd = is_rd_atomic(j.get("opcode")) && j.get("pkt_index") == 0;
+    let started_rd = is_rd_atomic(j.get("opcode")) && j.get("pkt_index") == 0 && j.get("resend") == 0;
     wr(qps::RD_ATOMIC_STARTED.info(), &mut n, (e.rdst + started_rd as u64) & 31);
     let more = cw != rd(qpc::SQ_PROD.info(), c) && (next.wrapping_sub(e.una) & PSN_MASK) < MAX_UNACKED_PSNS;
     (Some(n), more)

@@ -212,6 +212,8 @@ impl<M: Model> LookupBench<M> {
         let mut bytes: Vec<u8> = (0..128).map(|_| self.rng.next() as u8).collect();
         set_field(&mut bytes, RXF_OPCODE, 8, opcode as u64);
         set_field(&mut bytes, RXF_DESTQP, 24, qpn as u64);
+        // the parser never sets the bit of a timer's record
+        set_field(&mut bytes, RXF_TIMER, 1, 0);
         let qpn_ok = names_qp(qpn, QPC_LOG);
         let (state, ty) = match self.qpc_tab.get(&qpn) {
             Some(c) => (qpc::STATE.info().read_raw(c).unwrap() as u8, qpc::QP_TYPE.info().read_raw(c).unwrap() as u8),

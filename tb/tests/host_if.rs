@@ -733,7 +733,7 @@ fn counters_read_through_the_window() {
     assert_eq!(b.read32(at + 4), (value(3, 1) >> 32) as u32, "a second high read is live");
     assert_eq!(b.read32(regs::cnt_raw::OFFSET + 4), (value(1, 0) >> 32) as u32, "another counter's high: live");
     let past = COUNTER_WINDOW.start + 8 * COUNTERS;
-    for at in [past, past + 4, COUNTER_WINDOW.end - 4, COUNTER_WINDOW.end] {
+    for at in [past, past + 4, COUNTER_WINDOW.end - 4, COUNTER_WINDOW.end].into_iter().filter(|&at| at >= past) {
         assert_eq!(b.read32(at), 0, "{at:#x}: past the counters");
     }
     assert_eq!(b.read32(regs::scratch::OFFSET), 0, "other registers as before");
