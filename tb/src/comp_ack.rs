@@ -165,6 +165,10 @@ pub struct Case {
     /// Inflight PUSHes (QPN, entry) made before this packet.
     pub pushes: Vec<(u32, Entry)>,
     pub expect: Expect,
+    /// Not a packet: the QP's retransmit timer ran out (the record
+    /// `RxLookup` makes of an expiry; `psn` is the model's UNA, the header's
+    /// PSN is garbage the block must ignore).
+    pub timer: bool,
 }
 
 struct Qp {
@@ -375,6 +379,10 @@ impl Script {
         }
         let n = self.rng.below(6);
         self.send(qi, n);
+        if self.rng.chance(6) {
+            self.timer_case(qi);
+            return;
+        }
         let r = &mut self.rng;
         let qp = &mut self.qps[qi];
         let v = qp.model.completer_view();
@@ -526,6 +534,7 @@ impl Script {
             orig,
             pushes,
             expect,
+            timer: false,
         };
         let pushes = std::mem::take(&mut self.pending_pushes);
         let mut expect = Expect {
@@ -598,22 +607,8 @@ impl Script {
             expect.action = CACT_ERROR;
             expect.status = wc_status(comps.iter().find(|c| c.status != WcStatus::Success).unwrap().status);
         }
-        // completions of WQEs in the inflight list (the flush of WQEs never
-        // sent is the send ring's, not this block's)
-        let sent = comps.iter().filter(|c| qp.by_wr_id[&c.wr_id] < qp.pushed).count();
         let _ = outstanding_wqes;
-        for c in comps.iter().take(sent) {
-            let seq = qp.by_wr_id[&c.wr_id];
-            self.cqes.push(Cqe {
-                cq: qp.cq,
-                wr_id: c.wr_id,
-                status: wc_status(c.status),
-                opcode: wc_opcode(c.opcode),
-                byte_len: c.byte_len,
-                qpn: qp.qpn,
-                wqe_index: qp.sq_cons.wrapping_add(seq as u16),
-            });
-        }
+        Self::sent_cqes(&mut self.cqes, qp, &comps);
         if expect.verdict == COMP_RD_RESP && expect.action == CACT_NONE && !expect.stale && !expect.implied {
             // placed: at the offset of its packet in the WQE holding its PSN
             let (seq, first) = found_at.expect("a placed response has its WQE");
@@ -623,6 +618,88 @@ impl Script {
         expect.popped = (after_head(&after, &before)) as usize;
         expect.state = after;
         self.cases.push(case_base(expect, pushes, qp));
+    }
+}
+
+impl Script {
+    /// The CQEs of completions of WQEs in the inflight list (the flush of
+    /// WQEs never sent is the send ring's, not this block's).
+    fn sent_cqes(cqes: &mut Vec<Cqe>, qp: &Qp, comps: &[rnic_proto::rc::Completion]) {
+        let sent = comps.iter().filter(|c| qp.by_wr_id[&c.wr_id] < qp.pushed).count();
+        for c in comps.iter().take(sent) {
+            let seq = qp.by_wr_id[&c.wr_id];
+            cqes.push(Cqe {
+                cq: qp.cq,
+                wr_id: c.wr_id,
+                status: wc_status(c.status),
+                opcode: wc_opcode(c.opcode),
+                byte_len: c.byte_len,
+                qpn: qp.qpn,
+                wqe_index: qp.sq_cons.wrapping_add(seq as u16),
+            });
+        }
+    }
+
+    /// A retransmit timer's expiry for QP `qi`: the model's `timeout()`
+    /// (a resend from UNA spending a retry, RETRY_EXC_ERR when none is
+    /// left, nothing when nothing is outstanding).
+    fn timer_case(&mut self, qi: usize) {
+        let pushes = std::mem::take(&mut self.pending_pushes);
+        let qp = &mut self.qps[qi];
+        let v = qp.model.completer_view();
+        let (una, se) = (v.una, v.sent_end);
+        let before = Self::state_of(qp);
+        let error_before = qp.model.is_error();
+        let resent = qp.model.timeout();
+        let comps = qp.model.take_completions();
+        let verdict = if error_before {
+            COMP_DROP
+        } else if una == se {
+            COMP_GHOST
+        } else {
+            COMP_NAK_SEQ
+        };
+        let mut expect = Expect {
+            verdict,
+            implied: false,
+            action: if resent { CACT_RESEND } else { CACT_NONE },
+            action_psn: una.value(),
+            timer: (TIMER_SYNDROME & 0x1f) as u8,
+            status: 0,
+            state: before,
+            popped: 0,
+            una_before: una.value(),
+            stale: false,
+            place: None,
+        };
+        if !error_before && qp.model.is_error() {
+            expect.action = CACT_ERROR;
+            expect.status = WCS_RETRY_EXC_ERR as u8;
+        }
+        Self::sent_cqes(&mut self.cqes, qp, &comps);
+        let after = Self::state_of(qp);
+        expect.popped = after_head(&after, &before) as usize;
+        expect.state = after;
+        self.cases.push(Case {
+            qpn: qp.qpn,
+            opcode: TIMER_OPCODE as u8,
+            psn: una.value(),
+            syndrome: TIMER_SYNDROME as u8,
+            sq_psn: qp.start,
+            sq_cons: qp.sq_cons,
+            send_cq: qp.cq,
+            retry_cnt: qp.retry_cnt,
+            rnr_retry: qp.rnr_retry,
+            req_started: qp.pushed > 0,
+            sent_end: se.value(),
+            pmtu: qp.model.config().pmtu.bytes().trailing_zeros() as u8 - 7,
+            plen: 0,
+            lane: 0,
+            orig: 0,
+            pushes,
+            expect,
+            timer: true,
+        });
     }
 }
 
@@ -652,13 +729,18 @@ impl rnic_proto::rc::Memory for NoMemory {
 /// The receive parser's header for a response (`RX_HDR_BITS` as 32-bit words).
 pub fn pack_header(c: &Case) -> Vec<u32> {
     let mut words = vec![0u32; RX_HDR_BITS / 32];
+    if c.timer {
+        // a timer's record: the flag, the opcode and syndrome, the QP; a PSN the block must not use
+        words[RXF_TIMER / 32] |= 1 << (RXF_TIMER % 32);
+    }
+    let psn = if c.timer { !c.psn & 0xff_ffff } else { c.psn };
     let mut top: usize = RX_HDR_FIELDS.iter().map(|f| f.1).sum();
     for (name, width) in RX_HDR_FIELDS {
         top -= width;
         let v: u64 = match *name {
             "bth.opcode" => c.opcode.into(),
             "bth.destqp" => c.qpn.into(),
-            "bth.psn" => c.psn.into(),
+            "bth.psn" => psn.into(),
             "has.aeth" => (c.opcode != BTH_RC_READ_RESP_MIDDLE as u8).into(),
             "has.atomicacketh" => (c.opcode == BTH_RC_ATOMIC_ACK as u8).into(),
             "aeth.syndrome" => c.syndrome.into(),
@@ -720,6 +802,9 @@ pub struct Record {
     pub wr_mask: u64,
     pub wr_data: Vec<u8>,
     pub wake: bool,
+    pub expiry: bool,
+    pub arm: bool,
+    pub ack_timeout: u8,
     pub stale: bool,
     pub place: bool,
     pub atomic: bool,
@@ -817,6 +902,9 @@ const PORTS: &[&str] = &[
     "m_dec.wr_mask",
     "m_dec.wr_data",
     "m_dec.wake",
+    "m_dec.expiry",
+    "m_dec.arm",
+    "m_dec.ack_timeout",
     "m_dec.stale",
     "m_dec.place",
     "m_dec.atomic",
@@ -976,6 +1064,9 @@ impl<M: Model> CompBench<M> {
             wr_mask: g("m_dec.wr_mask"),
             wr_data: bytes_of(&w),
             wake: g("m_dec.wake") == 1,
+            expiry: g("m_dec.expiry") == 1,
+            arm: g("m_dec.arm") == 1,
+            ack_timeout: g("m_dec.ack_timeout") as u8,
             stale: g("m_dec.stale") == 1,
             place: g("m_dec.place") == 1,
             atomic: g("m_dec.atomic") == 1,
@@ -1014,6 +1105,7 @@ pub fn check(c: &Case, r: &Record, now: u64) {
         format!("cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} syndrome {:#04x}", c.qpn, c.psn, c.opcode, c.syndrome);
     assert_eq!((r.qpn, r.psn), (c.qpn, c.psn), "{ctx}: record of another packet");
     assert_eq!(r.verdict, e.verdict, "{ctx}: verdict");
+    assert_eq!(r.expiry, c.timer, "{ctx}: a timer's record");
     assert_eq!(r.implied, e.implied, "{ctx}: implied NAK");
     assert_eq!(r.action, e.action, "{ctx}: action");
     match e.action {
@@ -1055,6 +1147,10 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     // a wake when UNA moved (the window has room) or to serve a resend
     let wake = s.una != e.una_before || e.action == CACT_RESEND;
     assert_eq!(r.wake, wake, "{ctx}: the wake (UNA moved from {:#x}, or a resend)", e.una_before);
+    // the ACK timer restarts when UNA moved and PSNs are still outstanding
+    let sent_end = if c.req_started { c.sent_end } else { e.una_before };
+    let arm = s.una != e.una_before && s.una != sent_end && e.action != CACT_ERROR;
+    assert_eq!(r.arm, arm, "{ctx}: the ACK timer's arming");
     assert_eq!(qps::HEAD_FIRST_PSN.get(d).unwrap(), s.head_first, "{ctx}: HEAD_FIRST_PSN");
     if let Some(h) = s.head_wqe {
         assert_eq!(qps::HEAD_WQE.get(d).unwrap(), h, "{ctx}: HEAD_WQE");

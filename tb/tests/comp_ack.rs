@@ -37,6 +37,8 @@ fn random_responses_match_the_model() {
     let mut verdicts = [0usize; 8];
     let mut actions = [0usize; 4];
     let (mut implied, mut cqes, mut stale, mut placed, mut bad_resp) = (0, 0, 0, 0, 0);
+    // timer records: resent, retries spent (RETRY_EXC_ERR), nothing outstanding
+    let mut timers = [0usize; 3];
     for (seed, qps, p_offer, p_cmd, p_answer, p_cqe, p_take) in [
         (1, 1, 100, 100, 100, 100, 100),
         (2, 3, 70, 60, 70, 50, 60),
@@ -52,6 +54,13 @@ fn random_responses_match_the_model() {
             stale += c.expect.stale as usize;
             placed += c.expect.place.is_some() as usize;
             bad_resp += (c.expect.verdict == COMP_RD_RESP && c.expect.action == CACT_ERROR) as usize;
+            if c.timer {
+                match c.expect.action {
+                    CACT_RESEND => timers[0] += 1,
+                    CACT_ERROR => timers[1] += 1,
+                    _ => timers[2] += 1,
+                }
+            }
         }
         cqes += s.cqes.len();
         let mut b = bench(seed);
@@ -67,6 +76,8 @@ fn random_responses_match_the_model() {
         assert!(actions[a as usize] >= 20, "action {a} seen {} times: {actions:?}", actions[a as usize]);
     }
     assert!(implied >= 20 && cqes >= 500, "implied NAKs {implied}, CQEs {cqes}");
+    eprintln!("timer records: {timers:?} (resent, RETRY_EXC_ERR, nothing outstanding or in error)");
+    assert!(timers[0] >= 50 && timers[1] >= 5 && timers[2] >= 20, "timer records {timers:?}");
     assert!(
         stale >= 5 && placed >= 40 && bad_resp >= 20,
         "READ responses: {stale} stale, {placed} placed, {bad_resp} bad"
@@ -92,6 +103,10 @@ fn latency(c: &Case) -> Option<u64> {
         let k = k - pop as u64;
         let check = if e.implied { 0 } else { COMP_CHECK_CYCLES + pop as u64 };
         return Some(COMP_LATENCY_NO_WALK + COMP_HEAD_CYCLES + k * COMP_WQE_CYCLES + check);
+    }
+    if c.timer && e.action == CACT_ERROR {
+        // a timer's RETRY_EXC_ERR: the flush, as a fatal NAK's (not timed here)
+        return None;
     }
     let walks = match e.verdict {
         COMP_ACK => true,
