@@ -526,6 +526,10 @@ rtl_consts! {
     /// The synthetic record's opcode and AETH syndrome.
     TIMER_OPCODE: u64 = 0x11;
     TIMER_SYNDROME: u64 = 0x60;
+    /// `comp_ack`'s syndrome for a timer's record whose retries are spent:
+    /// a NAK (code 31, reserved on the wire) it takes as fatal, completing
+    /// with RETRY_EXC_ERR.
+    TIMER_EXC_SYNDROME: u64 = 0x7f;
     /// Their places in the record (shift amounts).
     TIMER_SH_OPCODE: u64 = crate::wire::rx_field_lsb("bth.opcode");
     TIMER_SH_SYNDROME: u64 = crate::wire::rx_field_lsb("aeth.syndrome");

@@ -673,6 +673,8 @@ impl Script {
             place: None,
         };
         if !error_before && qp.model.is_error() {
+            // retries spent: the block takes the record as a fatal NAK
+            expect.verdict = COMP_NAK_FATAL;
             expect.action = CACT_ERROR;
             expect.status = WCS_RETRY_EXC_ERR as u8;
         }

@@ -224,6 +224,7 @@ pub mod diff_stim;
 pub mod dma;
 pub mod dma_mux;
 pub mod driver_hw;
+pub mod gbn_check;
 pub mod host_bench;
 pub mod host_transport;
 pub mod inflight;

@@ -6,7 +6,7 @@
 //! cycle counts (deterministic: the same Verilog, seeds and host model give
 //! the same cycles on every machine).
 
-use crate::sim_net::{connect_rc, try_poll_n, Nic, SimNet};
+use crate::sim_net::{connect_rc, connect_rc_timeout, try_poll_n, Nic, SimNet, WireFaults};
 use rnic_contract::codes::{Mtu, QpType, WcStatus};
 use rnic_driver::{AccessFlags, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge};
 use std::time::Instant;
@@ -32,6 +32,11 @@ pub struct WriteRun {
     /// Simulated cycles of the whole run (set-up included) and the seconds they took here.
     pub sim_cycles: u64,
     pub sim_secs: f64,
+    /// Frames the wire lost (both ways), go-back-N restarts and retransmit
+    /// timeouts of NIC A (0 on a clean wire).
+    pub lost: u64,
+    pub go_back_n: u64,
+    pub timeouts: u64,
 }
 
 impl WriteRun {
@@ -76,16 +81,30 @@ const STUCK_POLLS: usize = 2000;
 /// WRITEs (`send` false) or SENDs of `size` bytes, `msgs` of them posted at
 /// once on one QP; `Err` when the completions stop coming before the last.
 pub fn one_qp_run(send: bool, size: usize, msgs: usize, mtu: Mtu) -> Result<WriteRun, Stuck> {
+    one_qp_run_on(send, size, msgs, mtu, WireFaults::default(), 14)
+}
+
+/// [`one_qp_run`] over a wire with `faults` (both ways), the QPs' local ACK
+/// timeout code `timeout`.
+pub fn one_qp_run_on(
+    send: bool,
+    size: usize,
+    msgs: usize,
+    mtu: Mtu,
+    faults: WireFaults,
+    timeout: u8,
+) -> Result<WriteRun, Stuck> {
     let t = Instant::now();
     let net = SimNet::pair(2026);
     let (a, b) = (Nic::open(&net, 0), Nic::open(&net, 1));
+    net.borrow_mut().faults = [faults; 2];
     let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
     let (cq_a, cq_b) = (a.ctx.create_cq(256, None).unwrap(), b.ctx.create_cq(256, None).unwrap());
     let depth = msgs.next_power_of_two().max(16) as u32;
     let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(depth).build().unwrap();
     let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_recv_wr(depth).build().unwrap();
-    connect_rc(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (0, 0x40), mtu);
-    connect_rc(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x40, 0), mtu);
+    connect_rc_timeout(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (0, 0x40), mtu, timeout);
+    connect_rc_timeout(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x40, 0), mtu, timeout);
     let len = size * msgs;
     let (buf_a, buf_b) = (a.ctx.alloc_buffer(len).unwrap(), b.ctx.alloc_buffer(len).unwrap());
     let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
@@ -136,6 +155,7 @@ pub fn one_qp_run(send: bool, size: usize, msgs: usize, mtu: Mtu) -> Result<Writ
     let mut got = vec![0; len];
     buf_b.read(0, &mut got).unwrap();
     assert!(got == data, "B's memory holds every message");
+    let ca = a.ctx.query_counters().expect("counters");
     let net = net.borrow();
     assert_eq!(net.rx_drops(0) + net.rx_drops(1), 0, "no frame dropped at a MAC FIFO");
     let ours: Vec<_> = net.log.iter().filter(|f| f.from == 0).skip(sent_before).collect();
@@ -148,6 +168,9 @@ pub fn one_qp_run(send: bool, size: usize, msgs: usize, mtu: Mtu) -> Result<Writ
         packets: ours.len(),
         sim_cycles: net.now(),
         sim_secs: t.elapsed().as_secs_f64(),
+        lost: net.stats[0].dropped + net.stats[1].dropped,
+        go_back_n: ca.go_back_n,
+        timeouts: ca.retry_timeouts,
     })
 }
 

@@ -18,6 +18,7 @@ use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_hw::transport::TIMER_TICK_CYCLES;
 use rnic_proto::decode_frame;
+use rnic_tb::gbn_check::{check_go_back_n, GbnStats};
 use rnic_tb::sim_net::{connect_rc_timeout, poll_n, Nic, SimNet, WireFaults};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -36,6 +37,7 @@ struct Pair {
     buf_b: DmaBuffer,
     mr_a: MemoryRegion,
     mr_b: MemoryRegion,
+    qp_b_num: u32,
     // kept alive: the objects the QPs and regions belong to
     _keep: (QueuePair, CompletionQueue, ProtectionDomain, ProtectionDomain),
 }
@@ -59,7 +61,8 @@ fn pair(seed: u64) -> Pair {
     let mr_b = pd_b.reg_mr(&buf_b, 0, 8192, all).unwrap();
     let data: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();
     buf_a.write(0, &data).unwrap();
-    Pair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, _keep: (qp_b, cq_b, pd_a, pd_b) }
+    let qp_b_num = qp_b.qp_num();
+    Pair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, qp_b_num, _keep: (qp_b, cq_b, pd_a, pd_b) }
 }
 
 impl Pair {
@@ -78,6 +81,17 @@ impl Pair {
         self.buf_a.read(src, &mut x).unwrap();
         self.buf_b.read(dst, &mut y).unwrap();
         assert!(x == y, "B's buffer at {dst:#x} holds A's {len} bytes from {src:#x}");
+    }
+
+    /// The go-back-N invariants over everything both NICs sent.
+    fn gbn(&self) -> std::result::Result<GbnStats, String> {
+        let log: Vec<(usize, Vec<u8>)> = self.net.borrow().log.iter().map(|f| (f.from, f.bytes.clone())).collect();
+        self.gbn_of(&log)
+    }
+
+    fn gbn_of(&self, log: &[(usize, Vec<u8>)]) -> std::result::Result<GbnStats, String> {
+        let frames: Vec<(usize, &[u8])> = log.iter().map(|f| (f.0, f.1.as_slice())).collect();
+        check_go_back_n(&frames, &[(self.qp_a.qp_num(), self.qp_b_num)])
     }
 
     /// The frames NIC `from` sent: (cycle, opcode name, PSN, AETH syndrome).
@@ -117,6 +131,25 @@ fn a_lost_request_is_nakd_once_and_resent_from_the_gap() {
     assert_eq!(b.last().map(|x| x.0), Some(PSN_A + 2), "the last ACK covers the message: {b:x?}");
     let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
     assert_eq!((ca.nak_psn_seq_received, ca.go_back_n, ca.retry_timeouts), (1, 1, 0), "A: {ca:?}");
+    // the capture obeys go-back-N, and the checker catches a doctored one
+    let g = p.gbn().expect("go-back-N invariants");
+    assert_eq!((g.resends, g.resent, g.naks), (1, 3, 1), "{g:?}");
+    let log: Vec<(usize, Vec<u8>)> = p.net.borrow().log.iter().map(|f| (f.from, f.bytes.clone())).collect();
+    let nak = log.iter().position(|f| f.0 == 1).unwrap();
+    let mut twice = log.clone();
+    twice.insert(nak + 1, log[nak].clone());
+    let e = p.gbn_of(&twice).unwrap_err();
+    assert!(e.contains("second NAK"), "{e}");
+    let mut swapped = log.clone();
+    swapped.swap(1, 2);
+    let e = p.gbn_of(&swapped).unwrap_err();
+    assert!(e.contains("out of order"), "{e}");
+    let mut skipped = log.clone();
+    // the resend without its first packet: it starts at PSN + 1, which nothing names
+    let resend = log.iter().rposition(|f| f.0 == 0 && decode_frame(&f.1).unwrap().bth.psn.value() == PSN_A).unwrap();
+    skipped.remove(resend);
+    let e = p.gbn_of(&skipped).unwrap_err();
+    assert!(e.contains("neither the first PSN"), "{e}");
     assert_eq!((cb.naks[0], cb.silent_drops, cb.dup_requests), (1, 1, 0), "B: {cb:?}");
 }
 
@@ -143,6 +176,8 @@ fn a_lost_last_packet_is_resent_after_the_ack_timeout() {
     let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
     assert_eq!((ca.retry_timeouts, ca.go_back_n, ca.nak_psn_seq_received), (1, 1, 0), "A: {ca:?}");
     assert_eq!((cb.naks[0], cb.dup_requests), (0, 0), "B: {cb:?}");
+    let g = p.gbn().expect("go-back-N invariants");
+    assert_eq!((g.resends, g.naks), (1, 0), "a replay from UNA after the timeout: {g:?}");
 }
 
 #[test]
@@ -158,6 +193,7 @@ fn a_lost_ack_ends_in_a_resend_that_b_acks_again_without_executing() {
     assert_eq!((ca.retry_timeouts, ca.go_back_n), (1, 1), "A: {ca:?}");
     assert_eq!(cb.dup_requests, 1, "B: the resent WRITE is a duplicate, ACKed again: {cb:?}");
     assert_eq!(p.frames(1).len(), 2, "B: two ACKs");
+    p.gbn().expect("go-back-N invariants");
 }
 
 #[test]
@@ -180,6 +216,7 @@ fn retries_spent_complete_the_oldest_wqe_with_retry_exc_err_and_flush_the_rest()
     let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
     assert_eq!((ca.retry_timeouts, ca.go_back_n), (8, 7), "A: 8 timeouts, 7 of them resent: {ca:?}");
     assert_eq!(cb.rx_roce, 0, "B received nothing: {cb:?}");
+    assert_eq!(p.gbn().expect("go-back-N invariants").resends, 7, "7 replays from the first PSN");
     let now = p.a.probe.now();
     eprintln!("error completion by cycle {now}, last send at cycle {}", a.last().unwrap().0);
 }

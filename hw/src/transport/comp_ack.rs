@@ -111,8 +111,9 @@ pub struct CompDecide {
     pub opcode: Signal<In, Bits<8>>,
     pub syndrome: Signal<In, Bits<8>>,
     pub psn: Signal<In, Bits<24>>,
-    pub una: Signal<In, Bits<24>>,
-    pub sent_end: Signal<In, Bits<24>>,
+    /// PSN - UNA and SENT_END - UNA (24-bit serial), registered by the caller.
+    pub psn_off: Signal<In, Bits<24>>,
+    pub end_off: Signal<In, Bits<24>>,
     pub error: Signal<In, Bit>,
     pub verdict: Signal<Out, Bits<COMP_VERDICT_BITS>>,
     pub ack_psn: Signal<Out, Bits<24>>,
@@ -131,8 +132,9 @@ pub struct CompDecide {
 impl Logic for CompDecide {
     #[hdl_gen]
     fn update(&mut self) {
-        // outstanding: PSN - UNA < SENT_END - UNA (24-bit serial)
-        self.outstanding.next = (self.psn.val() - self.una.val()) < (self.sent_end.val() - self.una.val());
+        // outstanding: PSN - UNA < SENT_END - UNA (24-bit serial; the
+        // differences from registers: a compare, not two subtractions, before the walk)
+        self.outstanding.next = self.psn_off.val() < self.end_off.val();
         self.kind.next = (self.syndrome.val() >> AETH_KIND_LSB).get_bits::<2>(0);
         self.code.next = self.syndrome.val().get_bits::<5>(0);
         self.is_rd.next = ((self.opcode.val() >= BTH_RC_READ_RESP_FIRST)
@@ -174,9 +176,8 @@ impl Logic for CompDecide {
         // a READ response or atomic ACK always walks: through PSN - 1, then
         // the HEAD of its WQE
         self.rd.next = !self.error.val() & self.outstanding.val() & self.is_rd.val();
-        self.walk.next = (self.valid_ack.val()
-            & ((self.kind.val() == AETH_KIND_ACK) | (self.psn.val() != self.una.val())))
-            | self.rd.val();
+        self.walk.next =
+            (self.valid_ack.val() & ((self.kind.val() == AETH_KIND_ACK) | self.psn_off.val().any())) | self.rd.val();
         self.fatal.next =
             self.valid_ack.val() & (self.kind.val() == AETH_KIND_NAK) & (self.code.val() != AETH_NAK_PSN_SEQ);
     }
@@ -267,6 +268,8 @@ pub struct CompAck {
     sent_end: Reg<Bits<24>>,
     /// UNA before the packet.
     una0: Reg<Bits<24>>,
+    psn_off: Reg<Bits<24>>,
+    end_off: Reg<Bits<24>>,
     cq: Reg<Bits<24>>,
     pmtu: Reg<Bits<3>>,
     plen: Reg<Bits<16>>,
@@ -276,7 +279,6 @@ pub struct CompAck {
     verdict: Reg<Bits<COMP_VERDICT_BITS>>,
     // ---- a timer's expiry: its retries spent (RETRY_EXC_ERR); the context's counts
     timer: Reg<Bit>,
-    tmo_fatal: Reg<Bit>,
     retry_cnt: Reg<Bits<3>>,
     tmo_code: Reg<Bits<5>>,
     // ---- the completer's state the walk does not change
@@ -307,6 +309,7 @@ pub struct CompAck {
     in_timer: Signal<Local, Bit>,
     in_sent_end: Signal<Local, Bits<24>>,
     start_una: Signal<Local, Bits<24>>,
+    in_psn: Signal<Local, Bits<24>>,
     take: Signal<Local, Bit>,
     progress: Signal<Local, Bit>,
     retries_new: Signal<Local, Bits<3>>,
@@ -333,6 +336,8 @@ impl Logic for CompAck {
             syndrome,
             sent_end,
             una0,
+            psn_off,
+            end_off,
             cq,
             pmtu,
             plen,
@@ -341,7 +346,6 @@ impl Logic for CompAck {
             init,
             verdict,
             timer,
-            tmo_fatal,
             retry_cnt,
             tmo_code,
             retry_psn,
@@ -428,6 +432,10 @@ impl Logic for CompAck {
         if !self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED) {
             self.in_sent_end.next = self.start_una.val();
         }
+        self.in_psn.next = self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
+        if self.in_timer.val() {
+            self.in_psn.next = self.start_una.val();
+        }
         self.walk.load.next = self.take.val();
         self.walk.load_st.next = self.start_st.val();
         self.walk.qpn.next = self.qpn.q.val();
@@ -435,20 +443,24 @@ impl Logic for CompAck {
         if self.take.val() {
             self.state.d.next = CompState::Decide;
             self.qpn.d.next = self.in_qpn.val();
-            self.psn.d.next = self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
-            if self.in_timer.val() {
-                self.psn.d.next = self.start_una.val();
-            }
+            self.psn.d.next = self.in_psn.val();
+            self.psn_off.d.next = self.in_psn.val() - self.start_una.val();
+            self.end_off.d.next = self.in_sent_end.val() - self.start_una.val();
             self.timer.d.next = self.in_timer.val();
-            // retries spent with PSNs outstanding: RETRY_EXC_ERR (the flush)
-            self.tmo_fatal.d.next = self.in_timer.val()
-                & !(self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0).any()
-                & !(self.start_st.val() >> QPSC_ERROR).get_bit(0)
-                & (self.start_una.val() != self.in_sent_end.val());
             self.retry_cnt.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT);
             self.tmo_code.d.next = self.s_pkt.qpc.val().get_bits::<5>(QPC_TIMEOUT);
             self.opcode.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_OPCODE);
             self.syndrome.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_AETH_SYNDROME);
+            // a timer's record with its retries spent and PSNs outstanding:
+            // a fatal NAK (RETRY_EXC_ERR, the flush), decided here so the
+            // walk's start sees the syndrome register alone
+            if self.in_timer.val()
+                & !(self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0).any()
+                & !(self.start_st.val() >> QPSC_ERROR).get_bit(0)
+                & (self.start_una.val() != self.in_sent_end.val())
+            {
+                self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
+            }
             self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
             self.pmtu.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_PMTU);
             self.plen.d.next = self.s_pkt.hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN);
@@ -467,15 +479,16 @@ impl Logic for CompAck {
         self.dec.opcode.next = self.opcode.q.val();
         self.dec.syndrome.next = self.syndrome.q.val();
         self.dec.psn.next = self.psn.q.val();
-        self.dec.una.next = self.walk.una.val();
-        self.dec.sent_end.next = self.sent_end.q.val();
+        self.dec.psn_off.next = self.psn_off.q.val();
+        self.dec.end_off.next = self.end_off.q.val();
         self.dec.error.next = self.error.q.val();
         self.walk.start.next = self.state.q.val() == CompState::Decide;
         self.walk.head.next = self.dec.walk.val();
-        self.walk.fatal.next = self.dec.fatal.val() | self.tmo_fatal.q.val();
+        self.walk.fatal.next = self.dec.fatal.val();
         self.walk.ack_psn.next = self.dec.ack_psn.val();
         self.walk.nak_status.next = self.dec.status.val();
-        if self.tmo_fatal.q.val() {
+        if self.timer.q.val() {
+            // (a timer's record is fatal only with its retries spent)
             self.walk.nak_status.next = WCS_RETRY_EXC_ERR.into();
         }
         self.walk.rd.next = self.dec.rd.val();

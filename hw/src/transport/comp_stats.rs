@@ -59,11 +59,12 @@ impl Logic for CompStats {
             // COMP_NAK_SEQ
             self.ev.next = self.ev.val() | 8;
         }
-        if self.fire.val() & self.timer.val() & (self.verdict.val() == 5) {
-            // a timeout with PSNs outstanding (a resend, or the QP's error)
+        if self.fire.val() & self.timer.val() & ((self.verdict.val() == 5) | (self.verdict.val() == 6)) {
+            // a timeout with PSNs outstanding: a resend (COMP_NAK_SEQ), or
+            // its retries spent (COMP_NAK_FATAL: RETRY_EXC_ERR)
             self.ev.next = self.ev.val() | 64;
         }
-        if self.fire.val() & (self.verdict.val() == 6) {
+        if self.fire.val() & !self.timer.val() & (self.verdict.val() == 6) {
             // COMP_NAK_FATAL
             self.ev.next = self.ev.val() | 16;
         }

@@ -89,6 +89,8 @@ pub struct ReqDecide {
     d1_una: Reg<Bits<24>>,
     d1_rddone: Reg<Bits<5>>,
     d1_tmo: Reg<Bits<5>>,
+    /// CURSOR_PKT is 0 (registered: beside the resend compare, not after it)
+    d1_c0: Reg<Bit>,
     /// Packets up to and including the next one with AckReq (1..=64), and
     /// 128 - that: the window (NEXT_PSN - UNA) below which it is the budget.
     d1_ackb: Reg<Bits<7>>,
@@ -123,8 +125,8 @@ impl Logic for ReqDecide {
     fn update(&mut self) {
         dff_setup!(
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
-            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_ackb, d1_lim, d2_v,
-            d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx
+            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_c0, d1_ackb, d1_lim,
+            d2_v, d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -172,6 +174,7 @@ impl Logic for ReqDecide {
             self.d1_sent.d.next = self.qpc.val().get_bits::<24>(QPC_SQ_PSN);
             self.d1_cwqe.d.next = 0.into();
             self.d1_cpkt.d.next = 0.into();
+            self.d1_c0.d.next = true;
             self.d1_rdst.d.next = 0.into();
             self.d1_ackb.d.next = 64.into(); // REQ_ACK_REQ_EVERY
             self.d1_lim.d.next = 64.into(); // MAX_UNACKED_PSNS - REQ_ACK_REQ_EVERY
@@ -183,6 +186,7 @@ impl Logic for ReqDecide {
                 self.d1_sent.d.next = self.qps.val().get_bits::<24>(QPS_SENT_END);
                 self.d1_cwqe.d.next = self.qps.val().get_bits::<16>(QPS_CURSOR_WQE);
                 self.d1_cpkt.d.next = bit_cast::<24, 23>(self.qps.val().get_bits::<23>(QPS_CURSOR_PKT));
+                self.d1_c0.d.next = !self.qps.val().get_bits::<23>(QPS_CURSOR_PKT).any();
                 self.d1_rdst.d.next = self.qps.val().get_bits::<5>(QPS_RD_STARTED);
             }
             self.d1_una.d.next = self.una_eff.val();
@@ -195,6 +199,7 @@ impl Logic for ReqDecide {
                 self.d1_next.d.next = self.una_eff.val();
                 self.d1_cwqe.d.next = self.head_wqe.val();
                 self.d1_cpkt.d.next = self.rew_pkt.val();
+                self.d1_c0.d.next = self.una_eff.val() == self.head_first.val();
                 self.d1_ackb.d.next = bits::<7>(64) - bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
                 self.d1_lim.d.next = bits::<7>(64) | bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
             }
@@ -239,7 +244,7 @@ impl Logic for ReqDecide {
                 | (bit_cast::<REQ_JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into())
                     << 152)
                 | (bit_cast::<REQ_JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)
-                | (bit_cast::<REQ_JCTX_BITS, 1>(((self.d1_cpkt.q.val() == 0) & !self.resend.val()).into()) << 154)
+                | (bit_cast::<REQ_JCTX_BITS, 1>((self.d1_c0.q.val() & !self.resend.val()).into()) << 154)
                 | (bit_cast::<REQ_JCTX_BITS, 1>(self.resend.val().into()) << 155);
             self.d2_wctx.d.next = bit_cast::<REQ_WCTX_BITS, 16>(self.d1_prod.q.val())
                 | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_una.q.val()) << 16)
