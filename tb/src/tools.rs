@@ -64,7 +64,9 @@ pub fn repo_root() -> std::path::PathBuf {
 /// off: it takes SEND payloads for RPC and calls an empty one malformed.
 pub fn tshark_fields(pcap: &std::path::Path, fields: &[&str]) -> Vec<Vec<String>> {
     let mut cmd = tshark();
-    cmd.args(["--disable-protocol", "rpcordma", "-r"]).arg(pcap);
+    // (payload heuristics off: random payloads can look like RPC-over-RDMA
+    // or FC over IB, which then decode as malformed)
+    cmd.args(["--disable-protocol", "rpcordma", "--disable-protocol", "fcoib", "-r"]).arg(pcap);
     cmd.args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=~"]);
     for f in fields {
         cmd.args(["-e", f]);

@@ -577,7 +577,11 @@ fn random_both_ways(
             panic!("NIC {n}: byte {i:#x} is {:#04x}, the reference says {:#04x}", m[i], mem[n][i]);
         }
     }
-    assert_eq!([net.borrow().rx_drops(0), net.borrow().rx_drops(1)], [0, 0], "no frame dropped at a MAC FIFO");
+    // on a clean wire the receivers keep up; with faults a MAC FIFO's drop is one more loss recovered
+    let fifo_drops = [net.borrow().rx_drops(0), net.borrow().rx_drops(1)];
+    if !lossy {
+        assert_eq!(fifo_drops, [0, 0], "no frame dropped at a MAC FIFO");
+    }
     let log = net.borrow().log.clone();
     let bad = log.iter().filter(|f| !decode_frame(&f.bytes).is_ok_and(|p| p.icrc_ok && p.ip_checksum_ok())).count();
     assert_eq!(bad, 0, "every frame decodes with good ICRC and checksum");
@@ -613,7 +617,8 @@ fn random_both_ways(
     let bytes: usize = plan.iter().flatten().flatten().map(|m| m.len).sum();
     let stats = net.borrow().stats;
     eprintln!(
-        "{} messages, {bytes} bytes, both ways over {QPS} QPs: {cycles} cycles, {} frames, wire {stats:?}",
+        "{} messages, {bytes} bytes, both ways over {QPS} QPs: {cycles} cycles, {} frames, wire {stats:?}, \
+         MAC FIFO drops {fifo_drops:?}",
         plan.iter().flatten().flatten().count(),
         log.len()
     );

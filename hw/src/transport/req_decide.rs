@@ -20,7 +20,12 @@
 //! **Go-back-N.** With `head_rewind` (and the requester started), D1 puts
 //! the cursor at the completer's head: NEXT_PSN = UNA, CURSOR_WQE =
 //! HEAD_WQE, CURSOR_PKT = UNA - HEAD_FIRST_PSN (the completer's start
-//! values before its first use). A job whose first PSN is before SENT_END
+//! values before its first use). D1 registers both cursors, D2 chooses
+//! (`rw`). The same when NEXT_PSN is before UNA: the ACKs of a resend's
+//! first transmissions came back while it was under way, so its cursor is
+//! behind what is acknowledged (without this the window NEXT_PSN - UNA
+//! wraps to "full" and the QP never sends again: found by 10^4 messages at
+//! 1 % loss). A job whose first PSN is before SENT_END
 //! is a `resend` (jctx bit 155): its WQE is not a first send (bit 154
 //! clear: no READ/atomic limit or fence check, no RD_ATOMIC_STARTED count,
 //! no inflight PUSH).
@@ -91,6 +96,14 @@ pub struct ReqDecide {
     d1_tmo: Reg<Bits<5>>,
     /// CURSOR_PKT is 0 (registered: beside the resend compare, not after it)
     d1_c0: Reg<Bit>,
+    /// The cursor at the completer's head (a rewind, or NEXT_PSN behind
+    /// UNA): its SQ index, packet, packet 0, AckReq distance and limit
+    d1_rew: Reg<Bit>,
+    d1_hwqe: Reg<Bits<16>>,
+    d1_rpkt: Reg<Bits<24>>,
+    d1_rc0: Reg<Bit>,
+    d1_rackb: Reg<Bits<7>>,
+    d1_rlim: Reg<Bits<7>>,
     /// Packets up to and including the next one with AckReq (1..=64), and
     /// 128 - that: the window (NEXT_PSN - UNA) below which it is the budget.
     d1_ackb: Reg<Bits<7>>,
@@ -100,6 +113,8 @@ pub struct ReqDecide {
     d2_slot: Reg<Bits<3>>,
     d2_go: Reg<Bit>,
     d2_addr: Reg<Bits<64>>,
+    d2_haddr: Reg<Bits<64>>,
+    d2_rw: Reg<Bit>,
     d2_jctx: Reg<Bits<REQ_JCTX_BITS>>,
     d2_wctx: Reg<Bits<REQ_WCTX_BITS>>,
     // ---- locals
@@ -117,6 +132,15 @@ pub struct ReqDecide {
     head_first: Signal<Local, Bits<24>>,
     rew_pkt: Signal<Local, Bits<24>>,
     resend: Signal<Local, Bit>,
+    win0: Signal<Local, Bits<24>>,
+    rw: Signal<Local, Bit>,
+    e_next: Signal<Local, Bits<24>>,
+    e_cwqe: Signal<Local, Bits<16>>,
+    e_cpkt: Signal<Local, Bits<24>>,
+    e_c0: Signal<Local, Bit>,
+    e_ackb: Signal<Local, Bits<7>>,
+    e_lim: Signal<Local, Bits<7>>,
+    hidx: Signal<Local, Bits<16>>,
     kind: TypeTag<Self>,
 }
 
@@ -125,8 +149,9 @@ impl Logic for ReqDecide {
     fn update(&mut self) {
         dff_setup!(
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
-            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_c0, d1_ackb, d1_lim,
-            d2_v, d2_slot, d2_go, d2_addr, d2_jctx, d2_wctx
+            d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_c0, d1_rew, d1_hwqe,
+            d1_rpkt, d1_rc0, d1_rackb, d1_rlim, d1_ackb, d1_lim, d2_v, d2_slot, d2_go, d2_addr, d2_haddr, d2_rw,
+            d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -139,6 +164,9 @@ impl Logic for ReqDecide {
         self.stop.next = self.d2_act.val() & !self.d2_go.q.val();
         self.slot.next = self.d2_slot.q.val();
         self.addr.next = self.d2_addr.q.val();
+        if self.d2_rw.q.val() {
+            self.addr.next = self.d2_haddr.q.val();
+        }
         self.jctx.next = self.d2_jctx.q.val();
         self.wctx.next = self.d2_wctx.q.val();
 
@@ -194,32 +222,54 @@ impl Logic for ReqDecide {
             if self.qps.val().get_bit(QPS_COMP_STARTED) {
                 self.d1_rddone.d.next = self.qps.val().get_bits::<5>(QPS_RD_DONE);
             }
-            // go-back-N: the cursor back to the completer's head, at UNA
-            if self.qps.val().get_bit(QPS_REQ_STARTED) & self.head_rewind.val() {
-                self.d1_next.d.next = self.una_eff.val();
-                self.d1_cwqe.d.next = self.head_wqe.val();
-                self.d1_cpkt.d.next = self.rew_pkt.val();
-                self.d1_c0.d.next = self.una_eff.val() == self.head_first.val();
-                self.d1_ackb.d.next = bits::<7>(64) - bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
-                self.d1_lim.d.next = bits::<7>(64) | bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
-            }
+            // the cursor at the completer's head, at UNA (chosen in D2)
+            self.d1_rew.d.next = self.qps.val().get_bit(QPS_REQ_STARTED) & self.head_rewind.val();
+            self.d1_hwqe.d.next = self.head_wqe.val();
+            self.d1_rpkt.d.next = self.rew_pkt.val();
+            self.d1_rc0.d.next = self.una_eff.val() == self.head_first.val();
+            self.d1_rackb.d.next = bits::<7>(64) - bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
+            self.d1_rlim.d.next = bits::<7>(64) | bit_cast::<7, 6>(self.rew_pkt.val().get_bits::<6>(0));
         }
 
         // ================= D2: the arithmetic into registers =================
-        self.win.next = self.d1_next.q.val() - self.d1_una.q.val();
+        // go-back-N: the cursor to the completer's head (a rewind), or forward
+        // to it when NEXT_PSN is behind UNA (ACKs of a resend's first
+        // transmissions passed its cursor: the window would wrap to "full")
+        self.win0.next = self.d1_next.q.val() - self.d1_una.q.val();
+        self.rw.next = self.d1_rew.q.val() | self.win0.val().get_bit(23);
+        self.win.next = self.win0.val();
+        self.e_next.next = self.d1_next.q.val();
+        self.e_cwqe.next = self.d1_cwqe.q.val();
+        self.e_cpkt.next = self.d1_cpkt.q.val();
+        self.e_c0.next = self.d1_c0.q.val();
+        self.e_ackb.next = self.d1_ackb.q.val();
+        self.e_lim.next = self.d1_lim.q.val();
+        if self.rw.val() {
+            self.win.next = 0.into();
+            self.e_next.next = self.d1_una.q.val();
+            self.e_cwqe.next = self.d1_hwqe.q.val();
+            self.e_cpkt.next = self.d1_rpkt.q.val();
+            self.e_c0.next = self.d1_rc0.q.val();
+            self.e_ackb.next = self.d1_rackb.q.val();
+            self.e_lim.next = self.d1_rlim.q.val();
+        }
         self.room.next = self.max_win.val() - self.win.val();
         self.budget.next = self.room.val().get_bits::<8>(0);
         // ackb < room = 128 - win, i.e. win < 128 - ackb: beside the room's subtraction, not after it
-        if self.win.val() < bit_cast::<24, 7>(self.d1_lim.q.val()) {
-            self.budget.next = bit_cast::<8, 7>(self.d1_ackb.q.val());
+        if self.win.val() < bit_cast::<24, 7>(self.e_lim.val()) {
+            self.budget.next = bit_cast::<8, 7>(self.e_ackb.val());
         }
         self.rdout.next = self.d1_rdst.q.val() - self.d1_rddone.q.val();
         // a resend: the cursor's PSN was sent before (NEXT_PSN before SENT_END)
         self.resend.next = self.win.val() < (self.d1_sent.q.val() - self.d1_una.q.val());
+        // both cursors' WQE addresses into registers, chosen after them
+        // (a mux before the register would be merged into one adder)
         self.idx.next = 0.into();
+        self.hidx.next = 0.into();
         for k in 0..16 {
             if self.d1_log.q.val().index() > k {
                 self.idx.next = self.idx.val().replace_bit(k, self.d1_cwqe.q.val().get_bit(k));
+                self.hidx.next = self.hidx.val().replace_bit(k, self.d1_hwqe.q.val().get_bit(k));
             }
         }
         if self.d2_act.val() {
@@ -229,22 +279,24 @@ impl Logic for ReqDecide {
             self.d2_v.d.next = true;
             self.d2_slot.d.next = self.d1_slot.q.val();
             self.d2_go.d.next = self.d1_ok.q.val()
-                & (self.d1_cwqe.q.val() != self.d1_prod.q.val())
+                & (self.e_cwqe.val() != self.d1_prod.q.val())
                 & (self.win.val() < self.max_win.val());
             self.d2_addr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.idx.val()) << 7);
+            self.d2_haddr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.hidx.val()) << 7);
+            self.d2_rw.d.next = self.rw.val();
             self.d2_jctx.d.next = bit_cast::<REQ_JCTX_BITS, REQ_QPN_BITS>(self.d1_qpn.q.val())
                 | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_dest.q.val()) << 14)
                 | (bit_cast::<REQ_JCTX_BITS, 16>(self.d1_pkey.q.val()) << 38)
                 | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_pd.q.val()) << 54)
                 | (bit_cast::<REQ_JCTX_BITS, 3>(self.d1_pmtu.q.val()) << 78)
-                | (bit_cast::<REQ_JCTX_BITS, 16>(self.d1_cwqe.q.val()) << 81)
-                | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_next.q.val()) << 97)
-                | (bit_cast::<REQ_JCTX_BITS, 23>(self.d1_cpkt.q.val().get_bits::<23>(0)) << 121)
+                | (bit_cast::<REQ_JCTX_BITS, 16>(self.e_cwqe.val()) << 81)
+                | (bit_cast::<REQ_JCTX_BITS, 24>(self.e_next.val()) << 97)
+                | (bit_cast::<REQ_JCTX_BITS, 23>(self.e_cpkt.val().get_bits::<23>(0)) << 121)
                 | (bit_cast::<REQ_JCTX_BITS, 8>(self.budget.val()) << 144)
                 | (bit_cast::<REQ_JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into())
                     << 152)
                 | (bit_cast::<REQ_JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)
-                | (bit_cast::<REQ_JCTX_BITS, 1>((self.d1_c0.q.val() & !self.resend.val()).into()) << 154)
+                | (bit_cast::<REQ_JCTX_BITS, 1>((self.e_c0.val() & !self.resend.val()).into()) << 154)
                 | (bit_cast::<REQ_JCTX_BITS, 1>(self.resend.val().into()) << 155);
             self.d2_wctx.d.next = bit_cast::<REQ_WCTX_BITS, 16>(self.d1_prod.q.val())
                 | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_una.q.val()) << 16)
