@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth check test msrv demo bench replay txgen docs bitstream clean
+.PHONY: all deps verilog lint synth check test msrv demo bench soak replay txgen docs bitstream clean
 
 all: test
 
@@ -61,9 +61,14 @@ txgen: deps
 	@test -n "$(DESC)" -a -n "$(OUT)" || { echo "usage: make txgen DESC=packets.txt OUT=frames.pcap"; exit 1; }
 	$(CARGO) run -q -p rnic-tb --bin txgen -- "$(abspath $(DESC))" "$(abspath $(OUT))"
 
-## Every benchmark (or SECTIONS="harness dma cache nic"); figures are recorded in docs/benchmarks.md
+## Every benchmark (or SECTIONS="harness dma cache nic loss"); figures are recorded in docs/benchmarks.md
 bench: deps
 	$(CARGO) run -q --release -p rnic-tb --bin bench -- $(SECTIONS)
+
+## The long runs of issue 12: RNIC_SOAK_MSGS random messages (default 10^7) between two
+## simulated NICs over a lossy and faulty wire, in rounds of 10^4, each round's figures printed
+soak: deps
+	$(CARGO) test -q --release -p rnic-tb --test two_nics soak -- --ignored --nocapture
 
 ## An Alveo board image: BOARD=au200|au250|au280 (docs/boards.md). Vivado non-project
 ## flow (firmware/common/build.tcl): IP, synthesis, place, route, timing and utilization

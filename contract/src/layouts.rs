@@ -243,6 +243,9 @@ layouts! {
         /// Completer: a fatal NAK completed the head WQE in error; every later
         /// response of the QP is dropped (before its STATE reaches ERR).
         COMP_ERROR: bool = byte 12, bit 6, width 1;
+        /// Completer: an RNR NAK stopped the requester until the QP's RNR
+        /// timer runs out (or UNA moves).
+        RNR_WAIT: bool = byte 12, bit 7, width 1;
         /// Completer: READ and atomic WQEs completed, modulo 32.
         RD_ATOMIC_DONE: u8 = byte 13, bit 0, width 5;
         /// Completer: RNR retries left (from `qpc.RNR_RETRY`; 7: without limit).

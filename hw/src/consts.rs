@@ -384,6 +384,8 @@ rtl_consts! {
     /// The completer's head (a go-back-N restarts the cursor there).
     QPS_HEAD_WQE: usize = qps::HEAD_WQE.pos();
     QPS_HEAD_FIRST: usize = qps::HEAD_FIRST_PSN.pos();
+    /// The completer's RNR wait: the requester sends nothing meanwhile.
+    QPS_RNR_WAIT: usize = qps::RNR_WAIT.pos();
     WQE_WR_ID: usize = send_wqe::WR_ID.pos();
     WQE_OPCODE: usize = send_wqe::OPCODE.pos();
     WQE_FENCE: usize = send_wqe::FENCE.pos();
@@ -496,6 +498,8 @@ rtl_consts! {
     // ---- the completer's ACK path (hw/src/transport/comp_ack.rs)
     /// The AETH syndrome of a received header, lowest bit.
     RXF_AETH_SYNDROME: usize = crate::wire::rx_field_lsb("aeth.syndrome");
+    /// The syndrome's top three bits (bit 7 and the kind).
+    RXF_AETH_KIND: usize = crate::wire::rx_field_lsb("aeth.syndrome") + 5;
     /// QP context fields the completer reads (`layouts::qpc`): lowest bit
     /// (and `QPC_SQ_PSN`, declared with the requester's).
     QPC_SEND_CQ: usize = qpc::SEND_CQ.pos();
@@ -535,6 +539,9 @@ rtl_consts! {
     TIMER_SH_SYNDROME: u64 = crate::wire::rx_field_lsb("aeth.syndrome");
     TIMER_SH_DESTQP: u64 = crate::wire::rx_field_lsb("bth.destqp");
     TIMER_SH_FLAG: u64 = crate::wire::RX_HDR_BITS - 1;
+    /// The record's kind (an RNR timer's), the bit below the flag.
+    RXF_TIMER_RNR: usize = crate::wire::RX_HDR_BITS - 2;
+    TIMER_SH_RNR: u64 = crate::wire::RX_HDR_BITS - 2;
     /// The retransmit timer's tick (4.096 us at the 250 MHz core clock), in
     /// cycles, minus one: the core's `RetryTimer::tick_m1`.
     TIMER_TICK_M1: u64 = crate::transport::TIMER_TICK_CYCLES - 1;
@@ -548,6 +555,7 @@ rtl_consts! {
     QPSC_RETRY_VALID: u64 = qps::RETRY_VALID.pos() - 8 * qps::COMPLETER_BYTES.start;
     QPSC_RETRIES: u64 = qps::RETRIES_LEFT.pos() - 8 * qps::COMPLETER_BYTES.start;
     QPSC_ERROR: u64 = qps::COMP_ERROR.pos() - 8 * qps::COMPLETER_BYTES.start;
+    QPSC_RNR_WAIT: u64 = qps::RNR_WAIT.pos() - 8 * qps::COMPLETER_BYTES.start;
     QPSC_RD_DONE: u64 = qps::RD_ATOMIC_DONE.pos() - 8 * qps::COMPLETER_BYTES.start;
     QPSC_RNR_RETRIES: u64 = qps::RNR_RETRIES_LEFT.pos() - 8 * qps::COMPLETER_BYTES.start;
     QPSC_HEAD_FIRST: u64 = qps::HEAD_FIRST_PSN.pos() - 8 * qps::COMPLETER_BYTES.start;
@@ -597,6 +605,7 @@ rtl_consts! {
     WCS_REM_OP_ERR: u64 = WcStatus::RemOpErr as u8;
     WCS_BAD_RESP_ERR: u64 = WcStatus::BadRespErr as u8;
     WCS_RETRY_EXC_ERR: u64 = WcStatus::RetryExcErr as u8;
+    WCS_RNR_RETRY_EXC_ERR: u64 = WcStatus::RnrRetryExcErr as u8;
     WCO_SEND: u64 = WcOpcode::Send as u8;
     WCO_RDMA_WRITE: u64 = WcOpcode::RdmaWrite as u8;
     WCO_RDMA_READ: u64 = WcOpcode::RdmaRead as u8;
@@ -666,7 +675,7 @@ const _: () = {
     // req_fetch: the decision reads qpc bytes 0..64 and qps bytes 0..25 (the requester's and completer's);
     // the WQE's first beat holds every field but SGES, the second SGES
     assert!(qpc::PATH.pos() == 512 && qpc::SQ_PROD.pos() + 16 <= 512 && qps::COMPLETER_BYTES.end == 25);
-    assert!(RXF_TIMER >= crate::wire::RX_HDR_PACKED_BITS, "the timer bit lies above the packed header");
+    assert!(RXF_TIMER_RNR >= crate::wire::RX_HDR_PACKED_BITS, "the timer bits lie above the packed header");
     assert!(send_wqe::SGES.pos() == 512 && send_wqe::SGES.width == 512);
     assert!(qps::CURSOR_PKT.width == 23 && qps::RD_ATOMIC_STARTED.width == 5 && qps::RD_ATOMIC_DONE.width == 5);
     assert!(qpc::SQ_LOG_SIZE.width == 4 && qpc::SQ_PROD.width == 16 && qps::CURSOR_WQE.width == 16);

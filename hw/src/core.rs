@@ -260,8 +260,8 @@ impl Logic for RnicCore {
         self.timer.tick_m1.next = TIMER_TICK_M1.into();
         self.timer.s_disarm.qpn.next = 0.into();
         self.timer.s_disarm.valid.next = false;
-        // (only ACK timeouts are armed: RNR waits are not yet, so every expiry is a local ACK timeout)
         self.lookup.s_expire.qpn.next = bit_cast::<24, 14>(self.timer.m_expire.qpn.val());
+        self.lookup.s_expire.kind.next = self.timer.m_expire.kind.val();
         self.lookup.s_expire.valid.next = self.timer.m_expire.valid.val();
         self.timer.m_expire.ready.next = self.lookup.s_expire.ready.val();
         DoneOut::<14>::join(&mut self.req.m_sdone, &mut self.sched.s_done);

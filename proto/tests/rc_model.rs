@@ -217,6 +217,7 @@ impl World {
                         max_unacked_psns: p.max_unacked,
                         pd,
                         retry_cnt: 7,
+                        rnr_retry: 7,
                     }),
                     resp: Responder::new(ResponderConfig {
                         dest_qp: qpn(peer, i),
@@ -735,7 +736,9 @@ fn rnr_nak_then_resend_after_recv_posted() {
     assert_eq!(action, CompleterAction::RnrWait { psn: first.psn(), timer: RnrTimer::new(12).unwrap() });
     let sges = vec![Sge { addr: area(0) + RECV_AREA, len: 600, lkey: mr_key(1, 0) }];
     w.nodes[1].qps[0].resp.post_recv(RecvWqe { wr_id: 500, sges });
-    assert!(w.nodes[0].qps[0].req.resend_from(first.psn()));
+    // the RNR timer runs out: the requester resends from the NAK'd PSN
+    assert!(w.nodes[0].qps[0].req.rnr_waiting());
+    assert!(w.nodes[0].qps[0].req.rnr_timeout());
     let mut rng = Rng::new(3);
     w.run(&mut rng, CLEAN);
     w.collect();

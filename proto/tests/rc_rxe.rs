@@ -270,6 +270,7 @@ fn replay_requesters(name: &str) -> (usize, usize) {
                     max_unacked_psns: RXE_MAX_UNACKED_PSNS,
                     pd: 0,
                     retry_cnt: 7,
+                    rnr_retry: 7,
                 })
             });
             if packet.psn() == requester.next_psn() {

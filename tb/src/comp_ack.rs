@@ -120,6 +120,7 @@ pub struct CompState {
     pub rd_done: u8,
     pub retries: u8,
     pub rnr_retries: u8,
+    pub rnr_wait: bool,
 }
 
 /// What the model did with a packet.
@@ -136,6 +137,8 @@ pub struct Expect {
     /// WQEs the walk completed (not counting a fatal NAK's), and UNA before.
     pub popped: usize,
     pub una_before: u32,
+    /// The QP was in an RNR wait (a timer's record ends it, with a wake).
+    pub rnr_before: bool,
     /// A READ response dropped as stale; placed (with its WQE's SQ index
     /// and the offset in the message).
     pub stale: bool,
@@ -169,6 +172,8 @@ pub struct Case {
     /// `RxLookup` makes of an expiry; `psn` is the model's UNA, the header's
     /// PSN is garbage the block must ignore).
     pub timer: bool,
+    /// ... the RNR timer's (kind 1).
+    pub rnr_timer: bool,
 }
 
 struct Qp {
@@ -256,6 +261,7 @@ impl Script {
             max_unacked_psns: 48,
             pd: 1,
             retry_cnt: r.below(8) as u8,
+            rnr_retry: r.below(8) as u8,
         };
         Qp {
             qpn,
@@ -264,7 +270,7 @@ impl Script {
             sq_cons: r.below(1 << 16) as u16,
             cq: r.below(1 << 24) as u32,
             retry_cnt: cfg.retry_cnt,
-            rnr_retry: r.below(8) as u8,
+            rnr_retry: cfg.rnr_retry,
             wqes: vec![],
             by_wr_id: HashMap::new(),
             pushed: 0,
@@ -355,7 +361,8 @@ impl Script {
             error: v.error,
             rd_done: (qp.rd_pushed.wrapping_sub(outstanding) % 32) as u8,
             retries: v.retries_left,
-            rnr_retries: qp.rnr_retry,
+            rnr_retries: v.rnr_left,
+            rnr_wait: v.rnr_wait,
         }
     }
 
@@ -380,7 +387,8 @@ impl Script {
         let n = self.rng.below(6);
         self.send(qi, n);
         if self.rng.chance(6) {
-            self.timer_case(qi);
+            let rnr = self.rng.chance(30);
+            self.timer_case(qi, rnr);
             return;
         }
         let r = &mut self.rng;
@@ -535,6 +543,7 @@ impl Script {
             pushes,
             expect,
             timer: false,
+            rnr_timer: false,
         };
         let pushes = std::mem::take(&mut self.pending_pushes);
         let mut expect = Expect {
@@ -547,6 +556,7 @@ impl Script {
             state: before,
             popped: 0,
             una_before: una.value(),
+            rnr_before: before.rnr_wait,
             stale: false,
             place: None,
         };
@@ -582,13 +592,19 @@ impl Script {
         } else if kind == AETH_KIND_ACK as u8 {
             COMP_ACK
         } else if kind == AETH_KIND_RNR_NAK as u8 {
-            COMP_RNR
+            if qp.model.is_error() {
+                // RNR retries spent: the block takes it as a fatal NAK
+                COMP_NAK_FATAL
+            } else {
+                COMP_RNR
+            }
         } else if syndrome == AETH_NAK_SEQ as u8 {
             COMP_NAK_SEQ
         } else {
             COMP_NAK_FATAL
         };
         expect.implied = c1.implied_naks > c0.implied_naks;
+        let mut rnr_fired = false;
         match action {
             CompleterAction::None => {}
             CompleterAction::Resent(p) => {
@@ -599,8 +615,8 @@ impl Script {
                 expect.action = CACT_RNR_WAIT;
                 expect.action_psn = p.value();
                 expect.timer = timer.code();
-                // the timer fires at once here: resend from the RNR NAK's PSN
-                qp.model.resend_from(p);
+                // the RNR timer fires right after (a timer record next)
+                rnr_fired = true;
             }
         }
         if !error_before && qp.model.is_error() {
@@ -618,6 +634,9 @@ impl Script {
         expect.popped = (after_head(&after, &before)) as usize;
         expect.state = after;
         self.cases.push(case_base(expect, pushes, qp));
+        if rnr_fired {
+            self.timer_case(qi, true);
+        }
     }
 }
 
@@ -643,14 +662,14 @@ impl Script {
     /// A retransmit timer's expiry for QP `qi`: the model's `timeout()`
     /// (a resend from UNA spending a retry, RETRY_EXC_ERR when none is
     /// left, nothing when nothing is outstanding).
-    fn timer_case(&mut self, qi: usize) {
+    fn timer_case(&mut self, qi: usize, rnr: bool) {
         let pushes = std::mem::take(&mut self.pending_pushes);
         let qp = &mut self.qps[qi];
         let v = qp.model.completer_view();
         let (una, se) = (v.una, v.sent_end);
         let before = Self::state_of(qp);
         let error_before = qp.model.is_error();
-        let resent = qp.model.timeout();
+        let resent = if rnr { qp.model.rnr_timeout() } else { qp.model.timeout() };
         let comps = qp.model.take_completions();
         let verdict = if error_before {
             COMP_DROP
@@ -669,6 +688,7 @@ impl Script {
             state: before,
             popped: 0,
             una_before: una.value(),
+            rnr_before: before.rnr_wait,
             stale: false,
             place: None,
         };
@@ -701,6 +721,7 @@ impl Script {
             pushes,
             expect,
             timer: true,
+            rnr_timer: rnr,
         });
     }
 }
@@ -734,6 +755,9 @@ pub fn pack_header(c: &Case) -> Vec<u32> {
     if c.timer {
         // a timer's record: the flag, the opcode and syndrome, the QP; a PSN the block must not use
         words[RXF_TIMER / 32] |= 1 << (RXF_TIMER % 32);
+        if c.rnr_timer {
+            words[RXF_TIMER_RNR / 32] |= 1 << (RXF_TIMER_RNR % 32);
+        }
     }
     let psn = if c.timer { !c.psn & 0xff_ffff } else { c.psn };
     let mut top: usize = RX_HDR_FIELDS.iter().map(|f| f.1).sum();
@@ -1147,7 +1171,7 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     assert_eq!(qps::COMP_ERROR.get(d).unwrap(), s.error, "{ctx}: COMP_ERROR");
     assert_eq!(qps::UNA.get(d).unwrap(), s.una, "{ctx}: UNA");
     // a wake when UNA moved (the window has room) or to serve a resend
-    let wake = s.una != e.una_before || e.action == CACT_RESEND;
+    let wake = s.una != e.una_before || e.action == CACT_RESEND || (c.timer && e.rnr_before);
     assert_eq!(r.wake, wake, "{ctx}: the wake (UNA moved from {:#x}, or a resend)", e.una_before);
     // the ACK timer restarts when UNA moved and PSNs are still outstanding
     let sent_end = if c.req_started { c.sent_end } else { e.una_before };
@@ -1163,4 +1187,5 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     assert_eq!(qps::RD_ATOMIC_DONE.get(d).unwrap(), s.rd_done, "{ctx}: RD_ATOMIC_DONE");
     assert_eq!(qps::RETRIES_LEFT.get(d).unwrap(), s.retries, "{ctx}: RETRIES_LEFT");
     assert_eq!(qps::RNR_RETRIES_LEFT.get(d).unwrap(), s.rnr_retries, "{ctx}: RNR_RETRIES_LEFT");
+    assert_eq!(qps::RNR_WAIT.get(d).unwrap(), s.rnr_wait, "{ctx}: RNR_WAIT");
 }

@@ -240,6 +240,7 @@ pub fn expect_job(j: &Job) -> Expect {
         max_unacked_psns: Psn::HALF - 1,
         pd: j.qp.pd,
         retry_cnt: 7,
+        rnr_retry: 7,
     });
     model.post(SendWqe { wr_id: w.wr_id, op: sop, signaled: w.signaled, fence: false }).expect("a valid WQE");
     let mut sent = vec![];

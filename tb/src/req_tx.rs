@@ -381,6 +381,7 @@ impl<M: Model> TxBench<M> {
             max_unacked_psns: Psn::HALF - 1,
             pd,
             retry_cnt: 7,
+            rnr_retry: 7,
         });
         self.qpc.insert(qpn, c);
         self.qps.insert(qpn, vec![0u8; qps::SIZE]);

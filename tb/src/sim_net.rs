@@ -280,6 +280,37 @@ pub fn connect_rc_timeout(
     mtu: Mtu,
     timeout: u8,
 ) {
+    connect_rc_with(qp, ctx, peer, dest, psns, mtu, RcTimers { timeout, ..RcTimers::default() });
+}
+
+/// A QP's timers and retry counts (IBTA codes).
+#[derive(Clone, Copy, Debug)]
+pub struct RcTimers {
+    /// Local ACK timeout: 4.096 us x 2^timeout (0: none).
+    pub timeout: u8,
+    pub retry_cnt: u8,
+    /// RNR NAKs answered by a wait (7: without limit).
+    pub rnr_retry: u8,
+    /// The RNR wait this QP asks of its peer (the IBTA table: 1 is 10 us, 12 is 0.64 ms).
+    pub min_rnr_timer: u8,
+}
+
+impl Default for RcTimers {
+    fn default() -> Self {
+        RcTimers { timeout: 14, retry_cnt: 7, rnr_retry: 7, min_rnr_timer: 12 }
+    }
+}
+
+/// [`connect_rc`] with the timers and retry counts `t`.
+pub fn connect_rc_with(
+    qp: &mut QueuePair,
+    ctx: &Context,
+    peer: usize,
+    dest: u32,
+    psns: (u32, u32),
+    mtu: Mtu,
+    t: RcTimers,
+) {
     let access = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).expect("INIT");
     let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), ctx.query_device().mac) };
@@ -290,14 +321,14 @@ pub fn connect_rc_timeout(
         .dest_qpn(dest)
         .rq_psn(psns.1)
         .max_dest_rd_atomic(4)
-        .min_rnr_timer(12);
+        .min_rnr_timer(t.min_rnr_timer);
     qp.modify(&rtr).expect("RTR");
     let rts = QpAttr::new()
         .state(QpState::ReadyToSend)
         .sq_psn(psns.0)
-        .timeout(timeout)
-        .retry_cnt(7)
-        .rnr_retry(7)
+        .timeout(t.timeout)
+        .retry_cnt(t.retry_cnt)
+        .rnr_retry(t.rnr_retry)
         .max_rd_atomic(4);
     qp.modify(&rts).expect("RTS");
 }

@@ -64,9 +64,21 @@ pub fn repo_root() -> std::path::PathBuf {
 /// off: it takes SEND payloads for RPC and calls an empty one malformed.
 pub fn tshark_fields(pcap: &std::path::Path, fields: &[&str]) -> Vec<Vec<String>> {
     let mut cmd = tshark();
-    // (payload heuristics off: random payloads can look like RPC-over-RDMA
-    // or FC over IB, which then decode as malformed)
-    cmd.args(["--disable-protocol", "rpcordma", "--disable-protocol", "fcoib", "-r"]).arg(pcap);
+    // (the InfiniBand payload heuristics off: random payloads can look like
+    // RPC over RDMA, FC over IB, SMC-R, ... and then decode as malformed)
+    cmd.args(["--disable-protocol", "rpcordma"]);
+    for h in [
+        "fc_infiniband",
+        "rpcrdma_infiniband",
+        "smcr_infiniband",
+        "smb_direct_infiniband",
+        "iser_infiniband",
+        "sdp_infiniband",
+        "nvme_rdma",
+    ] {
+        cmd.args(["--disable-heuristic", h]);
+    }
+    cmd.arg("-r").arg(pcap);
     cmd.args(["-T", "fields", "-E", "separator=|", "-E", "aggregator=~"]);
     for f in fields {
         cmd.args(["-e", f]);

@@ -39,6 +39,8 @@ fn random_responses_match_the_model() {
     let (mut implied, mut cqes, mut stale, mut placed, mut bad_resp) = (0, 0, 0, 0, 0);
     // timer records: resent, retries spent (RETRY_EXC_ERR), nothing outstanding
     let mut timers = [0usize; 3];
+    // RNR NAKs with the RNR retries spent (RNR_RETRY_EXC_ERR), RNR timers' records
+    let (mut rnr_exc, mut rnr_timers) = (0usize, 0usize);
     for (seed, qps, p_offer, p_cmd, p_answer, p_cqe, p_take) in [
         (1, 1, 100, 100, 100, 100, 100),
         (2, 3, 70, 60, 70, 50, 60),
@@ -54,6 +56,8 @@ fn random_responses_match_the_model() {
             stale += c.expect.stale as usize;
             placed += c.expect.place.is_some() as usize;
             bad_resp += (c.expect.verdict == COMP_RD_RESP && c.expect.action == CACT_ERROR) as usize;
+            rnr_exc += (c.expect.action == CACT_ERROR && c.expect.status == WCS_RNR_RETRY_EXC_ERR as u8) as usize;
+            rnr_timers += c.rnr_timer as usize;
             if c.timer {
                 match c.expect.action {
                     CACT_RESEND => timers[0] += 1,
@@ -78,6 +82,8 @@ fn random_responses_match_the_model() {
     assert!(implied >= 20 && cqes >= 500, "implied NAKs {implied}, CQEs {cqes}");
     eprintln!("timer records: {timers:?} (resent, RETRY_EXC_ERR, nothing outstanding or in error)");
     assert!(timers[0] >= 50 && timers[1] >= 5 && timers[2] >= 20, "timer records {timers:?}");
+    eprintln!("RNR: {rnr_exc} RNR_RETRY_EXC_ERR, {rnr_timers} RNR timer records");
+    assert!(rnr_exc >= 5 && rnr_timers >= 100, "RNR: {rnr_exc} spent, {rnr_timers} timer records");
     assert!(
         stale >= 5 && placed >= 40 && bad_resp >= 20,
         "READ responses: {stale} stale, {placed} placed, {bad_resp} bad"

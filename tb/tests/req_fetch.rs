@@ -241,6 +241,7 @@ impl OracleQp {
             max_unacked_psns: MAX_UNACKED_PSNS as u32,
             pd: 1,
             retry_cnt: 7,
+            rnr_retry: 7,
         });
         let mut c = vec![0u8; qpc::SIZE];
         for x in c.iter_mut() {

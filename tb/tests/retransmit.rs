@@ -19,7 +19,7 @@ use rnic_driver::*;
 use rnic_hw::transport::TIMER_TICK_CYCLES;
 use rnic_proto::decode_frame;
 use rnic_tb::gbn_check::{check_go_back_n, GbnStats};
-use rnic_tb::sim_net::{connect_rc_timeout, poll_n, Nic, SimNet, WireFaults};
+use rnic_tb::sim_net::{connect_rc_with, poll_n, try_poll_n, Nic, RcTimers, SimNet, WireFaults};
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -38,13 +38,19 @@ struct Pair {
     mr_a: MemoryRegion,
     mr_b: MemoryRegion,
     qp_b_num: u32,
+    qp_b: QueuePair,
+    cq_b: CompletionQueue,
     // kept alive: the objects the QPs and regions belong to
-    _keep: (QueuePair, CompletionQueue, ProtectionDomain, ProtectionDomain),
+    _keep: (ProtectionDomain, ProtectionDomain),
 }
 
 /// One RC QP pair, MTU 1024, ACK timeout code [`TIMEOUT`], 8 KiB buffers
 /// registered on both sides, A's buffer filled with a pattern.
 fn pair(seed: u64) -> Pair {
+    pair_with(seed, RcTimers { timeout: TIMEOUT, ..RcTimers::default() })
+}
+
+fn pair_with(seed: u64, t: RcTimers) -> Pair {
     let net = SimNet::pair(seed);
     let a = Nic::open(&net, 0);
     let b = Nic::open(&net, 1);
@@ -52,8 +58,8 @@ fn pair(seed: u64) -> Pair {
     let (cq_a, cq_b) = (a.ctx.create_cq(64, None).unwrap(), b.ctx.create_cq(64, None).unwrap());
     let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).build().unwrap();
     let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
-    connect_rc_timeout(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (PSN_A, 0x900), Mtu::Mtu1024, TIMEOUT);
-    connect_rc_timeout(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x900, PSN_A), Mtu::Mtu1024, TIMEOUT);
+    connect_rc_with(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (PSN_A, 0x900), Mtu::Mtu1024, t);
+    connect_rc_with(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x900, PSN_A), Mtu::Mtu1024, t);
     let buf_a = a.ctx.alloc_buffer(8192).unwrap();
     let buf_b = b.ctx.alloc_buffer(8192).unwrap();
     let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
@@ -62,7 +68,7 @@ fn pair(seed: u64) -> Pair {
     let data: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();
     buf_a.write(0, &data).unwrap();
     let qp_b_num = qp_b.qp_num();
-    Pair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, qp_b_num, _keep: (qp_b, cq_b, pd_a, pd_b) }
+    Pair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, qp_b_num, qp_b, cq_b, _keep: (pd_a, pd_b) }
 }
 
 impl Pair {
@@ -72,6 +78,13 @@ impl Pair {
         let remote = RemoteAddr { addr: self.mr_b.addr() + dst, rkey: self.mr_b.rkey() };
         let sges = [sge];
         let wr = SendWr::new(wr_id, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
+        self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// A signaled SEND of `len` bytes from A's `src`.
+    fn send(&mut self, wr_id: u64, src: u64, len: u32) {
+        let sges = [Sge::new(&self.mr_a, src, len).unwrap()];
+        let wr = SendWr::new(wr_id, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
         self.qp_a.post_send(&[wr]).unwrap();
     }
 
@@ -219,4 +232,66 @@ fn retries_spent_complete_the_oldest_wqe_with_retry_exc_err_and_flush_the_rest()
     assert_eq!(p.gbn().expect("go-back-N invariants").resends, 7, "7 replays from the first PSN");
     let now = p.a.probe.now();
     eprintln!("error completion by cycle {now}, last send at cycle {}", a.last().unwrap().0);
+}
+
+/// The RNR timer of these tests: code 1, 10 us (2500 cycles; the timer
+/// rounds it up to 3 ticks of 4.096 us).
+const RNR_CODE: u8 = 1;
+const RNR_CYCLES: u64 = 2500;
+
+#[test]
+fn an_rnr_nak_stops_the_requester_for_min_rnr_timer_then_it_resends() {
+    let mut p = pair_with(0x35, RcTimers { timeout: TIMEOUT, min_rnr_timer: RNR_CODE, ..RcTimers::default() });
+    // a SEND and a WRITE behind it; B has no RECV yet: RNR NAK
+    p.send(20, 0x100, 300);
+    p.write(21, 0x800, 0x800, 200);
+    let sends_of = |p: &Pair| p.frames(0).iter().filter(|f| f.1 == "RC_SEND_ONLY").count();
+    let mut polls = 0;
+    while sends_of(&p) < 3 {
+        assert!(try_poll_n(&p.cq_a, 1, 1).is_empty(), "no completion while B has no RECV");
+        polls += 1;
+        assert!(polls < 20_000, "A resent the SEND {} times", sends_of(&p));
+    }
+    // the RECV arrives: the next resend lands
+    let rsge = [Sge::new(&p.mr_b, 0x1000, 1024).unwrap()];
+    p.qp_b.post_recv(&[RecvWr { wr_id: 0x77, sg_list: &rsge }]).unwrap();
+    let wc = poll_n(&p.cq_a, 2, 40_000, "completions after the RECV");
+    assert_eq!((wc[0].wr_id, wc[0].status, wc[1].wr_id, wc[1].status), (20, WcStatus::Success, 21, WcStatus::Success));
+    let rc = poll_n(&p.cq_b, 1, 20_000, "B's RECV completion");
+    assert_eq!((rc[0].wr_id, rc[0].status, rc[0].byte_len), (0x77, WcStatus::Success, 300));
+    p.check(0x100, 0x1000, 300);
+    p.check(0x800, 0x800, 200);
+    // min_rnr_timer respected: each resend of the SEND at least the RNR time after the one before;
+    // nothing sent while waiting (the WRITE behind the SEND only with a resend)
+    let a = p.frames(0);
+    let sends: Vec<u64> = a.iter().filter(|f| f.1 == "RC_SEND_ONLY").map(|f| f.0).collect();
+    for w in sends.windows(2) {
+        assert!(w[1] - w[0] >= RNR_CYCLES, "a resend {} cycles after the previous send: {a:?}", w[1] - w[0]);
+    }
+    let b: Vec<(u32, Option<u8>)> = p.frames(1).into_iter().map(|f| (f.2, f.3)).collect();
+    let rnr = b.iter().filter(|x| x.1.is_some_and(|s| s >> 5 == 1)).count();
+    assert!(rnr >= 2, "B's RNR NAKs: {b:x?}");
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!(ca.rnr_naks_received, cb.rnr_naks, "A: {ca:?}, B: {cb:?}");
+    assert_eq!(ca.retry_timeouts, 0, "RNR waits are not ACK timeouts: {ca:?}");
+    p.gbn().expect("go-back-N invariants");
+    eprintln!(
+        "{} SENDs, {rnr} RNR NAKs, gaps {:?}",
+        sends.len(),
+        sends.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn rnr_retries_spent_complete_with_rnr_retry_exc_err() {
+    let t = RcTimers { timeout: TIMEOUT, min_rnr_timer: RNR_CODE, rnr_retry: 2, ..RcTimers::default() };
+    let mut p = pair_with(0x36, t);
+    p.send(30, 0, 100);
+    p.send(31, 0x200, 100);
+    let wc = poll_n(&p.cq_a, 2, 40_000, "error completions");
+    let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(got, [(30, WcStatus::RnrRetryExcErr), (31, WcStatus::WrFlushErr)]);
+    let cb = p.b.ctx.query_counters().unwrap();
+    // two waits (rnr_retry 2), the third RNR NAK fails the QP
+    assert_eq!(cb.rnr_naks, 3, "B: {cb:?}");
 }

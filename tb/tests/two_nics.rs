@@ -306,6 +306,43 @@ fn ten_thousand_messages_at_one_percent_loss() {
     assert!(c[0].retry_timeouts + c[1].retry_timeouts > 0, "{c:?}");
 }
 
+/// `make soak` (issue 12, item 4): `RNIC_SOAK_MSGS` messages (default
+/// 10^7) in rounds of 10^4 over 16 QP pairs, each round a new seed, the
+/// wire alternating 1 % loss and the mixed faults; every round's checks
+/// are the CI runs' (completions, bytes, go-back-N invariants). Prints each
+/// round's figures. Not in `make test`: 10^7 messages are about 700
+/// simulated rounds of 2 minutes each on this machine.
+#[test]
+#[ignore = "the soak: run by `make soak`"]
+fn soak() {
+    let total: usize = std::env::var("RNIC_SOAK_MSGS").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000_000);
+    let (mut done, mut round) = (0usize, 0u64);
+    let t = std::time::Instant::now();
+    while done < total {
+        let f = if round % 2 == 0 {
+            WireFaults { drop_ppm: 10_000, ..WireFaults::default() }
+        } else {
+            WireFaults {
+                drop_ppm: 5_000,
+                burst_ppm: 1_000,
+                burst_len: 4,
+                dup_ppm: 10_000,
+                reorder_ppm: 10_000,
+                reorder_cycles: 2000,
+                corrupt_ppm: 5_000,
+            }
+        };
+        let c = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256);
+        done += 2 * 16 * 313;
+        round += 1;
+        let (gbn, tmo) = (c[0].go_back_n + c[1].go_back_n, c[0].retry_timeouts + c[1].retry_timeouts);
+        println!(
+            "soak: round {round}: {done} of {total} messages, {gbn} go-back-N, {tmo} timeouts, {:.0} s",
+            t.elapsed().as_secs_f64()
+        );
+    }
+}
+
 /// 10^4 small messages over a wire that loses (0.5 %, and bursts),
 /// duplicates, reorders and corrupts frames each way.
 #[test]
@@ -601,18 +638,32 @@ fn random_both_ways(
     ];
     let rows = rnic_tb::tools::tshark_fields(&pcap, &fields);
     assert_eq!(rows.len(), frames.len(), "tshark saw every frame");
+    let mut guessed = 0;
     for (i, (r, f)) in rows.iter().zip(&frames).enumerate() {
         let p = decode_frame(f).unwrap();
         assert!(r[0].contains(":ip:udp:infiniband"), "frame {}: protocols {}", i + 1, r[0]);
-        assert_eq!(
-            (r[1].as_str(), r[2].as_str(), r[3].as_str()),
-            ("", "", ""),
-            "frame {}: malformed or expert item",
-            i + 1
-        );
+        // tshark hands some SEND payloads to the Ethertype table (random
+        // bytes taken for a protocol header): what it finds there is no
+        // verdict on our headers, which it decoded (opcode, PSN below)
+        let after_ib = r[0].split(":infiniband").nth(1).unwrap_or("");
+        if !after_ib.is_empty() && after_ib != ":data" {
+            guessed += 1;
+        } else {
+            assert_eq!(
+                (r[1].as_str(), r[2].as_str(), r[3].as_str()),
+                ("", "", ""),
+                "frame {}: malformed or expert item",
+                i + 1
+            );
+        }
         assert_eq!(r[4], p.bth.opcode.value().to_string(), "frame {}: tshark's opcode", i + 1);
         assert_eq!(r[5], p.bth.psn.value().to_string(), "frame {}: tshark's PSN", i + 1);
     }
+    assert!(
+        guessed * 100 <= frames.len(),
+        "{guessed} of {} frames with a payload tshark took for a protocol",
+        frames.len()
+    );
     rnic_tb::tools::scapy_icrc_agrees(&pcap, frames.len());
     let bytes: usize = plan.iter().flatten().flatten().map(|m| m.len).sum();
     let stats = net.borrow().stats;

@@ -230,6 +230,8 @@ pub struct CompDecOut {
     pub wake: Signal<Out, Bit>,
     /// The record is a retransmit timer's expiry, not a packet's.
     pub expiry: Signal<Out, Bit>,
+    /// ... of the RNR timer (kind 1).
+    pub expiry_rnr: Signal<Out, Bit>,
     /// (Re)arm the QP's retransmit timer with `ack_timeout` (`qpc.TIMEOUT`):
     /// the record moved UNA and PSNs are still outstanding.
     pub arm: Signal<Out, Bit>,
@@ -279,6 +281,12 @@ pub struct CompAck {
     verdict: Reg<Bits<COMP_VERDICT_BITS>>,
     // ---- a timer's expiry: its retries spent (RETRY_EXC_ERR); the context's counts
     timer: Reg<Bit>,
+    /// an RNR timer's record; an RNR NAK with its RNR retries spent; the
+    /// context's RNR retry count; the QP was in an RNR wait
+    rnr_tmr: Reg<Bit>,
+    rnr_exc: Reg<Bit>,
+    rnr_cfg: Reg<Bits<3>>,
+    rnr_wait: Reg<Bit>,
     retry_cnt: Reg<Bits<3>>,
     tmo_code: Reg<Bits<5>>,
     // ---- the completer's state the walk does not change
@@ -307,6 +315,11 @@ pub struct CompAck {
     in_st: Signal<Local, Bits<COMP_STATE_BITS>>,
     start_st: Signal<Local, Bits<COMP_STATE_BITS>>,
     in_timer: Signal<Local, Bit>,
+    in_rnr_tmr: Signal<Local, Bit>,
+    in_rnr_exc: Signal<Local, Bit>,
+    rnr_new: Signal<Local, Bits<3>>,
+    rnr_action: Signal<Local, Bit>,
+    rnr_wait_new: Signal<Local, Bit>,
     in_sent_end: Signal<Local, Bits<24>>,
     start_una: Signal<Local, Bits<24>>,
     in_psn: Signal<Local, Bits<24>>,
@@ -346,6 +359,10 @@ impl Logic for CompAck {
             init,
             verdict,
             timer,
+            rnr_tmr,
+            rnr_exc,
+            rnr_cfg,
+            rnr_wait,
             retry_cnt,
             tmo_code,
             retry_psn,
@@ -385,6 +402,7 @@ impl Logic for CompAck {
         self.m_dec.write.next = self.o_write.q.val();
         self.m_dec.wake.next = self.o_wake.q.val();
         self.m_dec.expiry.next = self.timer.q.val();
+        self.m_dec.expiry_rnr.next = self.rnr_tmr.q.val();
         self.m_dec.arm.next = self.o_arm.q.val();
         self.m_dec.ack_timeout.next = self.tmo_code.q.val();
         self.m_dec.wr_mask.next = COMP_WR_MASK.into();
@@ -426,6 +444,7 @@ impl Logic for CompAck {
         }
         // a timer's record: a NAK at UNA (the PSN the header does not know)
         self.in_timer.next = self.s_pkt.hdr.val().get_bit(RXF_TIMER);
+        self.in_rnr_tmr.next = self.s_pkt.hdr.val().get_bit(RXF_TIMER_RNR);
         self.start_una.next = (self.start_st.val() >> QPSC_UNA).get_bits::<24>(0);
         // nothing sent before the requester started: nothing outstanding
         self.in_sent_end.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
@@ -436,6 +455,13 @@ impl Logic for CompAck {
         if self.in_timer.val() {
             self.in_psn.next = self.start_una.val();
         }
+        // (bit 7 clear, kind 01: an RNR NAK)
+        self.in_rnr_exc.next = !self.in_timer.val()
+            & (self.s_pkt.hdr.val().get_bits::<3>(RXF_AETH_KIND) == 1)
+            & (self.in_psn.val() == self.start_una.val())
+            & !(self.start_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0).any()
+            & !(self.start_st.val() >> QPSC_ERROR).get_bit(0)
+            & (self.start_una.val() != self.in_sent_end.val());
         self.walk.load.next = self.take.val();
         self.walk.load_st.next = self.start_st.val();
         self.walk.qpn.next = self.qpn.q.val();
@@ -447,6 +473,12 @@ impl Logic for CompAck {
             self.psn_off.d.next = self.in_psn.val() - self.start_una.val();
             self.end_off.d.next = self.in_sent_end.val() - self.start_una.val();
             self.timer.d.next = self.in_timer.val();
+            self.rnr_tmr.d.next = self.in_timer.val() & self.in_rnr_tmr.val();
+            self.rnr_cfg.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RNR_RETRY);
+            self.rnr_wait.d.next = (self.start_st.val() >> QPSC_RNR_WAIT).get_bit(0);
+            // an RNR NAK at UNA with the RNR retries spent (7 is without
+            // limit and never spent): a fatal NAK, RNR_RETRY_EXC_ERR
+            self.rnr_exc.d.next = self.in_rnr_exc.val();
             self.retry_cnt.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT);
             self.tmo_code.d.next = self.s_pkt.qpc.val().get_bits::<5>(QPC_TIMEOUT);
             self.opcode.d.next = self.s_pkt.hdr.val().get_bits::<8>(RXF_OPCODE);
@@ -455,10 +487,14 @@ impl Logic for CompAck {
             // a fatal NAK (RETRY_EXC_ERR, the flush), decided here so the
             // walk's start sees the syndrome register alone
             if self.in_timer.val()
+                & !self.in_rnr_tmr.val()
                 & !(self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0).any()
                 & !(self.start_st.val() >> QPSC_ERROR).get_bit(0)
                 & (self.start_una.val() != self.in_sent_end.val())
             {
+                self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
+            }
+            if self.in_rnr_exc.val() {
                 self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
             }
             self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
@@ -490,6 +526,9 @@ impl Logic for CompAck {
         if self.timer.q.val() {
             // (a timer's record is fatal only with its retries spent)
             self.walk.nak_status.next = WCS_RETRY_EXC_ERR.into();
+        }
+        if self.rnr_exc.q.val() {
+            self.walk.nak_status.next = WCS_RNR_RETRY_EXC_ERR.into();
         }
         self.walk.rd.next = self.dec.rd.val();
         self.walk.rd_atomic.next = self.opcode.q.val() == BTH_RC_ATOMIC_ACK;
@@ -534,16 +573,31 @@ impl Logic for CompAck {
         if self.progress.val() {
             self.retries_new.next = self.retry_cnt.q.val();
         }
-        if self.fin_resend.val() & self.timer.q.val() {
+        if self.fin_resend.val() & self.timer.q.val() & !self.rnr_tmr.q.val() {
             self.retries_new.next = self.retries.q.val() - 1;
         }
+        // an RNR NAK: an RNR retry spent (none below 0; 7: without limit)
+        // and the requester stopped until the RNR timer's record; progress
+        // restores the count and ends the wait, as any timer's record does
+        self.rnr_action.next =
+            (self.verdict.q.val() == COMP_RNR) & !self.walk.implied.val() & !self.walk.fatal_out.val();
+        self.rnr_new.next = self.rnr_retries.q.val();
+        if self.progress.val() {
+            self.rnr_new.next = self.rnr_cfg.q.val();
+        }
+        if self.rnr_action.val() & (self.rnr_new.val() != 7) & self.rnr_new.val().any() {
+            self.rnr_new.next = self.rnr_new.val() - 1;
+        }
+        self.rnr_wait_new.next =
+            (self.rnr_wait.q.val() & !self.progress.val() & !self.timer.q.val()) | self.rnr_action.val();
         self.new_st.next = bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_STARTED
             | bit_cast::<COMP_STATE_BITS, 1>(self.walk.in_read.val().into()) << QPSC_IN_READ
             | bit_cast::<COMP_STATE_BITS, 1>(self.walk.retry_valid.val().into()) << QPSC_RETRY_VALID
             | bit_cast::<COMP_STATE_BITS, 3>(self.retries_new.val()) << QPSC_RETRIES
             | bit_cast::<COMP_STATE_BITS, 1>(self.error.q.val().into()) << QPSC_ERROR
             | bit_cast::<COMP_STATE_BITS, 5>(self.walk.rd_done.val()) << QPSC_RD_DONE
-            | bit_cast::<COMP_STATE_BITS, 3>(self.rnr_retries.q.val()) << QPSC_RNR_RETRIES
+            | bit_cast::<COMP_STATE_BITS, 3>(self.rnr_new.val()) << QPSC_RNR_RETRIES
+            | bit_cast::<COMP_STATE_BITS, 1>(self.rnr_wait_new.val().into()) << QPSC_RNR_WAIT
             | bit_cast::<COMP_STATE_BITS, 24>(self.walk.head_first.val()) << QPSC_HEAD_FIRST
             | bit_cast::<COMP_STATE_BITS, 24>(self.walk.una.val()) << QPSC_UNA
             | bit_cast::<COMP_STATE_BITS, 24>(self.retry_psn.q.val()) << QPSC_RETRY_PSN
@@ -566,7 +620,8 @@ impl Logic for CompAck {
                 self.new_st.val() & !(bit_cast::<COMP_STATE_BITS, 1>(self.one.val().into()) << QPSC_IN_READ);
         }
         // written when the state may have changed, or on the QP's first use
-        self.fin_write.next = self.init.q.val() | (self.verdict.q.val() >= COMP_ACK);
+        // (a timer's record always: it ends an RNR wait even with nothing outstanding)
+        self.fin_write.next = self.init.q.val() | (self.verdict.q.val() >= COMP_ACK) | self.timer.q.val();
         if self.state.q.val() == CompState::Finish {
             self.state.d.next = CompState::Idle;
             self.o_valid.d.next = true;
@@ -586,7 +641,8 @@ impl Logic for CompAck {
             }
             self.o_write.d.next = self.fin_write.val();
             // a wake when UNA moved (room), or to serve a resend
-            self.o_wake.d.next = self.fin_write.val() & (self.progress.val() | self.fin_resend.val());
+            self.o_wake.d.next = self.fin_write.val()
+                & (self.progress.val() | self.fin_resend.val() | (self.timer.q.val() & self.rnr_wait.q.val()));
             self.o_arm.d.next = self.fin_write.val()
                 & self.progress.val()
                 & (self.walk.una.val() != self.sent_end.q.val())

@@ -31,6 +31,8 @@ pub struct CompStats {
     pub action: Signal<In, Bits<COMP_ACTION_BITS>>,
     /// The record is a retransmit timer's, not a packet's.
     pub timer: Signal<In, Bit>,
+    /// ... the RNR timer's (not a local ACK timeout: not counted).
+    pub rnr_timer: Signal<In, Bit>,
     pub count: [Signal<Out, Bits<64>>; COMP_STATS],
     counts: EventCount8,
     ev: Signal<Local, Bits<8>>,
@@ -59,7 +61,11 @@ impl Logic for CompStats {
             // COMP_NAK_SEQ
             self.ev.next = self.ev.val() | 8;
         }
-        if self.fire.val() & self.timer.val() & ((self.verdict.val() == 5) | (self.verdict.val() == 6)) {
+        if self.fire.val()
+            & self.timer.val()
+            & !self.rnr_timer.val()
+            & ((self.verdict.val() == 5) | (self.verdict.val() == 6))
+        {
             // a timeout with PSNs outstanding: a resend (COMP_NAK_SEQ), or
             // its retries spent (COMP_NAK_FATAL: RETRY_EXC_ERR)
             self.ev.next = self.ev.val() | 64;

@@ -9,7 +9,7 @@
 //! | `m_cqe` | out | send completions (`CqeMerge::s_comp`) |
 //! | `m_wb` | out | one item per response packet (or timer expiry), its `qps` write (`mask` 0 when none) and `wake` (the write moved UNA, or asks a resend): `RxLookup::s_comp_wb` |
 //! | `m_rewind` | out | go-back-N: the QP whose requester must restart from the oldest unacknowledged PSN (`ReqFetch::s_rewind`); a register, offered with the record's `m_wb` item, so it is in the requester's table before the wake that serves it |
-//! | `m_arm` | out | (re)arm the QP's retransmit timer (ACK timeout, `qpc.TIMEOUT`): the record moved UNA with PSNs still outstanding; a register |
+//! | `m_arm` | out | (re)arm the QP's retransmit timer: the ACK timeout (`qpc.TIMEOUT`) when the record moved UNA with PSNs still outstanding, the RNR timer (the NAK's code) on an RNR wait; a register |
 //! | `cnt_push_refused` | out | PUSHes `Inflight` refused (must stay 0) |
 //! | `cnt[k]` | out | the child `CompStats`' counts: ghost responses, responses dropped (completer in error), RNR NAKs, PSN sequence NAKs and fatal NAKs received, go-back-N restarts |
 //!
@@ -52,6 +52,7 @@ pub struct Completer {
     arm_v: Reg<Bit>,
     arm_qpn: Reg<Bits<Q>>,
     arm_code: Reg<Bits<5>>,
+    arm_kind: Reg<Bit>,
     go: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     kind: TypeTag<Self>,
@@ -65,7 +66,7 @@ const W: usize = INFLIGHT_ENTRY_BITS;
 impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rw_v, rw_qpn, arm_v, arm_qpn, arm_code);
+        dff_setup!(self, clock, rw_v, rw_qpn, arm_v, arm_qpn, arm_code, arm_kind);
         clock!(self, clock, mux, table, ack, stats);
         self.stats.reset.next = self.reset.val();
         self.mux.reset.next = self.reset.val();
@@ -93,6 +94,7 @@ impl Logic for Completer {
         self.fire.next = self.ack.m_dec.valid.val() & self.m_wb.ready.val() & self.go.val();
         self.stats.fire.next = self.fire.val();
         self.stats.timer.next = self.ack.m_dec.expiry.val();
+        self.stats.rnr_timer.next = self.ack.m_dec.expiry_rnr.val();
         // ---- the go-back-N command and the timer's arming, from registers
         self.m_rewind.qpn.next = self.rw_qpn.q.val();
         self.m_rewind.valid.next = self.rw_v.q.val();
@@ -104,7 +106,7 @@ impl Logic for Completer {
             self.rw_qpn.d.next = self.ack.m_dec.qpn.val().get_bits::<Q>(0);
         }
         self.m_arm.qpn.next = self.arm_qpn.q.val();
-        self.m_arm.kind.next = false;
+        self.m_arm.kind.next = self.arm_kind.q.val();
         self.m_arm.code.next = self.arm_code.q.val();
         self.m_arm.valid.next = self.arm_v.q.val();
         if self.m_arm.ready.val() {
@@ -113,7 +115,15 @@ impl Logic for Completer {
         if self.fire.val() & self.ack.m_dec.arm.val() {
             self.arm_v.d.next = true;
             self.arm_qpn.d.next = self.ack.m_dec.qpn.val().get_bits::<Q>(0);
+            self.arm_kind.d.next = false;
             self.arm_code.d.next = self.ack.m_dec.ack_timeout.val();
+        }
+        // an RNR wait: the RNR timer with the NAK's code (replaces an ACK arming)
+        if self.fire.val() & (self.ack.m_dec.action.val() == CACT_RNR_WAIT) {
+            self.arm_v.d.next = true;
+            self.arm_qpn.d.next = self.ack.m_dec.qpn.val().get_bits::<Q>(0);
+            self.arm_kind.d.next = true;
+            self.arm_code.d.next = self.ack.m_dec.timer.val();
         }
         if self.reset.val() {
             self.rw_v.d.next = false;

@@ -188,7 +188,10 @@ impl Logic for ReqDecide {
             self.d1_v.d.next = true;
             self.d1_slot.d.next = self.head_slot.val();
             self.d1_qpn.d.next = self.head_qpn.val();
-            self.d1_ok.d.next = (self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS) & !self.head_bad.val();
+            // (nothing is sent while the completer waits out an RNR NAK)
+            self.d1_ok.d.next = (self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS)
+                & !self.head_bad.val()
+                & !(self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_RNR_WAIT));
             self.d1_prod.d.next = self.qpc.val().get_bits::<16>(QPC_SQ_PROD);
             self.d1_base.d.next = self.qpc.val().get_bits::<64>(QPC_SQ_BASE);
             self.d1_log.d.next = self.qpc.val().get_bits::<4>(QPC_SQ_LOG);

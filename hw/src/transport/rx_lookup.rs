@@ -43,7 +43,7 @@
 //! issued at t + 1, requests offered at t + 2, answers at t + 2 + H, on
 //! `m_req` at t + 5 + H ([`RX_LOOKUP_LATENCY`] + H).
 
-use super::{QpnIn, QpnOut, QpsWrIn, RespPktIn, RxInflight, RX_INFLIGHT_LOG};
+use super::{ExpireIn, QpnOut, QpsWrIn, RespPktIn, RxInflight, RX_INFLIGHT_LOG};
 use crate::axis::HdrIn;
 use crate::consts::*;
 use crate::host::{CacheReqOut, CacheRespIn, QpAdmit};
@@ -99,7 +99,7 @@ pub struct RxLookup {
     pub reset: Signal<In, Bit>,
     pub qpn_high: Signal<In, Bits<24>>,
     pub s_hdr: HdrIn<1024>,
-    pub s_expire: QpnIn<24>,
+    pub s_expire: ExpireIn<24>,
     pub m_qpc: CacheReqOut<1024, 128>,
     pub s_qpc: CacheRespIn<1024>,
     pub m_qps: CacheReqOut<512, 64>,
@@ -121,6 +121,7 @@ pub struct RxLookup {
     i_names: Reg<Bit>,
     e_valid: Reg<Bit>,
     e_qpn: Reg<Bits<24>>,
+    e_rnr: Reg<Bit>,
     take_exp: Signal<Local, Bit>,
     exp_hdr: Signal<Local, Bits<1024>>,
     a_tmr: Signal<Local, Bit>,
@@ -242,7 +243,7 @@ impl Logic for RxLookup {
     fn update(&mut self) {
         dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, i_names, got_c, got_s, bad, rw, rh, rcnt);
         dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data, q_wake);
-        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn);
+        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn, e_rnr);
         dff_setup!(self, clock, a_valid, a_age, a_hdr, a_qpc, a_qps, a_meta, a_bad, d_valid, d_dest);
         clock!(self, clock, req_fl, resp_fl, hdr_ram, qpc_ram, qps_ram, meta_ram, wr, wc, qp_adm);
         self.req_fl.reset.next = self.reset.val();
@@ -263,6 +264,7 @@ impl Logic for RxLookup {
         if self.s_expire.valid.val() & !self.e_valid.q.val() {
             self.e_valid.d.next = true;
             self.e_qpn.d.next = self.s_expire.qpn.val();
+            self.e_rnr.d.next = self.s_expire.kind.val();
         }
         self.take_exp.next = self.e_valid.q.val() & !self.i_valid.q.val();
         if self.take_exp.val() {
@@ -271,7 +273,8 @@ impl Logic for RxLookup {
         self.exp_hdr.next = (bit_cast::<1024, 8>(TIMER_OPCODE.into()) << TIMER_SH_OPCODE)
             | (bit_cast::<1024, 8>(TIMER_SYNDROME.into()) << TIMER_SH_SYNDROME)
             | (bit_cast::<1024, 24>(self.e_qpn.q.val()) << TIMER_SH_DESTQP)
-            | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_FLAG);
+            | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_FLAG)
+            | (bit_cast::<1024, 1>(self.e_rnr.q.val().into()) << TIMER_SH_RNR);
         self.s_hdr.tready.next = !self.i_valid.q.val() & !self.e_valid.q.val();
         self.take_hdr.next = self.s_hdr.tvalid.val() & !self.i_valid.q.val() & !self.e_valid.q.val();
         self.in_op.next = self.s_hdr.tdata.val().get_bits::<8>(RXF_OPCODE);

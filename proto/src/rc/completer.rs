@@ -37,10 +37,12 @@ impl Requester {
         self.una.distance_to(psn) < self.una.distance_to(self.sent_end)
     }
 
-    /// UNA moved: the damping ends, the retries are restored.
+    /// UNA moved: the damping ends, the retries are restored, an RNR wait ends.
     fn progress(&mut self) {
         self.comp.retry_psn = None;
         self.comp.retries_left = self.cfg.retry_cnt;
+        self.comp.rnr_left = self.cfg.rnr_retry;
+        self.comp.rnr_wait = false;
     }
 
     /// Acknowledges every PSN up to and including `psn` (a coalesced ACK,
@@ -113,8 +115,22 @@ impl Requester {
                 },
                 AethKind::RnrNak(timer) => {
                     self.counters.rnr_naks += 1;
+                    let at_una = psn == self.una;
                     match self.ack_through(psn.sub(1)) {
-                        Ok(()) => CompleterAction::RnrWait { psn, timer },
+                        // an RNR NAK at UNA with the RNR retries spent fails the QP
+                        Ok(()) if at_una && self.comp.rnr_left == 0 => {
+                            self.fail(WcStatus::RnrRetryExcErr);
+                            CompleterAction::None
+                        }
+                        Ok(()) => {
+                            if self.comp.rnr_left != 7 {
+                                self.comp.rnr_left = self.comp.rnr_left.saturating_sub(1);
+                            }
+                            self.comp.rnr_wait = true;
+                            // the wait ends in a resend from UNA: a READ in progress is superseded
+                            self.comp.in_read_response = false;
+                            CompleterAction::RnrWait { psn, timer }
+                        }
                         Err(from) => self.resend_once(from),
                     }
                 }

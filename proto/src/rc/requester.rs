@@ -146,6 +146,10 @@ pub struct RequesterConfig {
     /// Local ACK timeouts resent without progress before the WQE completes
     /// with RETRY_EXC_ERR (`retry_cnt`, 0..=7; progress restores it).
     pub retry_cnt: u8,
+    /// RNR NAKs answered by a wait before the WQE completes with
+    /// RNR_RETRY_EXC_ERR (`rnr_retry`, 0..=7; 7: without limit; progress
+    /// restores it).
+    pub rnr_retry: u8,
 }
 
 /// A WQE on the send queue, with what go-back-N needs.
@@ -175,6 +179,10 @@ pub(crate) struct CompleterState {
     pub retry_psn: Option<Psn>,
     /// Timeouts left before RETRY_EXC_ERR (from `retry_cnt`, restored by progress).
     pub retries_left: u8,
+    /// RNR waits left before RNR_RETRY_EXC_ERR (from `rnr_retry`; 7 stays 7).
+    pub rnr_left: u8,
+    /// An RNR NAK stopped the requester until the RNR timer (or progress).
+    pub rnr_wait: bool,
 }
 
 /// Events counted by the requester and completer.
@@ -217,6 +225,10 @@ pub struct CompleterView {
     pub error: bool,
     /// Timeouts left before RETRY_EXC_ERR.
     pub retries_left: u8,
+    /// RNR waits left before RNR_RETRY_EXC_ERR.
+    pub rnr_left: u8,
+    /// Waiting out an RNR NAK.
+    pub rnr_wait: bool,
 }
 
 /// One RC QP's send side: requester and completer.
@@ -262,7 +274,7 @@ impl Requester {
             cursor_seg: 0,
             error: false,
             completions: Vec::new(),
-            comp: CompleterState { retries_left: cfg.retry_cnt, ..CompleterState::default() },
+            comp: CompleterState { retries_left: cfg.retry_cnt, rnr_left: cfg.rnr_retry, ..CompleterState::default() },
             counters: RequesterCounters::default(),
         }
     }
@@ -310,6 +322,8 @@ impl Requester {
             head_first_psn: self.slots.front().and_then(|s| s.first_psn).unwrap_or(self.una),
             retry_psn: self.comp.retry_psn,
             retries_left: self.comp.retries_left,
+            rnr_left: self.comp.rnr_left,
+            rnr_wait: self.comp.rnr_wait,
             in_read_response: self.comp.in_read_response,
             error: self.error,
         }
@@ -360,7 +374,7 @@ impl Requester {
     /// window, `max_rd_atomic` (checked when a READ/atomic is
     /// first sent), or a fence.
     pub fn next_packet(&mut self) -> Option<RcPacket> {
-        if self.error {
+        if self.error || self.comp.rnr_wait {
             return None;
         }
         self.skip_acknowledged();
@@ -552,6 +566,30 @@ impl Requester {
         resent
     }
 
+    /// The RNR timer ran out: the wait ends and everything from the oldest
+    /// unacknowledged PSN is resent (no retry spent; a later NAK for that
+    /// PSN does not resend again). Returns true when it resent.
+    pub fn rnr_timeout(&mut self) -> bool {
+        if self.error {
+            return false;
+        }
+        self.comp.rnr_wait = false;
+        if self.una == self.sent_end {
+            return false;
+        }
+        let una = self.una;
+        let resent = self.resend_from(una);
+        if resent {
+            self.comp.retry_psn = Some(una);
+        }
+        resent
+    }
+
+    /// The requester stops while the completer waits out an RNR NAK.
+    pub fn rnr_waiting(&self) -> bool {
+        self.comp.rnr_wait
+    }
+
     /// Pops the head WQE with a completion (always on error; on success only if signaled).
     pub(crate) fn complete_head(&mut self, status: WcStatus) {
         let Some(slot) = self.slots.pop_front() else {
@@ -592,6 +630,8 @@ impl Requester {
         // any progress (the hardware's rule: UNA moved)
         if self.una != una {
             self.comp.retries_left = self.cfg.retry_cnt;
+            self.comp.rnr_left = self.cfg.rnr_retry;
+            self.comp.rnr_wait = false;
         }
     }
 }

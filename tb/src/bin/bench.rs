@@ -19,14 +19,15 @@ use rnic_sim::models::axis_pipeline;
 use rnic_sim::{Clocked, Model};
 use std::time::Instant;
 
-/// `bench [SECTION...]`: the named sections (`harness`, `dma`, `cache`, `nic`), or all.
+/// `bench [SECTION...]`: the named sections (`harness`, `dma`, `cache`, `nic`,
+/// `loss`), or all.
 fn main() {
     let only: Vec<String> = std::env::args().skip(1).collect();
     let want = |s: &str| only.is_empty() || only.iter().any(|o| o == s);
     for o in &only {
         assert!(
-            ["harness", "dma", "cache", "nic"].contains(&o.as_str()),
-            "unknown section {o:?}: harness, dma, cache, nic"
+            ["harness", "dma", "cache", "nic", "loss"].contains(&o.as_str()),
+            "unknown section {o:?}: harness, dma, cache, nic, loss"
         );
     }
     if want("harness") {
@@ -41,6 +42,9 @@ fn main() {
     if want("nic") {
         nic_write();
     }
+    if want("loss") {
+        nic_loss();
+    }
 }
 
 /// RDMA WRITE and SEND between two simulated NICs, by message size, and
@@ -49,7 +53,6 @@ fn nic_write() {
     nic_one_qp(false);
     nic_one_qp(true);
     nic_rate();
-    nic_loss();
 }
 
 /// 4 KiB WRITEs on one QP over a wire that loses frames at random (issue
