@@ -213,6 +213,8 @@ fn a_lost_ack_ends_in_a_resend_that_b_acks_again_without_executing() {
 fn retries_spent_complete_the_oldest_wqe_with_retry_exc_err_and_flush_the_rest() {
     let mut p = pair(0x34);
     p.net.borrow_mut().faults[0] = WireFaults { drop_ppm: 1_000_000, ..WireFaults::default() };
+    // A's device accesses, for the time from the last retry to the error CQEs
+    p.net.borrow_mut().nics[0].port.trace = Some(vec![]);
     for k in 0..3u64 {
         p.write(10 + k, 0x400 * k, 0x400 * k, 600);
     }
@@ -230,8 +232,34 @@ fn retries_spent_complete_the_oldest_wqe_with_retry_exc_err_and_flush_the_rest()
     assert_eq!((ca.retry_timeouts, ca.go_back_n), (8, 7), "A: 8 timeouts, 7 of them resent: {ca:?}");
     assert_eq!(cb.rx_roce, 0, "B received nothing: {cb:?}");
     assert_eq!(p.gbn().expect("go-back-N invariants").resends, 7, "7 replays from the first PSN");
-    let now = p.a.probe.now();
-    eprintln!("error completion by cycle {now}, last send at cycle {}", a.last().unwrap().0);
+    // the last retry's packets, then (its timeout: more than 8 ticks) the flush's three CQEs: the
+    // device's last writes; from the last send to the last of them
+    let last_send = a.last().unwrap().0;
+    let writes: Vec<u64> = {
+        let mut n = p.net.borrow_mut();
+        n.nics[0]
+            .port
+            .trace
+            .take()
+            .unwrap()
+            .into_iter()
+            .filter(|x| x.write && x.cycle > last_send)
+            .map(|x| x.cycle)
+            .collect()
+    };
+    assert!(writes.len() >= 3, "the three error CQEs after the last send: {writes:?}");
+    let done = *writes.last().unwrap() - last_send;
+    let ticks = 1u64 << TIMEOUT;
+    assert!(
+        // (armed when the job was written back, a few hundred cycles before its packet left)
+        done > (ticks - 1) * TIMER_TICK_CYCLES && done < (ticks + 1) * TIMER_TICK_CYCLES + 1000,
+        "the error CQEs {done} cycles after the last retry's send"
+    );
+    eprintln!(
+        "last retry sent at cycle {last_send}; RETRY_EXC_ERR and the flush written {done} cycles later \
+         (the CQE writes span {} cycles)",
+        writes.last().unwrap() - writes[0]
+    );
 }
 
 /// The RNR timer of these tests: code 1, 10 us (2500 cycles; the timer
