@@ -146,8 +146,9 @@ rtl_consts! {
     /// MSI-X vectors the interrupt interface can name.
     IRQ_VECTORS: u64 = 2048;
     DATAPATH_BYTES: u64 = 64;
-    /// `id_limits`: deepest ring 2^15, CQs, QPs.
-    LIMITS_WORD: u64 = (15 << 24) | (LOG_CQS << 8) | LOG_QPS;
+    /// `id_limits`: deepest ring 2^15, MPT entries (the key's index: up to
+    /// 24 bits; the MPT lives in host memory behind its cache), CQs, QPs.
+    LIMITS_WORD: u64 = (15 << 24) | ((mpt::MAX_LOG_ENTRIES as u64) << 16) | ((LOG_CQS as u64) << 8) | LOG_QPS as u64;
     // ---- memory regions (hw/src/mr): MPT field positions, page sizes, codes
     MPT_VA_BASE: usize = mpt::VA_BASE.pos();
     MPT_LENGTH: usize = mpt::LENGTH.pos();
@@ -414,6 +415,8 @@ rtl_consts! {
     /// QP context fields the responder reads (`layouts::qpc`): lowest bit.
     QPC_MIN_RNR: usize = qpc::MIN_RNR_TIMER.pos();
     QPC_MAX_DEST_RD: usize = qpc::MAX_DEST_RD_ATOMIC.pos();
+    /// The QP's remote rights, WRITE, READ, atomic from bit 0 (`RespFields::acc`).
+    QPC_REMOTE_ACC: usize = qpc::REMOTE_WRITE.pos();
     QPC_RQ_PSN: usize = qpc::RQ_PSN.pos();
     /// The responder's bytes of a `qps` entry (`RESPONDER_BYTES`) as one
     /// word: its lowest bit in the entry, and each field's lowest bit in the word.

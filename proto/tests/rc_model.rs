@@ -227,6 +227,7 @@ impl World {
                         min_rnr_timer: RnrTimer::new(12).unwrap(),
                         pd,
                         max_recv_sge: 4,
+                        access: rnic_proto::rc::responder::QpAccess::ALL,
                     }),
                     recv_cursor: 0,
                 });

@@ -104,6 +104,7 @@ fn replay(name: &str) -> Report {
                     min_rnr_timer: RnrTimer::new(12).unwrap(),
                     pd: 0,
                     max_recv_sge: 1,
+                    access: rnic_proto::rc::responder::QpAccess::ALL,
                 })
             });
             if !decoded.icrc_ok {

@@ -216,6 +216,7 @@ pub trait Stepped {
 }
 
 pub mod ack_gen;
+pub mod bad_packets;
 pub mod cache_scaling;
 pub mod comp_ack;
 pub mod ctx_cache;

@@ -30,7 +30,7 @@ use rnic_hw::wire::{RX_HDR_BITS, RX_HDR_FIELDS};
 use rnic_proto::ext::{AtomicEth, ExtHeaders, Ieth, ImmDt, Reth};
 use rnic_proto::opcode::{Opcode, Pmtu, Transport};
 use rnic_proto::psn::Psn;
-use rnic_proto::rc::responder::{MessageInProgress, RecvWqe, Responder, ResponderConfig, ResponderState};
+use rnic_proto::rc::responder::{MessageInProgress, QpAccess, RecvWqe, Responder, ResponderConfig, ResponderState};
 use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket, Sge};
 use rnic_proto::RnrTimer;
 use rnic_sim::axis::Rng;
@@ -78,6 +78,8 @@ pub struct QpcFields {
     pub rq_psn: u32,
     pub rq_prod: u16,
     pub rq_cons: u16,
+    /// The QP's remote rights (`qpc::REMOTE_*`).
+    pub access: QpAccess,
 }
 
 /// What the model did with a packet: the record the block must produce.
@@ -144,12 +146,14 @@ pub struct Script {
     pub cases: Vec<Case>,
     /// Verdicts seen, by code (coverage).
     pub seen: [usize; 16],
+    /// NAKs (invalid request) of operations the QP's access flags deny.
+    pub denied: usize,
 }
 
 impl Script {
     /// `n` QPs; `pmtus`: the path MTUs to draw from.
     pub fn new(seed: u64, n: usize, pmtus: &[Pmtu]) -> Self {
-        let mut s = Script { rng: Rng(seed | 1), qps: vec![], next_qpn: 0x10, cases: vec![], seen: [0; 16] };
+        let mut s = Script { rng: Rng(seed | 1), qps: vec![], next_qpn: 0x10, cases: vec![], seen: [0; 16], denied: 0 };
         for _ in 0..n {
             let pmtu = pmtus[(s.rng.next() % pmtus.len() as u64) as usize];
             let q = s.new_qp(pmtu);
@@ -168,6 +172,15 @@ impl Script {
         let max_dest = if r.chance(15) { 0 } else { 1 + (r.next() % 16) as u8 };
         let min_rnr = (r.next() % 32) as u8;
         let rq_cons = r.next() as u16;
+        // one QP in ten misses one of its remote rights
+        let mut access = QpAccess::ALL;
+        if r.chance(10) {
+            match r.next() % 3 {
+                0 => access.remote_write = false,
+                1 => access.remote_read = false,
+                _ => access.remote_atomic = false,
+            }
+        }
         let cfg = ResponderConfig {
             dest_qp: 0x77,
             pmtu,
@@ -176,10 +189,11 @@ impl Script {
             min_rnr_timer: RnrTimer::new(min_rnr).unwrap(),
             pd: 1,
             max_recv_sge: 4,
+            access,
         };
         let p_post = [5, 30, 60, 100][(r.next() % 4) as usize];
         self.next_qpn += 1 + (r.next() % 7) as u32;
-        let ctx = QpcFields { pmtu: pmtu as u8, min_rnr, max_dest, rq_psn: start, rq_prod: rq_cons, rq_cons };
+        let ctx = QpcFields { pmtu: pmtu as u8, min_rnr, max_dest, rq_psn: start, rq_prod: rq_cons, rq_cons, access };
         Qp { qpn: self.next_qpn & 0xFF_FFFF, model: Responder::new(cfg), ctx, posted: 0, p_post }
     }
 
@@ -246,6 +260,12 @@ impl Script {
             RESP_DROP
         };
         self.seen[verdict as usize] += 1;
+        let acc = qp.ctx.access;
+        if verdict == RESP_NAK_INV
+            && ((is_write && !acc.remote_write) || (is_read && !acc.remote_read) || (is_atomic && !acc.remote_atomic))
+        {
+            self.denied += 1;
+        }
         let mut e = Expect {
             verdict,
             ack: None,
@@ -456,6 +476,9 @@ pub fn pack_qpc(c: &QpcFields) -> Vec<u32> {
     qpc::RQ_PSN.set(&mut e, c.rq_psn).unwrap();
     qpc::RQ_PROD.set(&mut e, c.rq_prod).unwrap();
     qpc::RQ_CONS.set(&mut e, c.rq_cons).unwrap();
+    qpc::REMOTE_WRITE.set(&mut e, c.access.remote_write).unwrap();
+    qpc::REMOTE_READ.set(&mut e, c.access.remote_read).unwrap();
+    qpc::REMOTE_ATOMIC.set(&mut e, c.access.remote_atomic).unwrap();
     words_of(&e)
 }
 

@@ -310,6 +310,7 @@ impl Traffic {
             min_rnr_timer: RnrTimer::new(3).unwrap(),
             pd,
             max_recv_sge: recv_wqe::MAX_SGE,
+            access: rnic_proto::rc::responder::QpAccess::ALL,
         };
         self.next_qpn += 1 + (r.next() % 5) as u32;
         let mut path = [0u32; 16];

@@ -226,6 +226,7 @@ fn the_responder_models_acks() {
             min_rnr_timer: RnrTimer::new((rng.next() % 32) as u8).unwrap(),
             pd: 3,
             max_recv_sge: 4,
+            access: rnic_proto::rc::responder::QpAccess::ALL,
         };
         let (pkey, path) = (rng.next() as u16, random_path(&mut rng));
         let mut resp = Responder::new(cfg);

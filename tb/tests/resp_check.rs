@@ -57,7 +57,7 @@ fn constants_match_the_model() {
 #[test]
 fn random_sequences_match_the_model() {
     let mut seen = [0usize; 16];
-    let mut n = 0;
+    let (mut n, mut denied) = (0, 0);
     for (seed, qps, p_same, p_offer, p_take, delay) in [
         (1, 1, 100, 100, 100, 0),
         (2, 3, 60, 70, 60, 0),
@@ -75,11 +75,13 @@ fn random_sequences_match_the_model() {
         n += s.cases.len();
         b.push(s.cases);
         b.run(100_000);
+        denied += s.denied;
         for (k, v) in s.seen.iter().enumerate() {
             seen[k] += v;
         }
     }
     assert_eq!(n, 24_000);
+    assert!(denied >= 20, "operations the QP's access flags deny: {denied}");
     for v in [
         RESP_DROP,
         RESP_EXEC_SEND,

@@ -88,7 +88,7 @@
 use crate::consts::*;
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
-use rnic_contract::layouts::qps;
+use rnic_contract::layouts::{qpc, qps};
 use rust_hdl::prelude::*;
 
 /// Bits of the responder's word of a `qps` entry (`RESPONDER_BYTES`).
@@ -101,6 +101,10 @@ pub const RESP_VERDICT_BITS: usize = 4;
 const _: () = assert!(RESP_STATE_BITS == 312 && QPS_RESP_LSB == 200 && RESP_RNR < 16);
 const _: () = assert!(qps::REPLAY_HEAD.byte == 62 && qps::REPLAY_COUNT.pos() + 5 <= 512);
 const _: () = assert!(QPSR_RECV_SGE_W == 2 && ACC_REMOTE_ATOMIC < 8);
+const _: () = assert!(
+    qpc::REMOTE_READ.pos() == QPC_REMOTE_ACC + 1 && qpc::REMOTE_ATOMIC.pos() == QPC_REMOTE_ACC + 2,
+    "the QP's three remote rights are adjacent"
+);
 
 /// Widths of the fields passed through (`RECV_SGE`; the replay cache's
 /// bits to the top of the word).
@@ -194,6 +198,8 @@ pub struct RespFields {
     pub pmtu: Signal<Out, Bits<3>>,
     pub min_rnr: Signal<Out, Bits<5>>,
     pub max_dest: Signal<Out, Bits<8>>,
+    /// The QP's remote rights: bit 0 WRITE, 1 READ, 2 atomics (`qpc::REMOTE_*`).
+    pub acc: Signal<Out, Bits<3>>,
     pub rq_psn: Signal<Out, Bits<24>>,
     pub rq_prod: Signal<Out, Bits<16>>,
     pub rq_cons: Signal<Out, Bits<16>>,
@@ -219,6 +225,7 @@ impl Logic for RespFields {
         self.pmtu.next = self.qpc.val().get_bits::<3>(QPC_PMTU);
         self.min_rnr.next = self.qpc.val().get_bits::<5>(QPC_MIN_RNR);
         self.max_dest.next = self.qpc.val().get_bits::<8>(QPC_MAX_DEST_RD);
+        self.acc.next = self.qpc.val().get_bits::<3>(QPC_REMOTE_ACC);
         self.rq_psn.next = self.qpc.val().get_bits::<24>(QPC_RQ_PSN);
         self.rq_prod.next = self.qpc.val().get_bits::<16>(QPC_RQ_PROD);
         self.rq_cons.next = self.qpc.val().get_bits::<16>(QPC_RQ_CONS);
@@ -247,6 +254,7 @@ pub struct RespCheck {
     sk_pmtu: Reg<Bits<3>>,
     sk_min_rnr: Reg<Bits<5>>,
     sk_max_dest: Reg<Bits<8>>,
+    sk_acc: Reg<Bits<3>>,
     sk_rq_psn: Reg<Bits<24>>,
     sk_rq_prod: Reg<Bits<16>>,
     sk_rq_cons: Reg<Bits<16>>,
@@ -263,6 +271,7 @@ pub struct RespCheck {
     src_pmtu: Signal<Local, Bits<3>>,
     src_min_rnr: Signal<Local, Bits<5>>,
     src_max_dest: Signal<Local, Bits<8>>,
+    src_acc: Signal<Local, Bits<3>>,
     src_rq_psn: Signal<Local, Bits<24>>,
     src_rq_prod: Signal<Local, Bits<16>>,
     src_rq_cons: Signal<Local, Bits<16>>,
@@ -366,6 +375,7 @@ impl Logic for RespCheck {
             sk_pmtu,
             sk_min_rnr,
             sk_max_dest,
+            sk_acc,
             sk_rq_psn,
             sk_rq_prod,
             sk_rq_cons,
@@ -455,6 +465,7 @@ impl Logic for RespCheck {
         self.sk_pmtu.d.next = self.fields.pmtu.val();
         self.sk_min_rnr.d.next = self.fields.min_rnr.val();
         self.sk_max_dest.d.next = self.fields.max_dest.val();
+        self.sk_acc.d.next = self.fields.acc.val();
         self.sk_rq_psn.d.next = self.fields.rq_psn.val();
         self.sk_rq_prod.d.next = self.fields.rq_prod.val();
         self.sk_rq_cons.d.next = self.fields.rq_cons.val();
@@ -471,6 +482,7 @@ impl Logic for RespCheck {
             self.sk_pmtu.d.next = self.sk_pmtu.q.val();
             self.sk_min_rnr.d.next = self.sk_min_rnr.q.val();
             self.sk_max_dest.d.next = self.sk_max_dest.q.val();
+            self.sk_acc.d.next = self.sk_acc.q.val();
             self.sk_rq_psn.d.next = self.sk_rq_psn.q.val();
             self.sk_rq_prod.d.next = self.sk_rq_prod.q.val();
             self.sk_rq_cons.d.next = self.sk_rq_cons.q.val();
@@ -488,6 +500,7 @@ impl Logic for RespCheck {
         self.src_pmtu.next = self.fields.pmtu.val();
         self.src_min_rnr.next = self.fields.min_rnr.val();
         self.src_max_dest.next = self.fields.max_dest.val();
+        self.src_acc.next = self.fields.acc.val();
         self.src_rq_psn.next = self.fields.rq_psn.val();
         self.src_rq_prod.next = self.fields.rq_prod.val();
         self.src_rq_cons.next = self.fields.rq_cons.val();
@@ -504,6 +517,7 @@ impl Logic for RespCheck {
             self.src_pmtu.next = self.sk_pmtu.q.val();
             self.src_min_rnr.next = self.sk_min_rnr.q.val();
             self.src_max_dest.next = self.sk_max_dest.q.val();
+            self.src_acc.next = self.sk_acc.q.val();
             self.src_rq_psn.next = self.sk_rq_psn.q.val();
             self.src_rq_prod.next = self.sk_rq_prod.q.val();
             self.src_rq_cons.next = self.sk_rq_cons.q.val();
@@ -615,8 +629,15 @@ impl Logic for RespCheck {
         self.p0_too_long.d.next = self.too_long.val();
         self.p0_zero_dma.d.next = !self.src_dmalen.val().any();
         self.no_res.next = !self.src_max_dest.val().any();
-        // the checks that need no state: NAK invalid request whatever the state
+        // the checks that need no state: NAK invalid request whatever the state;
+        // an operation the QP's access flags do not allow is one (as rxe's check_op_valid)
         self.p0_bad.d.next = (self.src_opcode.val() == BTH_RC_SEND_LAST_INV)
+            | ((self.src_opcode.val() >= BTH_RC_WRITE_FIRST)
+                & (self.src_opcode.val() < BTH_RC_READ_REQUEST)
+                & !self.src_acc.val().get_bit(0))
+            | ((self.src_opcode.val() == BTH_RC_READ_REQUEST) & !self.src_acc.val().get_bit(1))
+            | (((self.src_opcode.val() == BTH_RC_COMPARE_SWAP) | (self.src_opcode.val() == BTH_RC_FETCH_ADD))
+                & !self.src_acc.val().get_bit(2))
             | (self.src_opcode.val() == BTH_RC_SEND_ONLY_INV)
             | !self.len_ok.val()
             | ((self.src_opcode.val() == BTH_RC_READ_REQUEST) & (self.too_long.val() | self.no_res.val()))

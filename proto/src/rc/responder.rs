@@ -46,6 +46,33 @@ pub struct ResponderConfig {
     pub pd: u32,
     /// Most SGEs a RECV WQE may carry (more is a malformed WQE).
     pub max_recv_sge: usize,
+    /// The remote operations the QP allows (`qp_access_flags`).
+    pub access: QpAccess,
+}
+
+/// The remote rights of a QP (`IBV_ACCESS_REMOTE_*` of its access flags): a
+/// WRITE, READ or atomic the QP does not allow is an invalid request (rxe
+/// `check_op_valid`), whatever the memory region allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QpAccess {
+    /// RDMA WRITE (`IBV_ACCESS_REMOTE_WRITE`).
+    pub remote_write: bool,
+    /// RDMA READ (`IBV_ACCESS_REMOTE_READ`).
+    pub remote_read: bool,
+    /// Atomics (`IBV_ACCESS_REMOTE_ATOMIC`).
+    pub remote_atomic: bool,
+}
+
+impl QpAccess {
+    /// Every remote operation allowed.
+    pub const ALL: QpAccess = QpAccess { remote_write: true, remote_read: true, remote_atomic: true };
+}
+
+/// Every remote operation allowed, as most tests want.
+impl Default for QpAccess {
+    fn default() -> Self {
+        QpAccess::ALL
+    }
 }
 
 /// A READ or atomic remembered for duplicates (rxe's responder resources).
@@ -371,6 +398,17 @@ impl Responder {
         }
         if matches!(opcode, RcSendLastInv | RcSendOnlyInv) {
             // SEND with invalidate is not supported by this QP (rxe `check_op_valid`).
+            return Err(Reject::Fatal(NakCode::InvalidRequest));
+        }
+        let allowed = match opcode {
+            RcWriteFirst | RcWriteMiddle | RcWriteLast | RcWriteLastImm | RcWriteOnly | RcWriteOnlyImm => {
+                self.cfg.access.remote_write
+            }
+            RcReadRequest => self.cfg.access.remote_read,
+            RcCompareSwap | RcFetchAdd => self.cfg.access.remote_atomic,
+            _ => true,
+        };
+        if !allowed {
             return Err(Reject::Fatal(NakCode::InvalidRequest));
         }
         if validate_payload_len(opcode, packet.payload.len(), self.cfg.pmtu).is_err() {
@@ -709,6 +747,7 @@ mod tests {
             min_rnr_timer: RnrTimer::new(3).unwrap(),
             pd: 1,
             max_recv_sge: 4,
+            access: QpAccess::ALL,
         };
         let mut r = Responder::new(cfg);
         let s = r.state();
