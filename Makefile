@@ -66,9 +66,11 @@ bench: deps
 	$(CARGO) run -q --release -p rnic-tb --bin bench -- $(SECTIONS)
 
 ## The long runs of issue 12: RNIC_SOAK_MSGS random messages (default 10^7) between two
-## simulated NICs over a lossy and faulty wire, in rounds of 10^4, each round's figures printed
+## simulated NICs over a lossy and faulty wire, in rounds of 10^4, each round's figures printed;
+## then RNIC_SOAK_PACKETS random and mutated packets (default 10^6) into one NIC
 soak: deps
 	$(CARGO) test -q --release -p rnic-tb --test two_nics soak -- --ignored --nocapture
+	$(CARGO) test -q --release -p rnic-tb --test bad_packets soak -- --ignored --nocapture
 
 ## An Alveo board image: BOARD=au200|au250|au280 (docs/boards.md). Vivado non-project
 ## flow (firmware/common/build.tcl): IP, synthesis, place, route, timing and utilization
