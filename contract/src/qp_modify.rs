@@ -142,6 +142,9 @@ codes! {
         ResponseNotExpected = 5,
         /// The QP's context holds an unknown state or type.
         BadContext = 6,
+        /// The packet's P_Key does not match the QP's ([`pkey_match`]):
+        /// IBTA's P_Key violation, dropped silently.
+        BadPkey = 7,
     }
 }
 
@@ -770,10 +773,19 @@ pub const fn state_admits(state: QpState, response: bool) -> AdmitReason {
     }
 }
 
+/// Whether a packet's BTH P_Key matches its QP's (IBTA 10.9.3): the low 15
+/// bits (the partition) equal and not zero, and at least one of the two a
+/// full member (bit 15): two limited members of a partition do not talk.
+pub const fn pkey_match(packet: u16, qp: u16) -> bool {
+    packet & 0x7FFF == qp & 0x7FFF && packet & 0x7FFF != 0 && (packet | qp) & 0x8000 != 0
+}
+
 /// Whether a packet with BTH `opcode` is admitted to a QP whose context
-/// holds `state` and `ty` (raw), `qpn_ok` when the QPN names a QP. In order:
-/// BadQpn, BadContext, WrongQpType, then [`state_admits`].
-pub const fn admit(qpn_ok: bool, state: u8, ty: u8, opcode: u8) -> AdmitReason {
+/// holds `state` and `ty` (raw), `qpn_ok` when the QPN names a QP, `pkey_ok`
+/// when the P_Keys match ([`pkey_match`]). In order: BadQpn, BadContext,
+/// WrongQpType, then [`state_admits`], then BadPkey (the anchors' check
+/// order: the QP, its type and state, then the partition).
+pub const fn admit(qpn_ok: bool, pkey_ok: bool, state: u8, ty: u8, opcode: u8) -> AdmitReason {
     if !qpn_ok {
         return AdmitReason::BadQpn;
     }
@@ -783,5 +795,8 @@ pub const fn admit(qpn_ok: bool, state: u8, ty: u8, opcode: u8) -> AdmitReason {
     if opcode_service(opcode) != service_of(t) {
         return AdmitReason::WrongQpType;
     }
-    state_admits(s, is_response(opcode))
+    match state_admits(s, is_response(opcode)) {
+        AdmitReason::Admit if !pkey_ok => AdmitReason::BadPkey,
+        r => r,
+    }
 }

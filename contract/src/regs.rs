@@ -653,6 +653,13 @@ registers! {
         TIMEOUTS = bit 0, width 64;
     }
 
+    /// Packets dropped because their P_Key does not match the QP's
+    /// (`AdmitReason::BadPkey`: IBTA's P_Key violation, silently dropped).
+    cnt_bad_pkey @ 0x0300: u64, Ro, reset 0 {
+        /// Packets.
+        PACKETS = bit 0, width 64;
+    }
+
     /// The doorbell: one register for every queue, so the map does not grow
     /// with the number of queues. Write it as one 64-bit store (the PCIe
     /// bridge delivers the low then the high half back to back); the device
@@ -705,7 +712,8 @@ const _: () = {
 /// The drop counter for each admission reason: consecutive 64-bit registers
 /// in `AdmitReason` code order from `cnt_ctx_fail`, whose place is the code
 /// of `Admit` (nothing is dropped for it; a failed context read is counted
-/// there instead), so the RTL places the lookup's counters by code alone.
+/// there instead), up to `BadContext`; `BadPkey`, added later, has its
+/// register after the others (`cnt_bad_pkey`).
 impl AdmitReason {
     /// Offset of the counter register of packets dropped for this reason
     /// (`Admit`: `cnt_ctx_fail`).
@@ -718,6 +726,7 @@ impl AdmitReason {
             AdmitReason::WrongQpType => cnt_wrong_qp_type::OFFSET,
             AdmitReason::ResponseNotExpected => cnt_response_unexpected::OFFSET,
             AdmitReason::BadContext => cnt_bad_context::OFFSET,
+            AdmitReason::BadPkey => cnt_bad_pkey::OFFSET,
         }
     }
 }
@@ -727,26 +736,29 @@ const _: () = {
     while i < AdmitReason::ALL.len() {
         let r = AdmitReason::ALL[i];
         assert!(
-            r.counter_offset() == cnt_ctx_fail::OFFSET + 8 * r.raw() as u32,
+            r.counter_offset() == cnt_ctx_fail::OFFSET + 8 * r.raw() as u32 || matches!(r, AdmitReason::BadPkey),
             "drop counters are not consecutive 64-bit registers in AdmitReason order"
         );
         i += 1;
     }
 };
 
-/// The page of 64-bit counter registers, from `cnt_roce` up: [`COUNTERS`]
-/// of them, then offsets reserved for more counters (they read 0), so the
-/// device decodes the page, not each register.
-pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x100;
-/// The counter registers defined, `cnt_roce` to `cnt_retry_timeouts`.
-pub const COUNTERS: u32 = (cnt_retry_timeouts::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+/// The pages of 64-bit counter registers, from `cnt_roce` up (0x200 bytes:
+/// 64 registers): [`COUNTERS`] of them, then offsets reserved for more
+/// counters (they read 0), so the device decodes the window, not each register.
+pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x200;
+/// The counter registers defined, `cnt_roce` to `cnt_bad_pkey`.
+pub const COUNTERS: u32 = (cnt_bad_pkey::OFFSET + 8 - cnt_roce::OFFSET) / 8;
 /// The NAK counters sit in AETH NAK code order.
 const _: () = assert!(
     cnt_nak_invalid_request::OFFSET == cnt_nak_psn_seq::OFFSET + 8
         && cnt_nak_remote_access::OFFSET == cnt_nak_psn_seq::OFFSET + 16
         && cnt_nak_remote_op::OFFSET == cnt_nak_psn_seq::OFFSET + 24
 );
-const _: () = assert!(COUNTER_WINDOW.start.is_multiple_of(0x100) && COUNTERS * 8 <= 0x100);
+const _: () = assert!(
+    COUNTER_WINDOW.start.is_multiple_of(COUNTER_WINDOW.end - COUNTER_WINDOW.start)
+        && COUNTERS * 8 <= COUNTER_WINDOW.end - COUNTER_WINDOW.start
+);
 
 /// A decoded doorbell write.
 ///

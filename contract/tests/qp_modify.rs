@@ -491,16 +491,26 @@ fn admission_rules() {
     let want_req = [QpNotReady, QpNotReady, Admit, Admit, Admit, Admit, QpError];
     let want_resp = [QpNotReady, QpNotReady, ResponseNotExpected, Admit, Admit, ResponseNotExpected, QpError];
     for (i, s) in QpState::ALL.iter().enumerate() {
-        assert_eq!(admit(true, *s as u8, QpType::Rc as u8, rc_send), want_req[i], "{s:?}");
-        assert_eq!(admit(true, *s as u8, QpType::Rc as u8, rc_ack), want_resp[i], "{s:?}");
-        assert_eq!(admit(true, *s as u8, QpType::Ud as u8, 0x64), want_req[i], "{s:?}");
-        assert_eq!(admit(true, *s as u8, QpType::Uc as u8, 0x24), want_req[i], "{s:?}");
-        assert_eq!(admit(true, *s as u8, QpType::Uc as u8, rc_send), WrongQpType);
-        assert_eq!(admit(true, *s as u8, QpType::Rc as u8, 0x64), WrongQpType);
-        assert_eq!(admit(false, *s as u8, QpType::Rc as u8, rc_send), BadQpn);
+        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, rc_send), want_req[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, rc_ack), want_resp[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Ud as u8, 0x64), want_req[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Uc as u8, 0x24), want_req[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Uc as u8, rc_send), WrongQpType);
+        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, 0x64), WrongQpType);
+        assert_eq!(admit(false, true, *s as u8, QpType::Rc as u8, rc_send), BadQpn);
+        // the P_Key last: only a packet admitted otherwise is a P_Key violation
+        let want = if want_req[i] == Admit { BadPkey } else { want_req[i] };
+        assert_eq!(admit(true, false, *s as u8, QpType::Rc as u8, rc_send), want, "{s:?}");
+        assert_eq!(admit(false, false, *s as u8, QpType::Rc as u8, rc_send), BadQpn);
+        assert_eq!(admit(true, false, *s as u8, QpType::Uc as u8, rc_send), WrongQpType);
     }
-    assert_eq!(admit(true, 7, QpType::Rc as u8, rc_send), BadContext);
-    assert_eq!(admit(true, 3, 0, rc_send), BadContext);
+    assert_eq!(admit(true, true, 7, QpType::Rc as u8, rc_send), BadContext);
+    assert_eq!(admit(true, true, 3, 0, rc_send), BadContext);
+    // P_Keys: the partition (low 15 bits) equal and not 0, one side a full member
+    assert!(pkey_match(0xFFFF, 0xFFFF) && pkey_match(0x7FFF, 0xFFFF) && pkey_match(0xFFFF, 0x7FFF));
+    assert!(!pkey_match(0x7FFF, 0x7FFF), "two limited members");
+    assert!(!pkey_match(0xFFFE, 0xFFFF) && !pkey_match(0x8000, 0x8000) && !pkey_match(0, 0));
+    assert!(pkey_match(0x8001, 0x0001) && !pkey_match(0x8001, 0x8002));
 }
 
 #[test]

@@ -698,11 +698,13 @@ pub struct Counters {
     pub push_refused: u64,
     /// Local ACK timeouts that resent or failed the QP (`cnt_retry_timeouts`).
     pub retry_timeouts: u64,
+    /// Packets whose P_Key did not match their QP's (`cnt_bad_pkey`).
+    pub drop_bad_pkey: u64,
 }
 
 impl Counters {
     /// Each field with its register's offset.
-    fn fields_mut(&mut self) -> [(&mut u64, u32); 32] {
+    fn fields_mut(&mut self) -> [(&mut u64, u32); 33] {
         let [n0, n1, n2, n3] = &mut self.naks;
         [
             (&mut self.rx_roce, regs::cnt_roce::OFFSET),
@@ -737,9 +739,10 @@ impl Counters {
             (&mut self.go_back_n, regs::cnt_go_back_n::OFFSET),
             (&mut self.push_refused, regs::cnt_push_refused::OFFSET),
             (&mut self.retry_timeouts, regs::cnt_retry_timeouts::OFFSET),
+            (&mut self.drop_bad_pkey, regs::cnt_bad_pkey::OFFSET),
         ]
     }
 }
 
 // every counter register of the contract has its field
-const _: () = assert!(regs::COUNTERS == 32);
+const _: () = assert!(regs::COUNTERS == 33);

@@ -52,9 +52,10 @@ rtl_consts! {
     REG_QPS_BASE_HI: u64 = regs::qps_base_hi::OFFSET;
     REG_CTX_CMD: u64 = regs::ctx_cmd::OFFSET;
     REG_CTX_STATUS: u64 = regs::ctx_status::OFFSET;
-    /// The page of 64-bit counter registers (`regs::COUNTER_WINDOW`, offset
-    /// bits 15:8): a read there asks the core's counters, index = bits 7:3.
-    CNT_PAGE: u64 = regs::COUNTER_WINDOW.start >> 8;
+    /// The window of 64-bit counter registers (`regs::COUNTER_WINDOW`, 512
+    /// bytes: offset bits 15:9): a read there asks the core's counters,
+    /// index = bits 8:3.
+    CNT_PAGE: u64 = regs::COUNTER_WINDOW.start >> 9;
     REG_DOORBELL_LO: u64 = regs::doorbell::OFFSET;
     REG_DOORBELL_HI: u64 = regs::doorbell::OFFSET + 4;
     MAGIC: u64 = regs::id_magic::RESET;
@@ -403,6 +404,7 @@ rtl_consts! {
     /// Received header fields (`wire::RX_HDR_FIELDS`): lowest bit.
     RXF_OPCODE: usize = crate::wire::rx_field_lsb("bth.opcode");
     RXF_DESTQP: usize = crate::wire::rx_field_lsb("bth.destqp");
+    RXF_PKEY: usize = crate::wire::rx_field_lsb("bth.p_key");
     RXF_ACKREQ: usize = crate::wire::rx_field_lsb("bth.a");
     RXF_PSN: usize = crate::wire::rx_field_lsb("bth.psn");
     RXF_HAS_RETH: usize = crate::wire::rx_field_lsb("has.reth");

@@ -85,14 +85,15 @@ const _: () = {
     assert!(cnt_slot(regs::cnt_raw_drop::OFFSET) == 6 && cnt_slot(regs::cnt_rx_fifo_drop::OFFSET) == 7);
     assert!(cnt_slot(regs::cnt_tx_frames::OFFSET) == 8 && cnt_slot(regs::cnt_tx_bytes::OFFSET) == 9);
     assert!(cnt_slot(AdmitReason::Admit.counter_offset()) == CNT_ADMIT_FIRST);
-    assert!(CNT_ADMIT_FIRST + AdmitReason::ALL.len() == 17);
+    assert!(CNT_ADMIT_FIRST + AdmitReason::ALL.len() - 1 == 17, "BadPkey's counter is not among them");
     assert!(cnt_slot(regs::cnt_dup_requests::OFFSET) == 17 && cnt_slot(regs::cnt_silent_drops::OFFSET) == 18);
     assert!(cnt_slot(regs::cnt_rnr_naks::OFFSET) == 19 && cnt_slot(regs::cnt_nak_psn_seq::OFFSET) == 20);
     assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && cnt_slot(regs::cnt_ghost_responses::OFFSET) == 24);
     assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && COMP_STATS == 7);
-    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 32);
+    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 33);
     assert!(cnt_slot(regs::cnt_retry_timeouts::OFFSET) == 31);
-    assert!(AdmitReason::ALL.len() == 7 && RX_DROP_REASONS >= 7, "the seven cnt_drop lines below");
+    assert!(cnt_slot(AdmitReason::BadPkey.counter_offset()) == 32 && AdmitReason::BadPkey as usize == 7);
+    assert!(AdmitReason::ALL.len() == 8 && RX_DROP_REASONS >= 8, "the eight cnt_drop lines below");
 };
 
 /// The RNIC core (docs/core.md): the MAC streams through their clock-domain
@@ -351,6 +352,8 @@ impl Logic for RnicCore {
         self.host.cnt[29].next = self.completer.cnt[5].val();
         self.host.cnt[30].next = bit_cast::<64, 32>(self.completer.cnt_push_refused.val());
         self.host.cnt[31].next = self.completer.cnt[6].val();
+        // the lookup's P_Key drops (`AdmitReason::BadPkey`, code 7), added after the others
+        self.host.cnt_hi[0].next = bit_cast::<64, 32>(self.lookup.cnt_drop[7].val());
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

@@ -21,7 +21,7 @@ use crate::comp_ack::words_of;
 use crate::req_fetch::{apply_masked, CachePort};
 use rnic_contract::codes::{QpState, QpType};
 use rnic_contract::layouts::{qpc, qps};
-use rnic_contract::qp_modify::{admit, is_response, AdmitReason};
+use rnic_contract::qp_modify::{admit, is_response, pkey_match, AdmitReason};
 use rnic_hw::consts::*;
 use rnic_hw::transport::RX_DROP_REASONS;
 use rnic_sim::axis::Rng;
@@ -106,6 +106,8 @@ pub struct LookupBench<M: Model> {
     pub wb_max: u64,
     /// Percent of write-backs that write (the others have mask 0).
     pub p_write: u64,
+    /// Percent of QPs and headers with a P_Key drawn at random (else 0xFFFF).
+    pub p_any_pkey: u64,
     pub qpc_tab: HashMap<u32, Vec<u8>>,
     pub qps_tab: HashMap<u32, Vec<u8>>,
     /// Per QP and path: the counter every record must carry.
@@ -171,6 +173,7 @@ impl<M: Model> LookupBench<M> {
             wb_min: 1,
             wb_max: 1,
             p_write: 80,
+            p_any_pkey: 5,
             qpc_tab: HashMap::new(),
             qps_tab: HashMap::new(),
             want_ctr: HashMap::new(),
@@ -199,6 +202,9 @@ impl<M: Model> LookupBench<M> {
         let mut c: Vec<u8> = (0..qpc::SIZE).map(|_| self.rng.next() as u8).collect();
         qpc::STATE.info().write_raw(&mut c, state).unwrap();
         qpc::QP_TYPE.info().write_raw(&mut c, ty).unwrap();
+        // the default P_Key mostly, else any (limited member, other partition)
+        let pkey = if self.rng.chance(self.p_any_pkey) { self.rng.next() as u16 } else { 0xFFFF };
+        qpc::PKEY.set(&mut c, pkey).unwrap();
         let s: Vec<u8> = (0..qps::SIZE).map(|_| self.rng.next() as u8).collect();
         let ctr = |o: usize| u32::from_le_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]);
         self.want_ctr.insert((qpn, false), ctr(REQ_CTR));
@@ -212,15 +218,21 @@ impl<M: Model> LookupBench<M> {
         let mut bytes: Vec<u8> = (0..128).map(|_| self.rng.next() as u8).collect();
         set_field(&mut bytes, RXF_OPCODE, 8, opcode as u64);
         set_field(&mut bytes, RXF_DESTQP, 24, qpn as u64);
+        let pkey = if self.rng.chance(self.p_any_pkey) { self.rng.next() as u16 } else { 0xFFFF };
+        set_field(&mut bytes, RXF_PKEY, 16, pkey as u64);
         // the parser never sets the bit of a timer's record
         set_field(&mut bytes, RXF_TIMER, 1, 0);
         let qpn_ok = names_qp(qpn, QPC_LOG);
-        let (state, ty) = match self.qpc_tab.get(&qpn) {
-            Some(c) => (qpc::STATE.info().read_raw(c).unwrap() as u8, qpc::QP_TYPE.info().read_raw(c).unwrap() as u8),
-            None => (QpState::Reset as u8, QpType::Rc as u8),
+        let (state, ty, qp_pkey) = match self.qpc_tab.get(&qpn) {
+            Some(c) => (
+                qpc::STATE.info().read_raw(c).unwrap() as u8,
+                qpc::QP_TYPE.info().read_raw(c).unwrap() as u8,
+                qpc::PKEY.get(c).unwrap(),
+            ),
+            None => (QpState::Reset as u8, QpType::Rc as u8, 0xFFFF),
         };
         assert!(!qpn_ok || self.qpc_tab.contains_key(&qpn), "QP {qpn} has no tables");
-        let reason = admit(qpn_ok, state, ty, opcode);
+        let reason = admit(qpn_ok, pkey_match(pkey, qp_pkey), state, ty, opcode);
         let h = Hdr { bytes, qpn, opcode, reason };
         self.exp_dest.push_back(h.dest());
         if reason == AdmitReason::Admit {

@@ -364,6 +364,28 @@ fn cases() -> Vec<Case> {
             Works(EPSN),
         ),
         case(
+            "P_Key of another partition",
+            Rts,
+            Box::new(move |c, k, q| vec![with_pkey(c, k, q, 0xABCD)]),
+            vec![],
+            |c| {
+                rx(c);
+                c.drop_bad_pkey += 1
+            },
+            Works(EPSN),
+        ),
+        case(
+            "P_Key of no partition (0x8000)",
+            Rts,
+            Box::new(move |c, k, q| vec![with_pkey(c, k, q, 0x8000)]),
+            vec![],
+            |c| {
+                rx(c);
+                c.drop_bad_pkey += 1
+            },
+            Works(EPSN),
+        ),
+        case(
             "ACK for a QP in RTR",
             Rtr,
             Box::new(move |c, _, q| vec![ack(c, q, 0x5000, 0x1f)]),
@@ -692,6 +714,14 @@ fn cases() -> Vec<Case> {
         }
     }
     v
+}
+
+/// A good WRITE ONLY (64 bytes at ePSN) with BTH P_Key `pkey` (the QPs' is 0xFFFF).
+fn with_pkey(c: &Crafter, k: &Keys, qpn: u32, pkey: u16) -> Vec<u8> {
+    let r = rnic_proto::Reth { va: k.rw.0 + 64, rkey: k.rw.1, dma_len: 64 };
+    let mut p = c.packet(qpn, Opcode::RcWriteOnly, EPSN, ExtHeaders::Reth(r), pattern(EPSN, 64));
+    p.bth.pkey = pkey;
+    rnic_proto::encode_frame(&p).unwrap()
 }
 
 /// An ACKNOWLEDGE with `syndrome` at `psn`.

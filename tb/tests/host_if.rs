@@ -714,8 +714,10 @@ fn counters_read_through_the_window() {
     let n = COUNTERS as usize;
     assert_eq!(n, rnic_hw::host::HOST_COUNTERS);
     let value = |k: usize, g: u64| ((0xA000 + k as u64 + (g << 8)) << 32) | (0x100 + k as u64 + g);
+    // `cnt` holds counters 0..32, `cnt_hi` the ones after
+    let port = |k: usize| if k < 32 { format!("cnt_{k}") } else { format!("cnt_hi_{}", k - 32) };
     for k in 0..n {
-        b.sim.dut.set(&format!("cnt_{k}"), value(k, 0));
+        b.sim.dut.set(&port(k), value(k, 0));
     }
     b.steps(4);
     for k in 0..n {

@@ -277,7 +277,7 @@ fn qp_admit_truth_table() {
     let mut prev: Option<AdmitReason> = None;
     let mut counts = [0u32; 8];
     let mut n = 0u64;
-    for qpn_ok in [false, true] {
+    for (qpn_ok, pkey_ok) in [(false, true), (true, true), (true, false)] {
         for state in 0..16u8 {
             for ty in 0..16u8 {
                 for op in 0..=255u8 {
@@ -285,17 +285,18 @@ fn qp_admit_truth_table() {
                     let d = &mut sim.dut;
                     d.set_in_valid(valid as u64);
                     d.set_qpn_ok(qpn_ok as u64);
+                    d.set_pkey_ok(pkey_ok as u64);
                     d.set_state(state as u64);
                     d.set_qp_type(ty as u64);
                     d.set_opcode(op as u64);
                     sim.tick();
                     let d = &sim.dut;
                     assert_eq!(d.out_valid() == 1, valid, "out_valid follows in_valid");
-                    let want = admit(qpn_ok, state, ty, op);
+                    let want = admit(qpn_ok, pkey_ok, state, ty, op);
                     assert_eq!(
                         (d.admit() == 1, d.reason() as u8),
                         (want == AdmitReason::Admit, want as u8),
-                        "qpn_ok {qpn_ok} state {state} type {ty} opcode {op:#04x}"
+                        "qpn_ok {qpn_ok} pkey_ok {pkey_ok} state {state} type {ty} opcode {op:#04x}"
                     );
                     counts[want as usize] += 1;
                     prev = Some(want);
@@ -304,7 +305,7 @@ fn qp_admit_truth_table() {
             }
         }
     }
-    assert_eq!(n, 2 * 16 * 16 * 256);
+    assert_eq!(n, 3 * 16 * 16 * 256);
     assert!(prev.is_some());
     for r in AdmitReason::ALL {
         assert!(counts[*r as usize] > 0, "{r:?} never produced");

@@ -70,8 +70,9 @@ fn random_headers_under_stalls() {
             reasons[k] += n;
         }
     }
-    // BadQpn, WrongQpType, QpNotReady, QpError, ResponseNotExpected
-    assert!(reasons.iter().filter(|&&n| n > 10).count() >= 5, "drops of every reason the traffic makes: {reasons:?}");
+    // BadQpn, WrongQpType, QpNotReady, QpError, ResponseNotExpected, BadPkey
+    assert!(reasons.iter().filter(|&&n| n > 10).count() >= 6, "drops of every reason the traffic makes: {reasons:?}");
+    assert!(reasons[rnic_contract::qp_modify::AdmitReason::BadPkey as usize] > 10, "P_Key drops: {reasons:?}");
 }
 
 #[test]
@@ -79,6 +80,7 @@ fn latency_and_rates() {
     // one header into an idle block, both caches answering H cycles after the request is taken
     for h in [1u64, 3, 20] {
         let mut b = Bench::new(rx_lookup::Dut::new(), 7);
+        b.p_any_pkey = 0;
         (b.lat_min, b.lat_max) = (h, h);
         b.add_qp(5, QpState::ReadyToSend as u64, QpType::Rc as u64);
         b.push(5, 0x04);
@@ -87,6 +89,7 @@ fn latency_and_rates() {
     }
     // distinct QPs back to back: one header per two cycles
     let mut b = Bench::new(rx_lookup::Dut::new(), 8);
+    b.p_any_pkey = 0; // every header admitted
     b.p_write = 0; // write-backs share the `qps` port with the reads
     for q in 1..=200u32 {
         b.add_qp(q, QpState::ReadyToSend as u64, QpType::Rc as u64);
@@ -100,6 +103,7 @@ fn latency_and_rates() {
     assert!(r.windows(2).all(|w| w[1] - w[0] == 2), "a record every two cycles");
     // one QP's requests: one per loop (record taken -> write-back -> next read)
     let mut b = Bench::new(rx_lookup::Dut::new(), 9);
+    b.p_any_pkey = 0; // every header admitted
     (b.wb_min, b.wb_max) = (10, 10);
     b.add_qp(9, QpState::ReadyToSend as u64, QpType::Rc as u64);
     for _ in 0..50 {

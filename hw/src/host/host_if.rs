@@ -49,8 +49,8 @@ const _: () = assert!(QPS_CACHE_LOG == 10);
 // the cache operation `qp_inval` watches for (a literal in `update`)
 const _: () = assert!(CACHE_OP_INVALIDATE == 2);
 
-// the 31 arms of the counter mux in `update`
-const _: () = assert!(HOST_COUNTERS == 32);
+// the arms of the counter mux in `update`, one per counter
+const _: () = assert!(HOST_COUNTERS == 33);
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
@@ -111,7 +111,10 @@ pub struct HostIf {
     /// The core's counters, in register order (`regs::COUNTER_WINDOW`:
     /// `cnt_roce` first, one per 64-bit register); `RegFile` reads them
     /// through a registered mux (the page's other indices read 0).
-    pub cnt: [Signal<In, Bits<64>>; HOST_COUNTERS],
+    pub cnt: [Signal<In, Bits<64>>; 32],
+    /// Counters 32 and up (the window's second half; an array of 32 at most
+    /// derives `Default`).
+    pub cnt_hi: [Signal<In, Bits<64>>; HOST_COUNTERS - 32],
     /// Blocks outside this one still clear their tables after reset (the
     /// send scheduler, the in-flight table); with the caches' own clearing
     /// it makes `status.READY` read 0.
@@ -327,6 +330,7 @@ impl Logic for HostIf {
             29 => self.cnt_q.d.next = self.cnt[29].val(),
             30 => self.cnt_q.d.next = self.cnt[30].val(),
             31 => self.cnt_q.d.next = self.cnt[31].val(),
+            32 => self.cnt_q.d.next = self.cnt_hi[0].val(),
             _ => self.cnt_q.d.next = 0.into(),
         }
         self.regs.cnt_data.next = self.cnt_q.q.val();

@@ -4,7 +4,8 @@
 //! `admit` and the `AdmitReason` code. Requests are admitted in RTR, RTS,
 //! SQD and SQE, responses (READ responses, ACKs) in RTS and SQD; RESET and
 //! INIT give QpNotReady, ERR QpError; an opcode of another transport
-//! WrongQpType.
+//! WrongQpType; a packet admitted otherwise whose P_Key does not match the
+//! QP's (`pkey_ok` low, computed by the caller) BadPkey.
 //!
 //! Three small tables built from the contract at construction: the opcode's
 //! response flag (256 bits), the type check by (type, opcode transport) (128
@@ -36,6 +37,8 @@ pub struct QpAdmit {
     pub qp_type: Signal<In, Bits<4>>,
     /// The packet's BTH opcode.
     pub opcode: Signal<In, Bits<8>>,
+    /// The packet's P_Key matches the QP's (`qp_modify::pkey_match`).
+    pub pkey_ok: Signal<In, Bit>,
     pub out_valid: Signal<Out, Bit>,
     pub admit: Signal<Out, Bit>,
     /// `AdmitReason` code.
@@ -49,6 +52,7 @@ pub struct QpAdmit {
     c_bad_qpn: Constant<Bits<8>>,
     c_bad_context: Constant<Bits<8>>,
     c_wrong_type: Constant<Bits<8>>,
+    c_bad_pkey: Constant<Bits<8>>,
     resp: Signal<Local, Bits<1>>,
     tcheck: Signal<Local, Bits<2>>,
     srule: Signal<Local, Bits<8>>,
@@ -94,6 +98,7 @@ impl Default for QpAdmit {
             state: Default::default(),
             qp_type: Default::default(),
             opcode: Default::default(),
+            pkey_ok: Default::default(),
             out_valid: Default::default(),
             admit: Default::default(),
             reason: Default::default(),
@@ -106,6 +111,7 @@ impl Default for QpAdmit {
             c_bad_qpn: Constant::new((AdmitReason::BadQpn as u64).into()),
             c_bad_context: Constant::new((AdmitReason::BadContext as u64).into()),
             c_wrong_type: Constant::new((AdmitReason::WrongQpType as u64).into()),
+            c_bad_pkey: Constant::new((AdmitReason::BadPkey as u64).into()),
             resp: Default::default(),
             tcheck: Default::default(),
             srule: Default::default(),
@@ -130,6 +136,9 @@ impl Logic for QpAdmit {
         self.srule.next =
             self.state_tbl.val().get_bits::<8>(((self.state.val().index() << 1) | self.resp.val().index()) << 3);
         self.why.next = self.srule.val();
+        if (self.srule.val() == self.c_admit.val()) & !self.pkey_ok.val() {
+            self.why.next = self.c_bad_pkey.val();
+        }
         if self.tcheck.val() == self.c_type_wrong.val() {
             self.why.next = self.c_wrong_type.val();
         }

@@ -31,12 +31,14 @@ use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
 /// Bits of a counter's index in the counter window.
-pub const CNT_INDEX_BITS: usize = 5;
+pub const CNT_INDEX_BITS: usize = 6;
 /// The counters the window holds (`regs::COUNTERS`, 64 bits each); the
 /// page's other indices read 0.
 pub const HOST_COUNTERS: usize = rnic_contract::regs::COUNTERS as usize;
-// the index is offset bits 7:3 of a 256-byte page
-const _: () = assert!(HOST_COUNTERS <= 1 << CNT_INDEX_BITS && CNT_INDEX_BITS == 5);
+// the index is offset bits 8:3 of the 512-byte window
+const _: () = assert!(HOST_COUNTERS <= 1 << CNT_INDEX_BITS && CNT_INDEX_BITS == 6);
+const _: () =
+    assert!(rnic_contract::regs::COUNTER_WINDOW.end - rnic_contract::regs::COUNTER_WINDOW.start == 8 << CNT_INDEX_BITS);
 
 /// A doorbell, decoded: `kind` is a `DoorbellKind`.
 #[derive(LogicInterface, Default)]
@@ -426,7 +428,7 @@ impl Logic for RegFile {
                 | bit_cast::<32, 1>((self.ctx_busy.val() | self.ctx_valid.q.val()).into());
         }
         // a counter: its index out now, its value two cycles later
-        self.in_cnt.next = self.raddr.val().get_bits::<8>(8) == CNT_PAGE;
+        self.in_cnt.next = self.raddr.val().get_bits::<7>(9) == CNT_PAGE;
         self.cnt_index.next = self.c_index.q.val();
         if self.s_axil.arvalid.val() & !self.rvalid.q.val() & !self.c_busy.q.val() {
             if self.in_cnt.val() {

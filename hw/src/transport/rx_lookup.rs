@@ -17,7 +17,7 @@
 //! | `m_req` / `m_resp` | out | {`hdr`, `qpc`, `qps`}: the record for `RespCheck::s_pkt` / `CompAck::s_pkt`; registers |
 //! | `m_wake` | out | the QPN of each `s_comp_wb` write with `wake`, offered once the write was taken on `m_qps` (so in the cache port's queue ahead of any later request, such as the requester's read after its grant): the send scheduler's second work source; a register |
 //! | `m_dest` | out | one per header, in order: `RX_DEST_DROP`, `RX_DEST_REQ` or `RX_DEST_RESP`, where its payload goes; a register |
-//! | `cnt_drop[r]` | out | packets dropped by `AdmitReason` code `r` (1..6); `cnt_drop[0]`: a context read failed |
+//! | `cnt_drop[r]` | out | packets dropped by `AdmitReason` code `r` (1..7); `cnt_drop[0]`: a context read failed |
 //!
 //! **The hazard.** A packet's `qps` entry is read at its lookup and written
 //! back after its execution; a later packet of the same QP on the same path
@@ -500,6 +500,12 @@ impl Logic for RxLookup {
         self.qp_adm.state.next = self.a_qpc.q.val().get_bits::<4>(QPC_STATE);
         self.qp_adm.qp_type.next = self.a_qpc.q.val().get_bits::<4>(QPC_TYPE);
         self.qp_adm.opcode.next = self.a_hdr.q.val().get_bits::<8>(RXF_OPCODE);
+        // the P_Key (`qp_modify::pkey_match`); a timer's record has none to check
+        self.qp_adm.pkey_ok.next = ((self.a_hdr.q.val().get_bits::<15>(RXF_PKEY)
+            == self.a_qpc.q.val().get_bits::<15>(QPC_PKEY))
+            & self.a_hdr.q.val().get_bits::<15>(RXF_PKEY).any()
+            & (self.a_hdr.q.val().get_bit(RXF_PKEY + 15) | self.a_qpc.q.val().get_bit(QPC_PKEY + 15)))
+            | self.a_hdr.q.val().get_bit(RXF_TIMER);
         self.a_age.d.next = self.a_valid.q.val() & !self.a_load.val();
         self.m_req.hdr.next = self.a_hdr.q.val();
         self.m_req.qpc.next = self.a_qpc.q.val();
