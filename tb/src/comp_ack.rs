@@ -525,25 +525,10 @@ impl Script {
         let error_before = qp.model.is_error();
         let outstanding = una.distance_to(psn) < n_out;
         let case_base = |expect: Expect, pushes: Vec<(u32, Entry)>, qp: &Qp| Case {
-            qpn: qp.qpn,
-            opcode: opcode.value(),
-            psn: psn.value(),
-            syndrome,
-            sq_psn: qp.start,
-            sq_cons: qp.sq_cons,
-            send_cq: qp.cq,
-            retry_cnt: qp.retry_cnt,
-            rnr_retry: qp.rnr_retry,
-            req_started: qp.pushed > 0,
-            sent_end: se.value(),
-            pmtu: qp.model.config().pmtu.bytes().trailing_zeros() as u8 - 7,
             plen: plen as u16,
             lane: (orig >> 58) as u8,
             orig,
-            pushes,
-            expect,
-            timer: false,
-            rnr_timer: false,
+            ..qp_case(qp, (opcode.value(), psn.value(), syndrome), se.value(), pushes, expect)
         };
         let pushes = std::mem::take(&mut self.pending_pushes);
         let mut expect = Expect {
@@ -702,27 +687,34 @@ impl Script {
         let after = Self::state_of(qp);
         expect.popped = after_head(&after, &before) as usize;
         expect.state = after;
-        self.cases.push(Case {
-            qpn: qp.qpn,
-            opcode: TIMER_OPCODE as u8,
-            psn: una.value(),
-            syndrome: TIMER_SYNDROME as u8,
-            sq_psn: qp.start,
-            sq_cons: qp.sq_cons,
-            send_cq: qp.cq,
-            retry_cnt: qp.retry_cnt,
-            rnr_retry: qp.rnr_retry,
-            req_started: qp.pushed > 0,
-            sent_end: se.value(),
-            pmtu: qp.model.config().pmtu.bytes().trailing_zeros() as u8 - 7,
-            plen: 0,
-            lane: 0,
-            orig: 0,
-            pushes,
-            expect,
-            timer: true,
-            rnr_timer: rnr,
-        });
+        let wire = (TIMER_OPCODE as u8, una.value(), TIMER_SYNDROME as u8);
+        self.cases.push(Case { timer: true, rnr_timer: rnr, ..qp_case(qp, wire, se.value(), pushes, expect) });
+    }
+}
+
+/// A case for QP `qp` with the record's (opcode, PSN, syndrome) `wire`, its
+/// context's fields and SENT_END `sent_end`; no payload, not a timer's.
+fn qp_case(qp: &Qp, wire: (u8, u32, u8), sent_end: u32, pushes: Vec<(u32, Entry)>, expect: Expect) -> Case {
+    Case {
+        qpn: qp.qpn,
+        opcode: wire.0,
+        psn: wire.1,
+        syndrome: wire.2,
+        sq_psn: qp.start,
+        sq_cons: qp.sq_cons,
+        send_cq: qp.cq,
+        retry_cnt: qp.retry_cnt,
+        rnr_retry: qp.rnr_retry,
+        req_started: qp.pushed > 0,
+        sent_end,
+        pmtu: qp.model.config().pmtu.bytes().trailing_zeros() as u8 - 7,
+        plen: 0,
+        lane: 0,
+        orig: 0,
+        pushes,
+        expect,
+        timer: false,
+        rnr_timer: false,
     }
 }
 

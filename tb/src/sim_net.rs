@@ -7,9 +7,13 @@
 //! driver reaches each NIC through `SimHw::attach(net, nic)`.
 
 use crate::driver_hw::{SimHw, SimProbe, SimWorld};
+use crate::gbn_check::{check_go_back_n, GbnStats};
 use crate::host_bench::HostBench;
-use rnic_contract::codes::{Mtu, QpState};
-use rnic_driver::{ipv4_gid, AccessFlags, AhAttr, CompletionQueue, Context, Device, QpAttr, QueuePair, WorkCompletion};
+use rnic_contract::codes::{Mtu, QpState, QpType};
+use rnic_driver::{
+    ipv4_gid, AccessFlags, AhAttr, CompletionQueue, Context, Device, DmaBuffer, MemoryRegion, ProtectionDomain, QpAttr,
+    QueuePair, RemoteAddr, SendFlags, SendOp, SendWr, Sge, WorkCompletion,
+};
 use rnic_host::PcieConfig;
 use rnic_sim::axis::Rng;
 use rnic_sim::models::rnic_core::Dut;
@@ -331,6 +335,100 @@ pub fn connect_rc_with(
         .rnr_retry(t.rnr_retry)
         .max_rd_atomic(4);
     qp.modify(&rts).expect("RTS");
+}
+
+/// One connected RC QP pair between the two NICs of a [`SimNet`]: A (NIC 0)
+/// and B (NIC 1), MTU 1024, 8 KiB buffers registered on both sides with
+/// every remote right, A's filled with a pattern.
+pub struct QpPair {
+    pub net: Rc<RefCell<SimNet>>,
+    pub a: Nic,
+    pub b: Nic,
+    pub cq_a: CompletionQueue,
+    pub qp_a: QueuePair,
+    pub buf_a: DmaBuffer,
+    pub buf_b: DmaBuffer,
+    pub mr_a: MemoryRegion,
+    pub mr_b: MemoryRegion,
+    pub qp_b_num: u32,
+    pub qp_b: QueuePair,
+    pub cq_b: CompletionQueue,
+    // kept alive: the objects the QPs and regions belong to
+    _keep: (ProtectionDomain, ProtectionDomain),
+}
+
+impl QpPair {
+    /// The pair on a new [`SimNet`] seeded `seed`: A sends from PSN
+    /// `psns.0`, B from `psns.1`; both with timers `t`.
+    pub fn connect(seed: u64, psns: (u32, u32), t: RcTimers) -> QpPair {
+        let net = SimNet::pair(seed);
+        let a = Nic::open(&net, 0);
+        let b = Nic::open(&net, 1);
+        let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
+        let (cq_a, cq_b) = (a.ctx.create_cq(64, None).unwrap(), b.ctx.create_cq(64, None).unwrap());
+        let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).build().unwrap();
+        let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
+        connect_rc_with(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), psns, Mtu::Mtu1024, t);
+        connect_rc_with(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (psns.1, psns.0), Mtu::Mtu1024, t);
+        let buf_a = a.ctx.alloc_buffer(8192).unwrap();
+        let buf_b = b.ctx.alloc_buffer(8192).unwrap();
+        let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+        let mr_a = pd_a.reg_mr(&buf_a, 0, 8192, all).unwrap();
+        let mr_b = pd_b.reg_mr(&buf_b, 0, 8192, all).unwrap();
+        let data: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();
+        buf_a.write(0, &data).unwrap();
+        let qp_b_num = qp_b.qp_num();
+        QpPair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, qp_b_num, qp_b, cq_b, _keep: (pd_a, pd_b) }
+    }
+
+    /// A signaled WRITE of `len` bytes from A's `src` to B's `dst`.
+    pub fn write(&mut self, wr_id: u64, src: u64, dst: u64, len: u32) {
+        let sge = Sge::new(&self.mr_a, src, len).unwrap();
+        let remote = RemoteAddr { addr: self.mr_b.addr() + dst, rkey: self.mr_b.rkey() };
+        let sges = [sge];
+        let wr = SendWr::new(wr_id, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
+        self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// A signaled SEND of `len` bytes from A's `src`.
+    pub fn send(&mut self, wr_id: u64, src: u64, len: u32) {
+        let sges = [Sge::new(&self.mr_a, src, len).unwrap()];
+        let wr = SendWr::new(wr_id, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
+        self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// B's bytes at `dst` equal A's at `src`.
+    pub fn check(&self, src: usize, dst: usize, len: usize) {
+        let (mut x, mut y) = (vec![0u8; len], vec![0u8; len]);
+        self.buf_a.read(src, &mut x).unwrap();
+        self.buf_b.read(dst, &mut y).unwrap();
+        assert!(x == y, "B's buffer at {dst:#x} holds A's {len} bytes from {src:#x}");
+    }
+
+    /// The go-back-N invariants over everything both NICs sent.
+    pub fn gbn(&self) -> std::result::Result<GbnStats, String> {
+        let log: Vec<(usize, Vec<u8>)> = self.net.borrow().log.iter().map(|f| (f.from, f.bytes.clone())).collect();
+        self.gbn_of(&log)
+    }
+
+    /// The go-back-N invariants over `log` ((sender, frame) pairs).
+    pub fn gbn_of(&self, log: &[(usize, Vec<u8>)]) -> std::result::Result<GbnStats, String> {
+        let frames: Vec<(usize, &[u8])> = log.iter().map(|f| (f.0, f.1.as_slice())).collect();
+        check_go_back_n(&frames, &[(self.qp_a.qp_num(), self.qp_b_num)])
+    }
+
+    /// The frames NIC `from` sent: (cycle, opcode name, PSN, AETH syndrome).
+    pub fn frames(&self, from: usize) -> Vec<(u64, String, u32, Option<u8>)> {
+        let net = self.net.borrow();
+        net.log
+            .iter()
+            .filter(|f| f.from == from)
+            .map(|f| {
+                let p = rnic_proto::decode_frame(&f.bytes).unwrap();
+                (f.sent, p.bth.opcode.name().to_string(), p.bth.psn.value(), p.ext.aeth().map(|a| a.syndrome))
+            })
+            .collect()
+    }
 }
 
 /// Polls `cq` until it gave `n` completions or `polls` polls went by (the

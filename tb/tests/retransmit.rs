@@ -14,111 +14,24 @@
 //!   completes with RETRY_EXC_ERR and the other sent ones with
 //!   WR_FLUSH_ERR.
 
-use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
+use rnic_contract::codes::{WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_hw::transport::TIMER_TICK_CYCLES;
 use rnic_proto::decode_frame;
-use rnic_tb::gbn_check::{check_go_back_n, GbnStats};
-use rnic_tb::sim_net::{connect_rc_with, poll_n, try_poll_n, Nic, RcTimers, SimNet, WireFaults};
-use std::cell::RefCell;
-use std::rc::Rc;
+use rnic_tb::sim_net::{poll_n, try_poll_n, QpPair, RcTimers, WireFaults};
 
 /// The ACK timeout code of these tests: 2^3 ticks.
 const TIMEOUT: u8 = 3;
 const PSN_A: u32 = 0x100;
 
-struct Pair {
-    net: Rc<RefCell<SimNet>>,
-    a: Nic,
-    b: Nic,
-    cq_a: CompletionQueue,
-    qp_a: QueuePair,
-    buf_a: DmaBuffer,
-    buf_b: DmaBuffer,
-    mr_a: MemoryRegion,
-    mr_b: MemoryRegion,
-    qp_b_num: u32,
-    qp_b: QueuePair,
-    cq_b: CompletionQueue,
-    // kept alive: the objects the QPs and regions belong to
-    _keep: (ProtectionDomain, ProtectionDomain),
-}
-
 /// One RC QP pair, MTU 1024, ACK timeout code [`TIMEOUT`], 8 KiB buffers
 /// registered on both sides, A's buffer filled with a pattern.
-fn pair(seed: u64) -> Pair {
+fn pair(seed: u64) -> QpPair {
     pair_with(seed, RcTimers { timeout: TIMEOUT, ..RcTimers::default() })
 }
 
-fn pair_with(seed: u64, t: RcTimers) -> Pair {
-    let net = SimNet::pair(seed);
-    let a = Nic::open(&net, 0);
-    let b = Nic::open(&net, 1);
-    let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
-    let (cq_a, cq_b) = (a.ctx.create_cq(64, None).unwrap(), b.ctx.create_cq(64, None).unwrap());
-    let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).build().unwrap();
-    let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
-    connect_rc_with(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (PSN_A, 0x900), Mtu::Mtu1024, t);
-    connect_rc_with(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x900, PSN_A), Mtu::Mtu1024, t);
-    let buf_a = a.ctx.alloc_buffer(8192).unwrap();
-    let buf_b = b.ctx.alloc_buffer(8192).unwrap();
-    let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
-    let mr_a = pd_a.reg_mr(&buf_a, 0, 8192, all).unwrap();
-    let mr_b = pd_b.reg_mr(&buf_b, 0, 8192, all).unwrap();
-    let data: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();
-    buf_a.write(0, &data).unwrap();
-    let qp_b_num = qp_b.qp_num();
-    Pair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, qp_b_num, qp_b, cq_b, _keep: (pd_a, pd_b) }
-}
-
-impl Pair {
-    /// A signaled WRITE of `len` bytes from A's `src` to B's `dst`.
-    fn write(&mut self, wr_id: u64, src: u64, dst: u64, len: u32) {
-        let sge = Sge::new(&self.mr_a, src, len).unwrap();
-        let remote = RemoteAddr { addr: self.mr_b.addr() + dst, rkey: self.mr_b.rkey() };
-        let sges = [sge];
-        let wr = SendWr::new(wr_id, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
-        self.qp_a.post_send(&[wr]).unwrap();
-    }
-
-    /// A signaled SEND of `len` bytes from A's `src`.
-    fn send(&mut self, wr_id: u64, src: u64, len: u32) {
-        let sges = [Sge::new(&self.mr_a, src, len).unwrap()];
-        let wr = SendWr::new(wr_id, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
-        self.qp_a.post_send(&[wr]).unwrap();
-    }
-
-    /// B's bytes at `dst` equal A's at `src`.
-    fn check(&self, src: usize, dst: usize, len: usize) {
-        let (mut x, mut y) = (vec![0u8; len], vec![0u8; len]);
-        self.buf_a.read(src, &mut x).unwrap();
-        self.buf_b.read(dst, &mut y).unwrap();
-        assert!(x == y, "B's buffer at {dst:#x} holds A's {len} bytes from {src:#x}");
-    }
-
-    /// The go-back-N invariants over everything both NICs sent.
-    fn gbn(&self) -> std::result::Result<GbnStats, String> {
-        let log: Vec<(usize, Vec<u8>)> = self.net.borrow().log.iter().map(|f| (f.from, f.bytes.clone())).collect();
-        self.gbn_of(&log)
-    }
-
-    fn gbn_of(&self, log: &[(usize, Vec<u8>)]) -> std::result::Result<GbnStats, String> {
-        let frames: Vec<(usize, &[u8])> = log.iter().map(|f| (f.0, f.1.as_slice())).collect();
-        check_go_back_n(&frames, &[(self.qp_a.qp_num(), self.qp_b_num)])
-    }
-
-    /// The frames NIC `from` sent: (cycle, opcode name, PSN, AETH syndrome).
-    fn frames(&self, from: usize) -> Vec<(u64, String, u32, Option<u8>)> {
-        let net = self.net.borrow();
-        net.log
-            .iter()
-            .filter(|f| f.from == from)
-            .map(|f| {
-                let p = decode_frame(&f.bytes).unwrap();
-                (f.sent, p.bth.opcode.name().to_string(), p.bth.psn.value(), p.ext.aeth().map(|a| a.syndrome))
-            })
-            .collect()
-    }
+fn pair_with(seed: u64, t: RcTimers) -> QpPair {
+    QpPair::connect(seed, (PSN_A, 0x900), t)
 }
 
 #[test]
@@ -273,7 +186,7 @@ fn an_rnr_nak_stops_the_requester_for_min_rnr_timer_then_it_resends() {
     // a SEND and a WRITE behind it; B has no RECV yet: RNR NAK
     p.send(20, 0x100, 300);
     p.write(21, 0x800, 0x800, 200);
-    let sends_of = |p: &Pair| p.frames(0).iter().filter(|f| f.1 == "RC_SEND_ONLY").count();
+    let sends_of = |p: &QpPair| p.frames(0).iter().filter(|f| f.1 == "RC_SEND_ONLY").count();
     let mut polls = 0;
     while sends_of(&p) < 3 {
         assert!(try_poll_n(&p.cq_a, 1, 1).is_empty(), "no completion while B has no RECV");

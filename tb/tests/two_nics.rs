@@ -22,34 +22,22 @@ use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_proto::{decode_frame, ROCE_V2_UDP_PORT};
 use rnic_tb::gbn_check::check_go_back_n;
-use rnic_tb::sim_net::{connect_rc, connect_rc_timeout, poll_n, Nic, SimNet, WireFaults};
+use rnic_tb::sim_net::{connect_rc_timeout, poll_n, Nic, QpPair, RcTimers, SimNet, WireFaults};
 
 #[test]
 fn rdma_write_and_send_between_two_nics() {
-    let net = SimNet::pair(11);
-    let a = Nic::open(&net, 0);
-    let b = Nic::open(&net, 1);
-    let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
-    let (cq_a, cq_b) = (a.ctx.create_cq(64, None).unwrap(), b.ctx.create_cq(64, None).unwrap());
-    let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).build().unwrap();
-    let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
-    connect_rc(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (0x100, 0x900), Mtu::Mtu1024);
-    connect_rc(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x900, 0x100), Mtu::Mtu1024);
-
-    let buf_a = a.ctx.alloc_buffer(8192).unwrap();
-    let buf_b = b.ctx.alloc_buffer(8192).unwrap();
-    let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
-    let mr_a = pd_a.reg_mr(&buf_a, 0, 8192, all).unwrap();
-    let mr_b = pd_b.reg_mr(&buf_b, 0, 8192, all).unwrap();
+    // one QP pair, MTU 1024, 8 KiB registered on both sides (`sim_net::QpPair`)
+    let mut pair = QpPair::connect(11, (0x100, 0x900), RcTimers::default());
+    let QpPair { net, a, b, cq_a, cq_b, qp_a, qp_b, buf_a, buf_b, mr_a, mr_b, .. } = &mut pair;
     let data: Vec<u8> = (0..3000u32).map(|i| (i * 7 + 3) as u8).collect();
     buf_a.write(0, &data).unwrap();
 
     // ---- RDMA WRITE: 3000 bytes (3 packets at MTU 1024) into B's buffer at 100
     net.borrow_mut().nics[1].port.trace = Some(vec![]);
-    let sge = Sge::new(&mr_a, 0, 3000).unwrap();
+    let sge = Sge::new(mr_a, 0, 3000).unwrap();
     let remote = RemoteAddr { addr: mr_b.addr() + 100, rkey: mr_b.rkey() };
     qp_a.post_send(&[SendWr::new(7, SendOp::RdmaWrite { remote }, &[sge]).flags(SendFlags::SIGNALED)]).unwrap();
-    let wc = poll_n(&cq_a, 1, 20_000, "WRITE completion");
+    let wc = poll_n(cq_a, 1, 20_000, "WRITE completion");
     assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (7, WcStatus::Success, Some(WcOpcode::RdmaWrite)));
     let mut got = vec![0u8; 3000];
     buf_b.read(100, &mut got).unwrap();
@@ -68,13 +56,13 @@ fn rdma_write_and_send_between_two_nics() {
     assert_eq!(at, buf_b.iova() + 3100, "B wrote the WRITE's 3000 bytes and nothing else: {writes:x?}");
 
     // ---- SEND: B posts a RECV, A sends 1500 bytes
-    let rsge = Sge::new(&mr_b, 4096, 2048).unwrap();
+    let rsge = Sge::new(mr_b, 4096, 2048).unwrap();
     qp_b.post_recv(&[RecvWr { wr_id: 0x55, sg_list: &[rsge] }]).unwrap();
-    let ssge = Sge::new(&mr_a, 1000, 1500).unwrap();
+    let ssge = Sge::new(mr_a, 1000, 1500).unwrap();
     qp_a.post_send(&[SendWr::new(8, SendOp::Send, &[ssge]).flags(SendFlags::SIGNALED)]).unwrap();
-    let wc = poll_n(&cq_b, 1, 20_000, "RECV completion");
+    let wc = poll_n(cq_b, 1, 20_000, "RECV completion");
     assert_eq!((wc[0].wr_id, wc[0].status, wc[0].byte_len), (0x55, WcStatus::Success, 1500));
-    let wc = poll_n(&cq_a, 1, 20_000, "SEND completion");
+    let wc = poll_n(cq_a, 1, 20_000, "SEND completion");
     assert_eq!((wc[0].wr_id, wc[0].status), (8, WcStatus::Success));
     let mut got = vec![0u8; 1500];
     buf_b.read(4096, &mut got).unwrap();
