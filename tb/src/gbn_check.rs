@@ -164,3 +164,75 @@ pub fn check_go_back_n(frames: &[(usize, &[u8])], pairs: &[(u32, u32)]) -> Resul
     }
     Ok(st)
 }
+
+/// [`check_go_back_n`] over a capture file (pcap or pcapng, as written by
+/// tcpdump, tshark or `pcap_out`): the sender of each RoCEv2 frame is the
+/// endpoint its IP source names (side 0: the first source seen; other UDP
+/// traffic is skipped), and the RC connections are `pairs` (side 0's QPN,
+/// side 1's) when given, else inferred from the capture: each stream of
+/// ACKs belongs to the stream of requests, in the other direction, holding
+/// most of the PSNs it acknowledges. Returns the figures and the pairs.
+pub fn check_capture(file: &[u8], pairs: Option<&[(u32, u32)]>) -> Result<(GbnStats, Vec<(u32, u32)>), String> {
+    let packets = rnic_proto::pcap::read_capture(file).map_err(|e| format!("not a capture: {e:?}"))?;
+    let mut sides: Vec<std::net::IpAddr> = vec![];
+    let mut frames: Vec<(usize, Vec<u8>)> = vec![];
+    for (i, pkt) in packets.iter().enumerate() {
+        let Ok(p) = decode_frame(&pkt.data) else { continue };
+        let src = match &p.ip {
+            rnic_proto::IpHeader::V4(h) => std::net::IpAddr::V4(h.src),
+            rnic_proto::IpHeader::V6(h) => std::net::IpAddr::V6(h.src),
+        };
+        let side = match sides.iter().position(|s| *s == src) {
+            Some(k) => k,
+            None if sides.len() < 2 => {
+                sides.push(src);
+                sides.len() - 1
+            }
+            None => return Err(format!("frame {i}: a third endpoint {src} (two are checked)")),
+        };
+        frames.push((side, pkt.data.clone()));
+    }
+    let pairs = match pairs {
+        Some(p) => p.to_vec(),
+        None => infer_pairs(&frames),
+    };
+    let refs: Vec<(usize, &[u8])> = frames.iter().map(|f| (f.0, f.1.as_slice())).collect();
+    check_go_back_n(&refs, &pairs).map(|st| (st, pairs))
+}
+
+/// The RC connections of a capture ((side, frame) pairs), as
+/// [`check_capture`] infers them.
+fn infer_pairs(frames: &[(usize, Vec<u8>)]) -> Vec<(u32, u32)> {
+    // PSNs of requests by (sender, destination QP); of ACKs by (responder, destination QP)
+    let mut reqs: HashMap<(usize, u32), HashSet<u32>> = HashMap::new();
+    let mut acks: HashMap<(usize, u32), Vec<u32>> = HashMap::new();
+    for (side, bytes) in frames {
+        let Ok(p) = decode_frame(bytes) else { continue };
+        let (op, qp, psn) = (p.bth.opcode.value(), p.bth.dest_qp, p.bth.psn.value());
+        if op == Opcode::RcAck.value() {
+            acks.entry((*side, qp)).or_default().push(psn);
+        } else if op < 0x20 && !(0x0d..=0x12).contains(&op) {
+            reqs.entry((*side, qp)).or_default().insert(psn);
+        }
+    }
+    let mut pairs = vec![];
+    let mut keys: Vec<_> = acks.keys().copied().collect();
+    keys.sort_unstable();
+    for (side, to) in keys {
+        let psns = &acks[&(side, to)];
+        let best = reqs
+            .iter()
+            .filter(|((s, _), _)| *s != side)
+            .map(|((_, d), sent)| (psns.iter().filter(|p| sent.contains(p)).count(), *d))
+            .max();
+        if let Some((hits, d)) = best.filter(|b| b.0 > 0) {
+            let _ = hits;
+            // an ACK from side 1 goes to side 0's requester QP `to`
+            let pair = if side == 1 { (to, d) } else { (d, to) };
+            if !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+    }
+    pairs
+}

@@ -21,7 +21,7 @@
 use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_proto::{decode_frame, ROCE_V2_UDP_PORT};
-use rnic_tb::gbn_check::check_go_back_n;
+use rnic_tb::gbn_check::{check_capture, check_go_back_n};
 use rnic_tb::sim_net::{connect_rc_timeout, poll_n, Nic, QpPair, RcTimers, SimNet, WireFaults};
 
 #[test]
@@ -666,6 +666,15 @@ fn random_both_ways(
     let sent: Vec<(usize, &[u8])> = log.iter().map(|f| (f.from, f.bytes.as_slice())).collect();
     let g = check_go_back_n(&sent, &pairs).unwrap_or_else(|e| panic!("go-back-N invariants: {e}"));
     eprintln!("  capture: {g:?}");
+    // the same over the pcap written above (`gbn_check` the tool), its connections inferred
+    let (gp, found) = check_capture(&std::fs::read(&pcap).unwrap(), None).unwrap_or_else(|e| panic!("pcap: {e}"));
+    assert_eq!(gp, g, "the pcap's figures");
+    let mut found: Vec<(u32, u32)> =
+        found.iter().map(|&(x, y)| if pairs.iter().any(|p| p.0 == x) { (x, y) } else { (y, x) }).collect();
+    found.sort_unstable();
+    let mut want = pairs.clone();
+    want.sort_unstable();
+    assert_eq!(found, want, "the connections inferred from the pcap");
     if !lossy {
         assert_eq!((g.resent, g.naks), (0, 0), "a clean wire: nothing resent, no NAK");
     }
