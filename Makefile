@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth check test msrv demo bench soak replay txgen docs bitstream clean
+.PHONY: all deps verilog lint synth check test msrv demo bench soak replay txgen gbn docs bitstream clean
 
 all: test
 
@@ -60,6 +60,12 @@ replay: deps
 txgen: deps
 	@test -n "$(DESC)" -a -n "$(OUT)" || { echo "usage: make txgen DESC=packets.txt OUT=frames.pcap"; exit 1; }
 	$(CARGO) run -q -p rnic-tb --bin txgen -- "$(abspath $(DESC))" "$(abspath $(OUT))"
+
+## The go-back-N invariants of issue 12 over a capture of RC traffic between two endpoints
+## (connections inferred; exit 1 at the first violation): make gbn PCAP=capture.pcap
+gbn: deps
+	@test -n "$(PCAP)" || { echo "usage: make gbn PCAP=capture.pcap"; exit 1; }
+	$(CARGO) run -q -p rnic-tb --bin gbn_check -- "$(abspath $(PCAP))"
 
 ## Every benchmark (or SECTIONS="harness dma cache nic loss"); figures are recorded in docs/benchmarks.md
 bench: deps
