@@ -778,6 +778,15 @@ impl QueuePair {
     }
 
     fn teardown(&mut self) -> Result<()> {
+        // The table entry goes back to RESET before the cached copy is
+        // invalidated: a later packet for this QPN reloads it and is dropped
+        // (QpNotReady), instead of finding the old context (RTS, the rings
+        // about to be freed). Packets admitted before the Invalidate are not
+        // covered (docs/driver.md, "Destroying a QP with packets in flight").
+        let mut reset = [0u8; qpc::SIZE];
+        qpc::STATE.set(&mut reset, QpState::Reset)?;
+        qpc::QP_TYPE.set(&mut reset, self.qp_type)?;
+        self.ctx.write_entry(&self.ctx.tables.qpc, self.qpn, &reset)?;
         if self.loaded {
             self.ctx.ctx_cmd(ContextOp::Invalidate, ContextTable::Qp, self.qpn)?;
             self.loaded = false;

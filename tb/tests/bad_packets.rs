@@ -79,6 +79,8 @@ enum Setup {
     Init,
     Rtr,
     Error,
+    /// Connected, then destroyed before the frames come.
+    Destroyed,
     /// No QP: the frames name their own QPN.
     None,
 }
@@ -274,6 +276,13 @@ fn cases() -> Vec<Case> {
         admitted("QP in RESET", Reset, Box::new(move |c, k, q| vec![wr(c, k, q)]), |c| c.drop_qp_not_ready += 1, Skip),
         admitted("QP in INIT", Init, Box::new(move |c, k, q| vec![wr(c, k, q)]), |c| c.drop_qp_not_ready += 1, Skip),
         admitted("QP in ERR", Error, Box::new(move |c, k, q| vec![wr(c, k, q)]), |c| c.drop_qp_error += 1, Skip),
+        admitted(
+            "QP destroyed",
+            Destroyed,
+            Box::new(move |c, k, q| vec![wr(c, k, q)]),
+            |c| c.drop_qp_not_ready += 1,
+            Skip,
+        ),
         admitted(
             "UD SEND to an RC QP",
             Rts,
@@ -688,6 +697,7 @@ fn every_class_of_bad_packet_gets_its_answer() {
                 connect_rc(&mut qp, &ctx, 0, PEER_QPN, (0x5000, EPSN), Mtu::Mtu1024);
                 qp.modify(&QpAttr::new().state(QpState::Error)).unwrap();
             }
+            Setup::Destroyed => connect_rc(&mut qp, &ctx, 0, PEER_QPN, (0x5000, EPSN), Mtu::Mtu1024),
         }
         // each case writes its RECV target in its own 128 bytes of the rw region's upper half
         let recv_at = REGION as u64 / 2 + 128 * i as u64;
@@ -695,6 +705,13 @@ fn every_class_of_bad_packet_gets_its_answer() {
             let sge = Sge::new(&mr_rw, recv_at, len).unwrap();
             qp.post_recv(&[RecvWr { wr_id: 0x1000 + i as u64, sg_list: &[sge] }]).unwrap();
         }
+        // a destroyed QP: its number is not given again before the frames
+        let qp = if k.setup == Setup::Destroyed {
+            drop(qp);
+            None
+        } else {
+            Some(qp)
+        };
         idle(&probe, 200);
         let before = ctx.query_counters().unwrap();
         let (tx0, w0) = (tx_len(&probe), writes_len(&probe));
@@ -728,7 +745,7 @@ fn every_class_of_bad_packet_gets_its_answer() {
             After::Works(psn) => psn,
             After::Dead => EPSN + 2,
             After::Skip => {
-                qps.push(qp);
+                qps.extend(qp);
                 continue;
             }
         };
@@ -759,7 +776,7 @@ fn every_class_of_bad_packet_gets_its_answer() {
             want.silent_drops += 1;
         }
         assert_eq!(after, want, "{}: the counters of the good WRITE after it", k.name);
-        qps.push(qp);
+        qps.extend(qp);
     }
     let total = ctx.query_counters().unwrap();
     eprintln!("{} classes: {total:?}", cases.len());
