@@ -613,9 +613,11 @@ fn random_both_ways(
     // ---- the run as a pcap: tshark decodes every frame, nothing malformed, no expert item; scapy's ICRC agrees
     let dir = rnic_tb::tools::repo_root().join("build/test");
     std::fs::create_dir_all(&dir).unwrap();
-    let pcap = dir.join(format!("two_nics_{QPS}x{MSGS}.pcap"));
+    // one file per run (its seed): the 10^4-message runs have the same shape and run at once
+    let pcap = dir.join(format!("two_nics_{seed:x}_{QPS}x{MSGS}.pcap"));
     let frames: Vec<Vec<u8>> = log.iter().map(|f| f.bytes.clone()).collect();
-    std::fs::write(&pcap, rnic_tb::pcap_out::pcap_bytes(&frames)).unwrap();
+    let pcap_bytes = rnic_tb::pcap_out::pcap_bytes(&frames);
+    std::fs::write(&pcap, &pcap_bytes).unwrap();
     let fields = [
         "frame.protocols",
         "_ws.malformed",
@@ -667,7 +669,7 @@ fn random_both_ways(
     let g = check_go_back_n(&sent, &pairs).unwrap_or_else(|e| panic!("go-back-N invariants: {e}"));
     eprintln!("  capture: {g:?}");
     // the same over the pcap written above (`gbn_check` the tool), its connections inferred
-    let (gp, found) = check_capture(&std::fs::read(&pcap).unwrap(), None).unwrap_or_else(|e| panic!("pcap: {e}"));
+    let (gp, found) = check_capture(&pcap_bytes, None).unwrap_or_else(|e| panic!("pcap: {e}"));
     assert_eq!(gp, g, "the pcap's figures");
     let mut found: Vec<(u32, u32)> =
         found.iter().map(|&(x, y)| if pairs.iter().any(|p| p.0 == x) { (x, y) } else { (y, x) }).collect();
