@@ -94,6 +94,8 @@ catalog! {
     rewind_table => crate::transport::RewindTable<14>, 300;
     arm_merge => crate::transport::ArmMerge, 300;
     ack_gen => crate::transport::AckGen, 100;
+    resp_gen => crate::transport::RespGen, 100;
+    resp_tx => crate::transport::RespTx, 20;
     resp_check => crate::transport::RespCheck, 200;
     resp_exec => crate::transport::RespExec, 200;
     exec_side => crate::transport::ExecSide, 200;

@@ -642,7 +642,8 @@ rtl_consts! {
     ES_IMM: u64 = ES_RECV_CQ + 24;
     ES_IMM_VALID: u64 = ES_IMM + 32;
     ES_RQ_PROD: u64 = ES_IMM_VALID + 1;
-    ES_PATH: u64 = ES_RQ_PROD + 16;
+    ES_PMTU: u64 = ES_RQ_PROD + 16;
+    ES_PATH: u64 = ES_PMTU + 3;
     /// `ack_hold`'s FIFO word: a record's ACK/NAK request and RECV
     /// completion, packed from bit 0; `AH_NEED`: the placed packets that
     /// must be written first (a count modulo 2^`AH_NEED_BITS`).
@@ -665,7 +666,14 @@ rtl_consts! {
     AH_WITH_IMM: u64 = AH_IMM + 32;
     AH_NEED: u64 = AH_WITH_IMM + 1;
     AH_NEED_BITS: u64 = 7;
-    AH_PATH: u64 = AH_NEED + AH_NEED_BITS;
+    /// A READ to answer (`RespReqIn`'s READ fields).
+    AH_READ: u64 = AH_NEED + AH_NEED_BITS;
+    AH_RD_VA: u64 = AH_READ + 1;
+    AH_RD_LEN: u64 = AH_RD_VA + 64;
+    AH_RD_RKEY: u64 = AH_RD_LEN + 32;
+    AH_RD_PD: u64 = AH_RD_RKEY + 32;
+    AH_RD_PMTU: u64 = AH_RD_PD + 24;
+    AH_PATH: u64 = AH_RD_PMTU + 3;
 }
 
 // What the RTL assumes about the layouts beyond positions.

@@ -103,9 +103,10 @@ const _: () = {
 /// translation, CQs, interrupts) they all use.
 ///
 /// Built so far: RDMA WRITE and SEND (with immediate) from requester to
-/// responder, ACKs back, send and receive completions. Not yet (docs/core.md,
-/// "Not yet"): READ responses and atomics (`resp_gen`, `comp_read`; READ
-/// response payloads are dropped at `rx_pay_split`), the requester's error
+/// responder, ACKs back, send and receive completions; READ responses
+/// (`resp_tx`). Not yet (docs/core.md, "Not yet"): the READ requester's
+/// placement (`comp_read`; READ response payloads are dropped at
+/// `rx_pay_split`), atomics, the requester's error
 /// completions (`ReqTx::m_err`/`m_xerr` are taken and dropped here), the
 /// retransmission the completer's record asks for (issue 12).
 #[derive(LogicBlock, Default)]
@@ -140,7 +141,7 @@ pub struct RnicCore {
     req: ReqTx,
     arms: ArmMerge,
     timer: RetryTimer<14, 15, 10>,
-    xlate: XlateMux<2>,
+    xlate: XlateMux<3>,
     cqes: CqeMerge,
     arb: TxArb,
     build: TxBuild,
@@ -233,12 +234,13 @@ impl Logic for RnicCore {
         WrStreamOut::join(&mut self.responder.m_wr, &mut self.host.s_pay_wr);
         self.responder.wr_done.next = self.host.pay_wr_done.val();
         self.responder.wr_done_err.next = self.host.pay_wr_err.val();
+        // ACKs, NAKs and READ responses: one source, so they leave in PSN order
         HdrOut::<TX_HDR_BITS>::join(&mut self.responder.m_hdr, &mut self.arb.s_hdr[2]);
-        self.arb.s_axis[2].tdata.next = 0.into();
-        self.arb.s_axis[2].tkeep.next = 0.into();
-        self.arb.s_axis[2].tuser.next = 0.into();
-        self.arb.s_axis[2].tlast.next = false;
-        self.arb.s_axis[2].tvalid.next = false;
+        AxisOut::<D, K, 1>::join(&mut self.responder.m_axis, &mut self.arb.s_axis[2]);
+        MrReqOut::join(&mut self.responder.m_pay_xreq, &mut self.xlate.s_req[2]);
+        MrRespOut::join(&mut self.xlate.m_resp[2], &mut self.responder.s_pay_xresp);
+        RdCmdOut::join(&mut self.responder.m_pay_rd, &mut self.host.s_resp_rd);
+        AxisOut::<D, K, 1>::join(&mut self.host.m_resp_rd, &mut self.responder.s_pay_rd);
 
         // ---- completions
         RecvCqeOut::join(&mut self.responder.m_cqe, &mut self.cqes.s_recv);
@@ -287,7 +289,7 @@ impl Logic for RnicCore {
         self.req.m_xerr.ready.next = true;
         HdrOut::<TX_HDR_BITS>::join(&mut self.req.m_hdr, &mut self.arb.s_hdr[0]);
         AxisOut::<D, K, 1>::join(&mut self.req.m_axis, &mut self.arb.s_axis[0]);
-        // the READ/atomic responder (`resp_gen`) is not built: source 1 idle
+        // source 1 idle: the responder's READ responses share source 2 with its ACKs (their order)
         self.arb.s_hdr[1].tdata.next = 0.into();
         self.arb.s_hdr[1].tvalid.next = false;
         self.arb.s_axis[1].tdata.next = 0.into();
@@ -295,11 +297,7 @@ impl Logic for RnicCore {
         self.arb.s_axis[1].tuser.next = 0.into();
         self.arb.s_axis[1].tlast.next = false;
         self.arb.s_axis[1].tvalid.next = false;
-        // the host's READ-response and completer-payload clients wait for resp_gen and comp_read
-        self.host.s_resp_rd.addr.next = 0.into();
-        self.host.s_resp_rd.len.next = 0.into();
-        self.host.s_resp_rd.valid.next = false;
-        self.host.m_resp_rd.tready.next = true;
+        // the completer-payload write client waits for comp_read
         self.host.s_comp_wr.tdata.next = 0.into();
         self.host.s_comp_wr.tkeep.next = 0.into();
         self.host.s_comp_wr.tlast.next = false;

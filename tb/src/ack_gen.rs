@@ -202,6 +202,8 @@ pub fn set_req<M: Model + ?Sized>(d: &mut M, r: &AckReq, valid: bool) {
         ("kind", kind),
         ("code", code),
         ("msn", r.msn as u64),
+        ("opcode", BTH_RC_ACKNOWLEDGE),
+        ("plen", 0),
         ("valid", valid as u64),
     ] {
         let i = d.port(&format!("s_ack.{n}"));

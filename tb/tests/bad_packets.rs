@@ -12,39 +12,19 @@
 //! * `random_and_mutated_packets`: 10^5 valid packets mutated at random
 //!   (`bad_packets::mutate`) into live QPs: every frame lands in exactly
 //!   one receive counter, every device write lands in a buffer the remote
-//!   side may write, every frame sent is a well-formed ACK or NAK, and the
+//!   side may write, every frame sent is a well-formed ACK, NAK or READ
+//!   response, and the
 //!   NIC still works afterwards (no hang). `make soak` runs 10^6.
 
 use rnic_contract::codes::{Mtu, QpState, QpType, WcStatus};
 use rnic_driver::*;
-use rnic_host::MmioConfig;
-use rnic_host::PcieConfig;
 use rnic_proto::{decode_frame, ExtHeaders, Ieth, ImmDt, Opcode};
 use rnic_sim::axis::Rng;
-use rnic_sim::models::rnic_core::Dut;
 use rnic_sim::Model;
 use rnic_tb::bad_packets::mutate;
 use rnic_tb::bad_packets::{pattern, set_icrc, set_ip_checksum, Crafter, BTH_AT, EXT_AT, IP_AT, UDP_AT};
-use rnic_tb::driver_hw::{SimHw, SimProbe};
-use rnic_tb::host_bench::HostBench;
+use rnic_tb::lone_nic::{idle, inject, open_nic, settle, tx_len, writes_len, Probe};
 use rnic_tb::sim_net::{connect_rc, nic_ip};
-use std::cell::RefCell;
-use std::rc::Rc;
-
-/// One core alone with its host: the peer is played by the test.
-type Probe = SimProbe<HostBench<Dut>>;
-
-/// Opens a lone core through the driver, its register port answering in a
-/// few cycles (the tests read every counter around each case), GID 1 the
-/// address of NIC 1 of the two-NIC benches.
-fn open_nic(seed: u64) -> (Context, Probe) {
-    let mut bench = HostBench::with_model(Dut::new(), PcieConfig::gen3_x16(), seed);
-    bench.mmio = MmioConfig { write_latency: 2, read_round_trip: 8 };
-    let (hw, probe) = SimHw::attach(Rc::new(RefCell::new(bench)), 0);
-    let ctx = Device::from_hw(hw).open().expect("bring-up");
-    ctx.set_gid(1, ipv4_gid(nic_ip(1))).expect("GID 1");
-    (ctx, probe)
-}
 
 /// The PSN every battery QP expects first.
 const EPSN: u32 = 0x1000;
@@ -583,27 +563,6 @@ fn ack(c: &Crafter, qpn: u32, psn: u32, syndrome: u8) -> Vec<u8> {
     rnic_proto::encode_frame(&p).unwrap()
 }
 
-/// Runs the clock until the frames given to the NIC are in and it sent
-/// `tx` frames in all, then long enough for any other answer or write to
-/// come out.
-fn settle(probe: &Probe, tx: usize) {
-    probe.run_until(100_000, "frames taken and answered", |h| {
-        let m = h.mac.as_ref().unwrap();
-        m.rx_idle() && m.tx.len() >= tx
-    });
-    idle(probe, 600);
-}
-
-/// Runs the clock `n` cycles.
-fn idle(probe: &Probe, n: u64) {
-    let end = probe.now() + n;
-    probe.run_until(n + 1, "idle", |h| h.now() >= end);
-}
-
-fn inject(probe: &Probe, frames: &[Vec<u8>]) {
-    probe.with(|h| h.mac.as_mut().unwrap().rx.extend(frames.iter().cloned()));
-}
-
 /// An answer (from [`sent_to`]) as the battery names it.
 fn answer_of(a: &(Opcode, u8, u32, u32)) -> Answer {
     assert_eq!(a.0, Opcode::RcAck, "the NIC answers requests with ACKNOWLEDGE only: {a:x?}");
@@ -613,14 +572,6 @@ fn answer_of(a: &(Opcode, u8, u32, u32)) -> Answer {
         3 => Answer::Nak(a.1 & 0x1f, a.2),
         _ => panic!("reserved syndrome {:#x} sent", a.1),
     }
-}
-
-fn tx_len(probe: &Probe) -> usize {
-    probe.with(|h| h.mac.as_ref().unwrap().tx.len())
-}
-
-fn writes_len(probe: &Probe) -> usize {
-    probe.with(|h| h.writes.len())
 }
 
 #[test]
@@ -810,8 +761,9 @@ fn random_packet(rng: &mut Rng, c: &Crafter, keys: &Keys, qpn: u32, psn: u32) ->
 /// a fatal NAK is destroyed and replaced. Checked: every frame received is
 /// in exactly one receive counter; every device write is inside the one
 /// region the QPs may write or outside the test's buffer (CQEs, contexts);
-/// every frame the NIC sends is a well-formed ACKNOWLEDGE to one of the
-/// peer's QPs; the NIC still executes a good WRITE at the end (no hang).
+/// every frame the NIC sends is a well-formed ACKNOWLEDGE or READ response
+/// to one of the peer's QPs; the NIC still executes a good WRITE at the end
+/// (no hang).
 /// With `RNIC_FUZZ_SLOW` set, the accounting is checked after every packet
 /// (slow: to find the one that escapes a counter).
 fn random_and_mutated(n: usize, seed: u64) {
@@ -858,6 +810,7 @@ fn random_and_mutated(n: usize, seed: u64) {
     let (mut tx_seen, w0) = (tx_len(&probe), writes_len(&probe));
     let (mut mutations, mut replaced, mut cqes) = ([0usize; 6], 0, 0);
     let mut answers = [0usize; 4];
+    let mut read_resps = 0usize;
     let (mut gap, mut last_drops) = (8u64, 0u64);
     let mut qp_cycles = 0;
     let mut retired = vec![];
@@ -894,9 +847,21 @@ fn random_and_mutated(n: usize, seed: u64) {
         // NAK names it, a fatal NAK ends the QP
         let mut dead = vec![];
         for (op, syn, psn, dest) in sent_to(&probe, tx_seen) {
-            assert_eq!(op, Opcode::RcAck, "the NIC sends ACKNOWLEDGEs only");
+            // READ responses (their AETH an ACK; a MIDDLE has none) move the ePSN on as ACKs do
+            let read_resp = matches!(
+                op,
+                Opcode::RcReadResponseFirst
+                    | Opcode::RcReadResponseMiddle
+                    | Opcode::RcReadResponseLast
+                    | Opcode::RcReadResponseOnly
+            );
+            assert!(
+                op == Opcode::RcAck || read_resp && syn >> 5 == 0,
+                "the NIC sends ACKNOWLEDGEs and READ responses only"
+            );
             let j = (dest - 0x100) as usize;
             assert!(j < QPS, "an answer to a QP the peer does not have: {dest:#x}");
+            read_resps += usize::from(read_resp);
             answers[(syn >> 5) as usize & 3] += 1;
             match syn >> 5 {
                 0 => qps[j].1 = (psn + 1) & 0xff_ffff,
@@ -930,7 +895,8 @@ fn random_and_mutated(n: usize, seed: u64) {
     cqes += cq.poll(256).unwrap().len();
     eprintln!(
         "{n} packets (mutations {mutations:?}: header bits, field, truncated, extended, any bit, none), \
-         {replaced} QPs replaced after a fatal NAK ({qp_cycles} cycles), answers {answers:?} (ACK, RNR, -, NAK), \
+         {replaced} QPs replaced after a fatal NAK ({qp_cycles} cycles), answers {answers:?} (ACK, RNR, -, NAK; \
+         {read_resps} of the ACKs READ responses), \
          {cqes} CQEs, {} cycles, last gap {gap}; {c:?}",
         probe.now()
     );
@@ -943,6 +909,7 @@ fn random_and_mutated(n: usize, seed: u64) {
     }
     assert!(mutations.iter().all(|&m| m > 0) && replaced > 0, "every mutation, QPs replaced");
     assert!(answers[0] > 0 && answers[1] > 0 && answers[3] > 0, "ACKs, RNR NAKs and NAKs: {answers:?}");
+    assert!(read_resps * 200 > n, "READs answered: {read_resps} READ responses");
     // no hang: a fresh QP takes a good WRITE
     let (qp, epsn) = new_qp(&mut rng, 0);
     let t = tx_len(&probe);

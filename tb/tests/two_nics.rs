@@ -215,12 +215,15 @@ fn status_ready_after_the_tables_are_cleared() {
     assert!(last_zero < CORE_INIT_CYCLES + 200 && first_one > CORE_INIT_CYCLES, "{last_zero} {first_one}");
 }
 
+/// WRITE goodput's cycle counts. (Session 20: the ACKs pass `resp_tx`, 4
+/// cycles longer: `RespGen` and `ReqPayload`'s header hold; 4 KiB x 16
+/// completes one poll later, 5856 instead of 5840.)
 #[test]
 fn write_goodput_cycles() {
     use rnic_tb::nic_bench::write_run;
     let r = write_run(4096, 16, Mtu::Mtu4096);
     assert_eq!(r.packets, 16);
-    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1485, 5151, 5840), "4 KiB x 16: {r:?}");
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1485, 5150, 5856), "4 KiB x 16: {r:?}");
     let r = write_run(65536, 2, Mtu::Mtu4096);
     assert_eq!(r.packets, 32);
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1486, 4076, 5376), "64 KiB x 2: {r:?}");
@@ -246,7 +249,7 @@ fn send_goodput_cycles() {
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 5148, 5840), "4 KiB x 16: {r:?}");
     let r = send_run(16384, 8, Mtu::Mtu4096);
     assert_eq!(r.packets, 32);
-    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 4074, 5584), "16 KiB x 8: {r:?}");
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 4074, 5600), "16 KiB x 8: {r:?}");
     // on the wire as fast as WRITEs (4077); the last RECV completion comes later
     let w = write_run(16384, 8, Mtu::Mtu4096);
     assert!(r.wire_done <= w.wire_done && r.cycles < w.cycles + 256, "SEND {r:?}, WRITE {w:?}");
@@ -684,8 +687,11 @@ fn random_both_ways(
     for n in 0..2 {
         eprintln!("  NIC {n}: {:?}", c[n]);
         assert_eq!(c[n].push_refused, 0, "NIC {n}");
-        // what the wire corrupted, the receiver counted as bad ICRC
-        assert_eq!(c[n].rx_icrc, stats[1 - n].corrupted, "NIC {n}");
+        // what the wire corrupted, the receiver counted as bad ICRC, unless
+        // its MAC FIFO dropped the frame first (counted there: which frames
+        // those were the bench cannot tell)
+        let (icrc, corrupted) = (c[n].rx_icrc, stats[1 - n].corrupted);
+        assert!(icrc <= corrupted && corrupted - icrc <= c[n].rx_fifo_drop, "NIC {n}: {icrc} bad ICRC of {corrupted}");
         if !lossy {
             assert_eq!((c[n].go_back_n, c[n].retry_timeouts), (0, 0), "NIC {n}: a clean wire");
         }

@@ -1,18 +1,22 @@
-//! `AckGen`: the responder's acknowledgements. Each ACK request (an ACK, an
-//! RNR NAK or a NAK for a QP, with its PSN and MSN, and the QP's DEST_QPN,
-//! PKEY and PATH) becomes one transmit header (`wire::TX_HDR_FIELDS`, as
-//! `ReqGen` makes them for `TxArb`): opcode ACKNOWLEDGE, the BTH, the AETH,
-//! no payload. The header goes to `TxArb` (source 2).
+//! `AckGen`: the responder's packet headers. Each request (an ACK, an RNR
+//! NAK or a NAK for a QP, or one READ response packet from `RespGen`, with
+//! its PSN and MSN, and the QP's DEST_QPN, PKEY and PATH) becomes one
+//! transmit header (`wire::TX_HDR_FIELDS`, as `ReqGen` makes them for
+//! `TxArb`): the request's opcode (ACKNOWLEDGE or READ RESPONSE
+//! FIRST/MIDDLE/LAST/ONLY) and payload length, the BTH, the AETH (which
+//! `TxBuild` leaves out of a MIDDLE by its opcode). The header goes on
+//! through `RespTx`'s payload path to `TxArb` (source 2).
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `s_ack` ([`AckReqIn`]) | in | `qpn` (14 bits, the BTH's source QP), `dest_qpn`, `pkey`, `path` (the QP context's PATH, a `layouts::ah` entry, as `ReqJobIn::path`), `psn`, `kind` and `code` (the AETH syndrome's kind, [`AETH_KIND_ACK`](crate::consts::AETH_KIND_ACK) / `_RNR_NAK` / `_NAK`, and its 5-bit value: credit code, RNR timer code or NAK code), `msn`. `ready` is a register. |
-//! | `m_hdr` (`HdrOut<TX_HDR_BITS>`) | out | one header per request not merged (below), from a register: opcode [`BTH_RC_ACKNOWLEDGE`](crate::consts::BTH_RC_ACKNOWLEDGE), `destqp`, `pkey`, `psn`, `src_qp` = `qpn`, `aeth_syndrome` = kind << 5 \| code, `aeth_msn`, the path fields from [`PathHdr`]; AckReq, SE, MigReq, FECN, BECN, `ip_id` and `payload_len` 0. |
+//! | `s_ack` ([`AckReqIn`]) | in | `qpn` (14 bits, the BTH's source QP), `dest_qpn`, `pkey`, `path` (the QP context's PATH, a `layouts::ah` entry, as `ReqJobIn::path`), `psn`, `kind` and `code` (the AETH syndrome's kind, [`AETH_KIND_ACK`](crate::consts::AETH_KIND_ACK) / `_RNR_NAK` / `_NAK`, and its 5-bit value: credit code, RNR timer code or NAK code), `msn`, `opcode`, `plen` (the payload's bytes). `ready` is a register. |
+//! | `m_hdr` (`HdrOut<TX_HDR_BITS>`) | out | one header per request not merged (below), from a register: `opcode`, `destqp`, `pkey`, `psn`, `src_qp` = `qpn`, `aeth_syndrome` = kind << 5 \| code, `aeth_msn`, `payload_len` = `plen`, the path fields from [`PathHdr`]; AckReq, SE, MigReq, FECN, BECN and `ip_id` 0. |
 //!
 //! **Coalescing (the choice).** A request is merged away only while it
 //! waits behind a stalled output: the pending request (`p`, taken and not
 //! yet in the output register) is replaced by the next request in the input
-//! order when both are ACKs (kind ACK) of the same QPN and the output
+//! order when both are ACKNOWLEDGEs with an ACK syndrome (not READ
+//! responses, whose AETH is an ACK too) of the same QPN and the output
 //! register cannot take `p` this cycle. The newer ACK's PSN and MSN cover
 //! the older's (an ACK acknowledges every PSN up to its own; the responder
 //! produces a QP's requests in PSN order), and it carries the newer path
@@ -64,6 +68,8 @@ pub const ACK_CODE_BITS: usize = AETH_KIND_LSB as usize;
 const _: () = assert!(ACK_KIND_BITS + ACK_CODE_BITS == 7 && ACK_PSN_BITS == 24 && ACK_MSN_BITS == 24);
 // an RNR NAK carries the QP's MIN_RNR_TIMER code as its value
 const _: () = assert!(qpc::MIN_RNR_TIMER.width as usize == ACK_CODE_BITS);
+/// Bits of a packet's payload length (at most the largest PMTU, 4096).
+pub const ACK_PLEN_BITS: usize = 13;
 /// Cycles from a request taken to its header offered (into `p`, into `o`).
 pub const ACK_GEN_LATENCY: u64 = 2;
 
@@ -82,6 +88,10 @@ pub struct AckReqIn {
     pub kind: Signal<In, Bits<ACK_KIND_BITS>>,
     pub code: Signal<In, Bits<ACK_CODE_BITS>>,
     pub msn: Signal<In, Bits<ACK_MSN_BITS>>,
+    /// The BTH opcode: ACKNOWLEDGE, or a READ response's (from `RespGen`).
+    pub opcode: Signal<In, Bits<8>>,
+    /// The payload's length: a READ response's, 0 for an ACKNOWLEDGE.
+    pub plen: Signal<In, Bits<ACK_PLEN_BITS>>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -97,6 +107,8 @@ pub struct AckReqOut {
     pub kind: Signal<Out, Bits<ACK_KIND_BITS>>,
     pub code: Signal<Out, Bits<ACK_CODE_BITS>>,
     pub msn: Signal<Out, Bits<ACK_MSN_BITS>>,
+    pub opcode: Signal<Out, Bits<8>>,
+    pub plen: Signal<Out, Bits<ACK_PLEN_BITS>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -117,6 +129,8 @@ pub struct AckGen {
     p_kind: Reg<Bits<ACK_KIND_BITS>>,
     p_code: Reg<Bits<ACK_CODE_BITS>>,
     p_msn: Reg<Bits<ACK_MSN_BITS>>,
+    p_opcode: Reg<Bits<8>>,
+    p_plen: Reg<Bits<ACK_PLEN_BITS>>,
     // ---- k: the skid register
     k_v: Reg<Bit>,
     k_qpn: Reg<Bits<ACK_QPN_BITS>>,
@@ -127,6 +141,8 @@ pub struct AckGen {
     k_kind: Reg<Bits<ACK_KIND_BITS>>,
     k_code: Reg<Bits<ACK_CODE_BITS>>,
     k_msn: Reg<Bits<ACK_MSN_BITS>>,
+    k_opcode: Reg<Bits<8>>,
+    k_plen: Reg<Bits<ACK_PLEN_BITS>>,
     // ---- o: the header offered
     o_v: Reg<Bit>,
     o_hdr: Reg<Bits<TX_HDR_BITS>>,
@@ -145,6 +161,8 @@ pub struct AckGen {
     nx_kind: Signal<Local, Bits<ACK_KIND_BITS>>,
     nx_code: Signal<Local, Bits<ACK_CODE_BITS>>,
     nx_msn: Signal<Local, Bits<ACK_MSN_BITS>>,
+    nx_opcode: Signal<Local, Bits<8>>,
+    nx_plen: Signal<Local, Bits<ACK_PLEN_BITS>>,
     p_ack: Signal<Local, Bit>,
     nx_ack: Signal<Local, Bit>,
     same_qp: Signal<Local, Bit>,
@@ -171,6 +189,8 @@ impl Default for AckGen {
             p_kind: Default::default(),
             p_code: Default::default(),
             p_msn: Default::default(),
+            p_opcode: Default::default(),
+            p_plen: Default::default(),
             k_v: Default::default(),
             k_qpn: Default::default(),
             k_dqpn: Default::default(),
@@ -180,6 +200,8 @@ impl Default for AckGen {
             k_kind: Default::default(),
             k_code: Default::default(),
             k_msn: Default::default(),
+            k_opcode: Default::default(),
+            k_plen: Default::default(),
             o_v: Default::default(),
             o_hdr: Default::default(),
             kind_ack: Constant::new(AETH_KIND_ACK.into()),
@@ -196,6 +218,8 @@ impl Default for AckGen {
             nx_kind: Default::default(),
             nx_code: Default::default(),
             nx_msn: Default::default(),
+            nx_opcode: Default::default(),
+            nx_plen: Default::default(),
             p_ack: Default::default(),
             nx_ack: Default::default(),
             same_qp: Default::default(),
@@ -212,8 +236,8 @@ impl Logic for AckGen {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, p_v, p_qpn, p_dqpn, p_pkey, p_path, p_psn, p_kind, p_code, p_msn, k_v, k_qpn, k_dqpn, k_pkey,
-            k_path, k_psn, k_kind, k_code, k_msn, o_v, o_hdr
+            self, clock, p_v, p_qpn, p_dqpn, p_pkey, p_path, p_psn, p_kind, p_code, p_msn, p_opcode, p_plen, k_v,
+            k_qpn, k_dqpn, k_pkey, k_path, k_psn, k_kind, k_code, k_msn, k_opcode, k_plen, o_v, o_hdr
         );
 
         // ---- the next request in input order after p: k's, else the input's
@@ -228,6 +252,8 @@ impl Logic for AckGen {
         self.nx_kind.next = self.s_ack.kind.val();
         self.nx_code.next = self.s_ack.code.val();
         self.nx_msn.next = self.s_ack.msn.val();
+        self.nx_opcode.next = self.s_ack.opcode.val();
+        self.nx_plen.next = self.s_ack.plen.val();
         if self.k_v.q.val() {
             self.nx_qpn.next = self.k_qpn.q.val();
             self.nx_dqpn.next = self.k_dqpn.q.val();
@@ -237,12 +263,15 @@ impl Logic for AckGen {
             self.nx_kind.next = self.k_kind.q.val();
             self.nx_code.next = self.k_code.q.val();
             self.nx_msn.next = self.k_msn.q.val();
+            self.nx_opcode.next = self.k_opcode.q.val();
+            self.nx_plen.next = self.k_plen.q.val();
         }
 
         // ---- p into the output register, or replaced by a merge
         self.o_free.next = !self.o_v.q.val() | self.m_hdr.tready.val();
-        self.p_ack.next = self.p_kind.q.val() == self.kind_ack.val();
-        self.nx_ack.next = self.nx_kind.val() == self.kind_ack.val();
+        // only ACKNOWLEDGEs with an ACK syndrome merge (a READ response's AETH is an ACK too)
+        self.p_ack.next = (self.p_kind.q.val() == self.kind_ack.val()) & (self.p_opcode.q.val() == self.opcode.val());
+        self.nx_ack.next = (self.nx_kind.val() == self.kind_ack.val()) & (self.nx_opcode.val() == self.opcode.val());
         self.same_qp.next = self.nx_qpn.val() == self.p_qpn.q.val();
         self.merge.next = self.p_v.q.val()
             & !self.o_free.val()
@@ -261,6 +290,8 @@ impl Logic for AckGen {
             self.p_kind.d.next = self.nx_kind.val();
             self.p_code.d.next = self.nx_code.val();
             self.p_msn.d.next = self.nx_msn.val();
+            self.p_opcode.d.next = self.nx_opcode.val();
+            self.p_plen.d.next = self.nx_plen.val();
         } else if self.o_free.val() {
             self.p_v.d.next = false;
         }
@@ -277,6 +308,8 @@ impl Logic for AckGen {
             self.k_kind.d.next = self.s_ack.kind.val();
             self.k_code.d.next = self.s_ack.code.val();
             self.k_msn.d.next = self.s_ack.msn.val();
+            self.k_opcode.d.next = self.s_ack.opcode.val();
+            self.k_plen.d.next = self.s_ack.plen.val();
         }
 
         // ---- the header of p
@@ -294,13 +327,14 @@ impl Logic for AckGen {
             | (bit_cast::<TX_HDR_BITS, 20>(self.path_hdr.flow_label.val()) << TXF_FLOW_LABEL)
             | (bit_cast::<TX_HDR_BITS, 128>(self.path_hdr.ip_src.val()) << TXF_IP_SRC)
             | (bit_cast::<TX_HDR_BITS, 128>(self.path_hdr.ip_dst.val()) << TXF_IP_DST)
-            | (bit_cast::<TX_HDR_BITS, 8>(self.opcode.val()) << TXF_OPCODE)
+            | (bit_cast::<TX_HDR_BITS, 8>(self.p_opcode.q.val()) << TXF_OPCODE)
             | (bit_cast::<TX_HDR_BITS, 16>(self.p_pkey.q.val()) << TXF_PKEY)
             | (bit_cast::<TX_HDR_BITS, 24>(self.p_dqpn.q.val()) << TXF_DESTQP)
             | (bit_cast::<TX_HDR_BITS, ACK_PSN_BITS>(self.p_psn.q.val()) << TXF_PSN)
             | (bit_cast::<TX_HDR_BITS, ACK_QPN_BITS>(self.p_qpn.q.val()) << TXF_SRC_QP)
             | (bit_cast::<TX_HDR_BITS, 8>(self.syndrome.val()) << TXF_AETH_SYNDROME)
-            | (bit_cast::<TX_HDR_BITS, ACK_MSN_BITS>(self.p_msn.q.val()) << TXF_AETH_MSN);
+            | (bit_cast::<TX_HDR_BITS, ACK_MSN_BITS>(self.p_msn.q.val()) << TXF_AETH_MSN)
+            | (bit_cast::<TX_HDR_BITS, ACK_PLEN_BITS>(self.p_plen.q.val()) << TXF_PAYLOAD_LEN);
         if self.p_v.q.val() & self.o_free.val() {
             self.o_v.d.next = true;
             self.o_hdr.d.next = self.hdr.val();

@@ -9,10 +9,10 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `s_ack` ([`AckReqIn`]), `s_cqe` ([`RecvCqeIn`]) | in | one record's ACK/NAK request and/or RECV completion, offered together (either `valid` pushes one item; both `ready` are the FIFO's room, from flops). The QPN is stored once, from `s_cqe.qpn` (24 bits; `m_ack.qpn` is its low `ACK_QPN_BITS`), so the caller drives `s_cqe.qpn` also for an ACK alone; `s_ack.qpn` is not read |
+//! | `s_ack` ([`RespReqIn`]: an ACK/NAK, or a READ to answer), `s_cqe` ([`RecvCqeIn`]) | in | one record's ACK/NAK request and/or RECV completion, offered together (either `valid` pushes one item; both `ready` are the FIFO's room, from flops). The QPN is stored once, from `s_cqe.qpn` (24 bits; `m_ack.qpn` is its low `ACK_QPN_BITS`), so the caller drives `s_cqe.qpn` also for an ACK alone; `s_ack.qpn` is not read |
 //! | `placed` | in | a placed packet's `s_pkt` was taken by `PayloadScatter` this cycle (counted before a push in the same cycle) |
 //! | `done` | in | `PayloadScatter::m_done`: one placed packet written |
-//! | `m_ack` ([`AckReqOut`]), `m_cqe` ([`RecvCqeOut`]) | out | the oldest item's, once every packet placed before it was written; from the FIFO's output register, `valid` ANDed with that compare |
+//! | `m_ack` ([`RespReqOut`]), `m_cqe` ([`RecvCqeOut`]) | out | the oldest item's, once every packet placed before it was written; from the FIFO's output register, `valid` ANDed with that compare |
 //!
 //! An item records `need`, the count of placed packets when it was pushed;
 //! it is released when the count of written packets (`done`) reaches it
@@ -22,7 +22,7 @@
 //! leaves when its ACK and its CQE (those it has) are taken. Capacity
 //! 2^[`ACK_HOLD_LOG`] + 1 items; when full, `RespExec` waits, as before.
 
-use super::{AckReqIn, AckReqOut, RecvCqeIn, RecvCqeOut, ACK_QPN_BITS, PATH_BITS, SCATTER_INFLIGHT};
+use super::{RecvCqeIn, RecvCqeOut, RespReqIn, RespReqOut, ACK_QPN_BITS, PATH_BITS, SCATTER_INFLIGHT};
 use crate::consts::*;
 use crate::host::DmaFifo;
 use crate::prim::Reg;
@@ -35,17 +35,17 @@ pub const ACK_HOLD_LOG: usize = 4;
 pub const ACK_HOLD_BITS: usize = AH_PATH as usize + PATH_BITS;
 const NB: usize = AH_NEED_BITS as usize;
 // the literal 6 of `update`: the sign bit of the need compare
-const _: () = assert!(ACK_HOLD_BITS == 825 && NB == 7 && (1 << (NB - 1)) > SCATTER_INFLIGHT);
+const _: () = assert!(ACK_HOLD_BITS == 981 && NB == 7 && (1 << (NB - 1)) > SCATTER_INFLIGHT);
 
 #[derive(LogicBlock, Default)]
 pub struct AckHold {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
-    pub s_ack: AckReqIn,
+    pub s_ack: RespReqIn,
     pub s_cqe: RecvCqeIn,
     pub placed: Signal<In, Bit>,
     pub done: Signal<In, Bit>,
-    pub m_ack: AckReqOut,
+    pub m_ack: RespReqOut,
     pub m_cqe: RecvCqeOut,
     fifo: DmaFifo<ACK_HOLD_BITS, ACK_HOLD_LOG>,
     placed_n: Reg<Bits<NB>>,
@@ -98,6 +98,12 @@ impl Logic for AckHold {
             | (bit_cast::<ACK_HOLD_BITS, 32>(self.s_cqe.imm.val()) << AH_IMM)
             | (bit_cast::<ACK_HOLD_BITS, 1>(self.s_cqe.with_imm.val().into()) << AH_WITH_IMM)
             | (bit_cast::<ACK_HOLD_BITS, NB>(self.need.val()) << AH_NEED)
+            | (bit_cast::<ACK_HOLD_BITS, 1>(self.s_ack.read.val().into()) << AH_READ)
+            | (bit_cast::<ACK_HOLD_BITS, 64>(self.s_ack.va.val()) << AH_RD_VA)
+            | (bit_cast::<ACK_HOLD_BITS, 32>(self.s_ack.len.val()) << AH_RD_LEN)
+            | (bit_cast::<ACK_HOLD_BITS, 32>(self.s_ack.rkey.val()) << AH_RD_RKEY)
+            | (bit_cast::<ACK_HOLD_BITS, 24>(self.s_ack.pd.val()) << AH_RD_PD)
+            | (bit_cast::<ACK_HOLD_BITS, 3>(self.s_ack.pmtu.val()) << AH_RD_PMTU)
             | (bit_cast::<ACK_HOLD_BITS, PATH_BITS>(self.s_ack.path.val()) << AH_PATH);
         self.fifo.s_data.next = self.word.val();
         self.fifo.s_valid.next = self.s_ack.valid.val() | self.s_cqe.valid.val();
@@ -134,6 +140,12 @@ impl Logic for AckHold {
         self.m_ack.code.next = bit_cast::<5, ACK_HOLD_BITS>(self.head.val() >> AH_CODE);
         self.m_ack.msn.next = bit_cast::<24, ACK_HOLD_BITS>(self.head.val() >> AH_MSN);
         self.m_ack.path.next = bit_cast::<PATH_BITS, ACK_HOLD_BITS>(self.head.val() >> AH_PATH);
+        self.m_ack.read.next = (self.head.val() >> AH_READ).get_bit(0);
+        self.m_ack.va.next = bit_cast::<64, ACK_HOLD_BITS>(self.head.val() >> AH_RD_VA);
+        self.m_ack.len.next = bit_cast::<32, ACK_HOLD_BITS>(self.head.val() >> AH_RD_LEN);
+        self.m_ack.rkey.next = bit_cast::<32, ACK_HOLD_BITS>(self.head.val() >> AH_RD_RKEY);
+        self.m_ack.pd.next = bit_cast::<24, ACK_HOLD_BITS>(self.head.val() >> AH_RD_PD);
+        self.m_ack.pmtu.next = bit_cast::<3, ACK_HOLD_BITS>(self.head.val() >> AH_RD_PMTU);
         self.m_cqe.qpn.next = bit_cast::<24, ACK_HOLD_BITS>(self.head.val() >> AH_QPN);
         self.m_cqe.cq.next = bit_cast::<24, ACK_HOLD_BITS>(self.head.val() >> AH_CQ);
         self.m_cqe.wr_id.next = bit_cast::<64, ACK_HOLD_BITS>(self.head.val() >> AH_WR_ID);

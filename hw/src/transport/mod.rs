@@ -5,7 +5,8 @@
 //! receive path's ICRC hold ([`RxHold`]), the table of outstanding send
 //! WQEs ([`Inflight`]), the requester's packet generator ([`ReqGen`]) with
 //! the path-to-header mapping ([`PathHdr`]), the responder's per-packet
-//! decision ([`RespCheck`]) and acknowledgements ([`AckGen`]), and the
+//! decision ([`RespCheck`]), its answers ([`RespGen`] cutting ACKs and READ
+//! responses into packets, [`AckGen`] their headers, [`RespTx`] the path), and the
 //! completer's ACK path ([`CompAck`]).
 //! docs/transport_blocks.md, docs/streams.md ("Gather and scatter").
 
@@ -39,7 +40,9 @@ mod req_wb;
 mod req_wqe;
 mod resp_check;
 mod resp_exec;
+mod resp_gen;
 mod resp_stats;
+mod resp_tx;
 mod responder;
 mod retry_timer;
 mod rewind_table;
@@ -81,7 +84,9 @@ pub use req_wb::ReqWriteBack;
 pub use req_wqe::ReqWqeStage;
 pub use resp_check::*;
 pub use resp_exec::*;
+pub use resp_gen::*;
 pub use resp_stats::{RespStats, RESP_NAK_CODES};
+pub use resp_tx::{RespTx, RESP_TX_ACK_LATENCY};
 pub use responder::Responder;
 pub use retry_timer::*;
 pub use rewind_table::*;

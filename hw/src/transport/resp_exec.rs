@@ -12,7 +12,7 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `s_dec` ([`RespDecIn`]) | in | `RespCheck::m_dec`: one record per packet. Read: `qpn`, `psn`, `verdict`, `ack`, `syndrome`, `aeth_psn`, `aeth_msn`, `msn_before`, `key_check`, `key_access`, `rkey`, `va`, `len`, `recv_new`, `recv_index`, `recv_offset`, `recv_done`, `cqe_len`, `write`, `wr_mask`, `wr_data`. `ready` is a register. |
-//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RQ_PROD`, `RECV_CQ` (qpc) and the packet's payload length, first lane and immediate data (its header) |
+//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RQ_PROD`, `RECV_CQ`, `PMTU` (qpc) and the packet's payload length, first lane and immediate data (its header) |
 //! | `m_xreq` (`MrReqOut`) | out | to `MrXlate::s_req`: key, PD, VA, length, access, id ([`RESP_XID_HEAD`](crate::consts::RESP_XID_HEAD) / `RESP_XID_TAIL` / `RESP_XID_SGE`), from registers |
 //! | `s_xresp` (`MrRespIn`) | in | from `MrXlate::m_resp`: the answers in request order. `ready` is an AND of two registers. |
 //! | `m_rd` / `s_rd` | out / in | DMA read client: RECV WQEs (64 bytes, one beat each, `tuser[0]` DMA error), from `RecvWalk`'s child `RqAhead`, which reads a QP's posted entries ahead; `s_rd.tready` constant 1 |
@@ -20,7 +20,7 @@
 //! | `m_pkt` (`ScatterPktOut`) | out | to `PayloadScatter::s_pkt`: one per record, {`lane`, `drop`}; `drop` unless the payload is placed. From registers. |
 //! | `m_piece` (`PieceOut`) | out | to `PayloadScatter::s_piece`: the placed payload's IOVA pieces, `last` on a packet's last one, from `PieceHold`'s register |
 //! | `s_done` (`PktDoneIn`) | in | `PayloadScatter::m_done`: a placed packet's payload is written; always taken (`ready` constant) |
-//! | `m_ack` (`AckReqOut`) | out | to `AckGen::s_ack`: the record's ACK/NAK, or the NAK of a failure here; from the child [`AckHold`], offered once every placed packet up to the record's is written |
+//! | `m_ack` (`RespReqOut`) | out | to `RespTx::s_req`: the record's ACK/NAK, the NAK of a failure here, or an executed READ to answer (`read`, its RETH's `va`, `len`, `rkey`, the QP's `pd` and `pmtu`); from the child [`AckHold`], offered once every placed packet up to the record's is written |
 //! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); from `AckHold` as `m_ack` |
 //! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}, one per record (`mask` 0 when nothing is written: `rx_lookup`'s write-back, which retires the packet from its hazard check): a SEND's with `RECV_SGE`/`RECV_SGE_OFFSET` replaced; `IN_PROGRESS` = ERROR after a failure; from registers |
 //!
@@ -55,8 +55,11 @@
 //! so `RespCheck` drops every later request of the QP. A RECV that
 //! completes (`recv_done`) without failure gets its CQE: SUCCESS, RECV or
 //! RECV_RDMA_WITH_IMM, `cqe_len`, the immediate and WITH_IMM when the packet
-//! carries one. Records of other verdicts pass their ACK/NAK and `qps`
-//! write through and drop the payload.
+//! carries one. An executed READ whose key check passed (or of length 0)
+//! is answered by `RespTx`: its request goes out on `m_ack` in the ACKs'
+//! order, with the RETH, PD and PMTU (a failed check: the NAK instead).
+//! Records of other verdicts pass their ACK/NAK and `qps` write through
+//! and drop the payload.
 //!
 //! **Order of events.** One record at a time: taken, its requests offered
 //! (tail, head; or the walk's), its answers taken, its pieces committed and
@@ -95,7 +98,7 @@
 //! enter the same request register as WRITE's. Small packets pay the round
 //! trip each (later work: a record FIFO with the requests issued ahead).
 
-use super::{AckHold, AckReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, ScatterPktOut};
+use super::{AckHold, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, RespReqOut, ScatterPktOut};
 use super::{ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -150,6 +153,8 @@ pub struct ExecSideIn {
     pub recv_cq: Signal<In, Bits<24>>,
     pub imm: Signal<In, Bits<32>>,
     pub imm_valid: Signal<In, Bit>,
+    /// The QP's PMTU code (a READ's responses).
+    pub pmtu: Signal<In, Bits<3>>,
 }
 
 #[derive(LogicInterface, Default)]
@@ -167,6 +172,7 @@ pub struct ExecSideOut {
     pub recv_cq: Signal<Out, Bits<24>>,
     pub imm: Signal<Out, Bits<32>>,
     pub imm_valid: Signal<Out, Bit>,
+    pub pmtu: Signal<Out, Bits<3>>,
 }
 
 /// A receive completion request: `comp_ack`'s `CompCqeOut` with the
@@ -242,7 +248,7 @@ pub struct RespExec {
     pub m_pkt: ScatterPktOut,
     pub m_piece: PieceOut,
     pub s_done: PktDoneIn,
-    pub m_ack: AckReqOut,
+    pub m_ack: RespReqOut,
     pub m_cqe: RecvCqeOut,
     pub m_qps: QpsWrOut,
     hold: PieceHold,
@@ -275,6 +281,12 @@ pub struct RespExec {
     r_imm: Reg<Bits<32>>,
     r_imm_valid: Reg<Bit>,
     r_cq: Reg<Bits<24>>,
+    /// An executed READ: its RETH and the QP's PMTU, for its responses.
+    r_read: Reg<Bit>,
+    r_rd_va: Reg<Bits<64>>,
+    r_rd_len: Reg<Bits<32>>,
+    r_rd_rkey: Reg<Bits<32>>,
+    r_pmtu: Reg<Bits<3>>,
     // ---- translation requests: the one offered, the head waiting behind the tail
     x_valid: Reg<Bit>,
     x_key: Reg<Bits<32>>,
@@ -298,6 +310,7 @@ pub struct RespExec {
     pkt_valid: Reg<Bit>,
     pkt_drop: Reg<Bit>,
     ack_valid: Reg<Bit>,
+    ack_read: Reg<Bit>,
     ack_psn: Reg<Bits<24>>,
     ack_kind: Reg<Bits<2>>,
     ack_code: Reg<Bits<5>>,
@@ -369,6 +382,11 @@ impl Logic for RespExec {
             r_imm,
             r_imm_valid,
             r_cq,
+            r_read,
+            r_rd_va,
+            r_rd_len,
+            r_rd_rkey,
+            r_pmtu,
             x_valid,
             x_key,
             x_pd,
@@ -389,6 +407,7 @@ impl Logic for RespExec {
             pkt_valid,
             pkt_drop,
             ack_valid,
+            ack_read,
             ack_psn,
             ack_kind,
             ack_code,
@@ -442,6 +461,11 @@ impl Logic for RespExec {
             self.r_imm.d.next = self.s_side.imm.val();
             self.r_imm_valid.d.next = self.s_side.imm_valid.val();
             self.r_cq.d.next = self.s_side.recv_cq.val();
+            self.r_read.d.next = self.s_dec.verdict.val() == RESP_EXEC_READ;
+            self.r_rd_va.d.next = self.s_dec.va.val();
+            self.r_rd_len.d.next = self.s_dec.len.val();
+            self.r_rd_rkey.d.next = self.s_dec.rkey.val();
+            self.r_pmtu.d.next = self.s_side.pmtu.val();
             // a SEND's requests come from the walk
             self.x_valid.d.next = (self.chk.val() | self.place.val()) & !self.is_send.val();
             self.x_key.d.next = self.s_dec.rkey.val();
@@ -606,7 +630,9 @@ impl Logic for RespExec {
             self.out_wait.d.next = true;
             self.pkt_valid.d.next = true;
             self.pkt_drop.d.next = !self.r_place.q.val() | self.err.val();
-            self.ack_valid.d.next = self.r_ack.q.val() | self.err.val();
+            // an executed READ is answered by its responses (`RespGen`), in the ACKs' order
+            self.ack_valid.d.next = self.r_ack.q.val() | self.err.val() | self.r_read.q.val();
+            self.ack_read.d.next = self.r_read.q.val() & !self.err.val();
             self.ack_psn.d.next = self.r_aeth_psn.q.val();
             self.ack_kind.d.next = self.r_syndrome.q.val().get_bits::<2>(AETH_KIND_POS);
             self.ack_code.d.next = self.r_syndrome.q.val().get_bits::<5>(0);
@@ -683,6 +709,12 @@ impl Logic for RespExec {
         self.acks.s_ack.kind.next = self.ack_kind.q.val();
         self.acks.s_ack.code.next = self.ack_code.q.val();
         self.acks.s_ack.msn.next = self.ack_msn.q.val();
+        self.acks.s_ack.read.next = self.ack_read.q.val();
+        self.acks.s_ack.va.next = self.r_rd_va.q.val();
+        self.acks.s_ack.len.next = self.r_rd_len.q.val();
+        self.acks.s_ack.rkey.next = self.r_rd_rkey.q.val();
+        self.acks.s_ack.pd.next = self.x_pd.q.val();
+        self.acks.s_ack.pmtu.next = self.r_pmtu.q.val();
         self.acks.s_ack.valid.next = self.ack_valid.q.val() & self.pkt_gone.val();
         self.acks.s_cqe.cq.next = self.r_cq.q.val();
         self.acks.s_cqe.wr_id.next = self.walk.wr_id.val();
@@ -694,7 +726,7 @@ impl Logic for RespExec {
         self.acks.s_cqe.imm.next = self.r_imm.q.val();
         self.acks.s_cqe.with_imm.next = self.cqe_with_imm.q.val();
         self.acks.s_cqe.valid.next = self.cqe_valid.q.val() & self.pkt_gone.val();
-        AckReqOut::link(&mut self.m_ack, &mut self.acks.m_ack);
+        RespReqOut::link(&mut self.m_ack, &mut self.acks.m_ack);
         RecvCqeOut::link(&mut self.m_cqe, &mut self.acks.m_cqe);
         self.m_qps.qpn.next = self.r_qpn.q.val();
         self.m_qps.mask.next = self.qw_mask.q.val();

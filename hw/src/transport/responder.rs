@@ -1,9 +1,10 @@
 //! `Responder`: the responder's side of the core as one block (docs/core.md,
 //! "The receive side"): `RespCheck` decides each request packet, `ExecSide`
 //! keeps what the execution needs beside the decision, `RespExec` executes
-//! it (rkey checks, RECV WQEs, placement commands, ACK requests, receive
-//! CQEs, the `qps` write), `PayloadScatter` places the payload through DMA
-//! write client 0, and `AckGen` makes the ACK/NAK headers.
+//! it (rkey checks, RECV WQEs, placement commands, ACK and READ requests,
+//! receive CQEs, the `qps` write), `PayloadScatter` places the payload
+//! through DMA write client 0, and `RespTx` sends the answers in order: ACKs,
+//! NAKs and READ responses (their payload read through DMA read client 3).
 //!
 //! | port | dir | what |
 //! |---|---|---|
@@ -16,7 +17,9 @@
 //! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the payload's DMA writes (`HostIf::s_pay_wr`, `pay_wr_done`, `pay_wr_err`) |
 //! | `m_cqe` | out | receive completions (`CqeMerge::s_recv`) |
 //! | `m_wb` | out | one item per request packet, its `qps` write (`RxLookup::s_req_wb`) |
-//! | `m_hdr` | out | ACK/NAK headers (`TxArb` source 2; no payload) |
+//! | `m_pay_xreq` / `s_pay_xresp` | out / in | READ response payloads' translation (a second `XlateMux` port) |
+//! | `m_pay_rd` / `s_pay_rd` | out / in | READ response payloads' DMA reads (`HostIf::s_resp_rd` / `m_resp_rd`) |
+//! | `m_hdr` / `m_axis` | out | ACK/NAK and READ response headers and the responses' payloads (`TxArb` source 2) |
 //!
 //! The gating docs/core.md describes: `s_pkt` is taken only while
 //! `ExecSide` has room (`s_room`), which is then pushed with the packet's
@@ -25,10 +28,10 @@
 //! handshake reaches another port's `ready` combinationally.
 
 use super::{
-    AckGen, AckReqOut, ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut, RecvCqeOut, RespCheck,
-    RespExec, RespPktIn, RespStats, ScatterPktOut, RESP_NAK_CODES,
+    ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut, RecvCqeOut, RespCheck, RespExec, RespPktIn,
+    RespReqOut, RespStats, RespTx, ScatterPktOut, RESP_NAK_CODES,
 };
-use crate::axis::{AxisIn, HdrOut};
+use crate::axis::{AxisIn, AxisOut, HdrOut};
 use crate::host::{RdCmdOut, WrStreamOut};
 use crate::mr::{MrReqOut, MrRespIn};
 use crate::wire::TX_HDR_BITS;
@@ -51,7 +54,12 @@ pub struct Responder {
     pub wr_done_err: Signal<In, Bit>,
     pub m_cqe: RecvCqeOut,
     pub m_wb: QpsWrOut,
+    pub m_pay_xreq: MrReqOut,
+    pub s_pay_xresp: MrRespIn,
+    pub m_pay_rd: RdCmdOut,
+    pub s_pay_rd: AxisIn<512, 64, 1>,
     pub m_hdr: HdrOut<TX_HDR_BITS>,
+    pub m_axis: AxisOut<512, 64, 1>,
     /// `RespStats`' counts: duplicate requests, silent drops, RNR NAKs, NAKs by AETH code.
     pub cnt_dup: Signal<Out, Bits<64>>,
     pub cnt_drop: Signal<Out, Bits<64>>,
@@ -61,7 +69,7 @@ pub struct Responder {
     side: ExecSide,
     exec: RespExec,
     scatter: PayloadScatter,
-    ack: AckGen,
+    tx: RespTx,
     stats: RespStats,
     take: Signal<Local, Bit>,
     pass: Signal<Local, Bit>,
@@ -71,13 +79,13 @@ pub struct Responder {
 impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, check, side, exec, scatter, ack, stats);
+        clock!(self, clock, check, side, exec, scatter, tx, stats);
         self.stats.reset.next = self.reset.val();
         self.check.reset.next = self.reset.val();
         self.side.reset.next = self.reset.val();
         self.exec.reset.next = self.reset.val();
         self.scatter.reset.next = self.reset.val();
-        self.ack.reset.next = self.reset.val();
+        self.tx.reset.next = self.reset.val();
 
         // ---- a packet in: the decision and its side record together
         self.check.s_pkt.hdr.next = self.s_pkt.hdr.val();
@@ -131,15 +139,24 @@ impl Logic for Responder {
         WrStreamOut::link(&mut self.m_wr, &mut self.scatter.m_wr);
         self.scatter.wr_done.next = self.wr_done.val();
         self.scatter.wr_done_err.next = self.wr_done_err.val();
-        AckReqOut::join(&mut self.exec.m_ack, &mut self.ack.s_ack);
-        HdrOut::<TX_HDR_BITS>::link(&mut self.m_hdr, &mut self.ack.m_hdr);
+        RespReqOut::join(&mut self.exec.m_ack, &mut self.tx.s_req);
+        MrReqOut::link(&mut self.m_pay_xreq, &mut self.tx.m_xreq);
+        MrRespIn::link(&mut self.s_pay_xresp, &mut self.tx.s_xresp);
+        RdCmdOut::link(&mut self.m_pay_rd, &mut self.tx.m_pay_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_pay_rd, &mut self.tx.s_pay_rd);
+        HdrOut::<TX_HDR_BITS>::link(&mut self.m_hdr, &mut self.tx.m_hdr);
+        AxisOut::<512, 64, 1>::link(&mut self.m_axis, &mut self.tx.m_axis);
+        // a READ response whose payload translation failed (its region deregistered
+        // while it was answered) is not sent; the requester's retry finds the READ
+        // a duplicate (docs/transport_blocks.md, "`resp_gen`")
+        self.tx.m_xerr.ready.next = true;
         RecvCqeOut::link(&mut self.m_cqe, &mut self.exec.m_cqe);
         QpsWrOut::link(&mut self.m_wb, &mut self.exec.m_qps);
 
         // ---- the counters: records taken by verdict, ACK/NAK requests taken by kind and code
         self.stats.dec_fire.next = self.pass.val();
         self.stats.verdict.next = self.check.m_dec.verdict.val();
-        self.stats.ack_fire.next = self.exec.m_ack.valid.val() & self.ack.s_ack.ready.val();
+        self.stats.ack_fire.next = self.exec.m_ack.valid.val() & self.tx.s_req.ready.val();
         self.stats.ack_kind.next = self.exec.m_ack.kind.val();
         self.stats.ack_code.next = self.exec.m_ack.code.val();
         self.cnt_dup.next = self.stats.dup.val();
