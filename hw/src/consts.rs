@@ -483,6 +483,20 @@ rtl_consts! {
     RW_KEY0: usize = recv_wqe::sge_range(0).start * 8 + sge::LKEY.pos();
     RW_KEY1: usize = recv_wqe::sge_range(1).start * 8 + sge::LKEY.pos();
     RW_KEY2: usize = recv_wqe::sge_range(2).start * 8 + sge::LKEY.pos();
+    // ---- read_walk.rs: a send WQE's SGEs (`layouts::send_wqe::SGES`, the WQE's second beat)
+    SW_MAX_SGE: u64 = send_wqe::MAX_SGE;
+    SW_ADDR0: usize = send_wqe::sge_range(0).start * 8 - 512 + sge::ADDR.pos();
+    SW_ADDR1: usize = send_wqe::sge_range(1).start * 8 - 512 + sge::ADDR.pos();
+    SW_ADDR2: usize = send_wqe::sge_range(2).start * 8 - 512 + sge::ADDR.pos();
+    SW_ADDR3: usize = send_wqe::sge_range(3).start * 8 - 512 + sge::ADDR.pos();
+    SW_LEN0: usize = send_wqe::sge_range(0).start * 8 - 512 + sge::LEN.pos();
+    SW_LEN1: usize = send_wqe::sge_range(1).start * 8 - 512 + sge::LEN.pos();
+    SW_LEN2: usize = send_wqe::sge_range(2).start * 8 - 512 + sge::LEN.pos();
+    SW_LEN3: usize = send_wqe::sge_range(3).start * 8 - 512 + sge::LEN.pos();
+    SW_KEY0: usize = send_wqe::sge_range(0).start * 8 - 512 + sge::LKEY.pos();
+    SW_KEY1: usize = send_wqe::sge_range(1).start * 8 - 512 + sge::LKEY.pos();
+    SW_KEY2: usize = send_wqe::sge_range(2).start * 8 - 512 + sge::LKEY.pos();
+    SW_KEY3: usize = send_wqe::sge_range(3).start * 8 - 512 + sge::LKEY.pos();
     /// `rq_ahead`: RQ entries held ahead (its LUTRAM's places) and the depth
     /// a new window starts with (the entry asked for and one more).
     RQ_AHEAD_SLOTS: u64 = 1u64 << crate::transport::RQ_AHEAD_LOG;

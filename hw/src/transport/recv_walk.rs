@@ -18,13 +18,11 @@
 //! the QP's next posted entries ahead, so a stream of SENDs finds its RECVs
 //! read (module doc there).
 //!
-//! **The walk** (the model's `scatter`): from SGE 0 with `skip` = `offset`
-//! and `rest` = `plen`, one step a cycle while the request register is free:
-//! `rest` = 0 ends it; no SGE left (`NUM_SGE`) is LOC_LEN_ERR; an SGE
-//! wholly behind `skip` is skipped (`skip` -= its length: zero-length SGEs
-//! are skipped without a request, as in the model); else a request for
-//! min(`rest`, length - `skip`) bytes at its address + `skip`. A SEND
-//! packet takes at most `MAX_SGE` requests. Latency (from `start`, the entry
+//! **The walk** (the model's `scatter`) is the child [`SgeWalk`], shared
+//! with the READ response walk: from SGE 0 with `skip` = `offset` and
+//! `rest` = `plen`, one step a cycle while the request register is free
+//! (its module doc); this block puts the held entry's SGE `sge` on its
+//! inputs. A SEND packet takes at most `MAX_SGE` requests. Latency (from `start`, the entry
 //! held, `offset` in SGE 0): the first request offered 2 cycles later; an
 //! entry asked of `RqAhead` adds [`RECV_WALK_ASK_EXTRA`] when it was read
 //! ahead, else `RECV_WALK_READ_EXTRA` beside the DMA latency.
@@ -34,6 +32,7 @@
 //! merges its requests with WRITE's into one translation port.
 
 use super::rq_ahead::{RqAhead, RQ_AHEAD_HIT_LATENCY, RQ_AHEAD_MISS_EXTRA};
+use super::SgeWalk;
 use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::RdCmdOut;
@@ -91,34 +90,15 @@ pub struct RecvWalk {
     r_sges: Reg<Bit>,
     ask: Reg<Bit>,
     rd_wait: Reg<Bit>,
-    walking: Reg<Bit>,
-    fin: Reg<Bit>,
-    sge: Reg<Bits<2>>,
-    skip: Reg<Bits<32>>,
-    // `skip` + `rest`: where the packet ends, counted from the current SGE
-    end: Reg<Bits<33>>,
-    rest: Reg<Bits<16>>,
-    len_err_r: Reg<Bit>,
-    bad_r: Reg<Bit>,
-    // ---- the request offered
-    q_valid_r: Reg<Bit>,
-    q_va_r: Reg<Bits<64>>,
-    q_len_r: Reg<Bits<32>>,
-    q_key_r: Reg<Bits<32>>,
-    q_last_r: Reg<Bit>,
+    walk: SgeWalk,
     // ---- locals
     hit: Signal<Local, Bit>,
     beat: Signal<Local, Bit>,
     c_err: Signal<Local, Bit>,
     c_num: Signal<Local, Bits<8>>,
-    step: Signal<Local, Bit>,
     cur_addr: Signal<Local, Bits<64>>,
     cur_len: Signal<Local, Bits<32>>,
     cur_key: Signal<Local, Bits<32>>,
-    avail: Signal<Local, Bits<32>>,
-    rest32: Signal<Local, Bits<32>>,
-    len33: Signal<Local, Bits<33>>,
-    end_next: Signal<Local, Bits<33>>,
     malformed: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
@@ -126,12 +106,10 @@ pub struct RecvWalk {
 impl Logic for RecvWalk {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(
-            self, clock, c_valid, c_qpn, c_index, r_base, r_log, r_prod, r_sges, ask, rd_wait, walking, fin, sge, skip,
-            end, rest, len_err_r, bad_r, q_valid_r, q_va_r, q_len_r, q_key_r, q_last_r
-        );
-        clock!(self, clock, ahead);
+        dff_setup!(self, clock, c_valid, c_qpn, c_index, r_base, r_log, r_prod, r_sges, ask, rd_wait);
+        clock!(self, clock, ahead, walk);
         self.ahead.reset.next = self.reset.val();
+        self.walk.reset.next = self.reset.val();
 
         // ---- start: the WQE held is reused when it is this QP's entry `index`
         self.hit.next = self.c_valid.q.val()
@@ -145,16 +123,8 @@ impl Logic for RecvWalk {
             self.r_log.d.next = self.rq_log.val();
             self.r_prod.d.next = self.rq_prod.val();
             self.r_sges.d.next = self.sges.val();
-            self.sge.d.next = 0.into();
-            self.skip.d.next = self.offset.val();
-            self.rest.d.next = self.plen.val();
-            self.end.d.next = bit_cast::<33, 32>(self.offset.val()) + bit_cast::<33, 16>(self.plen.val());
-            self.len_err_r.d.next = false;
-            self.bad_r.d.next = false;
-            self.fin.d.next = false;
             self.ask.d.next = !self.hit.val();
             self.rd_wait.d.next = !self.hit.val();
-            self.walking.d.next = self.hit.val();
             if !self.hit.val() {
                 self.c_valid.d.next = false;
             }
@@ -176,92 +146,53 @@ impl Logic for RecvWalk {
         self.beat.next = self.ahead.ent.val() & self.rd_wait.q.val();
         if self.beat.val() {
             self.rd_wait.d.next = false;
-            self.walking.d.next = true;
             self.c_valid.d.next = !self.ahead.ent_err.val();
         }
         self.c_err.next = self.ahead.ent_err.val();
         self.c_num.next = self.ahead.ent_data.val().get_bits::<8>(RW_NUM_SGE);
 
-        // ---- the walk: one step a cycle while the request register is free
+        // ---- the walk (child): SGE `sge` of the entry in RqAhead's output register
+        self.walk.start.next = self.start.val();
+        self.walk.offset.next = self.offset.val();
+        self.walk.plen.next = self.plen.val();
+        self.walk.go.next = (self.start.val() & self.hit.val()) | self.beat.val();
+        // fetch only, or a WQE that cannot be walked
+        self.malformed.next = self.c_num.val() > RW_MAX_SGE;
+        self.walk.stop.next = !self.r_sges.q.val() | self.c_err.val() | self.malformed.val();
+        self.walk.stop_bad.next = self.c_err.val() | (self.r_sges.q.val() & self.malformed.val());
+        self.walk.num.next = self.c_num.val();
         self.cur_addr.next = self.ahead.ent_data.val().get_bits::<64>(RW_ADDR0);
         self.cur_len.next = self.ahead.ent_data.val().get_bits::<32>(RW_LEN0);
         self.cur_key.next = self.ahead.ent_data.val().get_bits::<32>(RW_KEY0);
-        if self.sge.q.val() == 1 {
+        if self.walk.sge.val() == 1 {
             self.cur_addr.next = self.ahead.ent_data.val().get_bits::<64>(RW_ADDR1);
             self.cur_len.next = self.ahead.ent_data.val().get_bits::<32>(RW_LEN1);
             self.cur_key.next = self.ahead.ent_data.val().get_bits::<32>(RW_KEY1);
-        } else if self.sge.q.val() == 2 {
+        } else if self.walk.sge.val() == 2 {
             self.cur_addr.next = self.ahead.ent_data.val().get_bits::<64>(RW_ADDR2);
             self.cur_len.next = self.ahead.ent_data.val().get_bits::<32>(RW_LEN2);
             self.cur_key.next = self.ahead.ent_data.val().get_bits::<32>(RW_KEY2);
         }
-        // each a single add or subtract from registers and the SGE mux, side by
-        // side: the piece ends the packet when `end` <= the SGE's length
-        // (instead of `rest` <= length - `skip`, two carry chains in a row)
-        self.avail.next = self.cur_len.val() - self.skip.q.val();
-        self.rest32.next = bit_cast::<32, 16>(self.rest.q.val());
-        self.len33.next = bit_cast::<33, 32>(self.cur_len.val());
-        self.end_next.next = self.end.q.val() - self.len33.val();
-        self.malformed.next = self.c_num.val() > RW_MAX_SGE;
-        if self.q_ready.val() {
-            self.q_valid_r.d.next = false;
-        }
-        self.step.next = self.walking.q.val() & (!self.q_valid_r.q.val() | self.q_ready.val());
-        if self.step.val() {
-            if !self.r_sges.q.val() | self.c_err.val() | self.malformed.val() {
-                // fetch only, or a WQE that cannot be walked
-                self.walking.d.next = false;
-                self.fin.d.next = true;
-                self.bad_r.d.next = self.c_err.val() | (self.r_sges.q.val() & self.malformed.val());
-            } else if !self.rest.q.val().any() {
-                self.walking.d.next = false;
-                self.fin.d.next = true;
-            } else if bit_cast::<8, 2>(self.sge.q.val()) == self.c_num.val() {
-                self.walking.d.next = false;
-                self.fin.d.next = true;
-                self.len_err_r.d.next = true;
-            } else if self.skip.q.val() >= self.cur_len.val() {
-                self.skip.d.next = self.skip.q.val() - self.cur_len.val();
-                self.end.d.next = self.end_next.val();
-                self.sge.d.next = self.sge.q.val() + 1;
-            } else {
-                self.q_valid_r.d.next = true;
-                self.q_va_r.d.next = self.cur_addr.val() + bit_cast::<64, 32>(self.skip.q.val());
-                self.q_key_r.d.next = self.cur_key.val();
-                if self.end.q.val() <= self.len33.val() {
-                    self.q_len_r.d.next = self.rest32.val();
-                    self.q_last_r.d.next = true;
-                    self.skip.d.next = self.end.q.val().get_bits::<32>(0);
-                    self.rest.d.next = 0.into();
-                } else {
-                    self.q_len_r.d.next = self.avail.val();
-                    self.q_last_r.d.next = false;
-                    self.skip.d.next = 0.into();
-                    self.rest.d.next = self.end_next.val().get_bits::<16>(0);
-                    self.end.d.next = self.end_next.val();
-                    self.sge.d.next = self.sge.q.val() + 1;
-                }
-            }
-        }
-        self.q_va.next = self.q_va_r.q.val();
-        self.q_len.next = self.q_len_r.q.val();
-        self.q_key.next = self.q_key_r.q.val();
-        self.q_last.next = self.q_last_r.q.val();
-        self.q_valid.next = self.q_valid_r.q.val();
-        self.done.next = self.fin.q.val();
-        self.len_err.next = self.len_err_r.q.val();
-        self.bad.next = self.bad_r.q.val();
+        self.walk.cur_addr.next = self.cur_addr.val();
+        self.walk.cur_len.next = self.cur_len.val();
+        self.walk.cur_key.next = self.cur_key.val();
+        self.walk.q_ready.next = self.q_ready.val();
+        self.q_va.next = self.walk.q_va.val();
+        self.q_len.next = self.walk.q_len.val();
+        self.q_key.next = self.walk.q_key.val();
+        self.q_last.next = self.walk.q_last.val();
+        self.q_valid.next = self.walk.q_valid.val();
+        self.done.next = self.walk.done.val();
+        self.len_err.next = self.walk.len_err.val();
+        self.bad.next = self.walk.bad.val();
         self.wr_id.next = self.ahead.ent_data.val().get_bits::<64>(RW_WR_ID);
-        self.pos_sge.next = self.sge.q.val();
-        self.pos_off.next = self.skip.q.val();
+        self.pos_sge.next = self.walk.sge.val().get_bits::<2>(0);
+        self.pos_off.next = self.walk.pos_off.val();
 
         if self.reset.val() {
             self.c_valid.d.next = false;
             self.ask.d.next = false;
             self.rd_wait.d.next = false;
-            self.walking.d.next = false;
-            self.fin.d.next = false;
-            self.q_valid_r.d.next = false;
         }
     }
 }

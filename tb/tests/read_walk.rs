@@ -1,0 +1,264 @@
+//! The READ response walk (`ReadWalk`, catalog `read_walk`): random send
+//! WQEs in a ring in host memory (0 to 4 SGEs, zero-length ones among them,
+//! some malformed: NUM_SGE above 4, INLINE), random walks over them (the
+//! responses of a READ in order, restarts, other QPs' WQEs, context
+//! invalidations), the DMA answering after random latencies, the requests
+//! taken under random stalls. Every request {VA, length, lkey, last} and
+//! every verdict (done, LOC_LEN_ERR, bad) equals the scatter reference
+//! below (the protocol model's `scatter`: zero-length SGEs skipped, the
+//! payload past the SGEs a length error); a WQE is read exactly when the
+//! one held is another's, the walk is `fresh`, or an invalidation came;
+//! the latency from `start` to the first request is asserted (2 cycles with
+//! the WQE held, one more per SGE wholly before the packet, and the read's
+//! cycles when it is read).
+
+use rnic_contract::layouts::{send_wqe, sge};
+use rnic_hw::transport::READ_WALK_READ_EXTRA;
+use rnic_sim::axis::Rng;
+use rnic_sim::models::read_walk::Dut;
+use rnic_sim::{Clocked, Model};
+use std::collections::VecDeque;
+
+/// A send WQE as the walk sees it.
+#[derive(Clone, Debug)]
+struct Wqe {
+    num: u8,
+    inline: bool,
+    sges: Vec<(u64, u32, u32)>,
+}
+
+impl Wqe {
+    fn random(rng: &mut Rng) -> Wqe {
+        let n = (rng.next() % 5) as usize;
+        let sges = (0..4)
+            .map(|_| {
+                let len = match rng.next() % 6 {
+                    0 => 0,
+                    1 => 1 + rng.next() as u32 % 16,
+                    _ => rng.next() as u32 % 6000,
+                };
+                (rng.next() ^ (rng.next() << 32), len, rng.next() as u32)
+            })
+            .collect();
+        let num = if rng.chance(4) { 5 + (rng.next() % 3) as u8 } else { n as u8 };
+        Wqe { num, inline: rng.chance(3), sges }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let mut e = vec![0u8; send_wqe::SIZE];
+        send_wqe::NUM_SGE.set(&mut e, self.num).unwrap();
+        send_wqe::INLINE.set(&mut e, self.inline).unwrap();
+        for (k, s) in self.sges.iter().enumerate() {
+            let r = send_wqe::sge_range(k);
+            sge::ADDR.set(&mut e[r.clone()], s.0).unwrap();
+            sge::LEN.set(&mut e[r.clone()], s.1).unwrap();
+            sge::LKEY.set(&mut e[r], s.2).unwrap();
+        }
+        e
+    }
+}
+
+/// What a walk gives: its requests, then (length error, bad).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Outcome {
+    reqs: Vec<(u64, u32, u32, bool)>,
+    len_err: bool,
+    bad: bool,
+}
+
+/// SGEs wholly before the packet: each costs the walk a step before its first request.
+fn skipped(w: &Wqe, offset: u32) -> u64 {
+    let mut skip = offset as u64;
+    let mut n = 0;
+    for &(_, len, _) in w.sges.iter().take(w.num as usize) {
+        if skip < len as u64 {
+            break;
+        }
+        skip -= len as u64;
+        n += 1;
+    }
+    n
+}
+
+/// The reference: the model's scatter of `plen` bytes at `offset`.
+fn scatter(w: &Wqe, dma_err: bool, offset: u32, plen: u16) -> Outcome {
+    if dma_err || w.inline || w.num > 4 {
+        return Outcome { reqs: vec![], len_err: false, bad: true };
+    }
+    let (mut skip, mut rest) = (offset as u64, plen as u64);
+    let mut reqs = vec![];
+    for &(addr, len, key) in w.sges.iter().take(w.num as usize) {
+        if rest == 0 {
+            break;
+        }
+        if skip >= len as u64 {
+            skip -= len as u64;
+            continue;
+        }
+        let take = rest.min(len as u64 - skip);
+        rest -= take;
+        reqs.push((addr.wrapping_add(skip), take as u32, key, rest == 0));
+        skip = 0;
+    }
+    Outcome { reqs, len_err: rest > 0, bad: false }
+}
+
+const SQ_BASE: u64 = 0x40_0000;
+const SQ_LOG: u32 = 4;
+
+struct Walk {
+    qp: usize,
+    index: u16,
+    fresh: bool,
+    offset: u32,
+    plen: u16,
+    inval: bool,
+}
+
+#[test]
+fn walks_match_the_scatter_reference() {
+    for (seed, q_pct, lat) in [(1u64, 100u64, (1u64, 1u64)), (2, 60, (5, 40)), (3, 30, (1, 200))] {
+        let mut rng = Rng(seed * 0x1234_5678 + 1);
+        // two QPs, each a ring of 16 WQEs (one DMA error among them)
+        let rings: Vec<Vec<Wqe>> = (0..2).map(|_| (0..16).map(|_| Wqe::random(&mut rng)).collect()).collect();
+        let bad_slot = (1usize, 5u16);
+        let mut sim = Clocked::new(Dut::new());
+        sim.reset(2);
+        let mut held: Option<(usize, u16)> = None;
+        let (mut reads, mut walks, mut pieces, mut len_errs, mut bads) = (0, 0, 0, 0, 0);
+        for _ in 0..600 {
+            // the next walk: mostly the next response of the same READ
+            let w = Walk {
+                qp: (rng.next() % 2) as usize,
+                index: (rng.next() % 40) as u16,
+                fresh: rng.chance(20),
+                offset: if rng.chance(30) { 0 } else { rng.next() as u32 % 12000 },
+                plen: (rng.next() % 4097) as u16,
+                inval: rng.chance(5),
+            };
+            let (w, index) = match held {
+                Some((qp, i)) if rng.chance(50) => (Walk { qp, index: i, ..w }, i),
+                _ => {
+                    let i = w.index;
+                    (w, i)
+                }
+            };
+            let slot = (index as u64 % (1 << SQ_LOG)) as usize;
+            let wqe = &rings[w.qp][slot];
+            // mostly a response inside the message (a READ's length is its SGEs' total)
+            let total: u64 = wqe.sges.iter().take(wqe.num.min(4) as usize).map(|s| s.1 as u64).sum();
+            let w = if total > 0 && rng.chance(75) {
+                let offset = if w.offset == 0 { 0 } else { (rng.next() % total) as u32 };
+                let plen = (total - offset as u64).min(w.plen as u64) as u16;
+                Walk { offset, plen, ..w }
+            } else {
+                w
+            };
+            let dma_err = (w.qp, slot as u16) == bad_slot;
+            let want = scatter(wqe, dma_err, w.offset, w.plen);
+            let hit = held == Some((w.qp, index)) && !w.fresh;
+            if w.inval {
+                sim.dut.set("inval", 1);
+                sim.tick();
+                sim.dut.set("inval", 0);
+                held = None;
+            }
+            let hit = hit && held.is_some();
+            let qpn = 0x100 + w.qp as u64;
+            for (n, v) in [
+                ("qpn", qpn),
+                ("index", index as u64),
+                ("fresh", w.fresh as u64),
+                ("offset", w.offset as u64),
+                ("plen", w.plen as u64),
+                ("sq_base", SQ_BASE + 0x1_0000 * w.qp as u64),
+                ("sq_log", SQ_LOG as u64),
+                ("start", 1),
+            ] {
+                sim.dut.set(n, v);
+            }
+            sim.tick();
+            let t0 = sim.cycle() - 1;
+            sim.dut.set("start", 0);
+            // run: answer the read, take the requests, until done
+            let mut got = vec![];
+            let mut beats: VecDeque<(u64, Vec<u32>, bool)> = VecDeque::new();
+            let mut read_this = false;
+            let mut first_req = None;
+            let mut dma_lat = 0;
+            let end = sim.cycle() + 5000;
+            loop {
+                assert!(sim.cycle() < end, "seed {seed}: walk {walks} never done");
+                let ready = rng.chance(q_pct);
+                sim.dut.set("q_ready", ready as u64);
+                sim.dut.set("m_rd.ready", 1);
+                let now = sim.cycle();
+                let beat = beats.front().filter(|b| b.0 <= now).cloned();
+                match &beat {
+                    Some((_, data, err)) => {
+                        let i = sim.dut.port("s_rd.tdata");
+                        sim.dut.set_words(i, data);
+                        sim.dut.set("s_rd.tuser", *err as u64);
+                        sim.dut.set("s_rd.tvalid", 1);
+                    }
+                    None => sim.dut.set("s_rd.tvalid", 0),
+                }
+                sim.settle();
+                if sim.dut.get("m_rd.valid") == 1 {
+                    assert!(!read_this, "seed {seed}: walk {walks}: one read per walk");
+                    read_this = true;
+                    let addr = sim.dut.get("m_rd.addr");
+                    assert_eq!(addr, SQ_BASE + 0x1_0000 * w.qp as u64 + 128 * slot as u64, "the WQE's address");
+                    assert_eq!(sim.dut.get("m_rd.len"), 128);
+                    let bytes = wqe.bytes();
+                    let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
+                    dma_lat = l;
+                    for (k, half) in bytes.chunks(64).enumerate() {
+                        let words = half.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+                        beats.push_back((now + l + k as u64, words, dma_err));
+                    }
+                }
+                if beat.is_some() {
+                    beats.pop_front();
+                }
+                if sim.dut.get("q_valid") == 1 {
+                    first_req.get_or_insert(now);
+                    if ready {
+                        let q = (
+                            sim.dut.get("q_va"),
+                            sim.dut.get("q_len") as u32,
+                            sim.dut.get("q_key") as u32,
+                            sim.dut.get("q_last") == 1,
+                        );
+                        got.push(q);
+                    }
+                }
+                let done = sim.dut.get("done") == 1 && sim.dut.get("q_valid") == 0;
+                let verdict = (sim.dut.get("len_err") == 1, sim.dut.get("bad") == 1);
+                sim.tick();
+                if done && beats.is_empty() {
+                    let out = Outcome { reqs: got, len_err: verdict.0, bad: verdict.1 };
+                    assert_eq!(out, want, "seed {seed}: walk {walks} (qp {} index {index} {:?})", w.qp, wqe);
+                    break;
+                }
+            }
+            assert_eq!(read_this, !hit, "seed {seed}: walk {walks}: the WQE read when not held");
+            // latency to the first request (nothing stalls it: the register is free at start)
+            if let Some(f) = first_req {
+                let extra = if read_this { READ_WALK_READ_EXTRA + dma_lat } else { 0 } + skipped(wqe, w.offset);
+                assert_eq!(f - t0, 2 + extra, "seed {seed}: walk {walks}: the first request (read {read_this})");
+            }
+            // a WQE read with a DMA error is not kept; a malformed one is (its walks all end bad)
+            held = (!dma_err).then_some((w.qp, index));
+            reads += read_this as usize;
+            walks += 1;
+            pieces += want.reqs.len();
+            len_errs += want.len_err as usize;
+            bads += want.bad as usize;
+        }
+        eprintln!(
+            "seed {seed}: {walks} walks, {reads} WQE reads, {pieces} pieces, {len_errs} length errors, {bads} bad"
+        );
+        assert!(reads > 100 && reads < walks && pieces > 300 && len_errs > 20 && bads > 20);
+    }
+}
