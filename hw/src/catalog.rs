@@ -102,6 +102,7 @@ catalog! {
     exec_side => crate::transport::ExecSide, 200;
     ack_hold => crate::transport::AckHold, 200;
     comp_ack => crate::transport::CompAck, 200;
+    comp_read => crate::transport::CompRead, 200;
     rx_lookup => crate::transport::RxLookup, 200;
     rx_pay_split => crate::transport::RxPaySplit, 200;
     xlate_mux => crate::mr::XlateMux<3>, 200;

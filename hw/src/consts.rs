@@ -466,6 +466,9 @@ rtl_consts! {
     RESP_XID_HEAD: u64 = 0;
     RESP_XID_TAIL: u64 = 1;
     RESP_XID_SGE: u64 = 2;
+    /// `comp_read`'s translation request id of a packet's last SGE piece
+    /// (its answer's `last` beat ends the packet's pieces).
+    COMP_READ_XID_LAST: u64 = 1;
     // ---- resp_exec's RECV path (recv_walk.rs): the RQ entry (`layouts::recv_wqe`)
     /// Bytes of an RQ entry, its log2, the SGE limit.
     RW_BYTES: u64 = recv_wqe::SIZE;

@@ -104,9 +104,8 @@ const _: () = {
 ///
 /// Built so far: RDMA WRITE and SEND (with immediate) from requester to
 /// responder, ACKs back, send and receive completions; READ responses
-/// (`resp_tx`). Not yet (docs/core.md, "Not yet"): the READ requester's
-/// placement (`comp_read`; READ response payloads are dropped at
-/// `rx_pay_split`), atomics, the requester's error
+/// (`resp_tx`) and the READ data's placement (`comp_read` in the
+/// completer). Not yet (docs/core.md, "Not yet"): atomics, the requester's error
 /// completions (`ReqTx::m_err`/`m_xerr` are taken and dropped here), the
 /// retransmission the completer's record asks for (issue 12).
 #[derive(LogicBlock, Default)]
@@ -141,7 +140,7 @@ pub struct RnicCore {
     req: ReqTx,
     arms: ArmMerge,
     timer: RetryTimer<14, 15, 10>,
-    xlate: XlateMux<3>,
+    xlate: XlateMux<4>,
     cqes: CqeMerge,
     arb: TxArb,
     build: TxBuild,
@@ -214,8 +213,16 @@ impl Logic for RnicCore {
         QpsWrOut::join(&mut self.responder.m_wb, &mut self.lookup.s_req_wb);
         QpsWrOut::join(&mut self.completer.m_wb, &mut self.lookup.s_comp_wb);
         AxisOut::<D, K, 1>::join(&mut self.pay_split.m_req, &mut self.responder.s_axis);
-        // READ response payloads: no comp_read yet, dropped
-        self.pay_split.m_resp.tready.next = true;
+        // READ response payloads: placed by the completer (comp_read)
+        AxisOut::<D, K, 1>::join(&mut self.pay_split.m_resp, &mut self.completer.s_axis);
+        RdCmdOut::join(&mut self.completer.m_rd, &mut self.host.s_sq_rd);
+        AxisOut::<D, K, 1>::join(&mut self.host.m_sq_rd, &mut self.completer.s_rd);
+        MrReqOut::join(&mut self.completer.m_xreq, &mut self.xlate.s_req[3]);
+        MrRespOut::join(&mut self.xlate.m_resp[3], &mut self.completer.s_xresp);
+        WrStreamOut::join(&mut self.completer.m_wr, &mut self.host.s_comp_wr);
+        self.completer.wr_done.next = self.host.comp_wr_done.val();
+        self.completer.wr_done_err.next = self.host.comp_wr_err.val();
+        self.completer.qp_inval.next = self.host.qp_inval.val();
         // the qps port meant for the receive side's writes: they go through the lookup (docs/core.md)
         self.host.s_qps[2].op.next = 0.into();
         self.host.s_qps[2].index.next = 0.into();
@@ -297,13 +304,6 @@ impl Logic for RnicCore {
         self.arb.s_axis[1].tuser.next = 0.into();
         self.arb.s_axis[1].tlast.next = false;
         self.arb.s_axis[1].tvalid.next = false;
-        // the completer-payload write client waits for comp_read
-        self.host.s_comp_wr.tdata.next = 0.into();
-        self.host.s_comp_wr.tkeep.next = 0.into();
-        self.host.s_comp_wr.tlast.next = false;
-        self.host.s_comp_wr.addr.next = 0.into();
-        self.host.s_comp_wr.len.next = 0.into();
-        self.host.s_comp_wr.tvalid.next = false;
 
         // ---- transmit: arbiter -> builder -> MAC
         HdrOut::<TX_HDR_BITS>::join(&mut self.arb.m_hdr, &mut self.build.s_hdr);

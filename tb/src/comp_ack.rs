@@ -785,7 +785,28 @@ pub fn pack_qpc(c: &Case) -> Vec<u32> {
     qpc::RETRY_CNT.set(&mut e, c.retry_cnt).unwrap();
     qpc::RNR_RETRY.set(&mut e, c.rnr_retry).unwrap();
     qpc::PMTU.info().write_raw(&mut e, c.pmtu.into()).unwrap();
+    let (base, log, pd) = sq_of(c.qpn);
+    qpc::SQ_BASE.set(&mut e, base).unwrap();
+    qpc::SQ_LOG_SIZE.set(&mut e, log).unwrap();
+    qpc::PD.set(&mut e, pd).unwrap();
     words_of(&e)
+}
+
+/// A QP's send ring and PD as its `qpc` gives them (the placement request
+/// carries them to `comp_read`).
+pub fn sq_of(qpn: u32) -> (u64, u8, u32) {
+    (0x1_0000_0000 + u64::from(qpn) * 0x1_0000, (qpn % 7 + 4) as u8, (qpn * 3 + 1) & 0xff_ffff)
+}
+
+/// A placement request as it left `m_place`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlaceReq {
+    pub qpn: u32,
+    pub index: u16,
+    pub fresh: bool,
+    pub offset: u32,
+    pub plen: u16,
+    pub sq: (u64, u8, u32),
 }
 
 /// The `qps` entry: the store's bytes with the requester's from the case.
@@ -871,6 +892,12 @@ pub struct CompBench<M: Model> {
     pub p_answer: u64,
     pub p_cqe: u64,
     pub p_take: u64,
+    /// Percent of cycles a placement request is taken; cycles from it taken
+    /// to its verdict (always `ok`: the model's memory accepts every key).
+    pub p_place: u64,
+    pub place_delay: u64,
+    place_due: Option<u64>,
+    pub place_reqs: Vec<PlaceReq>,
     queue: VecDeque<Case>,
     pending: VecDeque<Case>,
     cqes: VecDeque<Cqe>,
@@ -934,6 +961,18 @@ const PORTS: &[&str] = &[
     "m_dec.orig",
     "m_dec.valid",
     "m_dec.ready",
+    "m_place.qpn",
+    "m_place.index",
+    "m_place.fresh",
+    "m_place.offset",
+    "m_place.plen",
+    "m_place.sq_base",
+    "m_place.sq_log",
+    "m_place.pd",
+    "m_place.valid",
+    "m_place.ready",
+    "s_placed.ok",
+    "s_placed.valid",
 ];
 
 impl<M: Model> CompBench<M> {
@@ -949,6 +988,10 @@ impl<M: Model> CompBench<M> {
             p_answer: 100,
             p_cqe: 100,
             p_take: 100,
+            p_place: 100,
+            place_delay: 2,
+            place_due: None,
+            place_reqs: vec![],
             queue: VecDeque::new(),
             pending: VecDeque::new(),
             cqes: VecDeque::new(),
@@ -989,6 +1032,8 @@ impl<M: Model> CompBench<M> {
         let cmd_ready = self.rng.chance(self.p_cmd);
         let cqe_ready = self.rng.chance(self.p_cqe);
         let take = self.rng.chance(self.p_take);
+        let place_ready = self.place_due.is_none() && self.rng.chance(self.p_place);
+        let placed = self.place_due == Some(now);
         let answer = self.inflight.answers.front().filter(|a| a.0 <= now).map(|a| a.1);
         let offer_answer = answer.is_some() && self.rng.chance(self.p_answer);
         let (hdr, qpc_w, qps_w) = self.offered.clone().unwrap_or_else(|| (vec![0; 32], vec![0; 32], vec![0; 16]));
@@ -1018,12 +1063,37 @@ impl<M: Model> CompBench<M> {
         d.set_at(ports[7], offer_answer as u64);
         d.set_at(ports[8], cqe_ready as u64);
         d.set_at(ports[9], take as u64);
+        let pl = ["m_place.ready", "s_placed.valid", "s_placed.ok"].map(|n| self.ports[n]);
+        let d = &mut self.sim.dut;
+        d.set_at(pl[0], place_ready as u64);
+        d.set_at(pl[1], placed as u64);
+        d.set_at(pl[2], 1);
+        if placed {
+            self.place_due = None;
+        }
         self.sim.settle();
         let g = |s: &Self, n: &str| s.sim.dut.get_at(s.ports[n]);
         if self.offered.is_some() && g(self, "s_pkt.ready") == 1 {
             self.offered = None;
             self.pending.push_back(self.queue.pop_front().unwrap());
             self.taken.push(now);
+        }
+        if place_ready && g(self, "m_place.valid") == 1 {
+            let req = PlaceReq {
+                qpn: g(self, "m_place.qpn") as u32,
+                index: g(self, "m_place.index") as u16,
+                fresh: g(self, "m_place.fresh") == 1,
+                offset: g(self, "m_place.offset") as u32,
+                plen: g(self, "m_place.plen") as u16,
+                sq: (g(self, "m_place.sq_base"), g(self, "m_place.sq_log") as u8, g(self, "m_place.pd") as u32),
+            };
+            let c = self.pending.front().unwrap_or_else(|| panic!("cycle {now}: a placement with no packet"));
+            let (wqe, offset) = c.expect.place.unwrap_or_else(|| panic!("cycle {now}: a placement not expected"));
+            let fresh = c.opcode == BTH_RC_READ_RESP_FIRST as u8 || c.opcode == BTH_RC_READ_RESP_ONLY as u8;
+            let want = PlaceReq { qpn: c.qpn, index: wqe, fresh, offset, plen: c.plen, sq: sq_of(c.qpn) };
+            assert_eq!(req, want, "cycle {now}: placement request");
+            self.place_reqs.push(req);
+            self.place_due = Some(now + self.place_delay);
         }
         if cmd_ready && g(self, "m_inf.valid") == 1 {
             let (op, qpn) = (g(self, "m_inf.op"), g(self, "m_inf.qpn") as u32);

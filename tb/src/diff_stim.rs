@@ -2268,6 +2268,8 @@ fn comp_ack(s: &mut dyn Sim) -> Outcome {
     reset(s)?;
     let (mut walks, mut cqes, mut naks) = (0u64, 0u64, 0u64);
     let mut offered = false;
+    // a placement request (a READ response with data) answered `ok` a few cycles after it is taken
+    let (mut place_due, mut placed) = (None::<u64>, 0u64);
     for _ in 0..2500 {
         let now = s.now();
         if !offered && !queue.is_empty() && rng.chance(70) {
@@ -2292,7 +2294,18 @@ fn comp_ack(s: &mut dyn Sim) -> Outcome {
         s.set("m_inf.ready", cmd_ready as u64);
         s.set("m_cqe.ready", cqe_ready as u64);
         s.set("m_dec.ready", take as u64);
+        let place_ready = place_due.is_none() && rng.chance(70);
+        s.set("m_place.ready", place_ready as u64);
+        s.set("s_placed.valid", (place_due == Some(now)) as u64);
+        s.set("s_placed.ok", 1);
+        if place_due == Some(now) {
+            place_due = None;
+        }
         s.eval();
+        if place_ready && bit(s, "m_place.valid") {
+            place_due = Some(now + 1 + rng.next() % 4);
+            placed += 1;
+        }
         if offered && bit(s, "s_pkt.ready") {
             offered = false;
             pending.push_back(queue.pop_front().unwrap());
@@ -2323,5 +2336,10 @@ fn comp_ack(s: &mut dyn Sim) -> Outcome {
         }
         s.step()?;
     }
-    Ok(vec![reached("POPs", walks, 40), reached("CQEs", cqes, 20), reached("NAKs", naks, 20)])
+    Ok(vec![
+        reached("POPs", walks, 40),
+        reached("CQEs", cqes, 20),
+        reached("NAKs", naks, 20),
+        reached("placements", placed, 5),
+    ])
 }

@@ -109,8 +109,8 @@ pub struct Transport {
     pub xreqs: VecDeque<XReq>,
     x_on: bool,
     pub xanswers: Vec<XAnswer>,
-    /// `wqe_rd`, `recv_rd`, `pay_rd`, `resp_rd`.
-    pub reads: [ReadPort; 4],
+    /// `wqe_rd`, `recv_rd`, `pay_rd`, `resp_rd`, `sq_rd`.
+    pub reads: [ReadPort; 5],
     /// `pay_wr`, `comp_wr`.
     pub writes: [WritePort; 2],
 }
@@ -156,7 +156,7 @@ impl Transport {
             xreqs: VecDeque::new(),
             x_on: false,
             xanswers: vec![],
-            reads: [rd("wqe_rd"), rd("recv_rd"), rd("pay_rd"), rd("resp_rd")],
+            reads: [rd("wqe_rd"), rd("recv_rd"), rd("pay_rd"), rd("resp_rd"), rd("sq_rd")],
             writes: [wr("pay_wr", "pay_wr_done"), wr("comp_wr", "comp_wr_done")],
         }
     }

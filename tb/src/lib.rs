@@ -234,6 +234,7 @@ pub mod mr;
 pub mod mr_xlate;
 pub mod nic_bench;
 pub mod payload;
+pub mod read_ref;
 pub mod replay;
 pub mod req_fetch;
 pub mod req_gen;

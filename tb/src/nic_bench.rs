@@ -78,6 +78,14 @@ impl std::fmt::Display for Stuck {
 /// poll runs the clock for about 16 cycles: 32k cycles).
 const STUCK_POLLS: usize = 2000;
 
+/// `msgs` RDMA READs of `size` bytes by NIC A from NIC B's memory on one RC
+/// QP, posted at once; every byte checked in A's memory. `to_wire` and
+/// `wire_done` are B's first and last READ response on the wire, `packets`
+/// their count.
+pub fn read_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
+    qp_run(Op::Read, size, msgs, mtu, WireFaults::default(), 14).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// WRITEs (`send` false) or SENDs of `size` bytes, `msgs` of them posted at
 /// once on one QP; `Err` when the completions stop coming before the last.
 pub fn one_qp_run(send: bool, size: usize, msgs: usize, mtu: Mtu) -> Result<WriteRun, Stuck> {
@@ -94,6 +102,24 @@ pub fn one_qp_run_on(
     faults: WireFaults,
     timeout: u8,
 ) -> Result<WriteRun, Stuck> {
+    qp_run(if send { Op::Send } else { Op::Write }, size, msgs, mtu, faults, timeout)
+}
+
+/// What a one-QP run posts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Op {
+    Write,
+    Send,
+    Read,
+}
+
+/// `msgs` messages of kind `op` and `size` bytes on one QP, posted at once,
+/// over a wire with `faults`, local ACK timeout code `timeout`: every byte
+/// checked at the destination, every completion successful; `Err` when the
+/// completions stop coming before the last.
+pub fn qp_run(op: Op, size: usize, msgs: usize, mtu: Mtu, faults: WireFaults, timeout: u8) -> Result<WriteRun, Stuck> {
+    let send = op == Op::Send;
+    let read = op == Op::Read;
     let t = Instant::now();
     let net = SimNet::pair(2026);
     let (a, b) = (Nic::open(&net, 0), Nic::open(&net, 1));
@@ -107,15 +133,21 @@ pub fn one_qp_run_on(
     connect_rc_timeout(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x40, 0), mtu, timeout);
     let len = size * msgs;
     let (buf_a, buf_b) = (a.ctx.alloc_buffer(len).unwrap(), b.ctx.alloc_buffer(len).unwrap());
-    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
+    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     let (mr_a, mr_b) = (pd_a.reg_mr(&buf_a, 0, len, access).unwrap(), pd_b.reg_mr(&buf_b, 0, len, access).unwrap());
     let data: Vec<u8> = (0..len).map(|i| (i * 131 + 7 + i / 4093) as u8).collect();
-    buf_a.write(0, &data).unwrap();
+    // the source: A's memory, B's for a READ
+    let (src, dst) = if read { (&buf_b, &buf_a) } else { (&buf_a, &buf_b) };
+    src.write(0, &data).unwrap();
     let sges: Vec<Sge> = (0..msgs).map(|m| Sge::new(&mr_a, (m * size) as u64, size as u32).unwrap()).collect();
     let wrs: Vec<SendWr> = (0..msgs)
         .map(|m| {
             let remote = RemoteAddr { addr: mr_b.addr() + (m * size) as u64, rkey: mr_b.rkey() };
-            let op = if send { SendOp::Send } else { SendOp::RdmaWrite { remote } };
+            let op = match op {
+                Op::Send => SendOp::Send,
+                Op::Write => SendOp::RdmaWrite { remote },
+                Op::Read => SendOp::RdmaRead { remote },
+            };
             SendWr::new(m as u64, op, std::slice::from_ref(&sges[m])).flags(SendFlags::SIGNALED)
         })
         .collect();
@@ -128,7 +160,9 @@ pub fn one_qp_run_on(
             .collect();
         qp_b.post_recv(&rwrs).unwrap();
     }
-    let sent_before = net.borrow().log.iter().filter(|f| f.from == 0).count();
+    // the measured packets: A's requests, or B's READ responses
+    let from = read as usize;
+    let sent_before = net.borrow().log.iter().filter(|f| f.from == from).count();
     let t0 = a.probe.now();
     qp_a.post_send(&wrs).unwrap();
     let mut wc = vec![];
@@ -153,12 +187,12 @@ pub fn one_qp_run_on(
         }
     }
     let mut got = vec![0; len];
-    buf_b.read(0, &mut got).unwrap();
-    assert!(got == data, "B's memory holds every message");
+    dst.read(0, &mut got).unwrap();
+    assert!(got == data, "the destination's memory holds every message");
     let ca = a.ctx.query_counters().expect("counters");
     let net = net.borrow();
     assert_eq!(net.rx_drops(0) + net.rx_drops(1), 0, "no frame dropped at a MAC FIFO");
-    let ours: Vec<_> = net.log.iter().filter(|f| f.from == 0).skip(sent_before).collect();
+    let ours: Vec<_> = net.log.iter().filter(|f| f.from == from).skip(sent_before).collect();
     Ok(WriteRun {
         size,
         msgs,

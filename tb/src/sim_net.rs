@@ -366,7 +366,8 @@ impl QpPair {
         let b = Nic::open(&net, 1);
         let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
         let (cq_a, cq_b) = (a.ctx.create_cq(64, None).unwrap(), b.ctx.create_cq(64, None).unwrap());
-        let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).build().unwrap();
+        let mut qp_a =
+            pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).max_send_sge(4).build().unwrap();
         let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
         connect_rc_with(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), psns, Mtu::Mtu1024, t);
         connect_rc_with(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (psns.1, psns.0), Mtu::Mtu1024, t);
@@ -379,6 +380,11 @@ impl QpPair {
         buf_a.write(0, &data).unwrap();
         let qp_b_num = qp_b.qp_num();
         QpPair { net, a, b, cq_a, qp_a, buf_a, buf_b, mr_a, mr_b, qp_b_num, qp_b, cq_b, _keep: (pd_a, pd_b) }
+    }
+
+    /// A's protection domain (for more regions on A).
+    pub fn pd_a(&self) -> &ProtectionDomain {
+        &self._keep.0
     }
 
     /// A signaled WRITE of `len` bytes from A's `src` to B's `dst`.

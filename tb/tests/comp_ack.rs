@@ -16,8 +16,13 @@ use rnic_proto::RnrTimer;
 use rnic_sim::models::comp_ack;
 use rnic_tb::comp_ack::{Case, CompBench, Script};
 
+/// Cycles the bench takes to answer a placement request (`comp_read`'s part).
+const PLACE_DELAY: u64 = 2;
+
 fn bench(seed: u64) -> CompBench<comp_ack::Dut> {
-    CompBench::new(comp_ack::Dut::new(), seed)
+    let mut b = CompBench::new(comp_ack::Dut::new(), seed);
+    b.place_delay = PLACE_DELAY;
+    b
 }
 
 #[test]
@@ -69,8 +74,13 @@ fn random_responses_match_the_model() {
         cqes += s.cqes.len();
         let mut b = bench(seed);
         (b.p_offer, b.p_cmd, b.p_answer, b.p_cqe, b.p_take) = (p_offer, p_cmd, p_answer, p_cqe, p_take);
+        (b.p_place, b.place_delay) = (p_answer, 1 + seed * 3);
+        let atomic = |c: &Case| c.opcode == BTH_RC_ATOMIC_ACK as u8;
+        let data = s.cases.iter().filter(|c| c.expect.place.is_some() && c.plen > 0 && !atomic(c)).count();
         b.push(s);
         b.run(400_000);
+        // every placed READ response with data asked for its placement, once
+        assert_eq!(b.place_reqs.len(), data, "seed {seed}: placement requests");
     }
     for v in COMP_DROP..=COMP_RD_RESP {
         let min = if v == COMP_DROP { 0 } else { 20 };
@@ -108,7 +118,10 @@ fn latency(c: &Case) -> Option<u64> {
         let pop = e.place.is_some() && last;
         let k = k - pop as u64;
         let check = if e.implied { 0 } else { COMP_CHECK_CYCLES + pop as u64 };
-        return Some(COMP_LATENCY_NO_WALK + COMP_HEAD_CYCLES + k * COMP_WQE_CYCLES + check);
+        // data to place: the request (a cycle after the checks) and the bench's verdict
+        let data = e.place.is_some() && c.plen > 0 && c.opcode != BTH_RC_ATOMIC_ACK as u8;
+        let place = if data { 1 + PLACE_DELAY } else { 0 };
+        return Some(COMP_LATENCY_NO_WALK + COMP_HEAD_CYCLES + k * COMP_WQE_CYCLES + check + place);
     }
     if c.timer && e.action == CACT_ERROR {
         // a timer's RETRY_EXC_ERR: the flush, as a fatal NAK's (not timed here)

@@ -844,7 +844,7 @@ fn transport_ports_answer() {
     b.tp.xreqs.push_back(XReq { key, pd: 7, va: 0x1000_0F00, len: 0x200, access: 0, id: 0x42 });
     // DMA: 200 bytes through each read client, 150 through each write client
     let mut reads = vec![];
-    for (k, name) in ["wqe_rd", "recv_rd", "pay_rd", "resp_rd"].into_iter().enumerate() {
+    for (k, name) in ["wqe_rd", "recv_rd", "pay_rd", "resp_rd", "sq_rd"].into_iter().enumerate() {
         let addr = RINGS + 0x80_0000 + 0x1000 * k as u64 + 13 * k as u64;
         let bytes = rand(200);
         b.write_host(addr, &bytes);

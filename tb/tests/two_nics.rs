@@ -173,21 +173,33 @@ fn rdma_write_and_send_between_two_nics() {
 }
 
 /// What a requester posts on one QP: a WRITE to `remote` (an offset in the
-/// peer's buffer) or a SEND into the peer's next RECV, from `src` in its own.
+/// peer's buffer) or a SEND into the peer's next RECV, from `src` in its
+/// own; or a READ of the peer's bytes at `src` into `read` (an offset in its
+/// own buffer).
 #[derive(Clone, Debug)]
 struct Msg {
     wr_id: u64,
     write: Option<usize>,
+    read: Option<usize>,
     src: usize,
     len: usize,
 }
 
-const BUF: usize = 4 << 20;
-/// The buffer of each NIC: sources, WRITE targets, RECV targets (each
-/// target region split evenly among the QPs).
+impl Msg {
+    fn is_send(&self) -> bool {
+        self.write.is_none() && self.read.is_none()
+    }
+}
+
+const BUF: usize = 6 << 20;
+/// The buffer of each NIC: sources, WRITE targets, RECV targets, READ
+/// targets (each target region split evenly among the QPs). Sources are
+/// never written, so a READ's bytes do not depend on the order of events.
 const SRC: usize = 0;
 const WR_DST: usize = 1 << 20;
 const RECV_DST: usize = 3 << 20;
+const RD_DST: usize = 4 << 20;
+const _: () = assert!(BUF - RD_DST >= RECV_DST - WR_DST, "a READ slice as large as a WRITE slice");
 
 /// Back-to-back WRITEs on one QP, MTU 4096: the cycles from `post_send` to
 /// the last completion, to the first packet and to the last packet on the
@@ -266,12 +278,21 @@ fn message_rate_over_four_qps() {
 
 #[test]
 fn random_writes_and_sends_one_qp() {
-    random_both_ways(0x51, 1, 6, 16 << 10, WireFaults::default(), 2600);
+    random_both_ways(0x51, 1, 6, 16 << 10, WireFaults::default(), 2600, 0);
 }
 
 #[test]
 fn random_writes_and_sends_both_ways_over_eight_qps() {
-    random_both_ways(0x7a11, 8, 24, 16 << 10, WireFaults::default(), 2600);
+    random_both_ways(0x7a11, 8, 24, 16 << 10, WireFaults::default(), 2600, 0);
+}
+
+/// READs among the WRITEs and SENDs (a third of the messages; on a clean
+/// wire: a duplicate READ is not replayed yet, so the lossy runs have
+/// none): every READ's bytes in the reader's memory, its completion in
+/// order with the others'.
+#[test]
+fn random_reads_writes_and_sends_both_ways_over_eight_qps() {
+    random_both_ways(0x4ead, 8, 24, 16 << 10, WireFaults::default(), 2600, 33);
 }
 
 /// Go-back-N on a lossy wire (issue 12): 1 % of the frames lost each way
@@ -283,7 +304,7 @@ fn random_writes_and_sends_both_ways_over_eight_qps() {
 #[test]
 fn random_writes_and_sends_over_a_lossy_wire() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let c = random_both_ways(0x1055, 4, 24, 16 << 10, loss, 2600);
+    let c = random_both_ways(0x1055, 4, 24, 16 << 10, loss, 2600, 0);
     assert!(c[0].go_back_n + c[1].go_back_n > 0, "{c:?}");
 }
 
@@ -293,7 +314,7 @@ fn random_writes_and_sends_over_a_lossy_wire() {
 #[test]
 fn ten_thousand_messages_at_one_percent_loss() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let c = random_both_ways(0x10_000, 16, 313, 16 << 10, loss, 256);
+    let c = random_both_ways(0x10_000, 16, 313, 16 << 10, loss, 256, 0);
     assert!(c[0].retry_timeouts + c[1].retry_timeouts > 0, "{c:?}");
 }
 
@@ -323,7 +344,7 @@ fn soak() {
                 corrupt_ppm: 5_000,
             }
         };
-        let c = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256);
+        let c = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256, 0);
         done += 2 * 16 * 313;
         round += 1;
         let (gbn, tmo) = (c[0].go_back_n + c[1].go_back_n, c[0].retry_timeouts + c[1].retry_timeouts);
@@ -347,7 +368,7 @@ fn ten_thousand_messages_on_a_faulty_wire() {
         reorder_cycles: 2000,
         corrupt_ppm: 5_000,
     };
-    let c = random_both_ways(0xfa_17_10, 16, 313, 16 << 10, f, 256);
+    let c = random_both_ways(0xfa_17_10, 16, 313, 16 << 10, f, 256, 0);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0 && c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
 }
 
@@ -364,7 +385,7 @@ fn random_writes_and_sends_over_a_faulty_wire() {
         reorder_cycles: 2000,
         corrupt_ppm: 5_000,
     };
-    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600);
+    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, 0);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0, "{c:?}");
     assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
 }
@@ -380,11 +401,15 @@ fn random_both_ways(
     window: usize,
     faults: WireFaults,
     MAX_LEN: usize,
+    read_pct: u64,
 ) -> [Counters; 2] {
     let lossy = faults != WireFaults::default();
+    // a lost READ response is retried as a duplicate READ, which the
+    // responder does not replay yet: READs on a clean wire only
+    assert!(read_pct == 0 || !lossy, "READs on a lossy wire");
     // WQEs posted and not completed per QP at most (the send queue holds 32)
     const QP_DEPTH: usize = 16;
-    let (wr_slice, recv_slice) = ((RECV_DST - WR_DST) / QPS, (BUF - RECV_DST) / QPS);
+    let (wr_slice, recv_slice) = ((RECV_DST - WR_DST) / QPS, (RD_DST - RECV_DST) / QPS);
     assert!(MSGS * MAX_LEN <= wr_slice && MSGS / 2 * MAX_LEN <= recv_slice, "the layout holds the workload");
     let mut rng = rnic_sim::axis::Rng(seed);
     let net = SimNet::pair(23);
@@ -395,7 +420,7 @@ fn random_both_ways(
     let pds = [nics[0].ctx.alloc_pd().unwrap(), nics[1].ctx.alloc_pd().unwrap()];
     let cqs = [nics[0].ctx.create_cq(1024, None).unwrap(), nics[1].ctx.create_cq(1024, None).unwrap()];
     let bufs = [nics[0].ctx.alloc_buffer(BUF).unwrap(), nics[1].ctx.alloc_buffer(BUF).unwrap()];
-    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
+    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     let mrs = [pds[0].reg_mr(&bufs[0], 0, BUF, access).unwrap(), pds[1].reg_mr(&bufs[1], 0, BUF, access).unwrap()];
     let mut mem: [Vec<u8>; 2] = [vec![0; BUF], vec![0; BUF]];
     for n in 0..2 {
@@ -424,19 +449,22 @@ fn random_both_ways(
     let mut plan: [Vec<Vec<Msg>>; 2] = [vec![], vec![]];
     for n in 0..2 {
         for q in 0..QPS {
-            let (mut wr_at, mut sends) = (WR_DST + q * wr_slice, 0);
+            let (mut wr_at, mut rd_at, mut sends) = (WR_DST + q * wr_slice, RD_DST + q * wr_slice, 0);
             let mut v = vec![];
             for k in 0..MSGS {
                 let len = 1 + (rng.next() as usize) % MAX_LEN;
                 let src = (rng.next() as usize) % (WR_DST - SRC - MAX_LEN);
-                let write = if sends < MSGS / 2 && rng.chance(40) {
+                let (mut write, mut read) = (None, None);
+                if read_pct > 0 && rng.chance(read_pct) {
+                    rd_at += len;
+                    read = Some(rd_at - len);
+                } else if sends < MSGS / 2 && rng.chance(40) {
                     sends += 1;
-                    None
                 } else {
                     wr_at += len;
-                    Some(wr_at - len)
-                };
-                v.push(Msg { wr_id: ((n * QPS + q) << 16 | k) as u64, write, src, len });
+                    write = Some(wr_at - len);
+                }
+                v.push(Msg { wr_id: ((n * QPS + q) << 16 | k) as u64, write, read, src, len });
             }
             plan[n].push(v);
         }
@@ -444,7 +472,7 @@ fn random_both_ways(
     // RECVs first: each SEND of NIC n on QP q lands in the next RECV of the peer's QP q
     for n in 0..2 {
         for q in 0..QPS {
-            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.write.is_none()).collect();
+            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.is_send()).collect();
             let sges: Vec<Sge> = (0..sends.len())
                 .map(|k| Sge::new(&mrs[n], (RECV_DST + q * recv_slice + k * MAX_LEN) as u64, MAX_LEN as u32).unwrap())
                 .collect();
@@ -458,8 +486,8 @@ fn random_both_ways(
     }
     let t0 = nics[0].probe.now();
     // ---- every completion, once, in order per queue
-    let want: [usize; 2] = [0, 1]
-        .map(|n| plan[n].iter().flatten().count() + plan[1 - n].iter().flatten().filter(|m| m.write.is_none()).count());
+    let want: [usize; 2] =
+        [0, 1].map(|n| plan[n].iter().flatten().count() + plan[1 - n].iter().flatten().filter(|m| m.is_send()).count());
     let mut got: [Vec<WorkCompletion>; 2] = [vec![], vec![]];
     // closed loop: each NIC keeps at most `window` bytes of messages outstanding (posted, not completed),
     // as perftest's tx depth does; the requester has no limit of its own yet, and the receive path
@@ -483,11 +511,16 @@ fn random_both_ways(
                 }
                 let peer = &mrs[1 - n];
                 let sge = Sge::new(&mrs[n], m.src as u64, m.len as u32).unwrap();
-                let op = match m.write {
-                    Some(off) => {
-                        SendOp::RdmaWrite { remote: RemoteAddr { addr: peer.addr() + off as u64, rkey: peer.rkey() } }
-                    }
-                    None => SendOp::Send,
+                let (op, sge) = match (m.write, m.read) {
+                    (Some(off), _) => (
+                        SendOp::RdmaWrite { remote: RemoteAddr { addr: peer.addr() + off as u64, rkey: peer.rkey() } },
+                        sge,
+                    ),
+                    (None, Some(at)) => (
+                        SendOp::RdmaRead { remote: RemoteAddr { addr: peer.addr() + m.src as u64, rkey: peer.rkey() } },
+                        Sge::new(&mrs[n], at as u64, m.len as u32).unwrap(),
+                    ),
+                    (None, None) => (SendOp::Send, sge),
                 };
                 qps[n][q].post_send(&[SendWr::new(m.wr_id, op, &[sge]).flags(SendFlags::SIGNALED)]).unwrap();
                 outstanding[n] += m.len;
@@ -522,10 +555,23 @@ fn random_both_ways(
                 let is_recv = |c: &&WorkCompletion| (0x1000..0x10000).contains(&c.wr_id);
                 let sq = got[n].iter().filter(|c| c.qp_num == qpn && !is_recv(c)).count();
                 let rq = got[n].iter().filter(|c| c.qp_num == qpn && is_recv(c)).count();
-                let want_rq = plan[1 - n][q].iter().filter(|m| m.write.is_none()).count();
+                let want_rq = plan[1 - n][q].iter().filter(|m| m.is_send()).count();
                 if sq < plan[n][q].len() || rq < want_rq {
-                    let kinds: Vec<_> =
-                        plan[n][q].iter().map(|m| (if m.write.is_some() { "W" } else { "S" }, m.len)).collect();
+                    let kinds: Vec<_> = plan[n][q]
+                        .iter()
+                        .map(|m| {
+                            (
+                                if m.write.is_some() {
+                                    "W"
+                                } else if m.is_send() {
+                                    "S"
+                                } else {
+                                    "R"
+                                },
+                                m.len,
+                            )
+                        })
+                        .collect();
                     eprintln!(
                         "  NIC {n} QP {q} ({qpn:#x}): {sq} of {} send completions {kinds:?}, {rq} of {want_rq} receive",
                         plan[n][q].len()
@@ -575,13 +621,17 @@ fn random_both_ways(
             assert_eq!(ids, want_ids, "NIC {n} QP {q}: send completions in order");
             for (c, m) in sq.iter().zip(&plan[n][q]) {
                 assert_eq!(c.status, WcStatus::Success, "NIC {n} QP {q}: {m:?}");
-                let op = if m.write.is_some() { WcOpcode::RdmaWrite } else { WcOpcode::Send };
+                let op = match (m.write, m.read) {
+                    (Some(_), _) => WcOpcode::RdmaWrite,
+                    (None, Some(_)) => WcOpcode::RdmaRead,
+                    (None, None) => WcOpcode::Send,
+                };
                 assert_eq!(c.opcode, Some(op), "NIC {n} QP {q}: {m:?}");
             }
             // receive completions: the peer's SENDs, in order, with their lengths
             let rq: Vec<&WorkCompletion> =
                 got[n].iter().filter(|c| c.qp_num == qpn && (0x1000..0x10000).contains(&c.wr_id)).collect();
-            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.write.is_none()).collect();
+            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.is_send()).collect();
             assert_eq!(rq.len(), sends.len(), "NIC {n} QP {q}: receive completions");
             for (k, (c, m)) in rq.iter().zip(&sends).enumerate() {
                 assert_eq!((c.wr_id, c.status, c.byte_len), (0x1000 + k as u64, WcStatus::Success, m.len as u32));
@@ -595,6 +645,13 @@ fn random_both_ways(
                     mem[n][off..off + m.len].copy_from_slice(&src);
                 }
             }
+            // its own READs: the peer's source bytes
+            for m in plan[n][q].iter() {
+                if let Some(at) = m.read {
+                    let src = mem[1 - n][m.src..m.src + m.len].to_vec();
+                    mem[n][at..at + m.len].copy_from_slice(&src);
+                }
+            }
         }
     }
     // ---- both memories byte for byte against the reference
@@ -602,6 +659,16 @@ fn random_both_ways(
         let mut m = vec![0u8; BUF];
         bufs[n].read(0, &mut m).unwrap();
         if let Some(i) = (0..BUF).find(|&i| m[i] != mem[n][i]) {
+            // a READ's bytes: which message, and where in the peer's sources its bytes are
+            for q in 0..QPS {
+                for msg in plan[n][q].iter().filter(|x| x.read.is_some_and(|at| (at..at + x.len).contains(&i))) {
+                    let at = msg.read.unwrap();
+                    let bad = (at..at + msg.len).filter(|&j| m[j] != mem[n][j]).count();
+                    let probe = &m[i..(i + 16).min(at + msg.len)];
+                    let found = mem[1 - n][SRC..WR_DST].windows(probe.len()).position(|w| w == probe);
+                    eprintln!("  READ {msg:x?} on QP {q}: {bad} bytes differ; the bytes at {i:#x} are the peer's at {found:x?}");
+                }
+            }
             panic!("NIC {n}: byte {i:#x} is {:#04x}, the reference says {:#04x}", m[i], mem[n][i]);
         }
     }
@@ -705,5 +772,5 @@ fn random_both_ways(
 /// from an unwritten slot, with another QP's PSN).
 #[test]
 fn random_writes_and_sends_both_ways_over_64_qps() {
-    random_both_ways(100, 64, 3, 16 << 10, WireFaults::default(), 2600);
+    random_both_ways(100, 64, 3, 16 << 10, WireFaults::default(), 2600, 0);
 }

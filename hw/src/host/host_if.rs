@@ -22,7 +22,7 @@
 //!
 //! | DMA client | read | write |
 //! |---|---|---|
-//! | 0 | WQEs: `s_wqe_rd` / `s_recv_rd` (a `DmaRdMux<2>`) | `s_pay_wr` (responder payload) |
+//! | 0 | WQEs: `s_wqe_rd` / `s_recv_rd` / `s_sq_rd` (a `DmaRdMux<3>`) | `s_pay_wr` (responder payload) |
 //! | 1 | `s_pay_rd` (requester payload) | `s_comp_wr` (completer payload) |
 //! | 2 | contexts: `qpc`, `qps`, `MrXlate`, CQ Loads (a `DmaRdMux<4>`) | CQEs (`cq_engine`) |
 //! | 3 | `s_resp_rd` (responder payload) | context write-backs: `qpc`, `qps`, `MrXlate`, CQ Stores (a `DmaWrMux<4>`) |
@@ -85,6 +85,9 @@ pub struct HostIf {
     pub m_wqe_rd: AxisOut<512, 64, 1>,
     pub s_recv_rd: RdCmdIn,
     pub m_recv_rd: AxisOut<512, 64, 1>,
+    /// Send WQEs read again by the completer (a READ's SGEs, `comp_read`).
+    pub s_sq_rd: RdCmdIn,
+    pub m_sq_rd: AxisOut<512, 64, 1>,
     pub s_pay_rd: RdCmdIn,
     pub m_pay_rd: AxisOut<512, 64, 1>,
     pub s_resp_rd: RdCmdIn,
@@ -133,7 +136,7 @@ pub struct HostIf {
     qps_cache: CtxCache<512, 64, QPS_CACHE_LOG>,
     qps_mux: CtxPortMux<512, 64, 4>,
     xlate: MrXlate,
-    wqe_rd: DmaRdMux<2>,
+    wqe_rd: DmaRdMux<3>,
     ctx_rd: DmaRdMux<4>,
     ctx_wr: DmaWrMux<4>,
     rd_err_seen: Reg<Bits<32>>,
@@ -182,6 +185,8 @@ impl Logic for HostIf {
         AxisOut::<512, 64, 1>::link(&mut self.m_wqe_rd, &mut self.wqe_rd.m_data[0]);
         RdCmdIn::link(&mut self.s_recv_rd, &mut self.wqe_rd.s_cmd[1]);
         AxisOut::<512, 64, 1>::link(&mut self.m_recv_rd, &mut self.wqe_rd.m_data[1]);
+        RdCmdIn::link(&mut self.s_sq_rd, &mut self.wqe_rd.s_cmd[2]);
+        AxisOut::<512, 64, 1>::link(&mut self.m_sq_rd, &mut self.wqe_rd.m_data[2]);
         RdCmdOut::join(&mut self.wqe_rd.m_cmd, &mut self.dma.s_rd[0]);
         AxisOut::<512, 64, 1>::join(&mut self.dma.m_rd[0], &mut self.wqe_rd.s_data);
         RdCmdIn::link(&mut self.s_pay_rd, &mut self.dma.s_rd[1]);

@@ -14,9 +14,10 @@
 //!   the head WQE's checks ([`CompWalk`]): not a READ (atomic) WQE, a
 //!   wrong length or AETH -> BAD_RESP_ERR and the flush as a fatal NAK's;
 //!   a READ response of a superseded message -> `stale` (dropped,
-//!   counted); else `place` (the record names the WQE, the offset, length
-//!   and lane for `comp_read`), UNA = PSN + 1, and at LAST/ONLY or the
-//!   atomic ACK the WQE completes (POP, CQE);
+//!   counted); else `place`: with data, `m_place` asks `comp_read` to
+//!   translate the pieces first (a failure completes the READ with
+//!   LOC_PROT_ERR and flushes); then UNA = PSN + 1, and at LAST/ONLY or
+//!   the atomic ACK the WQE completes (POP, CQE);
 //! * a reserved AETH syndrome: dropped and counted as a ghost (`COMP_RESERVED`);
 //! * ACK p: acknowledge through p; RNR NAK p: through p - 1, then an RNR
 //!   wait {psn p, timer} for the retry timer; NAK PSN sequence error p:
@@ -42,6 +43,8 @@
 //! | `m_inf` | out | commands to the `inflight` table (HEAD, POP of QPN mod 2^14) |
 //! | `s_inf` | in | its responses, in command order |
 //! | `m_cqe` | out | CQE requests {cq, wr_id, status, opcode, byte_len, qpn, wqe_index}, in WQE order; from registers |
+//! | `m_place` / `s_placed` | out / in | a READ response's placement {`qpn`, `index`, `fresh`, `offset`, `plen`, and the QP's `sq_base`, `sq_log`, `pd` from `qpc`} asked of `comp_read`, and its verdict (`ok`) |
+//! | `cqe_placed` | out | the CQE on `m_cqe` completes a READ whose last packet placed data (`Completer` holds it until the data is written) |
 //! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`, `wake` when that write moves UNA (the send scheduler is told once it is in the cache: a requester stopped by its window starts again); for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
 //!
 //! **One packet at a time; consecutive packets of one QP.** The block takes
@@ -63,7 +66,8 @@
 //! (docs/transport_blocks.md, "`comp_ack`").
 
 use super::{
-    CompWalk, InflightCmdOut, InflightRespIn, RespPktIn, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    CompWalk, InflightCmdOut, InflightRespIn, PlaceAnsIn, PlaceReqOut, RespPktIn, INFLIGHT_ENTRY_BITS,
+    INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
 use crate::consts::*;
 use crate::prim::Reg;
@@ -258,6 +262,11 @@ pub struct CompAck {
     pub s_inf: InflightRespIn<E, { INFLIGHT_LOG_ENTRIES + 1 }, W>,
     pub m_cqe: CompCqeOut,
     pub m_dec: CompDecOut,
+    /// A READ response's placement asked of `comp_read`, and its verdict.
+    pub m_place: PlaceReqOut,
+    pub s_placed: PlaceAnsIn,
+    /// The CQE on `m_cqe` completes a READ whose last packet placed data.
+    pub cqe_placed: Signal<Out, Bit>,
 
     dec: CompDecide,
     walk: CompWalk,
@@ -277,6 +286,9 @@ pub struct CompAck {
     plen: Reg<Bits<16>>,
     lane: Reg<Bits<6>>,
     orig: Reg<Bits<64>>,
+    sq_base: Reg<Bits<64>>,
+    sq_log: Reg<Bits<4>>,
+    pd: Reg<Bits<24>>,
     init: Reg<Bit>,
     verdict: Reg<Bits<COMP_VERDICT_BITS>>,
     // ---- a timer's expiry: its retries spent (RETRY_EXC_ERR); the context's counts
@@ -356,6 +368,9 @@ impl Logic for CompAck {
             plen,
             lane,
             orig,
+            sq_base,
+            sq_log,
+            pd,
             init,
             verdict,
             timer,
@@ -389,6 +404,21 @@ impl Logic for CompAck {
         InflightCmdOut::<INFLIGHT_QPN_BITS, E, W>::link(&mut self.m_inf, &mut self.walk.m_inf);
         InflightRespIn::<E, { INFLIGHT_LOG_ENTRIES + 1 }, W>::link(&mut self.s_inf, &mut self.walk.s_inf);
         CompCqeOut::link(&mut self.m_cqe, &mut self.walk.m_cqe);
+        self.cqe_placed.next = self.walk.cqe_placed.val();
+        // ---- the placement request (fields from registers held through the walk)
+        self.m_place.qpn.next = self.qpn.q.val();
+        self.m_place.index.next = self.walk.ent_index.val();
+        self.m_place.fresh.next =
+            (self.opcode.q.val() == BTH_RC_READ_RESP_FIRST) | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY);
+        self.m_place.offset.next = self.walk.offset.val();
+        self.m_place.plen.next = self.plen.q.val();
+        self.m_place.sq_base.next = self.sq_base.q.val();
+        self.m_place.sq_log.next = self.sq_log.q.val();
+        self.m_place.pd.next = self.pd.q.val();
+        self.m_place.valid.next = self.walk.pl_valid.val();
+        self.walk.pl_ready.next = self.m_place.ready.val();
+        self.walk.pl_done.next = self.s_placed.valid.val();
+        self.walk.pl_ok.next = self.s_placed.ok.val();
         // ---- outputs, every one from a register (or a gate of registers)
         self.s_pkt.ready.next = (self.state.q.val() == CompState::Idle) & !self.o_valid.q.val();
         self.m_dec.qpn.next = self.qpn.q.val();
@@ -502,6 +532,9 @@ impl Logic for CompAck {
             self.plen.d.next = self.s_pkt.hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN);
             self.lane.d.next = self.s_pkt.hdr.val().get_bits::<6>(RXF_PAYLOAD_LANE);
             self.orig.d.next = self.s_pkt.hdr.val().get_bits::<64>(RXF_ATOMIC_ORIG);
+            self.sq_base.d.next = self.s_pkt.qpc.val().get_bits::<64>(QPC_SQ_BASE);
+            self.sq_log.d.next = self.s_pkt.qpc.val().get_bits::<4>(QPC_SQ_LOG);
+            self.pd.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_PD);
             self.init.d.next = !(self.in_st.val() >> QPSC_STARTED).get_bit(0);
             self.retry_psn.d.next = (self.start_st.val() >> QPSC_RETRY_PSN).get_bits::<24>(0);
             self.error.d.next = (self.start_st.val() >> QPSC_ERROR).get_bit(0);

@@ -14,7 +14,12 @@
 //! response FIRST/ONLY against `IN_READ_RESP` set (MIDDLE/LAST against it
 //! clear) -> `stale`; else `place` with UNA = PSN + 1, `IN_READ_RESP` =
 //! FIRST/MIDDLE, and at LAST/ONLY or the atomic ACK the POP with its CQE
-//! (from `ent_q`).
+//! (from `ent_q`). A READ response with data first asks `comp_read` to
+//! place it (`Place`: `pl_valid`, then the verdict `pl_done`/`pl_ok`):
+//! those effects only once every piece is translated; a failure is the
+//! model's `fail(LOC_PROT_ERR)` (the flush, as a fatal NAK's), and the
+//! CQE of a READ whose last packet placed data is marked (`cqe_placed`)
+//! for the caller to hold until the data is written.
 //!
 //! Ports (inside `CompAck`):
 //!
@@ -23,6 +28,8 @@
 //! | `load`, `load_st` | in | the parent captured a packet: take UNA, HEAD_FIRST, HEAD_WQE, RETRY_VALID, RD_DONE from the completer's state word `load_st` |
 //! | `start` with `head`, `fatal`, `ack_psn`, `nak_status` | in | the parent's decision: walk from HEAD acknowledging through `ack_psn` (`head`), then flush if `fatal` (a fatal NAK completing with `nak_status`) |
 //! | `rd`, `rd_atomic`, `rd_first`, `rd_last`, `rd_aeth_ok`, `psn`, `plen`, `pmtu` | in | a READ response (`rd_first`: FIRST/ONLY, `rd_last`: LAST/ONLY) or atomic ACK (`rd_atomic`, `rd_last`), its AETH is an ACK or absent as its opcode wants, its PSN, payload length and the QP's PMTU code; held by the parent during the walk |
+//! | `pl_valid` / `pl_ready`, `pl_done` + `pl_ok` | out / in, in | the placement of a READ response with data asked (a register) and `comp_read`'s verdict (a pulse, taken in `Place`) |
+//! | `cqe_placed` | out | the CQE on `m_cqe` completes a READ whose last packet placed data (a register) |
 //! | `stale`, `place`, `fatal_out`, `in_read`, `offset`, `ent_index` | out | the READ response's outcome (registers): dropped as stale, to be placed at `offset` in WQE `ent_index` (SQ index); a fatal flush; the new `IN_READ_RESP` |
 //! | `done` | out | the walk ends this cycle (combinational; with `start` when there is nothing to walk) |
 //! | `una`, `head_first`, `head_wqe`, `retry_valid`, `rd_done`, `implied`, `nak_status_q` | out | the state after the walk, from registers |
@@ -67,6 +74,9 @@ pub enum WalkState {
     Check2,
     /// The decision.
     Check3,
+    /// A READ response with data: waiting for `comp_read`'s verdict on its
+    /// placement (every piece translated, or a failure) before any effect.
+    Place,
 }
 
 #[derive(LogicBlock, Default)]
@@ -107,8 +117,19 @@ pub struct CompWalk {
     pub m_inf: InflightCmdOut<INFLIGHT_QPN_BITS, E, W>,
     pub s_inf: InflightRespIn<E, { INFLIGHT_LOG_ENTRIES + 1 }, W>,
     pub m_cqe: CompCqeOut,
+    /// A READ response's placement asked of `comp_read` (a register; the
+    /// fields are the parent's), and its verdict (a pulse, taken in Place).
+    pub pl_valid: Signal<Out, Bit>,
+    pub pl_ready: Signal<In, Bit>,
+    pub pl_done: Signal<In, Bit>,
+    pub pl_ok: Signal<In, Bit>,
+    /// The CQE on `m_cqe` completes a READ whose last packet placed data:
+    /// the caller holds it until that data is written.
+    pub cqe_placed: Signal<Out, Bit>,
 
     state: Reg<WalkState>,
+    pl_v: Reg<Bit>,
+    cqe_placed_q: Reg<Bit>,
     fatal_q: Reg<Bit>,
     ack_psn_q: Reg<Bits<24>>,
     status_q: Reg<Bits<8>>,
@@ -162,6 +183,12 @@ pub struct CompWalk {
     k_len_ok: Signal<Local, Bit>,
     check: Signal<Local, Bit>,
     rd_cqe: Signal<Local, Bit>,
+    need_pl: Signal<Local, Bit>,
+    c3_place: Signal<Local, Bit>,
+    c3_bad: Signal<Local, Bit>,
+    pl_ans: Signal<Local, Bit>,
+    do_place: Signal<Local, Bit>,
+    pl_fail: Signal<Local, Bit>,
     r_take: Signal<Local, Bit>,
     answer: Signal<Local, Bit>,
     is_fatal: Signal<Local, Bit>,
@@ -181,6 +208,8 @@ impl Logic for CompWalk {
             self,
             clock,
             state,
+            pl_v,
+            cqe_placed_q,
             fatal_q,
             ack_psn_q,
             status_q,
@@ -227,6 +256,11 @@ impl Logic for CompWalk {
         self.place.next = self.place_q.q.val();
         self.fatal_out.next = self.fatal_q.q.val();
         self.in_read.next = self.in_read_q.q.val();
+        self.pl_valid.next = self.pl_v.q.val();
+        if self.pl_ready.val() {
+            self.pl_v.d.next = false;
+        }
+        self.cqe_placed.next = self.cqe_placed_q.q.val();
         self.offset.next = self.offset_q.q.val();
         self.ent_index.next = (self.ent_q.q.val() >> ENT_WQE_INDEX).get_bits::<16>(0);
         self.m_inf.op.next = self.cmd_op.q.val();
@@ -331,6 +365,7 @@ impl Logic for CompWalk {
             }
         }
         // ---- a READ response / atomic ACK: its WQE's checks (module doc)
+        self.need_pl.next = !self.rd_atomic.val() & self.plen.val().any();
         self.k_first.next = (self.ent_q.q.val() >> ENT_FIRST_PSN).get_bits::<24>(0);
         self.k_last.next = (self.ent_q.q.val() >> ENT_LAST_PSN).get_bits::<24>(0);
         self.k_kind.next = (self.ent_q.q.val() >> ENT_KIND).get_bits::<4>(0);
@@ -351,6 +386,10 @@ impl Logic for CompWalk {
         if self.check.val() {
             self.ent_q.d.next = self.s_inf.data.val();
             self.state.d.next = WalkState::Check1;
+        }
+        if self.c3_place.val() & self.need_pl.val() {
+            self.state.d.next = WalkState::Place;
+            self.pl_v.d.next = true;
         }
         if self.state.q.val() == WalkState::Check1 {
             // the offset: (PSN - FIRST_PSN) << log2(PMTU), one of five shifts
@@ -389,17 +428,24 @@ impl Logic for CompWalk {
         if self.rd_last.val() {
             self.k_len_ok.next = self.rem_eq_plen.q.val();
         }
+        // the decision's cases, each from registers and inputs (the placement
+        // below is its own statement: no loop through `walk_end`'s block)
+        self.c3_bad.next = self.kind_bad.q.val()
+            | (!self.rd_atomic.val()
+                & (self.rd_first.val() != self.in_read_q.q.val())
+                & !(self.k_len_ok.val() & self.rd_aeth_ok.val()))
+            | (self.rd_atomic.val() & !self.rd_aeth_ok.val());
+        self.c3_place.next = (self.state.q.val() == WalkState::Check3)
+            & !self.cqe_valid.q.val()
+            & !self.una_bad.q.val()
+            & !self.c3_bad.val()
+            & !(!self.rd_atomic.val() & (self.rd_first.val() == self.in_read_q.q.val()));
         if (self.state.q.val() == WalkState::Check3) & !self.cqe_valid.q.val() {
             self.walk_end.next = true;
             if self.una_bad.q.val() {
                 // responses were lost: implied NAK
                 self.implied_q.d.next = true;
-            } else if self.kind_bad.q.val()
-                | (!self.rd_atomic.val()
-                    & (self.rd_first.val() != self.in_read_q.q.val())
-                    & !(self.k_len_ok.val() & self.rd_aeth_ok.val()))
-                | (self.rd_atomic.val() & !self.rd_aeth_ok.val())
-            {
+            } else if self.c3_bad.val() {
                 // not its WQE's kind, or a bad length or AETH: BAD_RESP_ERR
                 self.is_fatal.next = true;
                 self.fatal_q.d.next = true;
@@ -408,23 +454,40 @@ impl Logic for CompWalk {
                 // a response of a message superseded by a resend
                 self.stale_q.d.next = true;
             } else {
-                self.place_q.d.next = true;
-                self.una_q.d.next = self.psn.val() + 1;
-                self.retry_valid_q.d.next = false;
-                if !self.rd_atomic.val() {
-                    self.in_read_q.d.next = !self.rd_last.val();
-                }
-                if self.rd_last.val() {
-                    // the WQE completes: POP, a CQE if signaled
-                    self.walk_end.next = false;
-                    self.step_pop.next = true;
-                    self.walk_more.d.next = false;
-                    self.una_q.d.next = self.k_last.val() + 1;
-                    self.head_first_q.d.next = self.k_last.val() + 1;
-                    self.head_wqe_q.d.next = self.k_index.val() + 1;
-                    self.rd_done_q.d.next = self.rd_done_q.q.val() + 1;
-                    self.rd_cqe.next = true;
-                }
+                // with data: nothing happens before `comp_read`'s verdict
+                self.walk_end.next = !self.need_pl.val();
+            }
+        }
+        // ---- the placement: at once without data (an atomic ACK, a
+        // zero-length READ), else after `comp_read`'s verdict; a failed
+        // translation (or SGEs too short) is the model's LOC_PROT_ERR
+        self.pl_ans.next = (self.state.q.val() == WalkState::Place) & self.pl_done.val();
+        self.do_place.next = (self.c3_place.val() & !self.need_pl.val()) | (self.pl_ans.val() & self.pl_ok.val());
+        self.pl_fail.next = self.pl_ans.val() & !self.pl_ok.val();
+        if self.pl_fail.val() {
+            self.walk_end.next = true;
+            self.is_fatal.next = true;
+            self.fatal_q.d.next = true;
+            self.status_q.d.next = WCS_LOC_PROT_ERR.into();
+        }
+        if self.do_place.val() {
+            self.walk_end.next = true;
+            self.place_q.d.next = true;
+            self.una_q.d.next = self.psn.val() + 1;
+            self.retry_valid_q.d.next = false;
+            if !self.rd_atomic.val() {
+                self.in_read_q.d.next = !self.rd_last.val();
+            }
+            if self.rd_last.val() {
+                // the WQE completes: POP, a CQE if signaled
+                self.walk_end.next = false;
+                self.step_pop.next = true;
+                self.walk_more.d.next = false;
+                self.una_q.d.next = self.k_last.val() + 1;
+                self.head_first_q.d.next = self.k_last.val() + 1;
+                self.head_wqe_q.d.next = self.k_index.val() + 1;
+                self.rd_done_q.d.next = self.rd_done_q.q.val() + 1;
+                self.rd_cqe.next = true;
             }
         }
         // the READ/atomic CQE (a statement of its own: the CQE registers are
@@ -443,6 +506,7 @@ impl Logic for CompWalk {
             self.cqe_index.d.next = self.k_index.val();
             self.cqe_cq.d.next = self.cq.val();
             self.cqe_qpn.d.next = self.qpn.val();
+            self.cqe_placed_q.d.next = self.need_pl.val();
         }
         self.step_flush.next = self.flush_more.val() | (self.walk_end.val() & self.is_fatal.val());
         self.done.next = (self.walk_end.val() & !self.is_fatal.val())
@@ -464,6 +528,7 @@ impl Logic for CompWalk {
             self.cqe_len.d.next = (self.s_inf.data.val() >> ENT_LEN).get_bits::<32>(0);
             self.cqe_index.d.next = self.e_index.val();
             // the CQE may wait on `m_cqe` while the next packet is taken
+            self.cqe_placed_q.d.next = false;
             self.cqe_cq.d.next = self.cq.val();
             self.cqe_qpn.d.next = self.qpn.val();
         }
@@ -529,6 +594,7 @@ impl Logic for CompWalk {
             self.state.d.next = WalkState::Idle;
             self.cqe_valid.d.next = false;
             self.cmd_valid.d.next = false;
+            self.pl_v.d.next = false;
             self.pend_pops.d.next = 0.into();
             self.flush.d.next = false;
         }

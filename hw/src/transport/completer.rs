@@ -1,6 +1,8 @@
 //! `Completer`: the completer's side of the core as one block (docs/core.md,
 //! "Instances"): `CompAck` with the `Inflight` table it walks, which the
-//! requester fills through `InflightMux`.
+//! requester fills through `InflightMux`; `CompRead`, which places READ
+//! response data (the READ WQE's SGEs read again, translated), and the
+//! `PayloadScatter` that writes it.
 //!
 //! | port | dir | what |
 //! |---|---|---|
@@ -12,19 +14,35 @@
 //! | `m_arm` | out | (re)arm the QP's retransmit timer: the ACK timeout (`qpc.TIMEOUT`) when the record moved UNA with PSNs still outstanding, the RNR timer (the NAK's code) on an RNR wait; a register |
 //! | `cnt_push_refused` | out | PUSHes `Inflight` refused (must stay 0) |
 //! | `cnt[k]` | out | the child `CompStats`' counts: ghost responses, responses dropped (completer in error), RNR NAKs, PSN sequence NAKs and fatal NAKs received, go-back-N restarts |
+//! | `s_axis` | in | the response packets' payloads (`RxPaySplit::m_resp`: one per packet on `s_pkt`, an empty beat for none, in order) |
+//! | `m_rd` / `s_rd` | out / in | send WQEs read again for a READ's SGEs (`HostIf::s_sq_rd`) |
+//! | `m_xreq` / `s_xresp` | out / in | LOCAL_WRITE translations of the READ's SGE pieces (`XlateMux` port 3) |
+//! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the READ data's writes (DMA write client 1, `HostIf::s_comp_wr`) and their completions |
+//! | `qp_inval` | in | a QP context was dropped (`HostIf::qp_inval`): the WQE `CompRead` holds is forgotten |
 //!
 //! `CompAck::m_dec` becomes `m_wb`: its `write`, `wr_mask`, `wr_data` are
 //! the `qps` line; a RESEND action becomes `m_rewind`, `arm` becomes
 //! `m_arm`. A record is taken only when both registers are empty (no path
-//! from their `ready` to `m_wb`). What the record says beyond that (the RNR
-//! wait, a READ response's placement) has no consumer yet: the RNR timer
-//! (issue 12) and `comp_read` take it (docs/core.md).
+//! from their `ready` to `m_wb`).
+//!
+//! **READ data.** Each packet's record (not a timer's) first gives its
+//! payload's command to the scatter (`pkt`: write the pieces `CompRead`
+//! committed, or drop), then is taken. The record that completes a READ
+//! with data (LAST/ONLY: its `RD_DONE` step, which lets a fenced WQE go)
+//! is taken only once every placed packet's data is written (`quiet`: the
+//! scatter's `m_done` count reached the placed count), and so is every
+//! CQE: a CQE completing such a READ also waits for its record's command
+//! (`rd_pushed`). The driver reuses a WQE's buffers after its CQE.
 
 use super::{
-    ArmOut, CompAck, CompCqeOut, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut, InflightTable,
-    QpnOut, QpsWrOut, RespPktIn, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    ArmOut, CompAck, CompCqeOut, CompRead, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut,
+    InflightTable, PayloadScatter, PieceOut, PlaceAnsOut, PlaceReqOut, QpnOut, QpsWrOut, RespPktIn, COMP_STATS,
+    INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
+use crate::axis::AxisIn;
 use crate::consts::*;
+use crate::host::{RdCmdOut, WrStreamOut};
+use crate::mr::{MrReqOut, MrRespIn};
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
@@ -43,10 +61,36 @@ pub struct Completer {
     pub cnt: [Signal<Out, Bits<64>>; COMP_STATS],
     /// The in-flight table is still being cleared after reset.
     pub init: Signal<Out, Bit>,
+    pub s_axis: AxisIn<512, 64, 1>,
+    pub m_rd: RdCmdOut,
+    pub s_rd: AxisIn<512, 64, 1>,
+    pub m_xreq: MrReqOut,
+    pub s_xresp: MrRespIn,
+    pub m_wr: WrStreamOut,
+    pub wr_done: Signal<In, Bit>,
+    pub wr_done_err: Signal<In, Bit>,
+    pub qp_inval: Signal<In, Bit>,
     mux: InflightMux,
     table: InflightTable,
     ack: CompAck,
     stats: CompStats,
+    read: CompRead,
+    scatter: PayloadScatter,
+    // ---- the scatter's command per packet, the placed and written counts
+    pkt_v: Reg<Bit>,
+    pkt_lane: Reg<Bits<6>>,
+    pkt_drop: Reg<Bit>,
+    pkt_sent: Reg<Bit>,
+    placed: Reg<Bits<8>>,
+    written: Reg<Bits<8>>,
+    rd_pushed: Reg<Bit>,
+    rec: Signal<Local, Bit>,
+    rec_data: Signal<Local, Bit>,
+    rec_hold: Signal<Local, Bit>,
+    push: Signal<Local, Bit>,
+    quiet: Signal<Local, Bit>,
+    rec_ok: Signal<Local, Bit>,
+    cqe_ok: Signal<Local, Bit>,
     rw_v: Reg<Bit>,
     rw_qpn: Reg<Bits<Q>>,
     arm_v: Reg<Bit>,
@@ -66,8 +110,13 @@ const W: usize = INFLIGHT_ENTRY_BITS;
 impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rw_v, rw_qpn, arm_v, arm_qpn, arm_code, arm_kind);
-        clock!(self, clock, mux, table, ack, stats);
+        dff_setup!(
+            self, clock, rw_v, rw_qpn, arm_v, arm_qpn, arm_code, arm_kind, pkt_v, pkt_lane, pkt_drop, pkt_sent, placed,
+            written, rd_pushed
+        );
+        clock!(self, clock, mux, table, ack, stats, read, scatter);
+        self.read.reset.next = self.reset.val();
+        self.scatter.reset.next = self.reset.val();
         self.stats.reset.next = self.reset.val();
         self.mux.reset.next = self.reset.val();
         self.table.reset.next = self.reset.val();
@@ -80,7 +129,66 @@ impl Logic for Completer {
         InflightCmdOut::<Q, E, W>::join(&mut self.mux.m_cmd, &mut self.table.s_cmd);
         InflightRespOut::<E, C, W>::join(&mut self.table.m_resp, &mut self.mux.s_resp);
         RespPktIn::link(&mut self.s_pkt, &mut self.ack.s_pkt);
-        CompCqeOut::link(&mut self.m_cqe, &mut self.ack.m_cqe);
+        // ---- READ data: placement, the scatter's commands, the counts
+        PlaceReqOut::join(&mut self.ack.m_place, &mut self.read.s_place);
+        PlaceAnsOut::join(&mut self.read.m_verdict, &mut self.ack.s_placed);
+        self.read.inval.next = self.qp_inval.val();
+        RdCmdOut::link(&mut self.m_rd, &mut self.read.m_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.read.s_rd);
+        MrReqOut::link(&mut self.m_xreq, &mut self.read.m_xreq);
+        MrRespIn::link(&mut self.s_xresp, &mut self.read.s_xresp);
+        PieceOut::join(&mut self.read.m_piece, &mut self.scatter.s_piece);
+        AxisIn::<512, 64, 1>::link(&mut self.s_axis, &mut self.scatter.s_axis);
+        WrStreamOut::link(&mut self.m_wr, &mut self.scatter.m_wr);
+        self.scatter.wr_done.next = self.wr_done.val();
+        self.scatter.wr_done_err.next = self.wr_done_err.val();
+        self.scatter.s_pkt.lane.next = self.pkt_lane.q.val();
+        self.scatter.s_pkt.drop.next = self.pkt_drop.q.val();
+        self.scatter.s_pkt.valid.next = self.pkt_v.q.val();
+        if self.scatter.s_pkt.ready.val() {
+            self.pkt_v.d.next = false;
+        }
+        // (a write error is not reported yet: the model's memory has none)
+        self.scatter.m_done.ready.next = true;
+        if self.scatter.m_done.valid.val() {
+            self.written.d.next = self.written.q.val() + 1;
+        }
+        self.quiet.next = self.placed.q.val() == self.written.q.val();
+        self.rec.next = self.ack.m_dec.valid.val() & !self.ack.m_dec.expiry.val();
+        self.rec_data.next =
+            self.ack.m_dec.place.val() & !self.ack.m_dec.atomic.val() & self.ack.m_dec.plen.val().any();
+        self.rec_hold.next = self.rec_data.val() & self.ack.m_dec.last.val();
+        self.push.next = self.rec.val() & !self.pkt_sent.q.val() & !self.pkt_v.q.val();
+        if self.push.val() {
+            self.pkt_v.d.next = true;
+            self.pkt_lane.d.next = self.ack.m_dec.lane.val();
+            self.pkt_drop.d.next = !self.rec_data.val();
+            self.pkt_sent.d.next = true;
+            if self.rec_data.val() {
+                self.placed.d.next = self.placed.q.val() + 1;
+            }
+            if self.rec_hold.val() & self.ack.m_cqe.valid.val() & self.ack.cqe_placed.val() {
+                self.rd_pushed.d.next = true;
+            }
+        }
+        // the record: its command given (or given now), and a READ's end its data written
+        self.rec_ok.next = self.ack.m_dec.expiry.val()
+            | (self.pkt_sent.q.val() & (!self.rec_hold.val() | self.quiet.val()))
+            | (!self.pkt_v.q.val() & !self.rec_hold.val());
+        // every CQE after the data placed before it
+        self.cqe_ok.next = self.quiet.val() & (!self.ack.cqe_placed.val() | self.rd_pushed.q.val());
+        self.m_cqe.cq.next = self.ack.m_cqe.cq.val();
+        self.m_cqe.wr_id.next = self.ack.m_cqe.wr_id.val();
+        self.m_cqe.status.next = self.ack.m_cqe.status.val();
+        self.m_cqe.opcode.next = self.ack.m_cqe.opcode.val();
+        self.m_cqe.byte_len.next = self.ack.m_cqe.byte_len.val();
+        self.m_cqe.qpn.next = self.ack.m_cqe.qpn.val();
+        self.m_cqe.wqe_index.next = self.ack.m_cqe.wqe_index.val();
+        self.m_cqe.valid.next = self.ack.m_cqe.valid.val() & self.cqe_ok.val();
+        self.ack.m_cqe.ready.next = self.m_cqe.ready.val() & self.cqe_ok.val();
+        if self.m_cqe.ready.val() & self.cqe_ok.val() & self.ack.m_cqe.valid.val() & self.ack.cqe_placed.val() {
+            self.rd_pushed.d.next = false;
+        }
         self.m_wb.qpn.next = self.ack.m_dec.qpn.val();
         self.m_wb.mask.next = 0.into();
         if self.ack.m_dec.write.val() {
@@ -88,10 +196,13 @@ impl Logic for Completer {
         }
         self.m_wb.data.next = self.ack.m_dec.wr_data.val();
         self.m_wb.wake.next = self.ack.m_dec.write.val() & self.ack.m_dec.wake.val();
-        self.go.next = !self.rw_v.q.val() & !self.arm_v.q.val();
+        self.go.next = !self.rw_v.q.val() & !self.arm_v.q.val() & self.rec_ok.val();
         self.m_wb.valid.next = self.ack.m_dec.valid.val() & self.go.val();
         self.ack.m_dec.ready.next = self.m_wb.ready.val() & self.go.val();
         self.fire.next = self.ack.m_dec.valid.val() & self.m_wb.ready.val() & self.go.val();
+        if self.fire.val() {
+            self.pkt_sent.d.next = false;
+        }
         self.stats.fire.next = self.fire.val();
         self.stats.timer.next = self.ack.m_dec.expiry.val();
         self.stats.rnr_timer.next = self.ack.m_dec.expiry_rnr.val();
@@ -128,6 +239,11 @@ impl Logic for Completer {
         if self.reset.val() {
             self.rw_v.d.next = false;
             self.arm_v.d.next = false;
+            self.pkt_v.d.next = false;
+            self.pkt_sent.d.next = false;
+            self.placed.d.next = 0.into();
+            self.written.d.next = 0.into();
+            self.rd_pushed.d.next = false;
         }
         self.stats.verdict.next = self.ack.m_dec.verdict.val();
         self.stats.action.next = self.ack.m_dec.action.val();

@@ -50,8 +50,10 @@ fn main() {
 /// RDMA WRITE and SEND between two simulated NICs, by message size, and
 /// the 64-byte message rate over many QPs.
 fn nic_write() {
-    nic_one_qp(false);
-    nic_one_qp(true);
+    use rnic_tb::nic_bench::Op;
+    nic_one_qp(Op::Write);
+    nic_one_qp(Op::Send);
+    nic_one_qp(Op::Read);
     nic_rate();
 }
 
@@ -103,10 +105,15 @@ fn nic_loss() {
     record("nic-loss", &table);
 }
 
-/// One RC QP, WRITEs (`send` false) or SENDs, by message size.
-fn nic_one_qp(send: bool) {
-    use rnic_tb::nic_bench::{one_qp_run, CORE_MHZ};
-    let (op, name) = if send { ("SEND", "nic-send") } else { ("WRITE", "nic-write") };
+/// One RC QP, WRITEs, SENDs or READs, by message size.
+fn nic_one_qp(kind: rnic_tb::nic_bench::Op) {
+    use rnic_tb::nic_bench::{qp_run, Op, CORE_MHZ};
+    use rnic_tb::sim_net::WireFaults;
+    let (op, name) = match kind {
+        Op::Write => ("WRITE", "nic-write"),
+        Op::Send => ("SEND", "nic-send"),
+        Op::Read => ("READ", "nic-read"),
+    };
     let mut table = String::from(
         "| message | messages | packets | cycles | goodput (Gb/s) | of 97.7 Gb/s | post to wire (cycles) | last packet sent (cycles) |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
@@ -116,7 +123,7 @@ fn nic_one_qp(send: bool) {
     for (size, msgs) in sizes {
         let mtu = rnic_contract::codes::Mtu::Mtu4096;
         let sname = size_name(size as u64);
-        let r = match one_qp_run(send, size, msgs, mtu) {
+        let r = match qp_run(kind, size, msgs, mtu, WireFaults::default(), 14) {
             Ok(r) => r,
             Err(e) => {
                 table.push_str(&format!("| {sname} | {msgs} | stuck: {e} | | | | | |\n"));
@@ -137,11 +144,16 @@ fn nic_one_qp(send: bool) {
         cycles += r.sim_cycles;
         secs += r.sim_secs;
     }
-    let what = if send {
-        "every SEND signaled and posted at once into a RECV posted before (`send_run`); every byte is checked in \
-         B's memory and every RECV completion with its length"
-    } else {
-        "every WRITE signaled and posted at once (`write_run`); every byte is checked in B's memory"
+    let what = match kind {
+        Op::Send => {
+            "every SEND signaled and posted at once into a RECV posted before (`send_run`); every byte is checked \
+             in B's memory and every RECV completion with its length"
+        }
+        Op::Write => "every WRITE signaled and posted at once (`write_run`); every byte is checked in B's memory",
+        Op::Read => {
+            "every READ (of B's memory into A's) signaled and posted at once (`read_run`; the packets and wire \
+             columns are B's READ responses); every byte is checked in A's memory"
+        }
     };
     table.push_str(&format!(
         "\nOne RC QP from NIC A to NIC B (`rnic_tb::nic_bench`: two Verilated `rnic_core`s, each \
