@@ -383,13 +383,32 @@ impl Logic for CompWalk {
         }
         // (`walk_end` and `state` are written in separate statements: the
         // emitter's `always_comb` groups stay free of loops)
-        if self.check.val() {
-            self.ent_q.d.next = self.s_inf.data.val();
-            self.state.d.next = WalkState::Check1;
+        // FIRST/MIDDLE: a full PMTU with more after it; LAST/ONLY: the rest
+        self.k_len_ok.next = (bit_cast::<32, 16>(self.plen.val()) == self.k_pmtu.val()) & self.rem_gt_pmtu.q.val();
+        if self.rd_last.val() {
+            self.k_len_ok.next = self.rem_eq_plen.q.val();
         }
+        // the decision's cases, each from registers and inputs (the placement
+        // below is its own statement: no loop through `walk_end`'s block)
+        self.c3_bad.next = self.kind_bad.q.val()
+            | (!self.rd_atomic.val()
+                & (self.rd_first.val() != self.in_read_q.q.val())
+                & !(self.k_len_ok.val() & self.rd_aeth_ok.val()))
+            | (self.rd_atomic.val() & !self.rd_aeth_ok.val());
+        self.c3_place.next = (self.state.q.val() == WalkState::Check3)
+            & !self.cqe_valid.q.val()
+            & !self.una_bad.q.val()
+            & !self.c3_bad.val()
+            & !(!self.rd_atomic.val() & (self.rd_first.val() == self.in_read_q.q.val()));
+        // (before `check`'s statement: the state mux's last arms are the
+        // shallowest, and `check` comes through the answer's compare)
         if self.c3_place.val() & self.need_pl.val() {
             self.state.d.next = WalkState::Place;
             self.pl_v.d.next = true;
+        }
+        if self.check.val() {
+            self.ent_q.d.next = self.s_inf.data.val();
+            self.state.d.next = WalkState::Check1;
         }
         if self.state.q.val() == WalkState::Check1 {
             // the offset: (PSN - FIRST_PSN) << log2(PMTU), one of five shifts
@@ -423,23 +442,6 @@ impl Logic for CompWalk {
             }
             self.state.d.next = WalkState::Check3;
         }
-        // FIRST/MIDDLE: a full PMTU with more after it; LAST/ONLY: the rest
-        self.k_len_ok.next = (bit_cast::<32, 16>(self.plen.val()) == self.k_pmtu.val()) & self.rem_gt_pmtu.q.val();
-        if self.rd_last.val() {
-            self.k_len_ok.next = self.rem_eq_plen.q.val();
-        }
-        // the decision's cases, each from registers and inputs (the placement
-        // below is its own statement: no loop through `walk_end`'s block)
-        self.c3_bad.next = self.kind_bad.q.val()
-            | (!self.rd_atomic.val()
-                & (self.rd_first.val() != self.in_read_q.q.val())
-                & !(self.k_len_ok.val() & self.rd_aeth_ok.val()))
-            | (self.rd_atomic.val() & !self.rd_aeth_ok.val());
-        self.c3_place.next = (self.state.q.val() == WalkState::Check3)
-            & !self.cqe_valid.q.val()
-            & !self.una_bad.q.val()
-            & !self.c3_bad.val()
-            & !(!self.rd_atomic.val() & (self.rd_first.val() == self.in_read_q.q.val()));
         if (self.state.q.val() == WalkState::Check3) & !self.cqe_valid.q.val() {
             self.walk_end.next = true;
             if self.una_bad.q.val() {
