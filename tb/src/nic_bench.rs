@@ -64,13 +64,22 @@ pub fn send_run(size: usize, msgs: usize, mtu: Mtu) -> WriteRun {
 #[derive(Clone, Debug)]
 pub struct Stuck {
     pub completions: usize,
-    /// Frames B's MAC FIFO dropped (not retransmitted yet: the rest of the run waits forever).
+    /// Frames the receiving NIC's MAC FIFO dropped (B's; A's in a READ run,
+    /// where A receives the data): a lost READ response is not recovered yet
+    /// (a duplicate READ is not replayed), a lost request waits for the long
+    /// ACK timeout of these runs.
     pub drops: u64,
+    /// Which NIC that is.
+    pub receiver: char,
 }
 
 impl std::fmt::Display for Stuck {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{} completions, then none; B's MAC FIFO dropped {} frames", self.completions, self.drops)
+        write!(
+            f,
+            "{} completions, then none; {}'s MAC FIFO dropped {} frames",
+            self.completions, self.receiver, self.drops
+        )
     }
 }
 
@@ -173,7 +182,9 @@ pub fn qp_run(op: Op, size: usize, msgs: usize, mtu: Mtu, faults: WireFaults, ti
         wc.extend(got);
     }
     if wc.len() < msgs {
-        return Err(Stuck { completions: wc.len(), drops: net.borrow().rx_drops(1) });
+        let rx = 1 - from;
+        let receiver = if rx == 0 { 'A' } else { 'B' };
+        return Err(Stuck { completions: wc.len(), drops: net.borrow().rx_drops(rx), receiver });
     }
     let cycles = a.probe.now() - t0;
     for (m, w) in wc.iter().enumerate() {
