@@ -660,6 +660,14 @@ registers! {
         PACKETS = bit 0, width 64;
     }
 
+    /// Pause requests the MAC receive FIFO made (rising edges of the core's
+    /// `mac_rx_pause`: the FIFO reached half full and asked the link partner
+    /// to pause until it is under a quarter; docs/mac.md, "Pause").
+    cnt_rx_pause @ 0x0308: u64, Ro, reset 0 {
+        /// Requests.
+        REQUESTS = bit 0, width 64;
+    }
+
     /// The doorbell: one register for every queue, so the map does not grow
     /// with the number of queues. Write it as one 64-bit store (the PCIe
     /// bridge delivers the low then the high half back to back); the device
@@ -748,7 +756,7 @@ const _: () = {
 /// counters (they read 0), so the device decodes the window, not each register.
 pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x200;
 /// The counter registers defined, `cnt_roce` to `cnt_bad_pkey`.
-pub const COUNTERS: u32 = (cnt_bad_pkey::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+pub const COUNTERS: u32 = (cnt_rx_pause::OFFSET + 8 - cnt_roce::OFFSET) / 8;
 /// The NAK counters sit in AETH NAK code order.
 const _: () = assert!(
     cnt_nak_invalid_request::OFFSET == cnt_nak_psn_seq::OFFSET + 8

@@ -700,11 +700,13 @@ pub struct Counters {
     pub retry_timeouts: u64,
     /// Packets whose P_Key did not match their QP's (`cnt_bad_pkey`).
     pub drop_bad_pkey: u64,
+    /// Pause requests of the MAC receive FIFO (`cnt_rx_pause`).
+    pub rx_pause: u64,
 }
 
 impl Counters {
     /// Each field with its register's offset.
-    fn fields_mut(&mut self) -> [(&mut u64, u32); 33] {
+    fn fields_mut(&mut self) -> [(&mut u64, u32); 34] {
         let [n0, n1, n2, n3] = &mut self.naks;
         [
             (&mut self.rx_roce, regs::cnt_roce::OFFSET),
@@ -740,9 +742,10 @@ impl Counters {
             (&mut self.push_refused, regs::cnt_push_refused::OFFSET),
             (&mut self.retry_timeouts, regs::cnt_retry_timeouts::OFFSET),
             (&mut self.drop_bad_pkey, regs::cnt_bad_pkey::OFFSET),
+            (&mut self.rx_pause, regs::cnt_rx_pause::OFFSET),
         ]
     }
 }
 
 // every counter register of the contract has its field
-const _: () = assert!(regs::COUNTERS == 33);
+const _: () = assert!(regs::COUNTERS == 34);

@@ -242,7 +242,10 @@ module rnic_board (
         .m_dma_wr_tag(), .m_dma_wr_tvalid(), .m_dma_wr_tready(1'b0),
         .s_dma_wr_cpl_tag(8'd0), .s_dma_wr_cpl_err(1'b0), .s_dma_wr_cpl_valid(1'b0),
         .m_irq_vector(), .m_irq_valid(), .m_irq_ready(1'b0),
-        .stat_rx_drops()
+        .stat_rx_drops(),
+        // the FIFO's pause request (mac_rx_clk): open until the CMAC is
+        // generated with its pause/PFC ports (docs/mac.md, "Pause")
+        .mac_rx_pause()
     );
     /* verilator lint_on PINCONNECTEMPTY */
 

@@ -539,6 +539,13 @@ rtl_consts! {
     /// The id bit marking the receive side's `qps` writes (their answers
     /// are dropped); below it the ring slot.
     RXL_WRITE_ID: u64 = 0x20;
+    /// The receive FIFO's pause marks, in beats of fill (`mac::RxPause`):
+    /// half the FIFO asks the partner to pause, a quarter lets it go on.
+    /// The half above XOFF (16 KiB) is the headroom for the frame the
+    /// partner is sending, the wire both ways and the pause frame's own
+    /// (docs/mac.md, "Pause").
+    RX_PAUSE_XOFF_BEATS: u64 = crate::mac::RX_DEPTH / 2;
+    RX_PAUSE_XON_BEATS: u64 = crate::mac::RX_DEPTH / 4;
     /// Where a received packet's payload goes (`RxLookup::m_dest`).
     RX_DEST_DROP: u64 = 0;
     RX_DEST_REQ: u64 = 1;

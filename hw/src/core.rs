@@ -90,9 +90,10 @@ const _: () = {
     assert!(cnt_slot(regs::cnt_rnr_naks::OFFSET) == 19 && cnt_slot(regs::cnt_nak_psn_seq::OFFSET) == 20);
     assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && cnt_slot(regs::cnt_ghost_responses::OFFSET) == 24);
     assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && COMP_STATS == 7);
-    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 33);
+    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 34);
     assert!(cnt_slot(regs::cnt_retry_timeouts::OFFSET) == 31);
     assert!(cnt_slot(AdmitReason::BadPkey.counter_offset()) == 32 && AdmitReason::BadPkey as usize == 7);
+    assert!(cnt_slot(regs::cnt_rx_pause::OFFSET) == 33);
     assert!(AdmitReason::ALL.len() == 8 && RX_DROP_REASONS >= 8, "the eight cnt_drop lines below");
 };
 
@@ -127,6 +128,11 @@ pub struct RnicCore {
     /// Frames `mac_rx_fifo` dropped whole because it was full (counted in
     /// the core clock domain): the receive path did not keep up.
     pub stat_rx_drops: Signal<Out, Bits<64>>,
+    /// Ask the link partner to pause (`mac_rx_clk`, a register): the
+    /// receive FIFO is half full (`MacRxFifo`, docs/mac.md "Pause"). A board
+    /// top synchronizes it to the MAC's transmit clock for its PAUSE/PFC
+    /// request; a MAC that does not pause leaves it open.
+    pub mac_rx_pause: Signal<Out, Bit>,
     host: HostIf,
     rx_fifo: MacRxFifo,
     parse: RxParse,
@@ -195,6 +201,7 @@ impl Logic for RnicCore {
         // ---- receive: MAC -> parser -> ICRC hold -> lookup -> responder / completer
         MacStreamIn::<D, K, 1>::link(&mut self.s_axis_rx, &mut self.rx_fifo.s_axis);
         self.stat_rx_drops.next = self.rx_fifo.drops.val();
+        self.mac_rx_pause.next = self.rx_fifo.pause.val();
         AxisOut::<D, K, 1>::join(&mut self.rx_fifo.m_axis, &mut self.parse.s_axis);
         HdrOut::<1024>::join(&mut self.parse.m_hdr, &mut self.hold.s_hdr);
         AxisOut::<D, K, 1>::join(&mut self.parse.m_axis, &mut self.hold.s_axis);
@@ -352,6 +359,7 @@ impl Logic for RnicCore {
         self.host.cnt[31].next = self.completer.cnt[6].val();
         // the lookup's P_Key drops (`AdmitReason::BadPkey`, code 7), added after the others
         self.host.cnt_hi[0].next = bit_cast::<64, 32>(self.lookup.cnt_drop[7].val());
+        self.host.cnt_hi[1].next = self.rx_fifo.pauses.val();
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

@@ -127,7 +127,15 @@ pub struct MacSide {
     rx_offered: bool,
     tx_cur: Vec<u8>,
     tx_credit: i64,
+    /// `m_axis_tx.tready` as driven this cycle.
+    tx_ready: bool,
     pub tx: Vec<(u64, Vec<u8>)>,
+    /// The link partner asked for a pause (the world sets it, delayed by
+    /// the wire): no new frame starts; the one under way finishes, as a MAC
+    /// honouring PAUSE/PFC does.
+    pub tx_paused: bool,
+    /// Cycles a frame could have started but the pause held it.
+    pub tx_paused_cycles: u64,
 }
 
 impl Default for MacSide {
@@ -139,7 +147,10 @@ impl Default for MacSide {
             rx_offered: false,
             tx_cur: vec![],
             tx_credit: LINK_CREDIT_MAX,
+            tx_ready: false,
             tx: vec![],
+            tx_paused: false,
+            tx_paused_cycles: 0,
         }
     }
 }
@@ -539,7 +550,12 @@ impl MacSide {
             None => idle(d, "s_axis_rx"),
         }
         d.set("s_axis_rx.tuser", 0);
-        d.set("m_axis_tx.tready", u64::from(self.tx_credit >= 512));
+        let held = self.tx_paused && self.tx_cur.is_empty();
+        self.tx_ready = self.tx_credit >= 512 && !held;
+        if held && self.tx_credit >= 512 {
+            self.tx_paused_cycles += 1;
+        }
+        d.set("m_axis_tx.tready", u64::from(self.tx_ready));
     }
 
     fn sample<M: Model + ?Sized>(&mut self, d: &M, now: u64) {
@@ -549,7 +565,7 @@ impl MacSide {
             self.rx_credit -= 8 * i64::from(b.keep.count_ones()) + if b.last { 8 * FRAME_OVERHEAD_BYTES } else { 0 };
         }
         self.rx_credit = (self.rx_credit + LINK_BITS_PER_CYCLE).min(LINK_CREDIT_MAX);
-        if self.tx_credit >= 512 && d.get("m_axis_tx.tvalid") == 1 {
+        if self.tx_ready && d.get("m_axis_tx.tvalid") == 1 {
             let mut words = [0u32; 16];
             d.get_words(d.port("m_axis_tx.tdata"), &mut words);
             let keep = d.get("m_axis_tx.tkeep");

@@ -37,6 +37,10 @@ pub struct WriteRun {
     pub lost: u64,
     pub go_back_n: u64,
     pub timeouts: u64,
+    /// Pause requests of the NIC receiving the data (A for READs, else B)
+    /// and the cycles they held the sender's MAC (0 when it keeps up).
+    pub pauses: u64,
+    pub paused_cycles: u64,
 }
 
 impl WriteRun {
@@ -201,6 +205,7 @@ pub fn qp_run(op: Op, size: usize, msgs: usize, mtu: Mtu, faults: WireFaults, ti
     dst.read(0, &mut got).unwrap();
     assert!(got == data, "the destination's memory holds every message");
     let ca = a.ctx.query_counters().expect("counters");
+    let rx_counters = if read { ca } else { b.ctx.query_counters().expect("counters") };
     let net = net.borrow();
     assert_eq!(net.rx_drops(0) + net.rx_drops(1), 0, "no frame dropped at a MAC FIFO");
     let ours: Vec<_> = net.log.iter().filter(|f| f.from == from).skip(sent_before).collect();
@@ -216,6 +221,8 @@ pub fn qp_run(op: Op, size: usize, msgs: usize, mtu: Mtu, faults: WireFaults, ti
         lost: net.stats[0].dropped + net.stats[1].dropped,
         go_back_n: ca.go_back_n,
         timeouts: ca.retry_timeouts,
+        pauses: rx_counters.rx_pause,
+        paused_cycles: net.nics[from].mac.as_ref().unwrap().tx_paused_cycles,
     })
 }
 

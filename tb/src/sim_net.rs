@@ -108,6 +108,10 @@ pub struct SimNet {
     pub stats: [WireStats; 2],
     /// Directed loss: the next frames of each direction to drop, besides the faults.
     pub drop_next: [u32; 2],
+    /// Each NIC's `mac_rx_pause` on its way to the other's MAC: the wire's
+    /// latency in cycles (the pause frame's own time is within the margin
+    /// docs/mac.md gives).
+    pause_line: [VecDeque<bool>; 2],
     burst_left: [u32; 2],
     rng: Rng,
 }
@@ -128,6 +132,7 @@ impl SimNet {
             faults: [WireFaults::default(); 2],
             stats: [WireStats::default(); 2],
             drop_next: [0; 2],
+            pause_line: [VecDeque::new(), VecDeque::new()],
             burst_left: [0; 2],
             rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
         }))
@@ -233,6 +238,16 @@ impl SimWorld for SimNet {
                 self.log.push(WireFrame { sent, from: i, bytes: bytes.clone() });
                 let fate = self.transmit(sent, i, bytes);
                 self.fates.push(fate);
+            }
+        }
+        // the pause each NIC asks for reaches the other's MAC a wire later
+        for i in 0..self.nics.len() {
+            use rnic_sim::Model;
+            let asked = self.nics[i].sim.dut.get("mac_rx_pause") == 1;
+            self.pause_line[i].push_back(asked);
+            if self.pause_line[i].len() as u64 > self.latency {
+                let seen = self.pause_line[i].pop_front().unwrap();
+                self.nics[1 - i].mac.as_mut().unwrap().tx_paused = seen;
             }
         }
         while self.flight.front().is_some_and(|f| f.0 <= now) {

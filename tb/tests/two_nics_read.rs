@@ -189,16 +189,25 @@ fn rdma_read_into_a_region_without_local_write_fails_and_flushes() {
 /// completion, to B's first and last READ response on the wire. (Session
 /// 21, the first READ placement: 64 KiB x 2 at 43.7 Gb/s, 4 KiB x 16 at
 /// 13.0 Gb/s with at most 4 READs outstanding; docs/benchmarks.md.)
+///
+/// Four 64 KiB READs bring their responses faster than A places them (each
+/// READ's WQE read again and its CQE written between two READs): before
+/// the pause (session 22) A's MAC FIFO dropped three responses and the
+/// run stuck; now A asks B to pause (`mac_rx_pause`, honoured by B's MAC a
+/// wire later) and no frame is lost.
 #[test]
 fn read_goodput_cycles() {
     use rnic_contract::codes::Mtu;
     use rnic_tb::nic_bench::read_run;
-    let r = read_run(65536, 2, Mtu::Mtu4096);
-    eprintln!("64 KiB x 2: {r:?}, {:.1} Gb/s", r.goodput_gbps());
-    assert_eq!(r.packets, 32);
-    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1930, 4521, 6000), "64 KiB x 2: {r:?}");
+    let r = read_run(65536, 4, Mtu::Mtu4096);
+    eprintln!("64 KiB x 4: {r:?}, {:.1} Gb/s", r.goodput_gbps());
+    assert_eq!(r.packets, 64);
+    assert!(r.pauses > 0 && r.paused_cycles > 0, "A paused B: {r:?}");
+    assert_eq!((r.pauses, r.paused_cycles), (2, 1150), "64 KiB x 4: {r:?}");
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1930, 7761, 9264), "64 KiB x 4: {r:?}");
     let r = read_run(4096, 16, Mtu::Mtu4096);
     eprintln!("4 KiB x 16: {r:?}, {:.1} Gb/s", r.goodput_gbps());
     assert_eq!(r.packets, 16);
+    assert_eq!((r.pauses, r.paused_cycles), (0, 0), "4 KiB x 16 keeps up: {r:?}");
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1929, 9310, 10080), "4 KiB x 16: {r:?}");
 }

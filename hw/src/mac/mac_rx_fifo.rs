@@ -29,11 +29,17 @@
 //! does not wrap in practice: at one
 //! drop per MAC cycle, 2^64 takes 1800 years). Frames with `tuser` set (a bad
 //! FCS) are passed on with it, not dropped here.
+//!
+//! Pause: [`RxPause`] asks the link partner to pause (`pause`, a level in
+//! `mac_clock` for the MAC's pause or PFC request) while the FIFO is more
+//! than half full, so on a fabric that honours it the FIFO does not drop;
+//! `pauses` counts the requests (rising edges, seen in the core clock).
 
 use super::counter64::{Counter64, COUNTER_STEP_BITS};
 use super::frame_ram::FrameRam;
 use super::ram_full::RamFull;
 use super::read_side::FrameReader;
+use super::rx_pause::{RxPause, RX_PAUSE_GUARD_BITS};
 use super::MacStreamIn;
 use crate::axis::{AxisOut, DATA_BITS, KEEP_BITS};
 use crate::prim::{GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
@@ -70,7 +76,12 @@ pub struct MacRxFifo {
     pub m_axis: AxisOut<DATA_BITS, KEEP_BITS, 1>,
     /// Frames dropped because the FIFO was full (64-bit, `core_clock`).
     pub drops: Signal<Out, Bits<64>>,
+    /// Ask the link partner to pause (`mac_clock`, a register).
+    pub pause: Signal<Out, Bit>,
+    /// Pause requests made (64-bit, `core_clock`).
+    pub pauses: Signal<Out, Bits<64>>,
     // ---- mac_clock
+    pauser: RxPause<RX_PAUSE_GUARD_BITS>,
     mac_reset: SyncFlops<Bit>,
     wr_ptr: Reg<Bits<RX_PTR_BITS>>,
     start_ptr: Reg<Bits<RX_PTR_BITS>>,
@@ -94,6 +105,10 @@ pub struct MacRxFifo {
     drop_seen: Reg<Bits<DROP_GRAY_BITS>>,
     drop_step: Reg<Bits<DROP_GRAY_BITS>>,
     drop_count: Counter64,
+    pause_sync: SyncFlops<Bit>,
+    pause_seen: Reg<Bit>,
+    pause_step: Reg<Bits<COUNTER_STEP_BITS>>,
+    pause_count: Counter64,
     // ---- locals (mac_clock)
     write: Signal<Local, Bit>,
     drop: Signal<Local, Bit>,
@@ -132,6 +147,11 @@ impl Logic for MacRxFifo {
         self.rd_sync.clock.next = self.mac_clock.val();
         self.rd_sync.reset.next = self.mac_reset.q.val();
         self.rd_sync.gray.next = self.reader.rd_gray.val();
+        self.pauser.clock.next = self.mac_clock.val();
+        self.pauser.reset.next = self.mac_reset.q.val();
+        self.pauser.wr_ptr.next = self.wr_ptr.q.val();
+        self.pauser.rd_ptr.next = self.rd_sync.bin.val();
+        self.pause.next = self.pauser.pause.val();
 
         self.write.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & !self.full.q.val();
         self.drop.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & self.full.q.val();
@@ -201,7 +221,7 @@ impl Logic for MacRxFifo {
         self.ram.write_user.next = self.s_axis.tuser.val();
 
         // ---- core_clock
-        dff_setup!(self, core_clock, drop_seen, drop_step);
+        dff_setup!(self, core_clock, drop_seen, drop_step, pause_seen, pause_step);
         self.ram.read_clock.next = self.core_clock.val();
         self.ram.read_addr.next = self.reader.read_addr.val();
         self.reader.clock.next = self.core_clock.val();
@@ -225,10 +245,23 @@ impl Logic for MacRxFifo {
         self.drop_count.clock.next = self.core_clock.val();
         self.drop_count.reset.next = self.reset.val();
         self.drop_count.step.next = self.drop_step.q.val();
+        // a pause request lasts at least the drain from XOFF to XON (128
+        // beats), so its level synchronized is never missed
+        self.pause_sync.clock.next = self.core_clock.val();
+        self.pause_sync.d.next = self.pauser.pause.val();
+        self.pause_seen.d.next = self.pause_sync.q.val();
+        self.pause_step.d.next =
+            bit_cast::<COUNTER_STEP_BITS, 1>((self.pause_sync.q.val() & !self.pause_seen.q.val()).into());
+        self.pause_count.clock.next = self.core_clock.val();
+        self.pause_count.reset.next = self.reset.val();
+        self.pause_count.step.next = self.pause_step.q.val();
         if self.reset.val() {
             self.drop_seen.d.next = 0.into();
             self.drop_step.d.next = 0.into();
+            self.pause_seen.d.next = false;
+            self.pause_step.d.next = 0.into();
         }
         self.drops.next = self.drop_count.count.val();
+        self.pauses.next = self.pause_count.count.val();
     }
 }
