@@ -150,18 +150,18 @@ impl Logic for CompRead {
         // ---- the request register: the walk's pieces, LOCAL_WRITE
         self.x_free.next = !self.x_valid.q.val() | self.m_xreq.ready.val();
         self.x_take.next = self.x_valid.q.val() & self.m_xreq.ready.val();
-        self.walk.q_ready.next = self.x_free.val();
-        self.w_take.next = self.walk.q_valid.val() & self.x_free.val();
+        self.walk.q.ready.next = self.x_free.val();
+        self.w_take.next = self.walk.q.valid.val() & self.x_free.val();
         if self.x_take.val() {
             self.x_valid.d.next = false;
         }
         if self.w_take.val() {
             self.x_valid.d.next = true;
-            self.x_va.d.next = self.walk.q_va.val();
-            self.x_len.d.next = self.walk.q_len.val();
-            self.x_key.d.next = self.walk.q_key.val();
+            self.x_va.d.next = self.walk.q.va.val();
+            self.x_len.d.next = self.walk.q.len.val();
+            self.x_key.d.next = self.walk.q.key.val();
             self.x_id.d.next = 0.into();
-            if self.walk.q_last.val() {
+            if self.walk.q.last.val() {
                 self.x_id.d.next = COMP_READ_XID_LAST.into();
             }
         }

@@ -101,7 +101,7 @@ pub use rx_inflight::{RxInflight, RX_INFLIGHT_LOG, RX_INFLIGHT_SLOTS};
 pub use rx_lookup::*;
 pub use rx_pay_split::RxPaySplit;
 pub use send_sched::*;
-pub use sge_walk::{SgeWalk, SGE_WALK_IDX_BITS};
+pub use sge_walk::{SgeReqIn, SgeReqOut, SgeWalk, SGE_WALK_IDX_BITS};
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};
 pub use work_merge::{WorkMerge, WORK_MERGE_LATENCY};
 

@@ -12,7 +12,7 @@
 //! | `start` + `qpn`, `index`, `fresh`, `offset`, `plen`, `sq_base`, `sq_log` | in | a walk: send WQE `index` of QP `qpn` (its ring at `sq_base`, 2^`sq_log` entries), the response's `plen` bytes at byte `offset` of the READ's message; `fresh`: read the WQE even if held (a new message: `offset` 0) |
 //! | `inval` | in | a pulse: a QP context was loaded or invalidated; the WQE held is forgotten |
 //! | `m_rd` / `s_rd` | out / in | DMA read of the WQE at `sq_base` + (`index` mod 2^`sq_log`) x 128 (`len` 128) and its two beats in command order (`tuser[0]`: DMA error); `s_rd.tready` is constant 1 (one command at a time) |
-//! | `q_*` | out | the SGE pieces' requests {`va`, `len`, `key`, `last`}, valid/ready, from registers |
+//! | `q` ([`SgeReqOut`], ports `q_*`) | out | the SGE pieces' requests {`va`, `len`, `key`, `last`}, valid/ready, from registers |
 //! | `done` | out | a register: the walk is over; with it `len_err` (the payload runs past the SGEs) and `bad` (a DMA error, `NUM_SGE` above `MAX_SGE`, or an INLINE WQE: none can take READ data) |
 //!
 //! **The WQE held.** Its QPN and index are kept with it; a walk of the
@@ -22,7 +22,7 @@
 //! [`READ_WALK_READ_EXTRA`] more beside the DMA's latency (command to
 //! first beat).
 
-use super::SgeWalk;
+use super::{SgeReqOut, SgeWalk};
 use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::RdCmdOut;
@@ -52,12 +52,7 @@ pub struct ReadWalk {
     pub inval: Signal<In, Bit>,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
-    pub q_va: Signal<Out, Bits<64>>,
-    pub q_len: Signal<Out, Bits<32>>,
-    pub q_key: Signal<Out, Bits<32>>,
-    pub q_last: Signal<Out, Bit>,
-    pub q_valid: Signal<Out, Bit>,
-    pub q_ready: Signal<In, Bit>,
+    pub q: SgeReqOut,
     pub done: Signal<Out, Bit>,
     pub len_err: Signal<Out, Bit>,
     pub bad: Signal<Out, Bit>,
@@ -178,12 +173,7 @@ impl Logic for ReadWalk {
             self.walk.cur_len.next = self.w_sges.q.val().get_bits::<32>(SW_LEN3);
             self.walk.cur_key.next = self.w_sges.q.val().get_bits::<32>(SW_KEY3);
         }
-        self.walk.q_ready.next = self.q_ready.val();
-        self.q_va.next = self.walk.q_va.val();
-        self.q_len.next = self.walk.q_len.val();
-        self.q_key.next = self.walk.q_key.val();
-        self.q_last.next = self.walk.q_last.val();
-        self.q_valid.next = self.walk.q_valid.val();
+        SgeReqOut::link(&mut self.q, &mut self.walk.q);
         self.done.next = self.walk.done.val();
         self.len_err.next = self.walk.len_err.val();
         self.bad.next = self.walk.bad.val();

@@ -8,7 +8,7 @@
 //! | `start` + `qpn`, `index`, `fresh`, `offset`, `plen`, `rq_base`, `rq_log`, `rq_prod`, `sges` | in | a walk: RQ entry `index` of QP `qpn` (`fresh`: the RECV starts with this packet; `rq_prod`: the QP's `RQ_PROD` as the packet saw it), the packet's `plen` bytes at byte `offset` of the RECV; `sges` low: fetch only (a WRITE with immediate needs the WR_ID) |
 //! | `inval` | in | a pulse: a QP context was loaded or invalidated; the entries read ahead are forgotten |
 //! | `m_rd` / `s_rd` | out / in | DMA read client of the child [`RqAhead`]: RQ entries at `rq_base` + (index mod 2^`rq_log`) x 64, one beat each (`tuser[0]`: DMA error); `tready` constant 1 |
-//! | `q_*` | out | the SGE pieces' translation requests {`va`, `len`, `key`, `last`}, valid/ready, from registers; `last` on the packet's final one |
+//! | `q` ([`SgeReqOut`], ports `q_*`) | out | the SGE pieces' translation requests {`va`, `len`, `key`, `last`}, valid/ready, from registers; `last` on the packet's final one |
 //! | `done` | out | a register: the walk is over (every request taken); with it `len_err` (the payload runs past the SGEs), `bad` (DMA error, or a SEND's `NUM_SGE` above the contract's `MAX_SGE`), `wr_id`, and where the packet ended: `pos_sge`, `pos_off` (SGE and bytes placed in it) |
 //!
 //! **The WQE in registers.** The entry last handed out by [`RqAhead`] stays
@@ -32,7 +32,7 @@
 //! merges its requests with WRITE's into one translation port.
 
 use super::rq_ahead::{RqAhead, RQ_AHEAD_HIT_LATENCY, RQ_AHEAD_MISS_EXTRA};
-use super::SgeWalk;
+use super::{SgeReqOut, SgeWalk};
 use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::RdCmdOut;
@@ -66,12 +66,7 @@ pub struct RecvWalk {
     pub inval: Signal<In, Bit>,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
-    pub q_va: Signal<Out, Bits<64>>,
-    pub q_len: Signal<Out, Bits<32>>,
-    pub q_key: Signal<Out, Bits<32>>,
-    pub q_last: Signal<Out, Bit>,
-    pub q_valid: Signal<Out, Bit>,
-    pub q_ready: Signal<In, Bit>,
+    pub q: SgeReqOut,
     pub done: Signal<Out, Bit>,
     pub len_err: Signal<Out, Bit>,
     pub bad: Signal<Out, Bit>,
@@ -176,12 +171,7 @@ impl Logic for RecvWalk {
         self.walk.cur_addr.next = self.cur_addr.val();
         self.walk.cur_len.next = self.cur_len.val();
         self.walk.cur_key.next = self.cur_key.val();
-        self.walk.q_ready.next = self.q_ready.val();
-        self.q_va.next = self.walk.q_va.val();
-        self.q_len.next = self.walk.q_len.val();
-        self.q_key.next = self.walk.q_key.val();
-        self.q_last.next = self.walk.q_last.val();
-        self.q_valid.next = self.walk.q_valid.val();
+        SgeReqOut::link(&mut self.q, &mut self.walk.q);
         self.done.next = self.walk.done.val();
         self.len_err.next = self.walk.len_err.val();
         self.bad.next = self.walk.bad.val();

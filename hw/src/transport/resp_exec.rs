@@ -511,8 +511,8 @@ impl Logic for RespExec {
         // ---- the request register: WRITE's head after its tail, or the walk's next piece
         self.x_free.next = !self.x_valid.q.val() | self.m_xreq.ready.val();
         self.x_take.next = self.x_valid.q.val() & self.m_xreq.ready.val();
-        self.walk.q_ready.next = self.x_free.val() & !self.head_pend.q.val();
-        self.w_take.next = self.walk.q_valid.val() & self.x_free.val() & !self.head_pend.q.val();
+        self.walk.q.ready.next = self.x_free.val() & !self.head_pend.q.val();
+        self.w_take.next = self.walk.q.valid.val() & self.x_free.val() & !self.head_pend.q.val();
         if self.x_take.val() {
             self.x_valid.d.next = self.head_pend.q.val();
             self.head_pend.d.next = false;
@@ -522,11 +522,11 @@ impl Logic for RespExec {
         }
         if self.w_take.val() {
             self.x_valid.d.next = true;
-            self.x_va.d.next = self.walk.q_va.val();
-            self.x_len.d.next = self.walk.q_len.val();
-            self.x_key.d.next = self.walk.q_key.val();
+            self.x_va.d.next = self.walk.q.va.val();
+            self.x_len.d.next = self.walk.q.len.val();
+            self.x_key.d.next = self.walk.q.key.val();
             self.x_id.d.next = RESP_XID_SGE.into();
-            if self.walk.q_last.val() {
+            if self.walk.q.last.val() {
                 self.x_id.d.next = RESP_XID_HEAD.into();
             }
         }

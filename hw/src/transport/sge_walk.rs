@@ -12,7 +12,7 @@
 //! | `stop`, `stop_bad` | in | sampled at each step: end the walk now (the parent's WQE cannot be walked, or no walk is wanted), `bad` = `stop_bad` |
 //! | `num`, `cur_addr`, `cur_len`, `cur_key` | in | the WQE's `NUM_SGE` and its SGE `sge` |
 //! | `sge` | out | the SGE the walk is at (a register) |
-//! | `q_*` | out | the requests {`va`, `len`, `key`, `last`}, valid/ready, from registers; `last` on the packet's final one |
+//! | `q` ([`SgeReqOut`], ports `q_*`) | out | the requests {`va`, `len`, `key`, `last`}, valid/ready, from registers; `last` on the packet's final one |
 //! | `done` | out | a register: the walk is over (every request taken); with it `len_err` (the payload runs past the SGEs), `bad`, and `pos_off` (bytes of SGE `sge` before the packet's end) |
 //!
 //! **The walk**: from SGE 0 with `skip` = `offset` and `rest` = `plen`,
@@ -32,6 +32,30 @@ use rust_hdl::prelude::*;
 pub const SGE_WALK_IDX_BITS: usize = 3;
 const _: () = assert!(rnic_contract::layouts::send_wqe::MAX_SGE < 1 << SGE_WALK_IDX_BITS);
 
+/// One SGE piece for the translation unit, from a walk's request register:
+/// {`va`, `len`, `key`}, `last` on the packet's final piece (ports `q_*`).
+#[derive(LogicInterface, Default)]
+#[join = "SgeReqIn"]
+pub struct SgeReqOut {
+    pub va: Signal<Out, Bits<64>>,
+    pub len: Signal<Out, Bits<32>>,
+    pub key: Signal<Out, Bits<32>>,
+    pub last: Signal<Out, Bit>,
+    pub valid: Signal<Out, Bit>,
+    pub ready: Signal<In, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "SgeReqOut"]
+pub struct SgeReqIn {
+    pub va: Signal<In, Bits<64>>,
+    pub len: Signal<In, Bits<32>>,
+    pub key: Signal<In, Bits<32>>,
+    pub last: Signal<In, Bit>,
+    pub valid: Signal<In, Bit>,
+    pub ready: Signal<Out, Bit>,
+}
+
 #[derive(LogicBlock, Default)]
 pub struct SgeWalk {
     pub clock: Signal<In, Clock>,
@@ -47,12 +71,7 @@ pub struct SgeWalk {
     pub cur_len: Signal<In, Bits<32>>,
     pub cur_key: Signal<In, Bits<32>>,
     pub sge: Signal<Out, Bits<SGE_WALK_IDX_BITS>>,
-    pub q_va: Signal<Out, Bits<64>>,
-    pub q_len: Signal<Out, Bits<32>>,
-    pub q_key: Signal<Out, Bits<32>>,
-    pub q_last: Signal<Out, Bit>,
-    pub q_valid: Signal<Out, Bit>,
-    pub q_ready: Signal<In, Bit>,
+    pub q: SgeReqOut,
     pub done: Signal<Out, Bit>,
     pub len_err: Signal<Out, Bit>,
     pub bad: Signal<Out, Bit>,
@@ -103,10 +122,10 @@ impl Logic for SgeWalk {
         self.rest32.next = bit_cast::<32, 16>(self.rest.q.val());
         self.len33.next = bit_cast::<33, 32>(self.cur_len.val());
         self.end_next.next = self.end.q.val() - self.len33.val();
-        if self.q_ready.val() {
+        if self.q.ready.val() {
             self.q_valid_r.d.next = false;
         }
-        self.step.next = self.walking.q.val() & (!self.q_valid_r.q.val() | self.q_ready.val());
+        self.step.next = self.walking.q.val() & (!self.q_valid_r.q.val() | self.q.ready.val());
         if self.step.val() {
             if self.stop.val() {
                 self.walking.d.next = false;
@@ -143,11 +162,11 @@ impl Logic for SgeWalk {
             }
         }
         self.sge.next = self.sge_r.q.val();
-        self.q_va.next = self.q_va_r.q.val();
-        self.q_len.next = self.q_len_r.q.val();
-        self.q_key.next = self.q_key_r.q.val();
-        self.q_last.next = self.q_last_r.q.val();
-        self.q_valid.next = self.q_valid_r.q.val();
+        self.q.va.next = self.q_va_r.q.val();
+        self.q.len.next = self.q_len_r.q.val();
+        self.q.key.next = self.q_key_r.q.val();
+        self.q.last.next = self.q_last_r.q.val();
+        self.q.valid.next = self.q_valid_r.q.val();
         self.done.next = self.fin.q.val();
         self.len_err.next = self.len_err_r.q.val();
         self.bad.next = self.bad_r.q.val();
