@@ -654,6 +654,8 @@ rtl_consts! {
     QPC_RECV_CQ: usize = qpc::RECV_CQ.pos();
     RXF_IMMDT: usize = crate::wire::rx_field_lsb("immdt");
     RXF_HAS_IMMDT: usize = crate::wire::rx_field_lsb("has.immdt");
+    /// BTH.SE, the solicited event (on a SEND's or WRITE with immediate's last packet).
+    RXF_SE: usize = crate::wire::rx_field_lsb("bth.se");
     /// `exec_side`'s FIFO word: the fields of `ExecSideOut` packed from bit 0.
     ES_PD: u64 = 0;
     ES_DEST_QPN: u64 = ES_PD + 24;
@@ -667,7 +669,8 @@ rtl_consts! {
     ES_IMM_VALID: u64 = ES_IMM + 32;
     ES_RQ_PROD: u64 = ES_IMM_VALID + 1;
     ES_PMTU: u64 = ES_RQ_PROD + 16;
-    ES_PATH: u64 = ES_PMTU + 3;
+    ES_SE: u64 = ES_PMTU + 3;
+    ES_PATH: u64 = ES_SE + 1;
     /// `ack_hold`'s FIFO word: a record's ACK/NAK request and RECV
     /// completion, packed from bit 0; `AH_NEED`: the placed packets that
     /// must be written first (a count modulo 2^`AH_NEED_BITS`).
@@ -688,7 +691,8 @@ rtl_consts! {
     AH_INDEX: u64 = AH_LEN + 32;
     AH_IMM: u64 = AH_INDEX + 16;
     AH_WITH_IMM: u64 = AH_IMM + 32;
-    AH_NEED: u64 = AH_WITH_IMM + 1;
+    AH_SOLICITED: u64 = AH_WITH_IMM + 1;
+    AH_NEED: u64 = AH_SOLICITED + 1;
     AH_NEED_BITS: u64 = 7;
     /// A READ to answer (`RespReqIn`'s READ fields).
     AH_READ: u64 = AH_NEED + AH_NEED_BITS;

@@ -112,8 +112,8 @@ impl Memory for BenchMem<'_> {
 }
 
 /// A receive completion: (cq, wr_id, status, opcode, byte_len, qpn,
-/// wqe_index, imm, with_imm), as `m_cqe` carries it.
-pub type Cqe = [u64; 9];
+/// wqe_index, imm, with_imm, solicited), as `m_cqe` carries it.
+pub type Cqe = [u64; 10];
 
 /// One record with its side fields and what must come of it.
 #[derive(Clone, Debug)]
@@ -174,6 +174,8 @@ pub struct Kinds {
     pub loc_qp_op: usize,
     pub rnr: usize,
     pub write_imm_cqe: usize,
+    /// Receive CQEs expected with `solicited` (BTH.SE on the last packet).
+    pub solicited_cqe: usize,
 }
 
 /// The traffic generator and the model (module doc).
@@ -590,7 +592,13 @@ impl Traffic {
                 }
             }
         }
-        let pkt = self.qps[qi].queue.pop_front().unwrap();
+        let mut pkt = self.qps[qi].queue.pop_front().unwrap();
+        // BTH.SE on about half the packets, a hash of the PSN (not drawn from
+        // the generator, whose sequence the coverage asserts rest on; the
+        // PSN's parity follows the message sizes): the RECV's CQE is
+        // solicited when its last packet asks
+        pkt.bth.solicited_event = (pkt.psn().value() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63 == 1;
+        let se = pkt.bth.solicited_event;
         let qp = &mut self.qps[qi];
         let op = pkt.opcode();
         let send = matches!(
@@ -739,6 +747,7 @@ impl Traffic {
             ("s_side.recv_cq", qp.recv_cq),
             ("s_side.imm", imm.unwrap_or(0) as u64),
             ("s_side.imm_valid", imm.is_some() as u64),
+            ("s_side.se", se as u64),
         ];
         let placed = executed && plen > 0;
         let n = logged.len();
@@ -769,11 +778,13 @@ impl Traffic {
                 recv_index as u64,
                 c.imm.unwrap_or(0) as u64,
                 c.imm.is_some() as u64,
+                (se && c.status == WcStatus::Success) as u64,
             ]
         });
         let k = &mut self.kinds;
         if let Some(c) = cqe {
             use rnic_contract::codes::WcStatus as C;
+            k.solicited_cqe += c[9] as usize;
             match c[2] {
                 x if x == C::Success as u64 && send => k.send_cqe_ok += 1,
                 x if x == C::Success as u64 => k.write_imm_cqe += 1,
@@ -1223,10 +1234,11 @@ impl ExecBench {
         }
         // ---- m_cqe
         let cv = m.get("m_cqe.valid") & 1 == 1;
-        let mut c: Vec<u64> = ["cq", "wr_id", "status", "opcode", "byte_len", "qpn", "wqe_index", "imm", "with_imm"]
-            .iter()
-            .map(|n| m.get(&format!("m_cqe.{n}")))
-            .collect();
+        let mut c: Vec<u64> =
+            ["cq", "wr_id", "status", "opcode", "byte_len", "qpn", "wqe_index", "imm", "with_imm", "solicited"]
+                .iter()
+                .map(|n| m.get(&format!("m_cqe.{n}")))
+                .collect();
         self.check_held(5, cv, &c)?;
         if c[8] == 0 {
             c[7] = 0; // IMM only with WITH_IMM (layouts::cqe)

@@ -192,6 +192,8 @@ struct Cqe {
     wqe_index: u64,
     imm: u64,
     with_imm: u64,
+    /// A receive completion's BTH.SE (a send completion never has it).
+    solicited: u64,
 }
 
 fn random_cqe(rng: &mut Rng, recv: bool) -> Cqe {
@@ -207,6 +209,7 @@ fn random_cqe(rng: &mut Rng, recv: bool) -> Cqe {
         wqe_index: rng.next() & 0xffff,
         imm: if recv { rng.next() & 0xffff_ffff } else { 0 },
         with_imm: if recv { rng.next() & 1 } else { 0 },
+        solicited: if recv { rng.next() & 1 } else { 0 },
     }
 }
 
@@ -249,6 +252,7 @@ fn run_merge(seed: u64, n: usize, p_src: u64, p_take: u64) -> (u64, Vec<usize>) 
                 if u == 0 {
                     d.set("s_recv.imm", c.imm);
                     d.set("s_recv.with_imm", c.with_imm);
+                    d.set("s_recv.solicited", c.solicited);
                 }
             }
             d.set(&format!("{}.valid", names[u]), offered[u] as u64);
@@ -269,7 +273,7 @@ fn run_merge(seed: u64, n: usize, p_src: u64, p_take: u64) -> (u64, Vec<usize>) 
             let u = (cqe::OPCODE.get(&e).unwrap() != WcOpcode::Recv) as usize;
             let w = want[u].pop_front().expect("a CQE its source offered");
             assert_eq!(d.get("m_cqe.cqn"), w.cq, "cycle {cycle}: CQ number");
-            assert_eq!(d.get("m_cqe.solicited"), 0);
+            assert_eq!(d.get("m_cqe.solicited"), w.solicited, "cycle {cycle}: solicited");
             assert_eq!(cqe::WR_ID.get(&e).unwrap(), w.wr_id, "cycle {cycle}: WR_ID");
             assert_eq!(cqe::BYTE_LEN.get(&e).unwrap() as u64, w.byte_len);
             assert_eq!(cqe::IMM.get(&e).unwrap() as u64, w.imm);

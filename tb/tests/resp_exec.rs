@@ -92,6 +92,7 @@ fn mixes(p_send: u64, p_write_imm: u64, n: usize) -> Kinds {
         all.loc_qp_op += k.loc_qp_op;
         all.rnr += k.rnr;
         all.write_imm_cqe += k.write_imm_cqe;
+        all.solicited_cqe += k.solicited_cqe;
     }
     all
 }
@@ -110,6 +111,8 @@ fn random_sends_under_stalls() {
     // WRITE with immediate's completion
     assert!(k.send_placed > 150 && k.send_cqe_ok > 60 && k.write_imm_cqe > 15, "{k:?}");
     assert!(k.loc_len > 5 && k.loc_prot > 5 && k.loc_qp_op > 1 && k.rnr > 10, "{k:?}");
+    // about half the successful RECV completions solicited (BTH.SE on a hash of the PSN)
+    assert!(k.solicited_cqe * 4 > k.send_cqe_ok + k.write_imm_cqe, "{k:?}");
 }
 
 /// A region of QP 0's PD made 1 MiB at a 2 MiB page, its MTT entry VALID,

@@ -778,3 +778,65 @@ fn random_both_ways(
 fn random_writes_and_sends_both_ways_over_64_qps() {
     random_both_ways(100, 64, 3, 16 << 10, WireFaults::default(), 2600, 0);
 }
+
+/// Solicited events (`IBV_SEND_SOLICITED`, `ibv_req_notify_cq(cq, 1)`): B's
+/// receive CQ, armed for solicited completions only, stays quiet for a
+/// SEND without SE (its completion is written all the same) and interrupts
+/// for a SEND with SE, one packet or three (SE on the last, MTU 1024); armed
+/// for every completion it interrupts for a SEND without SE.
+#[test]
+fn solicited_sends_wake_a_cq_armed_for_solicited_completions() {
+    use std::time::Duration;
+    let net = SimNet::pair(31);
+    let (a, b) = (Nic::open(&net, 0), Nic::open(&net, 1));
+    let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
+    let channel = b.ctx.create_comp_channel().unwrap();
+    let cq_a = a.ctx.create_cq(64, None).unwrap();
+    let cq_b = b.ctx.create_cq(64, Some(&channel)).unwrap();
+    let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).build().unwrap();
+    let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).build().unwrap();
+    connect_rc_timeout(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (0x10, 0x20), Mtu::Mtu1024, 14);
+    connect_rc_timeout(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x20, 0x10), Mtu::Mtu1024, 14);
+    let (buf_a, buf_b) = (a.ctx.alloc_buffer(4096).unwrap(), b.ctx.alloc_buffer(4 * 4096).unwrap());
+    let access = AccessFlags::LOCAL_WRITE;
+    let (mr_a, mr_b) =
+        (pd_a.reg_mr(&buf_a, 0, 4096, access).unwrap(), pd_b.reg_mr(&buf_b, 0, 4 * 4096, access).unwrap());
+    buf_a.write(0, &(0..4096u32).map(|i| (i * 7 + 1) as u8).collect::<Vec<_>>()).unwrap();
+    let rsges: Vec<Sge> = (0..4).map(|k| Sge::new(&mr_b, k * 4096, 4096).unwrap()).collect();
+    let rwrs: Vec<RecvWr> = rsges
+        .iter()
+        .enumerate()
+        .map(|(k, s)| RecvWr { wr_id: 100 + k as u64, sg_list: std::slice::from_ref(s) })
+        .collect();
+    qp_b.post_recv(&rwrs).unwrap();
+    let mut send = |wr_id: u64, len: u32, solicited: bool| {
+        let sge = Sge::new(&mr_a, 0, len).unwrap();
+        let flags = if solicited { SendFlags::SIGNALED | SendFlags::SOLICITED } else { SendFlags::SIGNALED };
+        qp_a.post_send(&[SendWr::new(wr_id, SendOp::Send, std::slice::from_ref(&sge)).flags(flags)]).unwrap();
+        let wc = poll_n(&cq_a, 1, 20_000, "the SEND's completion");
+        assert_eq!((wc[0].wr_id, wc[0].status), (wr_id, WcStatus::Success));
+        let rc = poll_n(&cq_b, 1, 20_000, "the RECV's completion");
+        assert_eq!((rc[0].status, rc[0].byte_len), (WcStatus::Success, len), "RECV of SEND {wr_id}");
+    };
+    let quiet = Duration::from_micros(20);
+    // armed for solicited completions: a SEND without SE completes, no event
+    cq_b.req_notify(true).unwrap();
+    send(1, 200, false);
+    assert!(channel.get_event(quiet).is_err(), "no event for a completion without SE");
+    // with SE: the event (already raised when the CQE was polled)
+    send(2, 200, true);
+    channel.get_event(Duration::from_micros(1)).expect("an event for the solicited SEND");
+    // three packets at MTU 1024, SE on the last
+    cq_b.req_notify(true).unwrap();
+    send(3, 3000, true);
+    channel.get_event(Duration::from_micros(1)).expect("an event for the solicited three-packet SEND");
+    // armed for every completion: a SEND without SE raises it
+    cq_b.req_notify(false).unwrap();
+    send(4, 100, false);
+    channel.get_event(Duration::from_micros(1)).expect("an event for any completion");
+    assert!(channel.get_event(quiet).is_err(), "one event per arming");
+    let frames: Vec<_> = net.borrow().log.iter().filter_map(|f| decode_frame(&f.bytes).ok()).collect();
+    let se: Vec<bool> =
+        frames.iter().filter(|p| p.bth.opcode.name().contains("SEND")).map(|p| p.bth.solicited_event).collect();
+    assert_eq!(se, [false, true, false, false, true, false], "BTH.SE only on a solicited SEND's last packet");
+}

@@ -35,7 +35,7 @@ pub const ACK_HOLD_LOG: usize = 4;
 pub const ACK_HOLD_BITS: usize = AH_PATH as usize + PATH_BITS;
 const NB: usize = AH_NEED_BITS as usize;
 // the literal 6 of `update`: the sign bit of the need compare
-const _: () = assert!(ACK_HOLD_BITS == 981 && NB == 7 && (1 << (NB - 1)) > SCATTER_INFLIGHT);
+const _: () = assert!(ACK_HOLD_BITS == 982 && NB == 7 && (1 << (NB - 1)) > SCATTER_INFLIGHT);
 
 #[derive(LogicBlock, Default)]
 pub struct AckHold {
@@ -97,6 +97,7 @@ impl Logic for AckHold {
             | (bit_cast::<ACK_HOLD_BITS, 16>(self.s_cqe.wqe_index.val()) << AH_INDEX)
             | (bit_cast::<ACK_HOLD_BITS, 32>(self.s_cqe.imm.val()) << AH_IMM)
             | (bit_cast::<ACK_HOLD_BITS, 1>(self.s_cqe.with_imm.val().into()) << AH_WITH_IMM)
+            | (bit_cast::<ACK_HOLD_BITS, 1>(self.s_cqe.solicited.val().into()) << AH_SOLICITED)
             | (bit_cast::<ACK_HOLD_BITS, NB>(self.need.val()) << AH_NEED)
             | (bit_cast::<ACK_HOLD_BITS, 1>(self.s_ack.read.val().into()) << AH_READ)
             | (bit_cast::<ACK_HOLD_BITS, 64>(self.s_ack.va.val()) << AH_RD_VA)
@@ -155,6 +156,7 @@ impl Logic for AckHold {
         self.m_cqe.wqe_index.next = bit_cast::<16, ACK_HOLD_BITS>(self.head.val() >> AH_INDEX);
         self.m_cqe.imm.next = bit_cast::<32, ACK_HOLD_BITS>(self.head.val() >> AH_IMM);
         self.m_cqe.with_imm.next = (self.head.val() >> AH_WITH_IMM).get_bit(0);
+        self.m_cqe.solicited.next = (self.head.val() >> AH_SOLICITED).get_bit(0);
         if self.reset.val() {
             self.placed_n.d.next = 0.into();
             self.done_n.d.next = 0.into();

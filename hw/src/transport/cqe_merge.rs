@@ -9,8 +9,10 @@
 //!
 //! Round robin between the two (`RrOneHot`), one CQE per cycle, through a
 //! skid buffer whose registers drive `m_cqe`, so the sources see a
-//! registered `ready`. `solicited` is 0: no source carries BTH.SE yet
-//! (docs/core.md, "Not yet"). Latency 1 cycle.
+//! registered `ready`. `solicited`: a receive completion's (the
+//! completing packet's BTH.SE, `RecvCqeOut::solicited`); a send completion
+//! is never solicited (an error one interrupts a solicited-only CQ anyway,
+//! `cq_engine`). Latency 1 cycle.
 
 use super::{CompCqeIn, RecvCqeIn};
 use crate::axis::AxisSkidBuffer;
@@ -31,7 +33,8 @@ pub struct CqeMerge {
     grant: Signal<Local, Bits<RR_MAX>>,
     recv_e: Signal<Local, Bits<256>>,
     comp_e: Signal<Local, Bits<256>>,
-    out: AxisSkidBuffer<256, 1, 24>,
+    /// `tuser`: {solicited, CQN}.
+    out: AxisSkidBuffer<256, 1, 25>,
     kind: TypeTag<Self>,
 }
 
@@ -69,17 +72,18 @@ impl Logic for CqeMerge {
             | (bit_cast::<256, 8>(self.s_comp.opcode.val()) << CQE_OPCODE)
             | (bit_cast::<256, 16>(self.s_comp.wqe_index.val()) << CQE_WQE_INDEX);
         self.out.s_axis.tdata.next = self.recv_e.val();
-        self.out.s_axis.tuser.next = self.s_recv.cq.val();
+        self.out.s_axis.tuser.next =
+            bit_cast::<25, 24>(self.s_recv.cq.val()) | (bit_cast::<25, 1>(self.s_recv.solicited.val().into()) << 24);
         if self.grant.val().get_bit(1) {
             self.out.s_axis.tdata.next = self.comp_e.val();
-            self.out.s_axis.tuser.next = self.s_comp.cq.val();
+            self.out.s_axis.tuser.next = bit_cast::<25, 24>(self.s_comp.cq.val());
         }
         self.out.s_axis.tkeep.next = 1.into();
         self.out.s_axis.tlast.next = true;
         self.out.s_axis.tvalid.next = self.req.val().any();
-        self.m_cqe.cqn.next = self.out.m_axis.tuser.val();
+        self.m_cqe.cqn.next = self.out.m_axis.tuser.val().get_bits::<24>(0);
         self.m_cqe.data.next = self.out.m_axis.tdata.val();
-        self.m_cqe.solicited.next = false;
+        self.m_cqe.solicited.next = self.out.m_axis.tuser.val().get_bit(24);
         self.m_cqe.valid.next = self.out.m_axis.tvalid.val();
         self.out.m_axis.tready.next = self.m_cqe.ready.val();
     }

@@ -3,7 +3,7 @@
 //! decides from the packet's header and context lines but passes on only
 //! the decision; `RespExec` also needs the QP's `PD`, `DEST_QPN`, `PKEY`,
 //! `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RQ_PROD`, `RECV_CQ`, `PMTU` (qpc) and the packet's
-//! payload length, first lane and immediate data (header). `RespCheck`
+//! payload length, first lane, immediate data and BTH.SE (header). `RespCheck`
 //! gives exactly one decision per packet, in order, so these fields wait in
 //! a FIFO from the packet's entry into `RespCheck` to its decision's entry
 //! into `RespExec`: cheaper than carrying 742 bits through `RespCheck`'s
@@ -31,7 +31,7 @@ use rust_hdl::prelude::*;
 pub const EXEC_SIDE_LOG: usize = 2;
 /// Bits of one FIFO word (`ES_PATH` + the path).
 pub const EXEC_SIDE_BITS: usize = ES_PATH as usize + super::PATH_BITS;
-const _: () = assert!(EXEC_SIDE_BITS == 742 && super::PATH_BITS == 512);
+const _: () = assert!(EXEC_SIDE_BITS == 743 && super::PATH_BITS == 512);
 
 #[derive(LogicBlock, Default)]
 pub struct ExecSide {
@@ -67,6 +67,7 @@ impl Logic for ExecSide {
             | (bit_cast::<EXEC_SIDE_BITS, 1>(self.s_hdr.val().get_bits::<1>(RXF_HAS_IMMDT)) << ES_IMM_VALID)
             | (bit_cast::<EXEC_SIDE_BITS, 16>(self.s_qpc.val().get_bits::<16>(QPC_RQ_PROD)) << ES_RQ_PROD)
             | (bit_cast::<EXEC_SIDE_BITS, 3>(self.s_qpc.val().get_bits::<3>(QPC_PMTU)) << ES_PMTU)
+            | (bit_cast::<EXEC_SIDE_BITS, 1>(self.s_hdr.val().get_bits::<1>(RXF_SE)) << ES_SE)
             | (bit_cast::<EXEC_SIDE_BITS, 512>(self.s_qpc.val().get_bits::<512>(QPC_PATH)) << ES_PATH);
         self.fifo.s_data.next = self.word.val();
         self.fifo.s_valid.next = self.s_push.val();
@@ -86,6 +87,7 @@ impl Logic for ExecSide {
         self.m_side.imm.next = bit_cast::<32, EXEC_SIDE_BITS>(self.head.val() >> ES_IMM);
         self.m_side.imm_valid.next = (self.head.val() >> ES_IMM_VALID).get_bit(0);
         self.m_side.pmtu.next = bit_cast::<3, EXEC_SIDE_BITS>(self.head.val() >> ES_PMTU);
+        self.m_side.se.next = (self.head.val() >> ES_SE).get_bit(0);
         self.m_side.path.next = bit_cast::<512, EXEC_SIDE_BITS>(self.head.val() >> ES_PATH);
     }
 }

@@ -12,7 +12,7 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `s_dec` ([`RespDecIn`]) | in | `RespCheck::m_dec`: one record per packet. Read: `qpn`, `psn`, `verdict`, `ack`, `syndrome`, `aeth_psn`, `aeth_msn`, `msn_before`, `key_check`, `key_access`, `rkey`, `va`, `len`, `recv_new`, `recv_index`, `recv_offset`, `recv_done`, `cqe_len`, `write`, `wr_mask`, `wr_data`. `ready` is a register. |
-//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RQ_PROD`, `RECV_CQ`, `PMTU` (qpc) and the packet's payload length, first lane and immediate data (its header) |
+//! | `s_side` ([`ExecSideIn`]) | in | valid with `s_dec`: the QP's `PD`, `DEST_QPN`, `PKEY`, `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RQ_PROD`, `RECV_CQ`, `PMTU` (qpc) and the packet's payload length, first lane, immediate data and BTH.SE (its header) |
 //! | `m_xreq` (`MrReqOut`) | out | to `MrXlate::s_req`: key, PD, VA, length, access, id ([`RESP_XID_HEAD`](crate::consts::RESP_XID_HEAD) / `RESP_XID_TAIL` / `RESP_XID_SGE`), from registers |
 //! | `s_xresp` (`MrRespIn`) | in | from `MrXlate::m_resp`: the answers in request order. `ready` is an AND of two registers. |
 //! | `m_rd` / `s_rd` | out / in | DMA read client: RECV WQEs (64 bytes, one beat each, `tuser[0]` DMA error), from `RecvWalk`'s child `RqAhead`, which reads a QP's posted entries ahead; `s_rd.tready` constant 1 |
@@ -21,7 +21,7 @@
 //! | `m_piece` (`PieceOut`) | out | to `PayloadScatter::s_piece`: the placed payload's IOVA pieces, `last` on a packet's last one, from `PieceHold`'s register |
 //! | `s_done` (`PktDoneIn`) | in | `PayloadScatter::m_done`: a placed packet's payload is written; always taken (`ready` constant) |
 //! | `m_ack` (`RespReqOut`) | out | to `RespTx::s_req`: the record's ACK/NAK, the NAK of a failure here, or an executed READ to answer (`read`, its RETH's `va`, `len`, `rkey`, the QP's `pd` and `pmtu`); from the child [`AckHold`], offered once every placed packet up to the record's is written |
-//! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); from `AckHold` as `m_ack` |
+//! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`, `solicited`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); from `AckHold` as `m_ack` |
 //! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}, one per record (`mask` 0 when nothing is written: `rx_lookup`'s write-back, which retires the packet from its hazard check): a SEND's with `RECV_SGE`/`RECV_SGE_OFFSET` replaced; `IN_PROGRESS` = ERROR after a failure; from registers |
 //!
 //! **What a record does.** `chk` = `key_check` and `len` > 0 (a zero-length
@@ -55,7 +55,7 @@
 //! so `RespCheck` drops every later request of the QP. A RECV that
 //! completes (`recv_done`) without failure gets its CQE: SUCCESS, RECV or
 //! RECV_RDMA_WITH_IMM, `cqe_len`, the immediate and WITH_IMM when the packet
-//! carries one. An executed READ whose key check passed (or of length 0)
+//! carries one, `solicited` when it carries BTH.SE. An executed READ whose key check passed (or of length 0)
 //! is answered by `RespTx`: its request goes out on `m_ack` in the ACKs'
 //! order, with the RETH, PD and PMTU (a failed check: the NAK instead).
 //! Records of other verdicts pass their ACK/NAK and `qps` write through
@@ -155,6 +155,8 @@ pub struct ExecSideIn {
     pub imm_valid: Signal<In, Bit>,
     /// The QP's PMTU code (a READ's responses).
     pub pmtu: Signal<In, Bits<3>>,
+    /// BTH.SE of the packet (a RECV's completion is solicited).
+    pub se: Signal<In, Bit>,
 }
 
 #[derive(LogicInterface, Default)]
@@ -173,6 +175,8 @@ pub struct ExecSideOut {
     pub imm: Signal<Out, Bits<32>>,
     pub imm_valid: Signal<Out, Bit>,
     pub pmtu: Signal<Out, Bits<3>>,
+    /// BTH.SE of the packet.
+    pub se: Signal<Out, Bit>,
 }
 
 /// A receive completion request: `comp_ack`'s `CompCqeOut` with the
@@ -189,6 +193,9 @@ pub struct RecvCqeOut {
     pub wqe_index: Signal<Out, Bits<16>>,
     pub imm: Signal<Out, Bits<32>>,
     pub with_imm: Signal<Out, Bit>,
+    /// The completing packet asked for a solicited event (BTH.SE): a CQ
+    /// armed for solicited completions only interrupts for it.
+    pub solicited: Signal<Out, Bit>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -205,6 +212,7 @@ pub struct RecvCqeIn {
     pub wqe_index: Signal<In, Bits<16>>,
     pub imm: Signal<In, Bits<32>>,
     pub with_imm: Signal<In, Bit>,
+    pub solicited: Signal<In, Bit>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -280,6 +288,7 @@ pub struct RespExec {
     r_index: Reg<Bits<16>>,
     r_imm: Reg<Bits<32>>,
     r_imm_valid: Reg<Bit>,
+    r_se: Reg<Bit>,
     r_cq: Reg<Bits<24>>,
     /// An executed READ: its RETH and the QP's PMTU, for its responses.
     r_read: Reg<Bit>,
@@ -323,6 +332,7 @@ pub struct RespExec {
     cqe_opcode: Reg<Bits<8>>,
     cqe_len: Reg<Bits<32>>,
     cqe_with_imm: Reg<Bit>,
+    cqe_solicited: Reg<Bit>,
     // ---- locals
     take: Signal<Local, Bit>,
     chk: Signal<Local, Bit>,
@@ -381,6 +391,7 @@ impl Logic for RespExec {
             r_index,
             r_imm,
             r_imm_valid,
+            r_se,
             r_cq,
             r_read,
             r_rd_va,
@@ -419,7 +430,8 @@ impl Logic for RespExec {
             cqe_status,
             cqe_opcode,
             cqe_len,
-            cqe_with_imm
+            cqe_with_imm,
+            cqe_solicited
         );
         clock!(self, clock, hold, walk, acks);
         self.hold.reset.next = self.reset.val();
@@ -460,6 +472,7 @@ impl Logic for RespExec {
             self.r_index.d.next = self.s_dec.recv_index.val();
             self.r_imm.d.next = self.s_side.imm.val();
             self.r_imm_valid.d.next = self.s_side.imm_valid.val();
+            self.r_se.d.next = self.s_side.se.val();
             self.r_cq.d.next = self.s_side.recv_cq.val();
             self.r_read.d.next = self.s_dec.verdict.val() == RESP_EXEC_READ;
             self.r_rd_va.d.next = self.s_dec.va.val();
@@ -663,6 +676,7 @@ impl Logic for RespExec {
             }
             self.cqe_len.d.next = self.r_cqe_len.q.val();
             self.cqe_with_imm.d.next = self.r_imm_valid.q.val() & !self.err.val();
+            self.cqe_solicited.d.next = self.r_se.q.val() & !self.err.val();
             if self.err.val() {
                 self.ack_psn.d.next = self.r_psn.q.val();
                 self.ack_kind.d.next = AETH_KIND_NAK.into();
@@ -725,6 +739,7 @@ impl Logic for RespExec {
         self.acks.s_cqe.wqe_index.next = self.r_index.q.val();
         self.acks.s_cqe.imm.next = self.r_imm.q.val();
         self.acks.s_cqe.with_imm.next = self.cqe_with_imm.q.val();
+        self.acks.s_cqe.solicited.next = self.cqe_solicited.q.val();
         self.acks.s_cqe.valid.next = self.cqe_valid.q.val() & self.pkt_gone.val();
         RespReqOut::link(&mut self.m_ack, &mut self.acks.m_ack);
         RecvCqeOut::link(&mut self.m_cqe, &mut self.acks.m_cqe);
