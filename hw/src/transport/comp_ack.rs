@@ -45,6 +45,7 @@
 //! | `m_cqe` | out | CQE requests {cq, wr_id, status, opcode, byte_len, qpn, wqe_index}, in WQE order; from registers |
 //! | `m_place` / `s_placed` | out / in | a READ response's placement {`qpn`, `index`, `fresh`, `offset`, `plen`, and the QP's `sq_base`, `sq_log`, `pd` from `qpc`} asked of `comp_read`, and its verdict (`ok`) |
 //! | `cqe_placed` | out | the CQE on `m_cqe` completes a READ whose last packet placed data (`Completer` holds it until the data is written) |
+//! | `m_hint` ([`ReadHintOut`](super::ReadHintOut)) | out | after a READ/atomic completed with more WQEs of the QP in flight: the next SQ index with the QP's `sq_base`, `sq_log`, for `comp_read` to read ahead (a one-cycle pulse from registers; no `ready`) |
 //! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`, `wake` when that write moves UNA (the send scheduler is told once it is in the cache: a requester stopped by its window starts again); for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
 //!
 //! **One packet at a time; consecutive packets of one QP.** The block takes
@@ -66,7 +67,7 @@
 //! (docs/transport_blocks.md, "`comp_ack`").
 
 use super::{
-    CompWalk, InflightCmdOut, InflightRespIn, PlaceAnsIn, PlaceReqOut, RespPktIn, INFLIGHT_ENTRY_BITS,
+    CompWalk, InflightCmdOut, InflightRespIn, PlaceAnsIn, PlaceReqOut, ReadHintOut, RespPktIn, INFLIGHT_ENTRY_BITS,
     INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
 use crate::consts::*;
@@ -267,8 +268,17 @@ pub struct CompAck {
     pub s_placed: PlaceAnsIn,
     /// The CQE on `m_cqe` completes a READ whose last packet placed data.
     pub cqe_placed: Signal<Out, Bit>,
+    /// The QP's next WQE after a completed READ/atomic, when more are in
+    /// flight: `comp_read` reads it ahead (a pulse from registers).
+    pub m_hint: ReadHintOut,
 
     dec: CompDecide,
+    // ---- the read-ahead hint, latched at the READ's completion
+    h_qpn: Reg<Bits<24>>,
+    h_index: Reg<Bits<16>>,
+    h_base: Reg<Bits<64>>,
+    h_log: Reg<Bits<4>>,
+    h_valid: Reg<Bit>,
     walk: CompWalk,
     state: Reg<CompState>,
     // ---- the packet
@@ -371,6 +381,11 @@ impl Logic for CompAck {
             sq_base,
             sq_log,
             pd,
+            h_qpn,
+            h_index,
+            h_base,
+            h_log,
+            h_valid,
             init,
             verdict,
             timer,
@@ -405,6 +420,20 @@ impl Logic for CompAck {
         InflightRespIn::<E, { INFLIGHT_LOG_ENTRIES + 1 }, W>::link(&mut self.s_inf, &mut self.walk.s_inf);
         CompCqeOut::link(&mut self.m_cqe, &mut self.walk.m_cqe);
         self.cqe_placed.next = self.walk.cqe_placed.val();
+        // the hint: the QP's registers as the READ completes, offered one
+        // cycle once the POP's answer says more WQEs are in flight
+        if self.walk.hint_arm.val() {
+            self.h_qpn.d.next = self.qpn.q.val();
+            self.h_index.d.next = self.walk.hint_index.val();
+            self.h_base.d.next = self.sq_base.q.val();
+            self.h_log.d.next = self.sq_log.q.val();
+        }
+        self.h_valid.d.next = self.walk.hint_go.val();
+        self.m_hint.qpn.next = self.h_qpn.q.val();
+        self.m_hint.index.next = self.h_index.q.val();
+        self.m_hint.sq_base.next = self.h_base.q.val();
+        self.m_hint.sq_log.next = self.h_log.q.val();
+        self.m_hint.valid.next = self.h_valid.q.val();
         // ---- the placement request (fields from registers held through the walk)
         self.m_place.qpn.next = self.qpn.q.val();
         self.m_place.index.next = self.walk.ent_index.val();
@@ -690,6 +719,7 @@ impl Logic for CompAck {
 
         if self.reset.val() {
             self.state.d.next = CompState::Idle;
+            self.h_valid.d.next = false;
             self.o_valid.d.next = false;
             self.fw_valid.d.next = false;
         }

@@ -15,6 +15,7 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `s_place` | in | a placement {`qpn`, `index` (SQ index), `fresh` (FIRST/ONLY), `offset`, `plen`, `sq_base`, `sq_log`, `pd`}; `ready` a register (one at a time) |
+//! | `s_hint` ([`ReadHintIn`]) | in | a READ WQE to read ahead while idle (`ReadWalk`'s `prefetch`); dropped when busy |
 //! | `m_verdict` | out | a pulse from registers per placement, `ok` as above |
 //! | `inval` | in | a QP context was dropped: the WQE held is forgotten |
 //! | `m_rd` / `s_rd` | out / in | the WQE's DMA read (`ReadWalk`) |
@@ -83,11 +84,36 @@ pub struct PlaceAnsIn {
     pub valid: Signal<In, Bit>,
 }
 
+/// A READ WQE to read ahead (`CompAck`'s hint: a READ or atomic of the QP
+/// completed and more WQEs of it are in flight, so WQE `index` was posted
+/// and stays until its own responses came). No `ready`: a hint that finds
+/// the block busy is dropped.
+#[derive(LogicInterface, Default)]
+#[join = "ReadHintIn"]
+pub struct ReadHintOut {
+    pub qpn: Signal<Out, Bits<24>>,
+    pub index: Signal<Out, Bits<16>>,
+    pub sq_base: Signal<Out, Bits<64>>,
+    pub sq_log: Signal<Out, Bits<4>>,
+    pub valid: Signal<Out, Bit>,
+}
+
+#[derive(LogicInterface, Default)]
+#[join = "ReadHintOut"]
+pub struct ReadHintIn {
+    pub qpn: Signal<In, Bits<24>>,
+    pub index: Signal<In, Bits<16>>,
+    pub sq_base: Signal<In, Bits<64>>,
+    pub sq_log: Signal<In, Bits<4>>,
+    pub valid: Signal<In, Bit>,
+}
+
 #[derive(LogicBlock, Default)]
 pub struct CompRead {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_place: PlaceReqIn,
+    pub s_hint: ReadHintIn,
     pub m_verdict: PlaceAnsOut,
     pub inval: Signal<In, Bit>,
     pub m_rd: RdCmdOut,
@@ -109,6 +135,7 @@ pub struct CompRead {
     v_valid: Reg<Bit>,
     v_ok: Reg<Bit>,
     take: Signal<Local, Bit>,
+    pre: Signal<Local, Bit>,
     x_free: Signal<Local, Bit>,
     x_take: Signal<Local, Bit>,
     w_take: Signal<Local, Bit>,
@@ -128,16 +155,27 @@ impl Logic for CompRead {
         self.hold.reset.next = self.reset.val();
 
         // ---- a placement: the walk over the READ WQE's SGEs (child)
-        self.s_place.ready.next = !self.busy.q.val();
-        self.take.next = self.s_place.valid.val() & !self.busy.q.val();
+        // (none while a prefetch's read is under way)
+        self.s_place.ready.next = !self.busy.q.val() & !self.walk.pre_busy.val();
+        self.take.next = self.s_place.valid.val() & !self.busy.q.val() & !self.walk.pre_busy.val();
+        // a hint read ahead only while idle and nothing asked
+        self.pre.next =
+            self.s_hint.valid.val() & !self.s_place.valid.val() & !self.busy.q.val() & !self.walk.pre_busy.val();
         self.walk.start.next = self.take.val();
+        self.walk.prefetch.next = self.pre.val();
         self.walk.qpn.next = self.s_place.qpn.val();
         self.walk.index.next = self.s_place.index.val();
+        self.walk.sq_base.next = self.s_place.sq_base.val();
+        self.walk.sq_log.next = self.s_place.sq_log.val();
+        if self.pre.val() {
+            self.walk.qpn.next = self.s_hint.qpn.val();
+            self.walk.index.next = self.s_hint.index.val();
+            self.walk.sq_base.next = self.s_hint.sq_base.val();
+            self.walk.sq_log.next = self.s_hint.sq_log.val();
+        }
         self.walk.fresh.next = self.s_place.fresh.val();
         self.walk.offset.next = self.s_place.offset.val();
         self.walk.plen.next = self.s_place.plen.val();
-        self.walk.sq_base.next = self.s_place.sq_base.val();
-        self.walk.sq_log.next = self.s_place.sq_log.val();
         self.walk.inval.next = self.inval.val();
         RdCmdOut::link(&mut self.m_rd, &mut self.walk.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.walk.s_rd);

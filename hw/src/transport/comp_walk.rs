@@ -30,6 +30,7 @@
 //! | `rd`, `rd_atomic`, `rd_first`, `rd_last`, `rd_aeth_ok`, `psn`, `plen`, `pmtu` | in | a READ response (`rd_first`: FIRST/ONLY, `rd_last`: LAST/ONLY) or atomic ACK (`rd_atomic`, `rd_last`), its AETH is an ACK or absent as its opcode wants, its PSN, payload length and the QP's PMTU code; held by the parent during the walk |
 //! | `pl_valid` / `pl_ready`, `pl_done` + `pl_ok` | out / in, in | the placement of a READ response with data asked (a register) and `comp_read`'s verdict (a pulse, taken in `Place`) |
 //! | `cqe_placed` | out | the CQE on `m_cqe` completes a READ whose last packet placed data (a register) |
+//! | `hint_arm`, `hint_index`, `hint_go` | out | a READ/atomic completes (a pulse, with the POP's step): its SQ index + 1; then `hint_go` (a register) when the POP's answer (the next one not awaited) says more WQEs of the QP are in flight: the parent's read-ahead hint to `comp_read` |
 //! | `stale`, `place`, `fatal_out`, `in_read`, `offset`, `ent_index` | out | the READ response's outcome (registers): dropped as stale, to be placed at `offset` in WQE `ent_index` (SQ index); a fatal flush; the new `IN_READ_RESP` |
 //! | `done` | out | the walk ends this cycle (combinational; with `start` when there is nothing to walk) |
 //! | `una`, `head_first`, `head_wqe`, `retry_valid`, `rd_done`, `implied`, `nak_status_q` | out | the state after the walk, from registers |
@@ -126,8 +127,16 @@ pub struct CompWalk {
     /// The CQE on `m_cqe` completes a READ whose last packet placed data:
     /// the caller holds it until that data is written.
     pub cqe_placed: Signal<Out, Bit>,
+    /// A READ or atomic completes (a pulse, with its POP): the QP's next WQE
+    /// is `hint_index`; `hint_go` (a registered pulse) follows when the
+    /// POP's answer says more WQEs are in flight (so that one was sent).
+    pub hint_arm: Signal<Out, Bit>,
+    pub hint_index: Signal<Out, Bits<16>>,
+    pub hint_go: Signal<Out, Bit>,
 
     state: Reg<WalkState>,
+    hint_wait: Reg<Bit>,
+    hint_go_q: Reg<Bit>,
     pl_v: Reg<Bit>,
     cqe_placed_q: Reg<Bit>,
     fatal_q: Reg<Bit>,
@@ -233,6 +242,8 @@ impl Logic for CompWalk {
             implied_q,
             walk_more,
             pend_pops,
+            hint_wait,
+            hint_go_q,
             cmd_valid,
             cmd_op,
             cqe_valid,
@@ -492,6 +503,19 @@ impl Logic for CompWalk {
                 self.rd_cqe.next = true;
             }
         }
+        // ---- the hint: the READ's POP answer (the next one not awaited) says
+        // whether more WQEs follow
+        self.hint_arm.next = self.rd_cqe.val() & !self.pend_pops.q.val().any();
+        self.hint_index.next = self.k_index.val() + 1;
+        self.hint_go_q.d.next = false;
+        if self.hint_arm.val() {
+            self.hint_wait.d.next = true;
+        }
+        if self.r_take.val() & self.pend_pops.q.val().any() & self.hint_wait.q.val() {
+            self.hint_wait.d.next = false;
+            self.hint_go_q.d.next = !self.s_inf.is_tail.val() & !self.s_inf.empty.val();
+        }
+        self.hint_go.next = self.hint_go_q.q.val();
         // the READ/atomic CQE (a statement of its own: the CQE registers are
         // written with `state` by the reset, and `walk_end` must not join them)
         if self.rd_cqe.val() {
@@ -599,6 +623,8 @@ impl Logic for CompWalk {
             self.pl_v.d.next = false;
             self.pend_pops.d.next = 0.into();
             self.flush.d.next = false;
+            self.hint_wait.d.next = false;
+            self.hint_go_q.d.next = false;
         }
     }
 }

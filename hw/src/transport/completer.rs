@@ -36,8 +36,8 @@
 
 use super::{
     ArmOut, CompAck, CompCqeOut, CompRead, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut,
-    InflightTable, PayloadScatter, PieceOut, PlaceAnsOut, PlaceReqOut, QpnOut, QpsWrOut, RespPktIn, COMP_STATS,
-    INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    InflightTable, PayloadScatter, PieceOut, PlaceAnsOut, PlaceReqOut, QpnOut, QpsWrOut, ReadHintOut, RespPktIn,
+    COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -132,6 +132,7 @@ impl Logic for Completer {
         // ---- READ data: placement, the scatter's commands, the counts
         PlaceReqOut::join(&mut self.ack.m_place, &mut self.read.s_place);
         PlaceAnsOut::join(&mut self.read.m_verdict, &mut self.ack.s_placed);
+        ReadHintOut::join(&mut self.ack.m_hint, &mut self.read.s_hint);
         self.read.inval.next = self.qp_inval.val();
         RdCmdOut::link(&mut self.m_rd, &mut self.read.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.read.s_rd);

@@ -62,7 +62,7 @@ pub use ack_hold::{AckHold, ACK_HOLD_BITS, ACK_HOLD_LOG};
 pub use arm_merge::*;
 pub use axis_join::AxisJoin;
 pub use comp_ack::*;
-pub use comp_read::{CompRead, PlaceAnsIn, PlaceAnsOut, PlaceReqIn, PlaceReqOut};
+pub use comp_read::{CompRead, PlaceAnsIn, PlaceAnsOut, PlaceReqIn, PlaceReqOut, ReadHintIn, ReadHintOut};
 pub use comp_stats::{CompStats, COMP_STATS};
 pub use comp_walk::{CompWalk, WalkState};
 pub use completer::Completer;

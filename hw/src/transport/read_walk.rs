@@ -10,6 +10,8 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `start` + `qpn`, `index`, `fresh`, `offset`, `plen`, `sq_base`, `sq_log` | in | a walk: send WQE `index` of QP `qpn` (its ring at `sq_base`, 2^`sq_log` entries), the response's `plen` bytes at byte `offset` of the READ's message; `fresh`: read the WQE even if held (a new message: `offset` 0) |
+//! | `prefetch` + `qpn`, `index`, `sq_base`, `sq_log` | in | read WQE `index` with no walk (never with `start`; only while `pre_busy` and no read are under way): a READ the completer knows is in flight, so its WQE was posted and stays until its responses came (docs/core.md, "Order of the remaining work") |
+//! | `pre_busy` | out | a register: a prefetch's read is under way (the parent starts no walk meanwhile) |
 //! | `inval` | in | a pulse: a QP context was loaded or invalidated; the WQE held is forgotten |
 //! | `m_rd` / `s_rd` | out / in | DMA read of the WQE at `sq_base` + (`index` mod 2^`sq_log`) x 128 (`len` 128) and its two beats in command order (`tuser[0]`: DMA error); `s_rd.tready` is constant 1 (one command at a time) |
 //! | `q` ([`SgeReqOut`], ports `q_*`) | out | the SGE pieces' requests {`va`, `len`, `key`, `last`}, valid/ready, from registers |
@@ -17,7 +19,9 @@
 //!
 //! **The WQE held.** Its QPN and index are kept with it; a walk of the
 //! same WQE that is not `fresh` uses it (the responses of one READ after
-//! its first), anything else reads it again. Latency from `start`: with
+//! its first), anything else reads it again, except that a WQE read by
+//! `prefetch` also serves one `fresh` walk of the same QPN and index (the
+//! flag `c_pre`, cleared by any start and by `inval`). Latency from `start`: with
 //! the WQE held, the first request 2 cycles later (as `RecvWalk`); read,
 //! [`READ_WALK_READ_EXTRA`] more beside the DMA's latency (command to
 //! first beat).
@@ -49,6 +53,8 @@ pub struct ReadWalk {
     pub plen: Signal<In, Bits<16>>,
     pub sq_base: Signal<In, Bits<64>>,
     pub sq_log: Signal<In, Bits<4>>,
+    pub prefetch: Signal<In, Bit>,
+    pub pre_busy: Signal<Out, Bit>,
     pub inval: Signal<In, Bit>,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
@@ -58,6 +64,10 @@ pub struct ReadWalk {
     pub bad: Signal<Out, Bit>,
     // ---- the WQE held, its tag
     c_valid: Reg<Bit>,
+    /// The WQE held was read by `prefetch` and no walk used it yet.
+    c_pre: Reg<Bit>,
+    /// The read under way is a prefetch: no walk at its end.
+    p_only: Reg<Bit>,
     c_qpn: Reg<Bits<24>>,
     c_index: Reg<Bits<16>>,
     w_num: Reg<Bits<8>>,
@@ -85,15 +95,15 @@ impl Logic for ReadWalk {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, c_valid, c_qpn, c_index, w_num, w_inline, w_err, w_sges, r_base, r_idx, ask, rd_v, rd_addr,
-            rd_wait, second
+            self, clock, c_valid, c_pre, p_only, c_qpn, c_index, w_num, w_inline, w_err, w_sges, r_base, r_idx, ask,
+            rd_v, rd_addr, rd_wait, second
         );
         clock!(self, clock, walk);
         self.walk.reset.next = self.reset.val();
 
         // ---- start: the WQE held is used when it is this QP's entry `index`
         self.hit.next = self.c_valid.q.val()
-            & !self.fresh.val()
+            & (!self.fresh.val() | self.c_pre.q.val())
             & (self.c_qpn.q.val() == self.qpn.val())
             & (self.c_index.q.val() == self.index.val());
         self.idx.next = 0.into();
@@ -102,7 +112,7 @@ impl Logic for ReadWalk {
                 self.idx.next = self.idx.val().replace_bit(k, self.index.val().get_bit(k));
             }
         }
-        if self.start.val() {
+        if self.start.val() | self.prefetch.val() {
             self.c_qpn.d.next = self.qpn.val();
             self.c_index.d.next = self.index.val();
             self.r_base.d.next = self.sq_base.val();
@@ -113,9 +123,19 @@ impl Logic for ReadWalk {
             if !self.hit.val() {
                 self.c_valid.d.next = false;
             }
+            self.c_pre.d.next = false;
+            self.p_only.d.next = false;
+        }
+        // a prefetch always reads (a WQE held may be of an earlier lap)
+        if self.prefetch.val() & !self.start.val() {
+            self.ask.d.next = true;
+            self.rd_wait.d.next = true;
+            self.c_valid.d.next = false;
+            self.p_only.d.next = true;
         }
         if self.inval.val() {
             self.c_valid.d.next = false;
+            self.c_pre.d.next = false;
         }
 
         // ---- the WQE's read: command register, then its two beats
@@ -141,6 +161,9 @@ impl Logic for ReadWalk {
                 self.w_err.d.next = self.w_err.q.val() | self.s_rd.tuser.val().get_bit(0);
                 self.rd_wait.d.next = false;
                 self.c_valid.d.next = !(self.w_err.q.val() | self.s_rd.tuser.val().get_bit(0)) & !self.inval.val();
+                self.c_pre.d.next =
+                    self.p_only.q.val() & !(self.w_err.q.val() | self.s_rd.tuser.val().get_bit(0)) & !self.inval.val();
+                self.p_only.d.next = false;
             } else {
                 self.w_num.d.next = self.s_rd.tdata.val().get_bits::<8>(WQE_NUM_SGE);
                 self.w_inline.d.next = self.s_rd.tdata.val().get_bit(WQE_INLINE);
@@ -152,7 +175,8 @@ impl Logic for ReadWalk {
         self.walk.start.next = self.start.val();
         self.walk.offset.next = self.offset.val();
         self.walk.plen.next = self.plen.val();
-        self.walk.go.next = (self.start.val() & self.hit.val()) | self.last_beat.val();
+        self.walk.go.next = (self.start.val() & self.hit.val()) | (self.last_beat.val() & !self.p_only.q.val());
+        self.pre_busy.next = self.p_only.q.val();
         self.walk.stop.next = self.w_err.q.val() | self.w_inline.q.val() | (self.w_num.q.val() > SW_MAX_SGE);
         self.walk.stop_bad.next = true;
         self.walk.num.next = self.w_num.q.val();
@@ -180,6 +204,8 @@ impl Logic for ReadWalk {
 
         if self.reset.val() {
             self.c_valid.d.next = false;
+            self.c_pre.d.next = false;
+            self.p_only.d.next = false;
             self.ask.d.next = false;
             self.rd_v.d.next = false;
             self.rd_wait.d.next = false;
