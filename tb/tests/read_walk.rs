@@ -10,7 +10,10 @@
 //! one held is another's, the walk is `fresh`, or an invalidation came;
 //! the latency from `start` to the first request is asserted (2 cycles with
 //! the WQE held, one more per SGE wholly before the packet, and the read's
-//! cycles when it is read).
+//! cycles when it is read). Between walks, random prefetches (`prefetch`:
+//! mostly of the WQE the next walk wants, some of another): each reads its
+//! WQE once, `pre_busy` while it does, and the WQE so read serves one
+//! `fresh` walk of it without a read.
 
 use rnic_hw::transport::READ_WALK_READ_EXTRA;
 use rnic_sim::axis::Rng;
@@ -54,8 +57,10 @@ fn walks_match_the_scatter_reference() {
         let bad_slot = (1usize, 5u16);
         let mut sim = Clocked::new(Dut::new());
         sim.reset(2);
-        let mut held: Option<(usize, u16)> = None;
+        // the WQE held: (QP, index, read by a prefetch and not yet used)
+        let mut held: Option<(usize, u16, bool)> = None;
         let (mut reads, mut walks, mut pieces, mut len_errs, mut bads) = (0, 0, 0, 0, 0);
+        let (mut prefetches, mut pre_hits) = (0, 0);
         for _ in 0..600 {
             // the next walk: mostly the next response of the same READ
             let w = Walk {
@@ -67,7 +72,7 @@ fn walks_match_the_scatter_reference() {
                 inval: rng.chance(5),
             };
             let (w, index) = match held {
-                Some((qp, i)) if rng.chance(50) => (Walk { qp, index: i, ..w }, i),
+                Some((qp, i, _)) if rng.chance(50) => (Walk { qp, index: i, ..w }, i),
                 _ => {
                     let i = w.index;
                     (w, i)
@@ -86,14 +91,72 @@ fn walks_match_the_scatter_reference() {
             };
             let dma_err = (w.qp, slot as u16) == bad_slot;
             let want = scatter(wqe, dma_err, w.offset, w.plen);
-            let hit = held == Some((w.qp, index)) && !w.fresh;
             if w.inval {
                 sim.dut.set("inval", 1);
                 sim.tick();
                 sim.dut.set("inval", 0);
                 held = None;
             }
-            let hit = hit && held.is_some();
+            // a prefetch before the walk: mostly of its WQE
+            if rng.chance(25) {
+                let (pq, pi) =
+                    if rng.chance(75) { (w.qp, index) } else { ((rng.next() % 2) as usize, (rng.next() % 40) as u16) };
+                let pslot = (pi as u64 % (1 << SQ_LOG)) as usize;
+                for (n, v) in [
+                    ("qpn", 0x100 + pq as u64),
+                    ("index", pi as u64),
+                    ("sq_base", SQ_BASE + 0x1_0000 * pq as u64),
+                    ("sq_log", SQ_LOG as u64),
+                    ("prefetch", 1),
+                ] {
+                    sim.dut.set(n, v);
+                }
+                sim.tick();
+                sim.dut.set("prefetch", 0);
+                let mut pbeats: VecDeque<(u64, Vec<u32>, bool)> = VecDeque::new();
+                let mut preads = 0;
+                let end = sim.cycle() + 2000;
+                loop {
+                    assert!(sim.cycle() < end, "seed {seed}: a prefetch never ended");
+                    let now = sim.cycle();
+                    sim.dut.set("m_rd.ready", 1);
+                    sim.dut.set("q_ready", 1);
+                    let beat = pbeats.front().filter(|b| b.0 <= now).cloned();
+                    match &beat {
+                        Some((_, data, err)) => {
+                            let i = sim.dut.port("s_rd.tdata");
+                            sim.dut.set_words(i, data);
+                            sim.dut.set("s_rd.tuser", *err as u64);
+                            sim.dut.set("s_rd.tvalid", 1);
+                        }
+                        None => sim.dut.set("s_rd.tvalid", 0),
+                    }
+                    sim.settle();
+                    assert_eq!(sim.dut.get("q_valid"), 0, "seed {seed}: a prefetch walks nothing");
+                    if sim.dut.get("m_rd.valid") == 1 {
+                        preads += 1;
+                        assert_eq!(sim.dut.get("m_rd.addr"), SQ_BASE + 0x1_0000 * pq as u64 + 128 * pslot as u64);
+                        let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
+                        for (k, half) in rings[pq][pslot].bytes().chunks(64).enumerate() {
+                            let words = half.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+                            pbeats.push_back((now + l + k as u64, words, (pq, pslot as u16) == bad_slot));
+                        }
+                    }
+                    if beat.is_some() {
+                        pbeats.pop_front();
+                    }
+                    let busy = sim.dut.get("pre_busy") == 1;
+                    sim.tick();
+                    if !busy && pbeats.is_empty() && preads == 1 {
+                        break;
+                    }
+                }
+                sim.dut.set("s_rd.tvalid", 0);
+                held = ((pq, pslot as u16) != bad_slot).then_some((pq, pi, true));
+                prefetches += 1;
+            }
+            let hit = matches!(held, Some((q, i, pre)) if (q, i) == (w.qp, index) && (!w.fresh || pre));
+            pre_hits += (hit && w.fresh) as usize;
             let qpn = 0x100 + w.qp as u64;
             for (n, v) in [
                 ("qpn", qpn),
@@ -179,7 +242,7 @@ fn walks_match_the_scatter_reference() {
                 assert_eq!(f - t0, 2 + extra, "seed {seed}: walk {walks}: the first request (read {read_this})");
             }
             // a WQE read with a DMA error is not kept; a malformed one is (its walks all end bad)
-            held = (!dma_err).then_some((w.qp, index));
+            held = (!dma_err).then_some((w.qp, index, false));
             reads += read_this as usize;
             walks += 1;
             pieces += want.reqs.len();
@@ -189,6 +252,8 @@ fn walks_match_the_scatter_reference() {
         eprintln!(
             "seed {seed}: {walks} walks, {reads} WQE reads, {pieces} pieces, {len_errs} length errors, {bads} bad"
         );
+        eprintln!("seed {seed}: {prefetches} prefetches, {pre_hits} fresh walks served by one");
         assert!(reads > 100 && reads < walks && pieces > 300 && len_errs > 20 && bads > 20);
+        assert!(prefetches > 100 && pre_hits > 10, "seed {seed}: the prefetch exercised");
     }
 }
