@@ -9,6 +9,11 @@
 //! pieces of an `ok` placement come out after its verdict, in order, the
 //! answers' pieces with `last` on the packet's final one, and none of a
 //! failed placement ever; the verdict the cycle after the last answer.
+//! Between placements, random read-ahead hints (`s_hint`, mostly of the
+//! next placement's WQE): `s_place.ready` stays low while the hinted WQE is
+//! read, and the WQE is read for a placement exactly when the one held is
+//! not its own or the placement is `fresh` and the one held was not read
+//! by a hint.
 
 use rnic_hw::consts::ACC_LOCAL_WRITE;
 use rnic_sim::axis::Rng;
@@ -64,9 +69,72 @@ fn placements_match_the_reference() {
         let (mut oks, mut refused, mut bad, mut pieces_seen) = (0, 0, 0, 0usize);
         // pieces committed and not yet taken, in order
         let mut want_pieces: VecDeque<(u64, u32, bool)> = VecDeque::new();
+        // the WQE held: (QP, index, read by a hint and not yet used)
+        let mut held: Option<(usize, u16, bool)> = None;
+        let (mut hints, mut hint_hits) = (0, 0);
         for p in 0..500 {
             let qp = (rng.next() % 2) as usize;
             let index = (rng.next() % 40) as u16;
+            let fresh = rng.chance(20);
+            if rng.chance(30) {
+                // a hint, mostly of this placement's WQE; taken while idle, read at once
+                let (hq, hi) =
+                    if rng.chance(75) { (qp, index) } else { ((rng.next() % 2) as usize, (rng.next() % 40) as u16) };
+                for n in ["m_piece.ready", "s_xresp.valid", "m_xreq.ready", "s_place.valid"] {
+                    sim.dut.set(n, 0);
+                }
+                // idle first: the last placement's pieces may still wait (they do not hold the walk)
+                for (n, v) in [
+                    ("s_hint.qpn", 0x100 + hq as u64),
+                    ("s_hint.index", hi as u64),
+                    ("s_hint.sq_base", SQ_BASE + 0x1_0000 * hq as u64),
+                    ("s_hint.sq_log", SQ_LOG),
+                    ("s_hint.valid", 1),
+                ] {
+                    sim.dut.set(n, v);
+                }
+                sim.tick();
+                sim.dut.set("s_hint.valid", 0);
+                let hw = &rings[hq][(hi as u64 % (1 << SQ_LOG)) as usize];
+                let mut rd_beats: VecDeque<(u64, Vec<u32>)> = VecDeque::new();
+                let mut reads = 0;
+                let end = sim.cycle() + 2000;
+                loop {
+                    assert!(sim.cycle() < end, "seed {seed}: a hint's read never ended");
+                    let now = sim.cycle();
+                    sim.dut.set("m_rd.ready", 1);
+                    let rd = rd_beats.front().filter(|b| b.0 <= now).cloned();
+                    let i = sim.dut.port("s_rd.tdata");
+                    sim.dut.set_words(i, rd.as_ref().map_or(&[0u32; 16][..], |b| &b.1[..]));
+                    sim.dut.set("s_rd.tvalid", rd.is_some() as u64);
+                    sim.dut.set("s_rd.tuser", 0);
+                    sim.settle();
+                    if rd.is_some() {
+                        rd_beats.pop_front();
+                    }
+                    if sim.dut.get("m_rd.valid") == 1 {
+                        reads += 1;
+                        assert_eq!(sim.dut.get("m_rd.addr"), SQ_BASE + 0x1_0000 * hq as u64 + 128 * (hi as u64 % 16));
+                        let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
+                        for (k, half) in hw.bytes().chunks(64).enumerate() {
+                            let words = half.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+                            rd_beats.push_back((now + l + k as u64, words));
+                        }
+                    }
+                    let idle = sim.dut.get("s_place.ready") == 1;
+                    sim.tick();
+                    if idle && rd_beats.is_empty() {
+                        break;
+                    }
+                }
+                sim.dut.set("s_rd.tvalid", 0);
+                assert_eq!(reads, 1, "seed {seed}: before placement {p}: a hint reads its WQE once");
+                held = Some((hq, hi, true));
+                hints += 1;
+            }
+            let hit = matches!(held, Some((q, i, pre)) if (q, i) == (qp, index) && (!fresh || pre));
+            hint_hits += (hit && fresh) as usize;
+            let mut read_seen = false;
             let wqe = &rings[qp][(index as u64 % (1 << SQ_LOG)) as usize];
             let total: u64 = wqe.sges.iter().take(wqe.num.min(4) as usize).map(|s| u64::from(s.1)).sum();
             let (offset, plen) = if total > 0 && rng.chance(85) {
@@ -82,7 +150,7 @@ fn placements_match_the_reference() {
             for (n, v) in [
                 ("s_place.qpn", 0x100 + qp as u64),
                 ("s_place.index", index as u64),
-                ("s_place.fresh", rng.chance(20) as u64),
+                ("s_place.fresh", fresh as u64),
                 ("s_place.offset", offset as u64),
                 ("s_place.plen", plen as u64),
                 ("s_place.sq_base", SQ_BASE + 0x1_0000 * qp as u64),
@@ -137,6 +205,8 @@ fn placements_match_the_reference() {
                     rd_beats.pop_front();
                 }
                 if sim.dut.get("m_rd.valid") == 1 {
+                    assert!(!read_seen, "seed {seed}: placement {p}: one read");
+                    read_seen = true;
                     assert_eq!(sim.dut.get("m_rd.addr"), SQ_BASE + 0x1_0000 * qp as u64 + 128 * (index as u64 % 16));
                     let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
                     for (k, half) in wqe.bytes().chunks(64).enumerate() {
@@ -183,6 +253,11 @@ fn placements_match_the_reference() {
                 }
             };
             assert_eq!(reqs, walk.reqs, "seed {seed}: placement {p}: the translation requests");
+            assert_eq!(
+                read_seen, !hit,
+                "seed {seed}: placement {p}: the WQE read exactly when not held (fresh {fresh})"
+            );
+            held = Some((qp, index, false));
             assert_eq!(verdict.0, ok, "seed {seed}: placement {p}: the verdict ({walk:?})");
             if let Some(t) = last_answer {
                 assert_eq!(verdict.1, t + 1, "seed {seed}: placement {p}: the verdict the cycle after the last answer");
@@ -217,6 +292,8 @@ fn placements_match_the_reference() {
         }
         assert!(want_pieces.is_empty(), "seed {seed}: {} pieces never came", want_pieces.len());
         eprintln!("seed {seed}: {oks} placed ({pieces_seen} pieces), {refused} refused, {bad} bad walks");
+        eprintln!("seed {seed}: {hints} hints, {hint_hits} fresh placements served by one");
+        assert!(hints > 100 && hint_hits > 10, "seed {seed}: the read-ahead exercised");
         assert!(oks > 150 && refused > 20 && bad > 20 && pieces_seen > 300, "seed {seed}");
     }
 }

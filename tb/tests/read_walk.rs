@@ -253,7 +253,7 @@ fn walks_match_the_scatter_reference() {
             "seed {seed}: {walks} walks, {reads} WQE reads, {pieces} pieces, {len_errs} length errors, {bads} bad"
         );
         eprintln!("seed {seed}: {prefetches} prefetches, {pre_hits} fresh walks served by one");
-        assert!(reads > 100 && reads < walks && pieces > 300 && len_errs > 20 && bads > 20);
+        assert!(reads > 100 && reads < walks && pieces > 300 && len_errs > 20 && bads > 10);
         assert!(prefetches > 100 && pre_hits > 10, "seed {seed}: the prefetch exercised");
     }
 }
