@@ -859,9 +859,12 @@ pub struct Record {
 #[derive(Default)]
 pub struct InflightModel {
     lists: HashMap<u32, VecDeque<Entry>>,
-    /// Answers due (cycle, the entry or empty), in command order.
-    pub answers: VecDeque<(u64, Option<Entry>)>,
+    /// Answers due (cycle, the entry or empty, `is_tail`), in command order.
+    pub answers: VecDeque<(u64, Option<Entry>, bool)>,
     pub commands: u64,
+    /// Per QP, the entry its last POP took and whether more stayed behind
+    /// it (what a read-ahead hint may name).
+    pub last_pop: HashMap<u32, (Entry, bool)>,
 }
 
 impl InflightModel {
@@ -872,12 +875,21 @@ impl InflightModel {
     pub fn command(&mut self, now: u64, op: u64, qpn: u32) {
         self.commands += 1;
         let l = self.lists.entry(qpn).or_default();
+        // `is_tail`: the entry answered has no link (the table's rule: a
+        // HEAD of a list of one, a POP of its last entry, and empty)
+        let tail = l.len() <= 1;
         let e = match op {
             INFLIGHT_HEAD => l.front().copied(),
-            INFLIGHT_POP => l.pop_front(),
+            INFLIGHT_POP => {
+                let e = l.pop_front();
+                if let Some(e) = e {
+                    self.last_pop.insert(qpn, (e, !l.is_empty()));
+                }
+                e
+            }
             _ => panic!("cycle {now}: inflight command {op} not expected"),
         };
-        self.answers.push_back((now + INFLIGHT_LATENCY, e));
+        self.answers.push_back((now + INFLIGHT_LATENCY, e, tail));
     }
 }
 
@@ -908,6 +920,8 @@ pub struct CompBench<M: Model> {
     pub taken: Vec<u64>,
     pub records: Vec<Record>,
     pub cqes_seen: u64,
+    /// Read-ahead hints seen on `m_hint` (each checked against the POPs).
+    pub hints: u64,
     ports: HashMap<&'static str, usize>,
 }
 
@@ -973,6 +987,11 @@ const PORTS: &[&str] = &[
     "m_place.ready",
     "s_placed.ok",
     "s_placed.valid",
+    "m_hint.qpn",
+    "m_hint.index",
+    "m_hint.sq_base",
+    "m_hint.sq_log",
+    "m_hint.valid",
 ];
 
 impl<M: Model> CompBench<M> {
@@ -1001,6 +1020,7 @@ impl<M: Model> CompBench<M> {
             taken: vec![],
             records: vec![],
             cqes_seen: 0,
+            hints: 0,
             ports,
         }
     }
@@ -1034,7 +1054,7 @@ impl<M: Model> CompBench<M> {
         let take = self.rng.chance(self.p_take);
         let place_ready = self.place_due.is_none() && self.rng.chance(self.p_place);
         let placed = self.place_due == Some(now);
-        let answer = self.inflight.answers.front().filter(|a| a.0 <= now).map(|a| a.1);
+        let answer = self.inflight.answers.front().filter(|a| a.0 <= now).map(|a| (a.1, a.2));
         let offer_answer = answer.is_some() && self.rng.chance(self.p_answer);
         let (hdr, qpc_w, qps_w) = self.offered.clone().unwrap_or_else(|| (vec![0; 32], vec![0; 32], vec![0; 16]));
         let ports = [
@@ -1056,7 +1076,8 @@ impl<M: Model> CompBench<M> {
         d.set_words(ports[2], &qps_w);
         d.set_at(ports[3], self.offered.is_some() as u64);
         d.set_at(ports[4], cmd_ready as u64);
-        let entry = answer.flatten();
+        let entry = answer.and_then(|a| a.0);
+        let is_tail = answer.is_some_and(|a| a.1);
         let data = entry.map(|e| e.words()).unwrap_or_else(|| vec![0xdead_beef; INFLIGHT_ENTRY_BITS.div_ceil(32)]);
         d.set_words(ports[5], &data);
         d.set_at(ports[6], (offer_answer && entry.is_none()) as u64);
@@ -1068,6 +1089,7 @@ impl<M: Model> CompBench<M> {
         d.set_at(pl[0], place_ready as u64);
         d.set_at(pl[1], placed as u64);
         d.set_at(pl[2], 1);
+        d.set_at(self.ports["s_inf.is_tail"], is_tail as u64);
         if placed {
             self.place_due = None;
         }
@@ -1116,6 +1138,9 @@ impl<M: Model> CompBench<M> {
             assert_eq!(got, want, "cycle {now}: CQE {}", self.cqes_seen);
             self.cqes_seen += 1;
         }
+        if g(self, "m_hint.valid") == 1 {
+            self.check_hint(now);
+        }
         if take && g(self, "m_dec.valid") == 1 {
             let rec = self.read_record(now);
             let case = self.pending.pop_front().unwrap_or_else(|| panic!("cycle {now}: a record with no packet"));
@@ -1131,6 +1156,30 @@ impl<M: Model> CompBench<M> {
             self.records.push(rec);
         }
         self.sim.tick();
+    }
+
+    /// A read-ahead hint names the WQE after the READ or atomic its QP's
+    /// last POP completed, with more entries behind it (so that WQE was
+    /// sent and is in the SQ), and the QP's SQ.
+    fn check_hint(&mut self, now: u64) {
+        let g = |n: &str| self.sim.dut.get_at(self.ports[n]);
+        let (qpn, index) = (g("m_hint.qpn") as u32, g("m_hint.index") as u16);
+        let key = qpn & ((1 << INFLIGHT_QPN_BITS) - 1);
+        let (e, more) = self
+            .inflight
+            .last_pop
+            .get(&key)
+            .unwrap_or_else(|| panic!("cycle {now}: a hint for QP {qpn:#x} before any POP"));
+        assert!(
+            matches!(e.kind, SOP_RDMA_READ | SOP_CMP_SWAP | SOP_FETCH_ADD),
+            "cycle {now}: a hint after a POP of kind {}",
+            e.kind
+        );
+        assert!(*more, "cycle {now}: a hint for QP {qpn:#x} with nothing in flight behind WQE {}", e.index);
+        assert_eq!(index, e.index.wrapping_add(1), "cycle {now}: the hint's SQ index");
+        let (base, log, _) = sq_of(qpn);
+        assert_eq!((g("m_hint.sq_base"), g("m_hint.sq_log") as u8), (base, log), "cycle {now}: the hint's SQ");
+        self.hints += 1;
     }
 
     fn read_record(&self, cycle: u64) -> Record {

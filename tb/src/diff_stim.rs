@@ -2253,7 +2253,8 @@ fn req_fetch(s: &mut dyn Sim) -> Outcome {
 /// ghosts, NAKs of every kind, READ responses) offered at 70 % with the
 /// `qps` entry from a store the records update, an `inflight` model
 /// answering HEAD/POP (6 cycles or later, 70 %), CQEs taken at 60 %,
-/// records at 70 %; each record's verdict checked against the model's.
+/// records at 70 %; each record's verdict checked against the model's;
+/// read-ahead hints on `m_hint` counted.
 fn comp_ack(s: &mut dyn Sim) -> Outcome {
     use crate::comp_ack::{pack_header, pack_qpc, pack_qps, InflightModel, Script};
     use rnic_hw::consts::*;
@@ -2266,7 +2267,7 @@ fn comp_ack(s: &mut dyn Sim) -> Outcome {
     let mut store: std::collections::HashMap<u64, Vec<u8>> = std::collections::HashMap::new();
     let mut inf = InflightModel::default();
     reset(s)?;
-    let (mut walks, mut cqes, mut naks) = (0u64, 0u64, 0u64);
+    let (mut walks, mut cqes, mut naks, mut hints) = (0u64, 0u64, 0u64, 0u64);
     let mut offered = false;
     // a placement request (a READ response with data) answered `ok` a few cycles after it is taken
     let (mut place_due, mut placed) = (None::<u64>, 0u64);
@@ -2283,12 +2284,13 @@ fn comp_ack(s: &mut dyn Sim) -> Outcome {
             set_wide(s, "s_pkt.qps", &pack_qps(c, store.get(&u64::from(c.qpn))));
         }
         s.set("s_pkt.valid", offered as u64);
-        let answer = inf.answers.front().filter(|a| a.0 <= now).map(|a| a.1);
+        let answer = inf.answers.front().filter(|a| a.0 <= now).map(|a| (a.1, a.2));
         let give = answer.is_some() && rng.chance(70);
-        let entry = answer.flatten();
+        let entry = answer.and_then(|a| a.0);
         let data = entry.map(|e| e.words()).unwrap_or_else(|| vec![0; INFLIGHT_ENTRY_BITS.div_ceil(32)]);
         set_wide(s, "s_inf.data", &data);
         s.set("s_inf.empty", (give && entry.is_none()) as u64);
+        s.set("s_inf.is_tail", answer.is_some_and(|a| a.1) as u64);
         s.set("s_inf.valid", give as u64);
         let (cmd_ready, cqe_ready, take) = (rng.chance(80), rng.chance(60), rng.chance(70));
         s.set("m_inf.ready", cmd_ready as u64);
@@ -2318,6 +2320,7 @@ fn comp_ack(s: &mut dyn Sim) -> Outcome {
             inf.answers.pop_front();
         }
         cqes += (cqe_ready && bit(s, "m_cqe.valid")) as u64;
+        hints += bit(s, "m_hint.valid") as u64;
         if take && bit(s, "m_dec.valid") {
             let c = pending.pop_front().expect("a record with no packet");
             let v = s.get("m_dec.verdict");
@@ -2341,5 +2344,6 @@ fn comp_ack(s: &mut dyn Sim) -> Outcome {
         reached("CQEs", cqes, 20),
         reached("NAKs", naks, 20),
         reached("placements", placed, 5),
+        reached("read-ahead hints", hints, 3),
     ])
 }

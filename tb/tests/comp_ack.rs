@@ -5,7 +5,8 @@
 //! syndromes, READ responses and atomic ACKs: in order, stale, out of
 //! order, on the wrong WQE, with a wrong length or AETH) for a few QPs, under random
 //! stalls on every port; every CQE, record, action and `qps` write checked
-//! (`rnic_tb::comp_ack`); the latency of every walk and the packet rate,
+//! (`rnic_tb::comp_ack`), and every read-ahead hint on `m_hint` against
+//! the POPs; the latency of every walk and the packet rate,
 //! exactly.
 
 use rnic_hw::consts::*;
@@ -46,6 +47,7 @@ fn random_responses_match_the_model() {
     let mut timers = [0usize; 3];
     // RNR NAKs with the RNR retries spent (RNR_RETRY_EXC_ERR), RNR timers' records
     let (mut rnr_exc, mut rnr_timers) = (0usize, 0usize);
+    let mut hints = 0;
     for (seed, qps, p_offer, p_cmd, p_answer, p_cqe, p_take) in [
         (1, 1, 100, 100, 100, 100, 100),
         (2, 3, 70, 60, 70, 50, 60),
@@ -81,7 +83,11 @@ fn random_responses_match_the_model() {
         b.run(400_000);
         // every placed READ response with data asked for its placement, once
         assert_eq!(b.place_reqs.len(), data, "seed {seed}: placement requests");
+        hints += b.hints;
     }
+    eprintln!("{hints} read-ahead hints");
+    // read-ahead hints: each checked against the POPs by the bench
+    assert!(hints >= 20, "{hints} read-ahead hints");
     for v in COMP_DROP..=COMP_RD_RESP {
         let min = if v == COMP_DROP { 0 } else { 20 };
         assert!(verdicts[v as usize] >= min, "verdict {v} seen {} times: {verdicts:?}", verdicts[v as usize]);
