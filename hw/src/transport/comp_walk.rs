@@ -136,7 +136,8 @@ pub struct CompWalk {
 
     state: Reg<WalkState>,
     hint_wait: Reg<Bit>,
-    hint_go_q: Reg<Bit>,
+    hint_pop_q: Reg<Bit>,
+    hint_more_q: Reg<Bit>,
     pl_v: Reg<Bit>,
     cqe_placed_q: Reg<Bit>,
     fatal_q: Reg<Bit>,
@@ -243,7 +244,8 @@ impl Logic for CompWalk {
             walk_more,
             pend_pops,
             hint_wait,
-            hint_go_q,
+            hint_pop_q,
+            hint_more_q,
             cmd_valid,
             cmd_op,
             cqe_valid,
@@ -507,15 +509,17 @@ impl Logic for CompWalk {
         // whether more WQEs follow
         self.hint_arm.next = self.rd_cqe.val() & !self.pend_pops.q.val().any();
         self.hint_index.next = self.k_index.val() + 1;
-        self.hint_go_q.d.next = false;
+        // (the answer's flags registered apart from the take: nothing of
+        // the hint joins the state's logic)
+        self.hint_pop_q.d.next = self.r_take.val() & self.pend_pops.q.val().any() & self.hint_wait.q.val();
+        self.hint_more_q.d.next = !self.s_inf.is_tail.val() & !self.s_inf.empty.val();
         if self.hint_arm.val() {
             self.hint_wait.d.next = true;
         }
         if self.r_take.val() & self.pend_pops.q.val().any() & self.hint_wait.q.val() {
             self.hint_wait.d.next = false;
-            self.hint_go_q.d.next = !self.s_inf.is_tail.val() & !self.s_inf.empty.val();
         }
-        self.hint_go.next = self.hint_go_q.q.val();
+        self.hint_go.next = self.hint_pop_q.q.val() & self.hint_more_q.q.val();
         // the READ/atomic CQE (a statement of its own: the CQE registers are
         // written with `state` by the reset, and `walk_end` must not join them)
         if self.rd_cqe.val() {
@@ -624,7 +628,7 @@ impl Logic for CompWalk {
             self.pend_pops.d.next = 0.into();
             self.flush.d.next = false;
             self.hint_wait.d.next = false;
-            self.hint_go_q.d.next = false;
+            self.hint_pop_q.d.next = false;
         }
     }
 }
