@@ -102,6 +102,7 @@ catalog! {
     resp_exec => crate::transport::RespExec, 200;
     exec_side => crate::transport::ExecSide, 200;
     ack_hold => crate::transport::AckHold, 200;
+    atomic_exec => crate::transport::AtomicExec, 300;
     comp_ack => crate::transport::CompAck, 200;
     comp_read => crate::transport::CompRead, 200;
     rx_lookup => crate::transport::RxLookup, 200;

@@ -147,6 +147,12 @@ rtl_consts! {
     /// MSI-X vectors the interrupt interface can name.
     IRQ_VECTORS: u64 = 2048;
     DATAPATH_BYTES: u64 = 64;
+    /// `id_features`: what this build implements and a driver may use:
+    /// atomics (session 23). RC works but its bit waits for `rnic-perf`'s
+    /// measurement loops to run on it (they start at the bit; docs/driver.md);
+    /// not yet: UC, UD, IPv6 and VLAN paths through the driver, inline data,
+    /// raw rings, the MPT/MTT context commands (TRANSLATION).
+    FEATURES_WORD: u64 = regs::id_features::ATOMICS.mask() as u64;
     /// `id_limits`: deepest ring 2^15, MPT entries (the key's index: up to
     /// 24 bits; the MPT lives in host memory behind its cache), CQs, QPs.
     LIMITS_WORD: u64 = (15 << 24) | ((mpt::MAX_LOG_ENTRIES as u64) << 16) | ((LOG_CQS as u64) << 8) | LOG_QPS as u64;
@@ -268,6 +274,8 @@ rtl_consts! {
     BTH_RC_READ_REQUEST: u64 = 0x0c;
     BTH_RC_COMPARE_SWAP: u64 = 0x13;
     BTH_RC_FETCH_ADD: u64 = 0x14;
+    /// Bytes an atomic reads and writes (and its local SGE's length).
+    ATOMIC_LEN: u64 = 8;
     /// BTH opcode of an RC ACKNOWLEDGE (the responder's ACK and NAK; checked
     /// against `rnic_proto::Opcode::RcAck` in `tb/tests/ack_gen.rs`).
     BTH_RC_ACKNOWLEDGE: u64 = 0x11;
@@ -350,6 +358,7 @@ rtl_consts! {
     TXF_ATOMIC_RKEY: u64 = crate::wire::tx_field_lsb("atomic_rkey");
     TXF_ATOMIC_SWAP: u64 = crate::wire::tx_field_lsb("atomic_swap");
     TXF_ATOMIC_CMP: u64 = crate::wire::tx_field_lsb("atomic_cmp");
+    TXF_ATOMICACK: u64 = crate::wire::tx_field_lsb("atomicack");
     TXF_IMMDT: u64 = crate::wire::tx_field_lsb("immdt");
     TXF_PAYLOAD_LEN: u64 = crate::wire::tx_field_lsb("payload_len");
     // ---- the requester's fetch stage (hw/src/transport/req_fetch.rs)
@@ -413,6 +422,8 @@ rtl_consts! {
     RXF_RETH_DMALEN: usize = crate::wire::rx_field_lsb("reth.dmalen");
     RXF_ATOMIC_VA: usize = crate::wire::rx_field_lsb("atomiceth.va");
     RXF_ATOMIC_RKEY: usize = crate::wire::rx_field_lsb("atomiceth.r_key");
+    RXF_ATOMIC_SWAP: usize = crate::wire::rx_field_lsb("atomiceth.swapdt");
+    RXF_ATOMIC_CMP: usize = crate::wire::rx_field_lsb("atomiceth.cmpdt");
     RXF_PAYLOAD_LEN: usize = crate::wire::rx_field_lsb("payload_len");
     /// QP context fields the responder reads (`layouts::qpc`): lowest bit.
     QPC_MIN_RNR: usize = qpc::MIN_RNR_TIMER.pos();
@@ -670,7 +681,11 @@ rtl_consts! {
     ES_RQ_PROD: u64 = ES_IMM_VALID + 1;
     ES_PMTU: u64 = ES_RQ_PROD + 16;
     ES_SE: u64 = ES_PMTU + 3;
-    ES_PATH: u64 = ES_SE + 1;
+    /// An atomic's operation (FETCH_ADD, else COMPARE_SWAP) and AtomicETH data.
+    ES_FADD: u64 = ES_SE + 1;
+    ES_CMP: u64 = ES_FADD + 1;
+    ES_SWAP: u64 = ES_CMP + 64;
+    ES_PATH: u64 = ES_SWAP + 64;
     /// `ack_hold`'s FIFO word: a record's ACK/NAK request and RECV
     /// completion, packed from bit 0; `AH_NEED`: the placed packets that
     /// must be written first (a count modulo 2^`AH_NEED_BITS`).
@@ -701,7 +716,8 @@ rtl_consts! {
     AH_RD_RKEY: u64 = AH_RD_LEN + 32;
     AH_RD_PD: u64 = AH_RD_RKEY + 32;
     AH_RD_PMTU: u64 = AH_RD_PD + 24;
-    AH_PATH: u64 = AH_RD_PMTU + 3;
+    AH_ATOMIC: u64 = AH_RD_PMTU + 3;
+    AH_PATH: u64 = AH_ATOMIC + 1;
 }
 
 // What the RTL assumes about the layouts beyond positions.

@@ -3,7 +3,8 @@
 //! each stream stalled at random.
 //!
 //! The reference of a request ([`expected_header`]) is the protocol model's
-//! ACK packet: `RcPacket::new(Opcode::RcAck, ..)` with the AETH built by
+//! ACK packet: `RcPacket::new(Opcode::RcAck, ..)` (an atomic's:
+//! `RcAtomicAck` with the AtomicAckETH) with the AETH built by
 //! `rnic_proto::Aeth::new(AethKind, msn)` (the responder model's own
 //! constructor and syndrome table), wrapped in the Ethernet and IP headers
 //! the `ah` entry describes (read with the contract's accessors, an
@@ -53,11 +54,14 @@ pub struct AckReq {
     pub psn: u32,
     pub kind: AckKind,
     pub msn: u32,
+    /// An ATOMIC ACKNOWLEDGE with this original value (its AETH an ACK).
+    pub atomic: Option<u64>,
 }
 
 impl AckReq {
+    /// An ACKNOWLEDGE with an ACK syndrome: what may merge.
     pub fn is_ack(&self) -> bool {
-        matches!(self.kind, AckKind::Ack(_))
+        matches!(self.kind, AckKind::Ack(_)) && self.atomic.is_none()
     }
 }
 
@@ -128,7 +132,13 @@ pub fn path_headers(path: &[u8; 64]) -> (EthernetHeader, IpHeader) {
 /// builder's header words for it.
 pub fn expected_packet(r: &AckReq) -> (RocePacket, Vec<u32>) {
     let aeth = Aeth::new(aeth_kind(r.kind), r.msn);
-    let mut pkt = RcPacket::new(Opcode::RcAck, r.dest_qpn, Psn::new(r.psn), false, ExtHeaders::Aeth(aeth), vec![]);
+    let (op, ext) = match r.atomic {
+        Some(orig) => {
+            (Opcode::RcAtomicAck, ExtHeaders::AethAtomicAckEth(aeth, AtomicAckEth { orig_remote_data: orig }))
+        }
+        None => (Opcode::RcAck, ExtHeaders::Aeth(aeth)),
+    };
+    let mut pkt = RcPacket::new(op, r.dest_qpn, Psn::new(r.psn), false, ext, vec![]);
     pkt.bth.pkey = r.pkey;
     let (eth, ip) = path_headers(&r.path);
     let mut roce = pkt.into_roce(eth, ip, 0);
@@ -180,14 +190,18 @@ pub fn random_req(rng: &mut Rng, qpns: &[u32], ack_pct: u64) -> AckReq {
     let q: &mut Rng = if rng.chance(50) { &mut fixed } else { &mut *rng };
     let (dest_qpn, pkey) = ((q.next() % (1 << 24)) as u32, q.next() as u16);
     let path = random_path(q);
+    let kind = random_kind(rng, ack_pct);
+    // an ACK now and then an atomic's (an ACK syndrome: what the responder sends)
+    let atomic = (matches!(kind, AckKind::Ack(_)) && rng.chance(10)).then(|| rng.next() ^ (rng.next() << 32));
     AckReq {
         qpn,
         dest_qpn,
         pkey,
         path,
         psn: (rng.next() as u32) & Psn::MASK,
-        kind: random_kind(rng, ack_pct),
+        kind,
         msn: (rng.next() as u32) & Psn::MASK,
+        atomic,
     }
 }
 
@@ -202,8 +216,9 @@ pub fn set_req<M: Model + ?Sized>(d: &mut M, r: &AckReq, valid: bool) {
         ("kind", kind),
         ("code", code),
         ("msn", r.msn as u64),
-        ("opcode", BTH_RC_ACKNOWLEDGE),
+        ("opcode", if r.atomic.is_some() { BTH_RC_ATOMIC_ACK } else { BTH_RC_ACKNOWLEDGE }),
         ("plen", 0),
+        ("orig", r.atomic.unwrap_or(0)),
         ("valid", valid as u64),
     ] {
         let i = d.port(&format!("s_ack.{n}"));

@@ -59,10 +59,14 @@ impl Crafter {
         self.frame(qpn, Opcode::RcReadRequest, psn, ExtHeaders::Reth(Reth { va, rkey, dma_len }), vec![])
     }
 
-    /// A FETCH_ADD.
+    /// A FETCH_ADD of 1.
     pub fn fetch_add(&self, qpn: u32, psn: u32, va: u64, rkey: u32) -> Vec<u8> {
-        let e = AtomicEth { va, rkey, swap_add: 1, compare: 0 };
-        self.frame(qpn, Opcode::RcFetchAdd, psn, ExtHeaders::AtomicEth(e), vec![])
+        self.atomic(qpn, Opcode::RcFetchAdd, psn, AtomicEth { va, rkey, swap_add: 1, compare: 0 })
+    }
+
+    /// A COMPARE_SWAP or FETCH_ADD with its AtomicETH.
+    pub fn atomic(&self, qpn: u32, opcode: Opcode, psn: u32, e: AtomicEth) -> Vec<u8> {
+        self.frame(qpn, opcode, psn, ExtHeaders::AtomicEth(e), vec![])
     }
 }
 

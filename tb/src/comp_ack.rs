@@ -1111,8 +1111,11 @@ impl<M: Model> CompBench<M> {
             };
             let c = self.pending.front().unwrap_or_else(|| panic!("cycle {now}: a placement with no packet"));
             let (wqe, offset) = c.expect.place.unwrap_or_else(|| panic!("cycle {now}: a placement not expected"));
-            let fresh = c.opcode == BTH_RC_READ_RESP_FIRST as u8 || c.opcode == BTH_RC_READ_RESP_ONLY as u8;
-            let want = PlaceReq { qpn: c.qpn, index: wqe, fresh, offset, plen: c.plen, sq: sq_of(c.qpn) };
+            // an atomic ACK places its original value: 8 bytes, its WQE read fresh
+            let atomic = c.opcode == BTH_RC_ATOMIC_ACK as u8;
+            let fresh = atomic || c.opcode == BTH_RC_READ_RESP_FIRST as u8 || c.opcode == BTH_RC_READ_RESP_ONLY as u8;
+            let plen = if atomic { ATOMIC_LEN as u16 } else { c.plen };
+            let want = PlaceReq { qpn: c.qpn, index: wqe, fresh, offset, plen, sq: sq_of(c.qpn) };
             assert_eq!(req, want, "cycle {now}: placement request");
             self.place_reqs.push(req);
             self.place_due = Some(now + self.place_delay);

@@ -1,10 +1,11 @@
 //! Bench of the responder's answer cutter (`RespGen`, catalog `resp_gen`):
-//! requests (ACKs, NAKs, READs to answer) in on `s_req`, one header request
+//! requests (ACKs, NAKs, READs to answer, atomic ACKs) in on `s_req`, one header request
 //! per packet out on `m_ack` and one fragment per READ response packet with
 //! payload on `m_frag`, all three streams stalled at random. The reference
 //! of a READ is the protocol model's answer to it
 //! (`rnic_proto::rc::responder::Responder`: opcodes, PSNs, payload lengths,
-//! the AETH on FIRST/LAST/ONLY); an ACK or NAK is one ACKNOWLEDGE. Every
+//! the AETH on FIRST/LAST/ONLY); an ACK or NAK is one ACKNOWLEDGE, an
+//! executed atomic one ATOMIC ACKNOWLEDGE carrying its original value. Every
 //! cycle the bench checks the handshake rule (neither output's `ready`
 //! reaches `s_req.ready` or a `valid`) and that an offered output stays
 //! offered unchanged.
@@ -40,6 +41,8 @@ pub struct RespReq {
     pub code: u64,
     pub msn: u32,
     pub read: Option<ReadJob>,
+    /// An executed atomic's ACK: its original value (no READ then).
+    pub atomic: Option<u64>,
     /// The path entry, 64 bytes (only carried through).
     pub path: [u32; 16],
 }
@@ -50,14 +53,20 @@ pub struct Pkt {
     pub opcode: u64,
     pub psn: u32,
     pub plen: u64,
+    /// An ATOMIC ACKNOWLEDGE's original value.
+    pub orig: Option<u64>,
     /// The fragment: (key, pd, va, len, id) when the packet has payload.
     pub frag: Option<(u64, u64, u64, u64, u64)>,
 }
 
 /// The packets answering `r`, from the protocol model for a READ.
 pub fn expected(r: &RespReq) -> Vec<Pkt> {
+    if let Some(orig) = r.atomic {
+        let opcode = Opcode::RcAtomicAck.value() as u64;
+        return vec![Pkt { opcode, psn: r.psn, plen: 0, orig: Some(orig), frag: None }];
+    }
     let Some(j) = r.read else {
-        return vec![Pkt { opcode: BTH_RC_ACKNOWLEDGE, psn: r.psn, plen: 0, frag: None }];
+        return vec![Pkt { opcode: BTH_RC_ACKNOWLEDGE, psn: r.psn, plen: 0, orig: None, frag: None }];
     };
     let cfg = ResponderConfig {
         dest_qp: r.dest_qpn,
@@ -96,12 +105,13 @@ pub fn expected(r: &RespReq) -> Vec<Pkt> {
                 (1 << REQ_FRAG_LAST) | (psn as u64 & 0x7f),
             ));
             va = va.wrapping_add(plen);
-            Pkt { opcode: op.value() as u64, psn, plen, frag }
+            Pkt { opcode: op.value() as u64, psn, plen, orig: None, frag }
         })
         .collect()
 }
 
-/// A random request: READs `read_pct` of the time, lengths around the PMTU's multiples.
+/// A random request: READs `read_pct` of the time, lengths around the
+/// PMTU's multiples; of the others one in four an atomic's ACK.
 pub fn random_req(rng: &mut Rng, qpns: &[u32], read_pct: u64) -> RespReq {
     let pmtus = [Pmtu::Mtu256, Pmtu::Mtu512, Pmtu::Mtu1024, Pmtu::Mtu2048, Pmtu::Mtu4096];
     let pmtu = pmtus[(rng.next() % 5) as usize];
@@ -123,7 +133,8 @@ pub fn random_req(rng: &mut Rng, qpns: &[u32], read_pct: u64) -> RespReq {
         pd: rng.next() as u32 & 0xff_ffff,
         pmtu,
     });
-    let (kind, code) = match (read.is_some(), rng.next() % 4) {
+    let atomic = (read.is_none() && rng.chance(25)).then(|| rng.next() ^ (rng.next() << 32));
+    let (kind, code) = match (read.is_some() || atomic.is_some(), rng.next() % 4) {
         (true, _) | (false, 0 | 1) => (AETH_KIND_ACK, AETH_CREDIT_UNLIMITED),
         (false, 2) => (AETH_KIND_RNR_NAK, rng.next() % 32),
         _ => (AETH_KIND_NAK, rng.next() % 4),
@@ -139,6 +150,7 @@ pub fn random_req(rng: &mut Rng, qpns: &[u32], read_pct: u64) -> RespReq {
         code,
         msn: rng.next() as u32 & 0xff_ffff,
         read,
+        atomic,
         path,
     }
 }
@@ -155,7 +167,8 @@ pub fn set_req<M: Model + ?Sized>(d: &mut M, r: &RespReq, valid: bool) {
         ("code", r.code),
         ("msn", r.msn as u64),
         ("read", r.read.is_some() as u64),
-        ("va", j.va),
+        ("atomic", r.atomic.is_some() as u64),
+        ("va", r.atomic.unwrap_or(j.va)),
         ("len", j.len as u64),
         ("rkey", j.rkey as u64),
         ("pd", j.pd as u64),
@@ -171,12 +184,12 @@ pub fn set_req<M: Model + ?Sized>(d: &mut M, r: &RespReq, valid: bool) {
 /// What `m_ack` carries, as read from the ports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct AckOut {
-    fields: [u64; 10],
+    fields: [u64; 11],
     path: Vec<u32>,
 }
 
 fn read_ack<M: Model>(d: &M) -> AckOut {
-    let names = ["qpn", "dest_qpn", "pkey", "psn", "kind", "code", "msn", "opcode", "plen", "valid"];
+    let names = ["qpn", "dest_qpn", "pkey", "psn", "kind", "code", "msn", "opcode", "plen", "valid", "orig"];
     let fields = names.map(|n| d.get(&format!("m_ack.{n}")));
     let mut path = vec![0u32; 16];
     d.get_words(d.port("m_ack.path"), &mut path);
@@ -294,6 +307,9 @@ impl<M: Model> RespGenBench<M> {
             let f = &ack.fields;
             assert_eq!([f[0], f[1], f[2], f[4], f[5], f[6]], same, "cycle {now}: m_ack fields of request {i}");
             assert_eq!(ack.path, r.path, "cycle {now}: m_ack path of request {i}");
+            if let Some(orig) = want.orig {
+                assert_eq!(ack.fields[10], orig, "cycle {now}: m_ack orig of request {i}");
+            }
             self.first_offer.get_or_insert(now);
         }
         if f_valid {

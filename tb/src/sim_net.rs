@@ -330,7 +330,22 @@ pub fn connect_rc_with(
     mtu: Mtu,
     t: RcTimers,
 ) {
-    let access = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    connect_rc_access(qp, ctx, peer, dest, psns, mtu, t, AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ);
+}
+
+/// [`connect_rc_with`] with the QP's remote rights `access` (the others
+/// give WRITE and READ, not atomics).
+#[allow(clippy::too_many_arguments)]
+pub fn connect_rc_access(
+    qp: &mut QueuePair,
+    ctx: &Context,
+    peer: usize,
+    dest: u32,
+    psns: (u32, u32),
+    mtu: Mtu,
+    t: RcTimers,
+    access: AccessFlags,
+) {
     qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).expect("INIT");
     let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), ctx.query_device().mac) };
     let rtr = QpAttr::new()
@@ -384,11 +399,12 @@ impl QpPair {
         let mut qp_a =
             pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).max_send_sge(4).build().unwrap();
         let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
-        connect_rc_with(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), psns, Mtu::Mtu1024, t);
-        connect_rc_with(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (psns.1, psns.0), Mtu::Mtu1024, t);
+        let rights = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_ATOMIC;
+        connect_rc_access(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), psns, Mtu::Mtu1024, t, rights);
+        connect_rc_access(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (psns.1, psns.0), Mtu::Mtu1024, t, rights);
         let buf_a = a.ctx.alloc_buffer(8192).unwrap();
         let buf_b = b.ctx.alloc_buffer(8192).unwrap();
-        let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+        let all = AccessFlags::LOCAL_WRITE | rights;
         let mr_a = pd_a.reg_mr(&buf_a, 0, 8192, all).unwrap();
         let mr_b = pd_b.reg_mr(&buf_b, 0, 8192, all).unwrap();
         let data: Vec<u8> = (0..8192u32).map(|i| (i * 13 + 5) as u8).collect();

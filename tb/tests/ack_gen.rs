@@ -60,7 +60,9 @@ fn random_requests_under_random_stalls() {
     let b = run_random(1, 3000, &[3, 4000, 16383], 70, 70, 50);
     let naks = b.taken.iter().filter(|r| !r.is_ack()).count();
     let nak_out = b.out_idx.iter().filter(|&&i| !b.taken[i].is_ack()).count();
-    assert_eq!(naks, nak_out, "every NAK and RNR NAK answered");
+    assert_eq!(naks, nak_out, "every NAK, RNR NAK and atomic ACK answered");
+    let atomics = b.out_idx.iter().filter(|&&i| b.taken[i].atomic.is_some()).count();
+    assert!(atomics > 100, "{atomics} atomic ACKs");
     assert!(b.merged.len() > 100 && naks > 500, "merges {} NAKs {naks}", b.merged.len());
     eprintln!(
         "random: {} requests, {} headers, {} merged, {naks} NAKs, {} cycles",
@@ -92,6 +94,7 @@ fn acks(qpn: u32, kinds: &[AckKind]) -> Vec<AckReq> {
         .map(|(i, &kind)| {
             let mut r = random_req(&mut rng, &[qpn], 100);
             r.kind = kind;
+            r.atomic = None;
             r.psn = 100 + i as u32;
             r.msn = 7 + i as u32;
             r
@@ -181,9 +184,13 @@ fn wire_bytes_through_tx_build() {
     for (k, (got, want)) in tx.frames.iter().zip(&want).enumerate() {
         assert_eq!(got, want, "frame {k}");
         let p = decode_frame(got).unwrap();
-        assert_eq!(p.bth.opcode, Opcode::RcAck);
+        let atomic = b.taken[b.out_idx[k]].atomic;
+        assert_eq!(p.bth.opcode, if atomic.is_some() { Opcode::RcAtomicAck } else { Opcode::RcAck });
+        assert_eq!(p.ext.atomic_ack_eth().map(|a| a.orig_remote_data), atomic, "frame {k}: AtomicAckETH");
     }
     assert_eq!(tx.frames.len(), want.len());
+    let atomics = b.out_idx.iter().filter(|&&i| b.taken[i].atomic.is_some()).count();
+    assert!(atomics >= 3, "{atomics} atomic ACKs on the wire");
 }
 
 /// Memory that grants every key and reads zeros (the responder's ACKs do
@@ -264,7 +271,8 @@ fn the_responder_models_acks() {
                     AckKind::RnrNak(_) => 1,
                     AckKind::Nak(_) => 2,
                 }] += 1;
-                let r = AckReq { qpn, dest_qpn: p.bth.dest_qp, pkey, path, psn: p.psn().value(), kind, msn: aeth.msn };
+                let (psn, msn) = (p.psn().value(), aeth.msn);
+                let r = AckReq { qpn, dest_qpn: p.bth.dest_qp, pkey, path, psn, kind, msn, atomic: None };
                 // the bench's reference is the responder's packet
                 let mut pk = p.clone();
                 pk.bth.pkey = pkey;

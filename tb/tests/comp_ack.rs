@@ -78,7 +78,8 @@ fn random_responses_match_the_model() {
         (b.p_offer, b.p_cmd, b.p_answer, b.p_cqe, b.p_take) = (p_offer, p_cmd, p_answer, p_cqe, p_take);
         (b.p_place, b.place_delay) = (p_answer, 1 + seed * 3);
         let atomic = |c: &Case| c.opcode == BTH_RC_ATOMIC_ACK as u8;
-        let data = s.cases.iter().filter(|c| c.expect.place.is_some() && c.plen > 0 && !atomic(c)).count();
+        // (an atomic ACK's original value is placed too: 8 bytes)
+        let data = s.cases.iter().filter(|c| c.expect.place.is_some() && (c.plen > 0 || atomic(c))).count();
         b.push(s);
         b.run(400_000);
         // every placed READ response with data asked for its placement, once
@@ -124,8 +125,9 @@ fn latency(c: &Case) -> Option<u64> {
         let pop = e.place.is_some() && last;
         let k = k - pop as u64;
         let check = if e.implied { 0 } else { COMP_CHECK_CYCLES + pop as u64 };
-        // data to place: the request (a cycle after the checks) and the bench's verdict
-        let data = e.place.is_some() && c.plen > 0 && c.opcode != BTH_RC_ATOMIC_ACK as u8;
+        // data to place (an atomic's original value among them): the request
+        // (a cycle after the checks) and the bench's verdict
+        let data = e.place.is_some() && (c.plen > 0 || c.opcode == BTH_RC_ATOMIC_ACK as u8);
         let place = if data { 1 + PLACE_DELAY } else { 0 };
         return Some(COMP_LATENCY_NO_WALK + COMP_HEAD_CYCLES + k * COMP_WQE_CYCLES + check + place);
     }

@@ -72,8 +72,10 @@ fn the_driver_runs_the_simulated_host_side() {
     assert_eq!((attr.max_qp, attr.max_cq), (1022, 1024), "1024 QPs less QP 0 and 1, 1024 CQs");
     assert_eq!(attr.max_qp_wr, 1 << 15);
     assert_eq!(attr.irq_vectors, 2048);
-    // Today's RTL drives no feature bit, no MPT limit and no MAC.
-    assert_eq!(attr.features, 0);
+    // Today's RTL announces atomics (RC's bit waits for rnic-perf; no UC,
+    // UD, inline, raw rings, MPT/MTT context commands yet), drives no MPT
+    // limit and no MAC.
+    assert_eq!(attr.features, rnic_contract::regs::id_features::ATOMICS.mask());
     assert_eq!(
         attr.max_mr,
         1 << ContextConfig::default().log_mrs,

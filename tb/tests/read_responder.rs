@@ -7,16 +7,19 @@
 //! model's packet: opcode, destination QP, PSN, AETH, payload; in the
 //! model's order, so an ACK never overtakes a READ's responses. A READ
 //! writes nothing to host memory; the checksums and ICRC of every frame are
-//! good. Then the goodput of a long READ.
+//! good. Then the goodput of a long READ. Atomics the same way: COMPARE_SWAP
+//! (matching and not) and FETCH_ADD between WRITEs and READs of the same
+//! words, each ATOMIC ACKNOWLEDGE's original value the model's and the
+//! region's bytes afterwards the model's.
 
 use rnic_contract::codes::{Mtu, QpType};
 use rnic_driver::*;
 use rnic_proto::rc::responder::{QpAccess, Responder, ResponderConfig};
 use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket};
-use rnic_proto::{decode_frame, Opcode, Pmtu, Psn, RnrTimer};
+use rnic_proto::{decode_frame, AtomicEth, Opcode, Pmtu, Psn, RnrTimer};
 use rnic_tb::bad_packets::{pattern, Crafter};
 use rnic_tb::lone_nic::{idle, inject, open_nic, settle, tx_len, writes_len, Probe};
-use rnic_tb::sim_net::{connect_rc, nic_ip};
+use rnic_tb::sim_net::{connect_rc_access, nic_ip, RcTimers};
 
 /// The (absent) peer's QP.
 const PEER_QPN: u32 = 0x77;
@@ -66,10 +69,16 @@ struct Target {
     qpn: u32,
     region: Region,
     model: Responder,
-    _keep: (QueuePair, MemoryRegion, DmaBuffer, CompletionQueue, ProtectionDomain),
+    buf: DmaBuffer,
+    _keep: (QueuePair, MemoryRegion, CompletionQueue, ProtectionDomain),
 }
 
 fn target(seed: u64, mtu: Mtu, epsn: u32) -> Target {
+    target_with(seed, mtu, epsn, false)
+}
+
+/// The target, its QP and region with the atomic right when `atomic`.
+fn target_with(seed: u64, mtu: Mtu, epsn: u32, atomic: bool) -> Target {
     let (ctx, probe) = open_nic(seed);
     let crafter = Crafter { mac: ctx.query_device().mac, src: nic_ip(0), dst: nic_ip(1) };
     let pd = ctx.alloc_pd().unwrap();
@@ -77,10 +86,13 @@ fn target(seed: u64, mtu: Mtu, epsn: u32) -> Target {
     let buf = ctx.alloc_buffer(REGION).unwrap();
     let data = pattern(seed as u32, REGION);
     buf.write(0, &data).unwrap();
-    let all = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
-    let mr = pd.reg_mr(&buf, 0, REGION, all).unwrap();
+    let mut rights = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    if atomic {
+        rights = rights | AccessFlags::REMOTE_ATOMIC;
+    }
+    let mr = pd.reg_mr(&buf, 0, REGION, rights | AccessFlags::LOCAL_WRITE).unwrap();
     let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).max_send_wr(16).max_recv_wr(16).build().unwrap();
-    connect_rc(&mut qp, &ctx, 0, PEER_QPN, (0x5000, epsn), mtu);
+    connect_rc_access(&mut qp, &ctx, 0, PEER_QPN, (0x5000, epsn), mtu, RcTimers::default(), rights);
     let pmtu = Pmtu::from_ibv(mtu as u8).unwrap();
     let cfg = ResponderConfig {
         dest_qp: PEER_QPN,
@@ -90,12 +102,12 @@ fn target(seed: u64, mtu: Mtu, epsn: u32) -> Target {
         min_rnr_timer: RnrTimer::new(12).unwrap(),
         pd: 0,
         max_recv_sge: 4,
-        access: QpAccess { remote_write: true, remote_read: true, remote_atomic: false },
+        access: QpAccess { remote_write: true, remote_read: true, remote_atomic: atomic },
     };
     let region = Region { base: mr.addr(), rkey: mr.rkey(), pd: 0, data };
     let qpn = qp.qp_num();
     idle(&probe, 200);
-    Target { ctx, probe, crafter, qpn, region, model: Responder::new(cfg), _keep: (qp, mr, buf, cq, pd) }
+    Target { ctx, probe, crafter, qpn, region, model: Responder::new(cfg), buf, _keep: (qp, mr, cq, pd) }
 }
 
 /// A request of the test's sequence.
@@ -105,6 +117,11 @@ enum Req {
     Read(u64, u32),
     /// A 64-byte WRITE ONLY with AckReq at this offset.
     Write(u64),
+    /// A COMPARE_SWAP at this offset: compare with the word there (when
+    /// `true`, so it swaps) or with another value, and the swap value.
+    CmpSwap(u64, bool, u64),
+    /// A FETCH_ADD at this offset.
+    FetchAdd(u64, u64),
 }
 
 impl Target {
@@ -121,6 +138,17 @@ impl Target {
                 Req::Write(off) => {
                     let va = self.region.base + off;
                     self.crafter.write(self.qpn, Opcode::RcWriteOnly, psn.value(), va, self.region.rkey, 64, 64)
+                }
+                Req::CmpSwap(off, hit, swap) => {
+                    let at = off as usize;
+                    let word = u64::from_le_bytes(self.region.data[at..at + 8].try_into().unwrap());
+                    let compare = if hit { word } else { !word };
+                    let e = AtomicEth { va: self.region.base + off, rkey: self.region.rkey, swap_add: swap, compare };
+                    self.crafter.atomic(self.qpn, Opcode::RcCompareSwap, psn.value(), e)
+                }
+                Req::FetchAdd(off, add) => {
+                    let e = AtomicEth { va: self.region.base + off, rkey: self.region.rkey, swap_add: add, compare: 0 };
+                    self.crafter.atomic(self.qpn, Opcode::RcFetchAdd, psn.value(), e)
                 }
             };
             let p = RcPacket::from_roce(&decode_frame(&f).unwrap()).unwrap();
@@ -144,12 +172,18 @@ impl Target {
             );
             assert!(d.payload == w.payload, "frame {k} ({:?}): payload bytes", d.bth.opcode);
         }
-        // only the WRITEs write the region (a READ writes nothing)
+        // only the WRITEs and the atomics that change a word write the
+        // region (a READ writes nothing, a compare that fails neither)
         let writes: Vec<(u64, usize)> =
             self.probe.with(|h| h.writes[w0..].iter().map(|w| (w.addr, w.bytes.len())).collect());
         let wrote: usize = writes.iter().map(|w| w.1).sum();
         let n_writes = reqs.iter().filter(|r| matches!(r, Req::Write(_))).count();
-        assert_eq!(wrote, 64 * n_writes, "device writes: {writes:x?}");
+        let n_atomic = reqs.iter().filter(|r| matches!(r, Req::CmpSwap(_, true, _) | Req::FetchAdd(..))).count();
+        assert_eq!(wrote, 64 * n_writes + 8 * n_atomic, "device writes: {writes:x?}");
+        // the region's bytes: the model's
+        let mut now = vec![0u8; REGION];
+        self.buf.read(0, &mut now).unwrap();
+        assert!(now == self.region.data, "the region's bytes differ from the model's");
         sent
     }
 }
@@ -214,4 +248,30 @@ fn a_long_read_streams_at_line_rate() {
     // deterministic: the figure docs/transport_blocks.md gives (about 225
     // of it the host model's PCIe read latency for the payload)
     assert_eq!(warm, 361, "a warm READ's response");
+}
+
+#[test]
+fn atomics_are_executed_as_the_model_executes_them() {
+    use Req::*;
+    let mut t = target_with(5, Mtu::Mtu1024, 0x800, true);
+    let reqs = [
+        FetchAdd(0, 1),
+        FetchAdd(0, u64::MAX),
+        CmpSwap(8, true, 0x1122_3344_5566_7788),
+        CmpSwap(8, false, 7),
+        Read(0, 16),
+        Write(64),
+        FetchAdd(64, 0x10_0000_0001),
+        Read(64, 8),
+        CmpSwap(4096 - 8, true, 0),
+        FetchAdd(REGION as u64 - 8, 3),
+        CmpSwap(64, true, 9),
+        Read(0, 4096),
+    ];
+    let sent = t.run(0x800, &reqs);
+    let acks = summary(&sent).iter().filter(|s| s.0 == Opcode::RcAtomicAck).count();
+    eprintln!("atomics: {} frames {:x?}", sent.len(), summary(&sent));
+    assert_eq!(acks, 8, "one ATOMIC ACKNOWLEDGE per atomic");
+    let c = t.ctx.query_counters().unwrap();
+    assert_eq!((c.naks, c.silent_drops, c.dup_requests), ([0; 4], 0, 0), "{c:?}");
 }

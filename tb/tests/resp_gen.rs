@@ -1,6 +1,7 @@
 //! The responder's answer cutter (`RespGen`, catalog `resp_gen`) against the
 //! protocol model's READ responses (`rnic_tb::resp_gen`: every packet's
-//! opcode, PSN, payload length and fragment; every field carried through;
+//! opcode, PSN, payload length and fragment; atomic ACKs with their
+//! original value; every field carried through;
 //! the three streams stalled at random), then latency and rate.
 
 use rnic_hw::consts::*;
@@ -20,6 +21,7 @@ fn read_response_opcodes_are_the_models() {
     assert_eq!(BTH_RC_READ_RESP_MIDDLE, Opcode::RcReadResponseMiddle.value() as u64);
     assert_eq!(BTH_RC_READ_RESP_LAST, Opcode::RcReadResponseLast.value() as u64);
     assert_eq!(BTH_RC_READ_RESP_ONLY, Opcode::RcReadResponseOnly.value() as u64);
+    assert_eq!(BTH_RC_ATOMIC_ACK, Opcode::RcAtomicAck.value() as u64);
     // the PMTU codes RespGen selects on are the model's
     for (code, p) in [(MTU_256, Pmtu::Mtu256), (MTU_512, Pmtu::Mtu512), (MTU_4096, Pmtu::Mtu4096)] {
         assert_eq!(code, p as u64);
@@ -47,7 +49,9 @@ fn random_requests_under_random_stalls() {
         let reads = b.taken.iter().filter(|r| r.read.is_some()).count();
         let multi = b.taken.iter().filter(|r| expected(r).len() > 2).count();
         let empty = b.taken.iter().filter(|r| r.read.is_some_and(|j| j.len == 0)).count();
+        let atomics = b.taken.iter().filter(|r| r.atomic.is_some()).count();
         assert!(reads > 150 && multi > 50 && empty > 5, "reads {reads}, multi-packet {multi}, zero-length {empty}");
+        assert!(atomics > 40, "{atomics} atomic ACKs");
         eprintln!(
             "seed {seed} {pcts:?}: {} requests ({reads} READs), {} packets, {} fragments, {} cycles",
             b.taken.len(),

@@ -12,6 +12,9 @@
 //!   fence waits for the READ's data to be written, not only its response).
 //! * A READ into a region A may not write (no LOCAL_WRITE): LOC_PROT_ERR,
 //!   the WRITE behind it flushed (WR_FLUSH_ERR), nothing written in A.
+//! * Atomics: FETCH_ADD and COMPARE_SWAP (matching and not) on B's words,
+//!   each original value in A's SGE (`comp_read` places it), B's words
+//!   afterwards the protocol model's arithmetic, the CQEs.
 
 use rnic_contract::codes::{WcOpcode, WcStatus};
 use rnic_driver::*;
@@ -210,4 +213,56 @@ fn read_goodput_cycles() {
     assert_eq!(r.packets, 16);
     assert_eq!((r.pauses, r.paused_cycles), (0, 0), "4 KiB x 16 keeps up: {r:?}");
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1929, 8286, 8848), "4 KiB x 16: {r:?}");
+}
+
+#[test]
+fn atomics_between_two_nics() {
+    use rnic_proto::rc::responder::atomic_new_value;
+    let mut pair = QpPair::connect(23, (0x40, 0x900), RcTimers::default());
+    let word = |buf: &DmaBuffer, at: usize| {
+        let mut w = [0u8; 8];
+        buf.read(at, &mut w).unwrap();
+        u64::from_le_bytes(w)
+    };
+    // B's words at 0, 8, 16 and A's result words at 4000.. (one at an odd offset)
+    for (at, v) in [(0usize, 0x1000u64), (8, 0xdead_beef_0000_0001), (16, 77)] {
+        pair.buf_b.write(at, &v.to_le_bytes()).unwrap();
+    }
+    // (B's offset, FETCH_ADD or COMPARE_SWAP, compare, swap/add, A's offset)
+    let ops: [(u64, bool, u64, u64, u64); 6] = [
+        (0, true, 0, 5, 4000),
+        (8, false, 0xdead_beef_0000_0001, 0x1234, 4008),
+        (16, false, 78, 1, 4016),
+        (0, true, 0, u64::MAX, 4027),
+        (8, false, 0x1234, 0x5678, 4040),
+        (4096 + 8, true, 0, 3, 4048),
+    ];
+    let mut model: std::collections::HashMap<u64, u64> = std::collections::HashMap::new();
+    let mut origs = vec![];
+    for (k, &(off, fadd, compare, swap_add, local)) in ops.iter().enumerate() {
+        let orig = *model.entry(off).or_insert_with(|| word(&pair.buf_b, off as usize));
+        origs.push(orig);
+        model.insert(off, atomic_new_value(fadd, orig, compare, swap_add));
+        let remote = RemoteAddr { addr: pair.mr_b.addr() + off, rkey: pair.mr_b.rkey() };
+        let op = if fadd {
+            SendOp::AtomicFetchAndAdd { remote, add: swap_add }
+        } else {
+            SendOp::AtomicCmpAndSwp { remote, compare, swap: swap_add }
+        };
+        let sges = [Sge::new(&pair.mr_a, local, 8).unwrap()];
+        let wr = SendWr::new(100 + k as u64, op, &sges).flags(SendFlags::SIGNALED);
+        pair.qp_a.post_send(&[wr]).unwrap();
+    }
+    let wc = poll_n(&pair.cq_a, ops.len(), 60_000, "atomic completions");
+    for (k, w) in wc.iter().enumerate() {
+        let op = if ops[k].1 { WcOpcode::FetchAdd } else { WcOpcode::CompSwap };
+        assert_eq!((w.wr_id, w.status, w.opcode, w.byte_len), (100 + k as u64, WcStatus::Success, Some(op), 8));
+        assert_eq!(word(&pair.buf_a, ops[k].4 as usize), origs[k], "atomic {k}: the original value in A's SGE");
+    }
+    for (&off, &v) in &model {
+        assert_eq!(word(&pair.buf_b, off as usize), v, "B's word at {off}");
+    }
+    // the wire: one ATOMIC ACKNOWLEDGE per atomic, good frames
+    let acks = pair.frames(1).iter().filter(|f| f.1 == "RC_ATOMIC_ACKNOWLEDGE").count();
+    assert_eq!(acks, ops.len(), "{:?}", pair.frames(1));
 }

@@ -351,6 +351,9 @@ impl Logic for RegFile {
         if self.raddr.val() == REG_ID_CLOCK {
             self.rword.next = bits::<32>(CLOCK_MHZ);
         }
+        if self.raddr.val() == REG_ID_FEATURES {
+            self.rword.next = bits::<32>(FEATURES_WORD);
+        }
         if self.raddr.val() == REG_ID_LIMITS {
             self.rword.next = bits::<32>(LIMITS_WORD);
         }

@@ -9,8 +9,8 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `s_ack` ([`AckReqIn`]) | in | `qpn` (14 bits, the BTH's source QP), `dest_qpn`, `pkey`, `path` (the QP context's PATH, a `layouts::ah` entry, as `ReqJobIn::path`), `psn`, `kind` and `code` (the AETH syndrome's kind, [`AETH_KIND_ACK`](crate::consts::AETH_KIND_ACK) / `_RNR_NAK` / `_NAK`, and its 5-bit value: credit code, RNR timer code or NAK code), `msn`, `opcode`, `plen` (the payload's bytes). `ready` is a register. |
-//! | `m_hdr` (`HdrOut<TX_HDR_BITS>`) | out | one header per request not merged (below), from a register: `opcode`, `destqp`, `pkey`, `psn`, `src_qp` = `qpn`, `aeth_syndrome` = kind << 5 \| code, `aeth_msn`, `payload_len` = `plen`, the path fields from [`PathHdr`]; AckReq, SE, MigReq, FECN, BECN and `ip_id` 0. |
+//! | `s_ack` ([`AckReqIn`]) | in | `qpn` (14 bits, the BTH's source QP), `dest_qpn`, `pkey`, `path` (the QP context's PATH, a `layouts::ah` entry, as `ReqJobIn::path`), `psn`, `kind` and `code` (the AETH syndrome's kind, [`AETH_KIND_ACK`](crate::consts::AETH_KIND_ACK) / `_RNR_NAK` / `_NAK`, and its 5-bit value: credit code, RNR timer code or NAK code), `msn`, `opcode`, `plen` (the payload's bytes), `orig` (an ATOMIC ACKNOWLEDGE's original value). `ready` is a register. |
+//! | `m_hdr` (`HdrOut<TX_HDR_BITS>`) | out | one header per request not merged (below), from a register: `opcode`, `destqp`, `pkey`, `psn`, `src_qp` = `qpn`, `aeth_syndrome` = kind << 5 \| code, `aeth_msn`, `atomicack` = `orig`, `payload_len` = `plen`, the path fields from [`PathHdr`]; AckReq, SE, MigReq, FECN, BECN and `ip_id` 0. |
 //!
 //! **Coalescing (the choice).** A request is merged away only while it
 //! waits behind a stalled output: the pending request (`p`, taken and not
@@ -92,6 +92,9 @@ pub struct AckReqIn {
     pub opcode: Signal<In, Bits<8>>,
     /// The payload's length: a READ response's, 0 for an ACKNOWLEDGE.
     pub plen: Signal<In, Bits<ACK_PLEN_BITS>>,
+    /// An ATOMIC ACKNOWLEDGE's AtomicAckETH (the original value; other
+    /// opcodes carry no AtomicAckETH, so `TxBuild` ignores it).
+    pub orig: Signal<In, Bits<64>>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -109,6 +112,7 @@ pub struct AckReqOut {
     pub msn: Signal<Out, Bits<ACK_MSN_BITS>>,
     pub opcode: Signal<Out, Bits<8>>,
     pub plen: Signal<Out, Bits<ACK_PLEN_BITS>>,
+    pub orig: Signal<Out, Bits<64>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -131,6 +135,7 @@ pub struct AckGen {
     p_msn: Reg<Bits<ACK_MSN_BITS>>,
     p_opcode: Reg<Bits<8>>,
     p_plen: Reg<Bits<ACK_PLEN_BITS>>,
+    p_orig: Reg<Bits<64>>,
     // ---- k: the skid register
     k_v: Reg<Bit>,
     k_qpn: Reg<Bits<ACK_QPN_BITS>>,
@@ -143,6 +148,7 @@ pub struct AckGen {
     k_msn: Reg<Bits<ACK_MSN_BITS>>,
     k_opcode: Reg<Bits<8>>,
     k_plen: Reg<Bits<ACK_PLEN_BITS>>,
+    k_orig: Reg<Bits<64>>,
     // ---- o: the header offered
     o_v: Reg<Bit>,
     o_hdr: Reg<Bits<TX_HDR_BITS>>,
@@ -163,6 +169,7 @@ pub struct AckGen {
     nx_msn: Signal<Local, Bits<ACK_MSN_BITS>>,
     nx_opcode: Signal<Local, Bits<8>>,
     nx_plen: Signal<Local, Bits<ACK_PLEN_BITS>>,
+    nx_orig: Signal<Local, Bits<64>>,
     p_ack: Signal<Local, Bit>,
     nx_ack: Signal<Local, Bit>,
     same_qp: Signal<Local, Bit>,
@@ -191,6 +198,7 @@ impl Default for AckGen {
             p_msn: Default::default(),
             p_opcode: Default::default(),
             p_plen: Default::default(),
+            p_orig: Default::default(),
             k_v: Default::default(),
             k_qpn: Default::default(),
             k_dqpn: Default::default(),
@@ -202,6 +210,7 @@ impl Default for AckGen {
             k_msn: Default::default(),
             k_opcode: Default::default(),
             k_plen: Default::default(),
+            k_orig: Default::default(),
             o_v: Default::default(),
             o_hdr: Default::default(),
             kind_ack: Constant::new(AETH_KIND_ACK.into()),
@@ -220,6 +229,7 @@ impl Default for AckGen {
             nx_msn: Default::default(),
             nx_opcode: Default::default(),
             nx_plen: Default::default(),
+            nx_orig: Default::default(),
             p_ack: Default::default(),
             nx_ack: Default::default(),
             same_qp: Default::default(),
@@ -236,8 +246,8 @@ impl Logic for AckGen {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, p_v, p_qpn, p_dqpn, p_pkey, p_path, p_psn, p_kind, p_code, p_msn, p_opcode, p_plen, k_v,
-            k_qpn, k_dqpn, k_pkey, k_path, k_psn, k_kind, k_code, k_msn, k_opcode, k_plen, o_v, o_hdr
+            self, clock, p_v, p_qpn, p_dqpn, p_pkey, p_path, p_psn, p_kind, p_code, p_msn, p_opcode, p_plen, p_orig,
+            k_v, k_qpn, k_dqpn, k_pkey, k_path, k_psn, k_kind, k_code, k_msn, k_opcode, k_plen, k_orig, o_v, o_hdr
         );
 
         // ---- the next request in input order after p: k's, else the input's
@@ -254,6 +264,7 @@ impl Logic for AckGen {
         self.nx_msn.next = self.s_ack.msn.val();
         self.nx_opcode.next = self.s_ack.opcode.val();
         self.nx_plen.next = self.s_ack.plen.val();
+        self.nx_orig.next = self.s_ack.orig.val();
         if self.k_v.q.val() {
             self.nx_qpn.next = self.k_qpn.q.val();
             self.nx_dqpn.next = self.k_dqpn.q.val();
@@ -265,6 +276,7 @@ impl Logic for AckGen {
             self.nx_msn.next = self.k_msn.q.val();
             self.nx_opcode.next = self.k_opcode.q.val();
             self.nx_plen.next = self.k_plen.q.val();
+            self.nx_orig.next = self.k_orig.q.val();
         }
 
         // ---- p into the output register, or replaced by a merge
@@ -292,6 +304,7 @@ impl Logic for AckGen {
             self.p_msn.d.next = self.nx_msn.val();
             self.p_opcode.d.next = self.nx_opcode.val();
             self.p_plen.d.next = self.nx_plen.val();
+            self.p_orig.d.next = self.nx_orig.val();
         } else if self.o_free.val() {
             self.p_v.d.next = false;
         }
@@ -310,6 +323,7 @@ impl Logic for AckGen {
             self.k_msn.d.next = self.s_ack.msn.val();
             self.k_opcode.d.next = self.s_ack.opcode.val();
             self.k_plen.d.next = self.s_ack.plen.val();
+            self.k_orig.d.next = self.s_ack.orig.val();
         }
 
         // ---- the header of p
@@ -334,6 +348,7 @@ impl Logic for AckGen {
             | (bit_cast::<TX_HDR_BITS, ACK_QPN_BITS>(self.p_qpn.q.val()) << TXF_SRC_QP)
             | (bit_cast::<TX_HDR_BITS, 8>(self.syndrome.val()) << TXF_AETH_SYNDROME)
             | (bit_cast::<TX_HDR_BITS, ACK_MSN_BITS>(self.p_msn.q.val()) << TXF_AETH_MSN)
+            | (bit_cast::<TX_HDR_BITS, 64>(self.p_orig.q.val()) << TXF_ATOMICACK)
             | (bit_cast::<TX_HDR_BITS, ACK_PLEN_BITS>(self.p_plen.q.val()) << TXF_PAYLOAD_LEN);
         if self.p_v.q.val() & self.o_free.val() {
             self.o_v.d.next = true;

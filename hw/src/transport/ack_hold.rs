@@ -12,6 +12,7 @@
 //! | `s_ack` ([`RespReqIn`]: an ACK/NAK, or a READ to answer), `s_cqe` ([`RecvCqeIn`]) | in | one record's ACK/NAK request and/or RECV completion, offered together (either `valid` pushes one item; both `ready` are the FIFO's room, from flops). The QPN is stored once, from `s_cqe.qpn` (24 bits; `m_ack.qpn` is its low `ACK_QPN_BITS`), so the caller drives `s_cqe.qpn` also for an ACK alone; `s_ack.qpn` is not read |
 //! | `placed` | in | a placed packet's `s_pkt` was taken by `PayloadScatter` this cycle (counted before a push in the same cycle) |
 //! | `done` | in | `PayloadScatter::m_done`: one placed packet written |
+//! | `quiet` | out | every placed packet counted is written (the two counts equal; from registers): an atomic may read host memory |
 //! | `m_ack` ([`RespReqOut`]), `m_cqe` ([`RecvCqeOut`]) | out | the oldest item's, once every packet placed before it was written; from the FIFO's output register, `valid` ANDed with that compare |
 //!
 //! An item records `need`, the count of placed packets when it was pushed;
@@ -35,7 +36,7 @@ pub const ACK_HOLD_LOG: usize = 4;
 pub const ACK_HOLD_BITS: usize = AH_PATH as usize + PATH_BITS;
 const NB: usize = AH_NEED_BITS as usize;
 // the literal 6 of `update`: the sign bit of the need compare
-const _: () = assert!(ACK_HOLD_BITS == 982 && NB == 7 && (1 << (NB - 1)) > SCATTER_INFLIGHT);
+const _: () = assert!(ACK_HOLD_BITS == 983 && NB == 7 && (1 << (NB - 1)) > SCATTER_INFLIGHT);
 
 #[derive(LogicBlock, Default)]
 pub struct AckHold {
@@ -47,6 +48,7 @@ pub struct AckHold {
     pub done: Signal<In, Bit>,
     pub m_ack: RespReqOut,
     pub m_cqe: RecvCqeOut,
+    pub quiet: Signal<Out, Bit>,
     fifo: DmaFifo<ACK_HOLD_BITS, ACK_HOLD_LOG>,
     placed_n: Reg<Bits<NB>>,
     done_n: Reg<Bits<NB>>,
@@ -76,6 +78,7 @@ impl Logic for AckHold {
             self.need.next = self.placed_n.q.val() + 1;
         }
         self.placed_n.d.next = self.need.val();
+        self.quiet.next = self.placed_n.q.val() == self.done_n.q.val();
         if self.done.val() {
             self.done_n.d.next = self.done_n.q.val() + 1;
         }
@@ -105,6 +108,7 @@ impl Logic for AckHold {
             | (bit_cast::<ACK_HOLD_BITS, 32>(self.s_ack.rkey.val()) << AH_RD_RKEY)
             | (bit_cast::<ACK_HOLD_BITS, 24>(self.s_ack.pd.val()) << AH_RD_PD)
             | (bit_cast::<ACK_HOLD_BITS, 3>(self.s_ack.pmtu.val()) << AH_RD_PMTU)
+            | (bit_cast::<ACK_HOLD_BITS, 1>(self.s_ack.atomic.val().into()) << AH_ATOMIC)
             | (bit_cast::<ACK_HOLD_BITS, PATH_BITS>(self.s_ack.path.val()) << AH_PATH);
         self.fifo.s_data.next = self.word.val();
         self.fifo.s_valid.next = self.s_ack.valid.val() | self.s_cqe.valid.val();
@@ -142,6 +146,7 @@ impl Logic for AckHold {
         self.m_ack.msn.next = bit_cast::<24, ACK_HOLD_BITS>(self.head.val() >> AH_MSN);
         self.m_ack.path.next = bit_cast::<PATH_BITS, ACK_HOLD_BITS>(self.head.val() >> AH_PATH);
         self.m_ack.read.next = (self.head.val() >> AH_READ).get_bit(0);
+        self.m_ack.atomic.next = (self.head.val() >> AH_ATOMIC).get_bit(0);
         self.m_ack.va.next = bit_cast::<64, ACK_HOLD_BITS>(self.head.val() >> AH_RD_VA);
         self.m_ack.len.next = bit_cast::<32, ACK_HOLD_BITS>(self.head.val() >> AH_RD_LEN);
         self.m_ack.rkey.next = bit_cast::<32, ACK_HOLD_BITS>(self.head.val() >> AH_RD_RKEY);

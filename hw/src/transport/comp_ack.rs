@@ -437,10 +437,15 @@ impl Logic for CompAck {
         // ---- the placement request (fields from registers held through the walk)
         self.m_place.qpn.next = self.qpn.q.val();
         self.m_place.index.next = self.walk.ent_index.val();
-        self.m_place.fresh.next =
-            (self.opcode.q.val() == BTH_RC_READ_RESP_FIRST) | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY);
+        // (an atomic ACK: its original value, 8 bytes into the WQE's SGE, read fresh)
+        self.m_place.fresh.next = (self.opcode.q.val() == BTH_RC_READ_RESP_FIRST)
+            | (self.opcode.q.val() == BTH_RC_READ_RESP_ONLY)
+            | (self.opcode.q.val() == BTH_RC_ATOMIC_ACK);
         self.m_place.offset.next = self.walk.offset.val();
         self.m_place.plen.next = self.plen.q.val();
+        if self.opcode.q.val() == BTH_RC_ATOMIC_ACK {
+            self.m_place.plen.next = ATOMIC_LEN.into();
+        }
         self.m_place.sq_base.next = self.sq_base.q.val();
         self.m_place.sq_log.next = self.sq_log.q.val();
         self.m_place.pd.next = self.pd.q.val();

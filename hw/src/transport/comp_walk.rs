@@ -378,7 +378,8 @@ impl Logic for CompWalk {
             }
         }
         // ---- a READ response / atomic ACK: its WQE's checks (module doc)
-        self.need_pl.next = !self.rd_atomic.val() & self.plen.val().any();
+        // (an atomic ACK places its original value: 8 bytes, never 0)
+        self.need_pl.next = self.rd_atomic.val() | self.plen.val().any();
         self.k_first.next = (self.ent_q.q.val() >> ENT_FIRST_PSN).get_bits::<24>(0);
         self.k_last.next = (self.ent_q.q.val() >> ENT_LAST_PSN).get_bits::<24>(0);
         self.k_kind.next = (self.ent_q.q.val() >> ENT_KIND).get_bits::<4>(0);

@@ -80,6 +80,8 @@ pub struct Completer {
     pkt_v: Reg<Bit>,
     pkt_lane: Reg<Bits<6>>,
     pkt_drop: Reg<Bit>,
+    pkt_atomic: Reg<Bit>,
+    pkt_imm: Reg<Bits<64>>,
     pkt_sent: Reg<Bit>,
     placed: Reg<Bits<8>>,
     written: Reg<Bits<8>>,
@@ -111,8 +113,8 @@ impl Logic for Completer {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, rw_v, rw_qpn, arm_v, arm_qpn, arm_code, arm_kind, pkt_v, pkt_lane, pkt_drop, pkt_sent, placed,
-            written, rd_pushed
+            self, clock, rw_v, rw_qpn, arm_v, arm_qpn, arm_code, arm_kind, pkt_v, pkt_lane, pkt_drop, pkt_atomic,
+            pkt_imm, pkt_sent, placed, written, rd_pushed
         );
         clock!(self, clock, mux, table, ack, stats, read, scatter);
         self.read.reset.next = self.reset.val();
@@ -145,6 +147,8 @@ impl Logic for Completer {
         self.scatter.wr_done_err.next = self.wr_done_err.val();
         self.scatter.s_pkt.lane.next = self.pkt_lane.q.val();
         self.scatter.s_pkt.drop.next = self.pkt_drop.q.val();
+        self.scatter.s_pkt.imm.next = self.pkt_imm.q.val();
+        self.scatter.s_pkt.imm_valid.next = self.pkt_atomic.q.val();
         self.scatter.s_pkt.valid.next = self.pkt_v.q.val();
         if self.scatter.s_pkt.ready.val() {
             self.pkt_v.d.next = false;
@@ -156,14 +160,20 @@ impl Logic for Completer {
         }
         self.quiet.next = self.placed.q.val() == self.written.q.val();
         self.rec.next = self.ack.m_dec.valid.val() & !self.ack.m_dec.expiry.val();
+        // a placed READ response with data, or an atomic ACK (its original value)
         self.rec_data.next =
-            self.ack.m_dec.place.val() & !self.ack.m_dec.atomic.val() & self.ack.m_dec.plen.val().any();
+            self.ack.m_dec.place.val() & (self.ack.m_dec.atomic.val() | self.ack.m_dec.plen.val().any());
         self.rec_hold.next = self.rec_data.val() & self.ack.m_dec.last.val();
         self.push.next = self.rec.val() & !self.pkt_sent.q.val() & !self.pkt_v.q.val();
         if self.push.val() {
             self.pkt_v.d.next = true;
             self.pkt_lane.d.next = self.ack.m_dec.lane.val();
             self.pkt_drop.d.next = !self.rec_data.val();
+            self.pkt_atomic.d.next = self.ack.m_dec.atomic.val();
+            self.pkt_imm.d.next = self.ack.m_dec.orig.val();
+            if self.ack.m_dec.atomic.val() {
+                self.pkt_lane.d.next = 0.into();
+            }
             self.pkt_sent.d.next = true;
             if self.rec_data.val() {
                 self.placed.d.next = self.placed.q.val() + 1;

@@ -3,10 +3,11 @@
 //! decides from the packet's header and context lines but passes on only
 //! the decision; `RespExec` also needs the QP's `PD`, `DEST_QPN`, `PKEY`,
 //! `PATH`, `RQ_BASE`, `RQ_LOG_SIZE`, `RQ_PROD`, `RECV_CQ`, `PMTU` (qpc) and the packet's
-//! payload length, first lane, immediate data and BTH.SE (header). `RespCheck`
+//! payload length, first lane, immediate data, BTH.SE and an atomic's
+//! operation and AtomicETH data (header). `RespCheck`
 //! gives exactly one decision per packet, in order, so these fields wait in
 //! a FIFO from the packet's entry into `RespCheck` to its decision's entry
-//! into `RespExec`: cheaper than carrying 742 bits through `RespCheck`'s
+//! into `RespExec`: cheaper than carrying 871 bits through `RespCheck`'s
 //! pipeline registers.
 //!
 //! | port | dir | what |
@@ -31,7 +32,7 @@ use rust_hdl::prelude::*;
 pub const EXEC_SIDE_LOG: usize = 2;
 /// Bits of one FIFO word (`ES_PATH` + the path).
 pub const EXEC_SIDE_BITS: usize = ES_PATH as usize + super::PATH_BITS;
-const _: () = assert!(EXEC_SIDE_BITS == 743 && super::PATH_BITS == 512);
+const _: () = assert!(EXEC_SIDE_BITS == 872 && super::PATH_BITS == 512);
 
 #[derive(LogicBlock, Default)]
 pub struct ExecSide {
@@ -47,6 +48,7 @@ pub struct ExecSide {
     fifo: DmaFifo<EXEC_SIDE_BITS, EXEC_SIDE_LOG>,
     word: Signal<Local, Bits<EXEC_SIDE_BITS>>,
     head: Signal<Local, Bits<EXEC_SIDE_BITS>>,
+    fadd: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
@@ -55,6 +57,7 @@ impl Logic for ExecSide {
     fn update(&mut self) {
         clock!(self, clock, fifo);
         self.fifo.reset.next = self.reset.val();
+        self.fadd.next = self.s_hdr.val().get_bits::<8>(RXF_OPCODE) == BTH_RC_FETCH_ADD;
         self.word.next = bit_cast::<EXEC_SIDE_BITS, 24>(self.s_qpc.val().get_bits::<24>(QPC_PD))
             | (bit_cast::<EXEC_SIDE_BITS, 24>(self.s_qpc.val().get_bits::<24>(QPC_DEST_QPN)) << ES_DEST_QPN)
             | (bit_cast::<EXEC_SIDE_BITS, 16>(self.s_qpc.val().get_bits::<16>(QPC_PKEY)) << ES_PKEY)
@@ -68,6 +71,9 @@ impl Logic for ExecSide {
             | (bit_cast::<EXEC_SIDE_BITS, 16>(self.s_qpc.val().get_bits::<16>(QPC_RQ_PROD)) << ES_RQ_PROD)
             | (bit_cast::<EXEC_SIDE_BITS, 3>(self.s_qpc.val().get_bits::<3>(QPC_PMTU)) << ES_PMTU)
             | (bit_cast::<EXEC_SIDE_BITS, 1>(self.s_hdr.val().get_bits::<1>(RXF_SE)) << ES_SE)
+            | (bit_cast::<EXEC_SIDE_BITS, 1>(self.fadd.val().into()) << ES_FADD)
+            | (bit_cast::<EXEC_SIDE_BITS, 64>(self.s_hdr.val().get_bits::<64>(RXF_ATOMIC_CMP)) << ES_CMP)
+            | (bit_cast::<EXEC_SIDE_BITS, 64>(self.s_hdr.val().get_bits::<64>(RXF_ATOMIC_SWAP)) << ES_SWAP)
             | (bit_cast::<EXEC_SIDE_BITS, 512>(self.s_qpc.val().get_bits::<512>(QPC_PATH)) << ES_PATH);
         self.fifo.s_data.next = self.word.val();
         self.fifo.s_valid.next = self.s_push.val();
@@ -88,6 +94,9 @@ impl Logic for ExecSide {
         self.m_side.imm_valid.next = (self.head.val() >> ES_IMM_VALID).get_bit(0);
         self.m_side.pmtu.next = bit_cast::<3, EXEC_SIDE_BITS>(self.head.val() >> ES_PMTU);
         self.m_side.se.next = (self.head.val() >> ES_SE).get_bit(0);
+        self.m_side.fadd.next = (self.head.val() >> ES_FADD).get_bit(0);
+        self.m_side.cmp.next = bit_cast::<64, EXEC_SIDE_BITS>(self.head.val() >> ES_CMP);
+        self.m_side.swap_add.next = bit_cast::<64, EXEC_SIDE_BITS>(self.head.val() >> ES_SWAP);
         self.m_side.path.next = bit_cast::<512, EXEC_SIDE_BITS>(self.head.val() >> ES_PATH);
     }
 }

@@ -13,6 +13,7 @@
 mod ack_gen;
 mod ack_hold;
 mod arm_merge;
+mod atomic_exec;
 mod axis_join;
 mod comp_ack;
 mod comp_read;
@@ -60,6 +61,7 @@ mod work_merge;
 pub use ack_gen::*;
 pub use ack_hold::{AckHold, ACK_HOLD_BITS, ACK_HOLD_LOG};
 pub use arm_merge::*;
+pub use atomic_exec::*;
 pub use axis_join::AxisJoin;
 pub use comp_ack::*;
 pub use comp_read::{CompRead, PlaceAnsIn, PlaceAnsOut, PlaceReqIn, PlaceReqOut, ReadHintIn, ReadHintOut};

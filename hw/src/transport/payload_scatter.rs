@@ -82,12 +82,16 @@ const LOAD_LIMIT: u64 = SCATTER_INFLIGHT - 2;
 const _: () = assert!(63 + PIECE_MAX < 1 << PIECE_LEN_BITS);
 
 /// A received packet's payload: its first byte's lane (`payload_lane` of
-/// its header), and whether to discard it.
+/// its header), and whether to discard it. `imm_valid`: the packet's bytes
+/// are `imm` instead (8 bytes from lane 0, in the place of its empty beat:
+/// an atomic ACK's original value, which arrives in its header).
 #[derive(LogicInterface, Default)]
 #[join = "ScatterPktIn"]
 pub struct ScatterPktOut {
     pub lane: Signal<Out, Bits<6>>,
     pub drop: Signal<Out, Bit>,
+    pub imm: Signal<Out, Bits<64>>,
+    pub imm_valid: Signal<Out, Bit>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -97,6 +101,8 @@ pub struct ScatterPktOut {
 pub struct ScatterPktIn {
     pub lane: Signal<In, Bits<6>>,
     pub drop: Signal<In, Bit>,
+    pub imm: Signal<In, Bits<64>>,
+    pub imm_valid: Signal<In, Bit>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -133,7 +139,7 @@ pub struct PayloadScatter {
     pub wr_done_err: Signal<In, Bit>,
     pub m_done: PktDoneOut,
     // ---- inputs: packets {drop, lane}, pieces (iova in tdata, len in tuser, last in tlast), payload beats
-    pkt_q: AxisFifo<7, 1, 1, 2>,
+    pkt_q: AxisFifo<72, 1, 1, 2>,
     piece_q: AxisFifo<64, 1, PIECE_LEN_BITS, 2>,
     beat: AxisSkidBuffer<512, 64, 1>,
     // ---- split: the packet and the piece being cut from the input beats
@@ -152,6 +158,9 @@ pub struct PayloadScatter {
     // the beat offered to the realigner
     o_valid: Reg<Bit>,
     o_data: Reg<Bits<512>>,
+    /// The packet's bytes come from `imm` (`ScatterPktIn::imm_valid`).
+    imm_on: Reg<Bit>,
+    imm: Reg<Bits<64>>,
     o_keep: Reg<Bits<64>>,
     o_last: Reg<Bit>,
     o_r: Reg<Bits<6>>,
@@ -172,6 +181,7 @@ pub struct PayloadScatter {
     done_fire: Signal<Local, Bit>,
     retire_mid: Signal<Local, Bit>,
     ones64: Constant<Bits<64>>,
+    hi_mask: Constant<Bits<512>>,
     c64: Constant<Bits<PIECE_LEN_BITS>>,
     load_limit: Constant<Bits<6>>,
     // ---- realign and write
@@ -213,6 +223,8 @@ impl Default for PayloadScatter {
             room: Default::default(),
             o_valid: Default::default(),
             o_data: Default::default(),
+            imm_on: Default::default(),
+            imm: Default::default(),
             o_keep: Default::default(),
             o_last: Default::default(),
             o_r: Default::default(),
@@ -233,6 +245,7 @@ impl Default for PayloadScatter {
             done_fire: Default::default(),
             retire_mid: Default::default(),
             ones64: Constant::new(u64::MAX.into()),
+            hi_mask: Constant::new(!Bits::<512>::from(u64::MAX)),
             c64: Constant::new(64u64.into()),
             load_limit: Constant::new(LOAD_LIMIT.into()),
             realign: Default::default(),
@@ -264,8 +277,8 @@ impl Logic for PayloadScatter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pkt_on, drop_on, cur_on, pos, end, cur_r, cur_last, owed, room, o_valid, o_data, o_keep,
-            o_last, o_r, err_acc
+            self, clock, pkt_on, drop_on, cur_on, pos, end, cur_r, cur_last, owed, room, o_valid, o_data, imm_on, imm,
+            o_keep, o_last, o_r, err_acc
         );
         clock!(self, clock, pkt_q, piece_q, beat, realign, wr_info, cpl_info, done_q);
         self.pkt_q.reset.next = self.reset.val();
@@ -277,8 +290,10 @@ impl Logic for PayloadScatter {
         self.done_q.reset.next = self.reset.val();
 
         // ---- inputs (their ready is a register)
-        self.pkt_q.s_axis.tdata.next =
-            (bit_cast::<7, 1>(self.s_pkt.drop.val().into()) << 6) | bit_cast::<7, 6>(self.s_pkt.lane.val());
+        self.pkt_q.s_axis.tdata.next = (bit_cast::<72, 64>(self.s_pkt.imm.val()) << 8)
+            | (bit_cast::<72, 1>(self.s_pkt.imm_valid.val().into()) << 7)
+            | (bit_cast::<72, 1>(self.s_pkt.drop.val().into()) << 6)
+            | bit_cast::<72, 6>(self.s_pkt.lane.val());
         self.pkt_q.s_axis.tkeep.next = 0.into();
         self.pkt_q.s_axis.tlast.next = false;
         self.pkt_q.s_axis.tuser.next = 0.into();
@@ -344,6 +359,12 @@ impl Logic for PayloadScatter {
             self.o_valid.d.next = true;
             self.o_data.d.next = self.beat.m_axis.tdata.val();
             self.o_keep.d.next = self.beat.m_axis.tkeep.val() & self.keep_lo.val() & self.keep_hi.val();
+            if self.imm_on.q.val() {
+                // the packet's 8 bytes in place of its empty beat (its one piece: lanes 0..8)
+                self.o_data.d.next =
+                    (self.beat.m_axis.tdata.val() & self.hi_mask.val()) | bit_cast::<512, 64>(self.imm.q.val());
+                self.o_keep.d.next = self.keep_lo.val() & self.keep_hi.val();
+            }
             self.o_last.d.next = self.ends.val();
             self.o_r.d.next = self.cur_r.q.val();
             self.pos.d.next = 0.into();
@@ -369,6 +390,8 @@ impl Logic for PayloadScatter {
         if self.load_new.val() {
             self.pkt_on.d.next = true;
             self.drop_on.d.next = self.pkt_q.m_axis.tdata.val().get_bit(6);
+            self.imm_on.d.next = self.pkt_q.m_axis.tdata.val().get_bit(7);
+            self.imm.d.next = self.pkt_q.m_axis.tdata.val().get_bits::<64>(8);
         }
         self.realign.s_axis.tdata.next = self.o_data.q.val();
         self.realign.s_axis.tkeep.next = self.o_keep.q.val();

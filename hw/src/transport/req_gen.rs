@@ -105,7 +105,7 @@ pub const REQ_GEN_JOB_GAP: u64 = 1;
 /// Largest message (IBTA, the model's `MAX_MESSAGE_LEN`).
 pub const REQ_MAX_MESSAGE_LEN: u64 = 1 << 31;
 /// Bytes of an atomic's operand (its local SGE's length).
-pub const REQ_ATOMIC_LEN: u64 = 8;
+pub const REQ_ATOMIC_LEN: u64 = ATOMIC_LEN;
 const _: () = assert!(send_wqe::MAX_SGE == 4);
 const _: () = assert!(INFLIGHT_ENTRY_BITS == 199 && INFLIGHT_LOG_ENTRIES == 12);
 

@@ -23,6 +23,7 @@
 //! | `m_ack` (`RespReqOut`) | out | to `RespTx::s_req`: the record's ACK/NAK, the NAK of a failure here, or an executed READ to answer (`read`, its RETH's `va`, `len`, `rkey`, the QP's `pd` and `pmtu`); from the child [`AckHold`], offered once every placed packet up to the record's is written |
 //! | `m_cqe` ([`RecvCqeOut`]) | out | the RECV's completion {`cq`, `wr_id`, `status`, `opcode`, `byte_len`, `qpn`, `wqe_index`, `imm`, `with_imm`, `solicited`}, for `cq_engine::s_cqe` (the caller lays out the 32-byte CQE); from `AckHold` as `m_ack` |
 //! | `m_qps` ([`QpsWrOut`]) | out | the record's `qps` write {`qpn`, `mask`, `data`}, one per record (`mask` 0 when nothing is written: `rx_lookup`'s write-back, which retires the packet from its hazard check): a SEND's with `RECV_SGE`/`RECV_SGE_OFFSET` replaced; `IN_PROGRESS` = ERROR after a failure; from registers |
+//! | `m_atom` ([`AtomicReqOut`]) / `s_atom` ([`AtomicAnsIn`]) | out / in | an executed atomic whose key check passed, to `AtomicExec` once every placed packet before it is written (`AckHold::quiet`): the head's IOVA, FETCH_ADD or COMPARE_SWAP, the AtomicETH's data; its answer (`orig`, `err`: NAK remote operational error). `m_atom` from registers |
 //!
 //! **What a record does.** `chk` = `key_check` and `len` > 0 (a zero-length
 //! WRITE needs no key, as the model); `place` = verdict
@@ -58,8 +59,11 @@
 //! carries one, `solicited` when it carries BTH.SE. An executed READ whose key check passed (or of length 0)
 //! is answered by `RespTx`: its request goes out on `m_ack` in the ACKs'
 //! order, with the RETH, PD and PMTU (a failed check: the NAK instead).
-//! Records of other verdicts pass their ACK/NAK and `qps` write through
-//! and drop the payload.
+//! An executed atomic is checked the same way over its 8 bytes (the head's
+//! answer gives their IOVA), run by `AtomicExec` with the record held, and
+//! answered by an ATOMIC ACKNOWLEDGE carrying the original value (in the
+//! request's `va` field, `atomic` set). Records of other verdicts pass
+//! their ACK/NAK and `qps` write through and drop the payload.
 //!
 //! **Order of events.** One record at a time: taken, its requests offered
 //! (tail, head; or the walk's), its answers taken, its pieces committed and
@@ -98,7 +102,8 @@
 //! enter the same request register as WRITE's. Small packets pay the round
 //! trip each (later work: a record FIFO with the requests issued ahead).
 
-use super::{AckHold, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, RespReqOut, ScatterPktOut};
+use super::ScatterPktOut;
+use super::{AckHold, AtomicAnsIn, AtomicReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, RespReqOut};
 use super::{ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -157,6 +162,10 @@ pub struct ExecSideIn {
     pub pmtu: Signal<In, Bits<3>>,
     /// BTH.SE of the packet (a RECV's completion is solicited).
     pub se: Signal<In, Bit>,
+    /// An atomic's: FETCH_ADD (else COMPARE_SWAP), the AtomicETH's compare and swap/add data.
+    pub fadd: Signal<In, Bit>,
+    pub cmp: Signal<In, Bits<64>>,
+    pub swap_add: Signal<In, Bits<64>>,
 }
 
 #[derive(LogicInterface, Default)]
@@ -177,6 +186,9 @@ pub struct ExecSideOut {
     pub pmtu: Signal<Out, Bits<3>>,
     /// BTH.SE of the packet.
     pub se: Signal<Out, Bit>,
+    pub fadd: Signal<Out, Bit>,
+    pub cmp: Signal<Out, Bits<64>>,
+    pub swap_add: Signal<Out, Bits<64>>,
 }
 
 /// A receive completion request: `comp_ack`'s `CompCqeOut` with the
@@ -259,6 +271,8 @@ pub struct RespExec {
     pub m_ack: RespReqOut,
     pub m_cqe: RecvCqeOut,
     pub m_qps: QpsWrOut,
+    pub m_atom: AtomicReqOut,
+    pub s_atom: AtomicAnsIn,
     hold: PieceHold,
     walk: RecvWalk,
     acks: AckHold,
@@ -296,6 +310,18 @@ pub struct RespExec {
     r_rd_len: Reg<Bits<32>>,
     r_rd_rkey: Reg<Bits<32>>,
     r_pmtu: Reg<Bits<3>>,
+    /// An executed atomic: its operation and data, its translated address,
+    /// its request offered, sent, answered (the answer's `orig` goes into
+    /// `r_rd_va`, where a READ's request carries its VA), failed.
+    r_atomic: Reg<Bit>,
+    r_fadd: Reg<Bit>,
+    r_cmp: Reg<Bits<64>>,
+    r_swap: Reg<Bits<64>>,
+    a_iova: Reg<Bits<64>>,
+    a_valid: Reg<Bit>,
+    a_sent: Reg<Bit>,
+    a_done: Reg<Bit>,
+    a_err: Reg<Bit>,
     // ---- translation requests: the one offered, the head waiting behind the tail
     x_valid: Reg<Bit>,
     x_key: Reg<Bits<32>>,
@@ -320,6 +346,7 @@ pub struct RespExec {
     pkt_drop: Reg<Bit>,
     ack_valid: Reg<Bit>,
     ack_read: Reg<Bit>,
+    ack_atomic: Reg<Bit>,
     ack_psn: Reg<Bits<24>>,
     ack_kind: Reg<Bits<2>>,
     ack_code: Reg<Bits<5>>,
@@ -358,6 +385,7 @@ pub struct RespExec {
     s_bad: Signal<Local, Bit>,
     err: Signal<Local, Bit>,
     sge_off: Signal<Local, Bits<32>>,
+    a_go: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
@@ -398,6 +426,15 @@ impl Logic for RespExec {
             r_rd_len,
             r_rd_rkey,
             r_pmtu,
+            r_atomic,
+            r_fadd,
+            r_cmp,
+            r_swap,
+            a_iova,
+            a_valid,
+            a_sent,
+            a_done,
+            a_err,
             x_valid,
             x_key,
             x_pd,
@@ -419,6 +456,7 @@ impl Logic for RespExec {
             pkt_drop,
             ack_valid,
             ack_read,
+            ack_atomic,
             ack_psn,
             ack_kind,
             ack_code,
@@ -479,6 +517,13 @@ impl Logic for RespExec {
             self.r_rd_len.d.next = self.s_dec.len.val();
             self.r_rd_rkey.d.next = self.s_dec.rkey.val();
             self.r_pmtu.d.next = self.s_side.pmtu.val();
+            self.r_atomic.d.next = self.s_dec.verdict.val() == RESP_EXEC_ATOMIC;
+            self.r_fadd.d.next = self.s_side.fadd.val();
+            self.r_cmp.d.next = self.s_side.cmp.val();
+            self.r_swap.d.next = self.s_side.swap_add.val();
+            self.a_sent.d.next = false;
+            self.a_done.d.next = false;
+            self.a_err.d.next = false;
             // a SEND's requests come from the walk
             self.x_valid.d.next = (self.chk.val() | self.place.val()) & !self.is_send.val();
             self.x_key.d.next = self.s_dec.rkey.val();
@@ -580,6 +625,10 @@ impl Logic for RespExec {
         if self.fire.val() & self.bad.val() {
             self.fail.d.next = true;
         }
+        // an atomic's 8 bytes: the head's answer (one piece: aligned, in one page)
+        if self.fire.val() & !self.is_tail.val() {
+            self.a_iova.d.next = self.s_xresp.iova.val();
+        }
         if self.wr.val() {
             self.wcount.d.next = self.wcount.q.val() + 1;
         }
@@ -631,12 +680,37 @@ impl Logic for RespExec {
             & (!(self.ack_valid.q.val() | self.cqe_valid.q.val()) | self.acks.s_ack.ready.val())
             & (!self.qw_valid.q.val() | self.m_qps.ready.val());
         // the outputs are empty when a record is taken (below), so free here
-        self.finish.next =
-            self.draining.q.val() & !self.pend.q.val().any() & (!self.r_walk.q.val() | self.walk.done.val());
+        // an atomic whose check passed runs once every placed packet is written
+        self.a_go.next = self.draining.q.val()
+            & self.r_atomic.q.val()
+            & !self.fail.q.val()
+            & !self.a_sent.q.val()
+            & self.acks.quiet.val();
+        if self.a_valid.q.val() & self.m_atom.ready.val() {
+            self.a_valid.d.next = false;
+        }
+        if self.a_go.val() {
+            self.a_valid.d.next = true;
+            self.a_sent.d.next = true;
+        }
+        if self.s_atom.valid.val() {
+            self.a_done.d.next = true;
+            self.a_err.d.next = self.s_atom.err.val();
+            self.r_rd_va.d.next = self.s_atom.orig.val();
+        }
+        self.m_atom.iova.next = self.a_iova.q.val();
+        self.m_atom.fadd.next = self.r_fadd.q.val();
+        self.m_atom.cmp.next = self.r_cmp.q.val();
+        self.m_atom.swap_add.next = self.r_swap.q.val();
+        self.m_atom.valid.next = self.a_valid.q.val();
+        self.finish.next = self.draining.q.val()
+            & !self.pend.q.val().any()
+            & (!self.r_walk.q.val() | self.walk.done.val())
+            & (!self.r_atomic.q.val() | self.fail.q.val() | self.a_done.q.val());
         // a SEND's own failures: longer than its SGEs, a WQE that cannot be walked
         self.s_len.next = self.r_send.q.val() & self.walk.len_err.val();
         self.s_bad.next = self.r_walk.q.val() & self.walk.bad.val();
-        self.err.next = self.fail.q.val() | self.s_len.val() | self.s_bad.val();
+        self.err.next = self.fail.q.val() | self.s_len.val() | self.s_bad.val() | self.a_err.q.val();
         self.sge_off.next = self.r_data.q.val().get_bits::<32>(QPS_SGE_OFFSET_POS) ^ self.walk.pos_off.val();
         if self.finish.val() {
             self.draining.d.next = false;
@@ -644,8 +718,9 @@ impl Logic for RespExec {
             self.pkt_valid.d.next = true;
             self.pkt_drop.d.next = !self.r_place.q.val() | self.err.val();
             // an executed READ is answered by its responses (`RespGen`), in the ACKs' order
-            self.ack_valid.d.next = self.r_ack.q.val() | self.err.val() | self.r_read.q.val();
+            self.ack_valid.d.next = self.r_ack.q.val() | self.err.val() | self.r_read.q.val() | self.r_atomic.q.val();
             self.ack_read.d.next = self.r_read.q.val() & !self.err.val();
+            self.ack_atomic.d.next = self.r_atomic.q.val() & !self.err.val();
             self.ack_psn.d.next = self.r_aeth_psn.q.val();
             self.ack_kind.d.next = self.r_syndrome.q.val().get_bits::<2>(AETH_KIND_POS);
             self.ack_code.d.next = self.r_syndrome.q.val().get_bits::<5>(0);
@@ -681,7 +756,7 @@ impl Logic for RespExec {
                 self.ack_psn.d.next = self.r_psn.q.val();
                 self.ack_kind.d.next = AETH_KIND_NAK.into();
                 self.ack_code.d.next = AETH_NAK_REMOTE_ACCESS.into();
-                if self.r_send.q.val() | self.s_bad.val() {
+                if self.r_send.q.val() | self.s_bad.val() | self.a_err.q.val() {
                     self.ack_code.d.next = AETH_NAK_REMOTE_OP.into();
                 }
                 if self.s_len.val() {
@@ -714,6 +789,8 @@ impl Logic for RespExec {
         }
         self.m_pkt.lane.next = self.r_lane.q.val();
         self.m_pkt.drop.next = self.pkt_drop.q.val();
+        self.m_pkt.imm.next = 0.into();
+        self.m_pkt.imm_valid.next = false;
         self.m_pkt.valid.next = self.pkt_valid.q.val();
         self.acks.s_ack.qpn.next = self.r_qpn.q.val().get_bits::<ACK_QPN_BITS>(0);
         self.acks.s_ack.dest_qpn.next = self.r_dest_qpn.q.val();
@@ -729,6 +806,7 @@ impl Logic for RespExec {
         self.acks.s_ack.rkey.next = self.r_rd_rkey.q.val();
         self.acks.s_ack.pd.next = self.x_pd.q.val();
         self.acks.s_ack.pmtu.next = self.r_pmtu.q.val();
+        self.acks.s_ack.atomic.next = self.ack_atomic.q.val();
         self.acks.s_ack.valid.next = self.ack_valid.q.val() & self.pkt_gone.val();
         self.acks.s_cqe.cq.next = self.r_cq.q.val();
         self.acks.s_cqe.wr_id.next = self.walk.wr_id.val();
@@ -763,6 +841,8 @@ impl Logic for RespExec {
             self.ack_valid.d.next = false;
             self.cqe_valid.d.next = false;
             self.qw_valid.d.next = false;
+            self.a_valid.d.next = false;
+            self.a_sent.d.next = false;
         }
     }
 }

@@ -10,8 +10,8 @@
 //!
 //! | port | dir | what |
 //! |---|---|---|
-//! | `s_req` ([`RespReqIn`]) | in | an ACK/NAK (`read` 0: `qpn`, `dest_qpn`, `pkey`, `path`, `psn`, `kind`, `code`, `msn`) or a READ to answer (`read` 1, with the RETH's `va`, `len`, `rkey`, the QP's `pd` and `pmtu` code; `psn` the request's, `kind`/`code` the AETH's ACK, `msn` the MSN after the READ). `ready` is a register (the skid register empty). |
-//! | `m_ack` (`AckReqOut`) | out | one header request per packet, from registers: the request's fields with `opcode` (ACKNOWLEDGE, or READ RESPONSE FIRST/MIDDLE/LAST/ONLY), `psn` (+1 per packet) and `plen` (the packet's payload bytes: the PMTU, the rest on the last) |
+//! | `s_req` ([`RespReqIn`]) | in | an ACK/NAK (`read` 0: `qpn`, `dest_qpn`, `pkey`, `path`, `psn`, `kind`, `code`, `msn`), a READ to answer (`read` 1, with the RETH's `va`, `len`, `rkey`, the QP's `pd` and `pmtu` code; `psn` the request's, `kind`/`code` the AETH's ACK, `msn` the MSN after the READ) or an executed atomic's ACK (`atomic` 1, the ACK's fields and the original value in `va`). `ready` is a register (the skid register empty). |
+//! | `m_ack` (`AckReqOut`) | out | one header request per packet, from registers: the request's fields with `opcode` (ACKNOWLEDGE, ATOMIC ACKNOWLEDGE, or READ RESPONSE FIRST/MIDDLE/LAST/ONLY), `psn` (+1 per packet), `plen` (the packet's payload bytes: the PMTU, the rest on the last) and `orig` (an atomic's original value) |
 //! | `m_frag` (`MrReqOut`) | out | per READ response packet with payload, beside its header request: `key` = rkey, `pd`, `va` (the RETH's + the bytes before the packet), `len` = `plen`, `access` remote read, `id` = bit [`REQ_FRAG_LAST`](crate::consts::REQ_FRAG_LAST) (one fragment per packet) and the PSN mod 2^7; from registers |
 //!
 //! **Structure.** A skid register `k` behind `s_req` and the output
@@ -54,6 +54,9 @@ pub struct RespReqIn {
     pub msn: Signal<In, Bits<ACK_MSN_BITS>>,
     /// A READ to answer with `len` bytes at `va` (`rkey`, the QP's `pd`, its PMTU code).
     pub read: Signal<In, Bit>,
+    /// An executed atomic: one ATOMIC ACKNOWLEDGE whose AtomicAckETH is
+    /// `va` (the original value: the field a READ uses for its address).
+    pub atomic: Signal<In, Bit>,
     pub va: Signal<In, Bits<64>>,
     pub len: Signal<In, Bits<32>>,
     pub rkey: Signal<In, Bits<32>>,
@@ -75,6 +78,7 @@ pub struct RespReqOut {
     pub code: Signal<Out, Bits<ACK_CODE_BITS>>,
     pub msn: Signal<Out, Bits<ACK_MSN_BITS>>,
     pub read: Signal<Out, Bit>,
+    pub atomic: Signal<Out, Bit>,
     pub va: Signal<Out, Bits<64>>,
     pub len: Signal<Out, Bits<32>>,
     pub rkey: Signal<Out, Bits<32>>,
@@ -102,6 +106,7 @@ pub struct RespGen {
     k_code: Reg<Bits<ACK_CODE_BITS>>,
     k_msn: Reg<Bits<ACK_MSN_BITS>>,
     k_read: Reg<Bit>,
+    k_atomic: Reg<Bit>,
     k_va: Reg<Bits<64>>,
     k_len: Reg<Bits<32>>,
     k_rkey: Reg<Bits<32>>,
@@ -145,6 +150,7 @@ pub struct RespGen {
     nx_code: Signal<Local, Bits<ACK_CODE_BITS>>,
     nx_msn: Signal<Local, Bits<ACK_MSN_BITS>>,
     nx_read: Signal<Local, Bit>,
+    nx_atomic: Signal<Local, Bit>,
     nx_va: Signal<Local, Bits<64>>,
     nx_len: Signal<Local, Bits<32>>,
     nx_rkey: Signal<Local, Bits<32>>,
@@ -164,9 +170,9 @@ impl Logic for RespGen {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, k_v, k_qpn, k_dqpn, k_pkey, k_path, k_psn, k_kind, k_code, k_msn, k_read, k_va, k_len, k_rkey,
-            k_pd, k_pmtu, o_v, o_qpn, o_dqpn, o_pkey, o_path, o_psn, o_kind, o_code, o_msn, o_opcode, o_plen, f_v,
-            f_key, f_pd, f_va, f_id, c_more, c_va, c_rest, c_pmtu
+            self, clock, k_v, k_qpn, k_dqpn, k_pkey, k_path, k_psn, k_kind, k_code, k_msn, k_read, k_atomic, k_va,
+            k_len, k_rkey, k_pd, k_pmtu, o_v, o_qpn, o_dqpn, o_pkey, o_path, o_psn, o_kind, o_code, o_msn, o_opcode,
+            o_plen, f_v, f_key, f_pd, f_va, f_id, c_more, c_va, c_rest, c_pmtu
         );
 
         // ---- the next request in input order: k's, else the input's
@@ -182,6 +188,7 @@ impl Logic for RespGen {
         self.nx_code.next = self.s_req.code.val();
         self.nx_msn.next = self.s_req.msn.val();
         self.nx_read.next = self.s_req.read.val();
+        self.nx_atomic.next = self.s_req.atomic.val();
         self.nx_va.next = self.s_req.va.val();
         self.nx_len.next = self.s_req.len.val();
         self.nx_rkey.next = self.s_req.rkey.val();
@@ -197,6 +204,7 @@ impl Logic for RespGen {
             self.nx_code.next = self.k_code.q.val();
             self.nx_msn.next = self.k_msn.q.val();
             self.nx_read.next = self.k_read.q.val();
+            self.nx_atomic.next = self.k_atomic.q.val();
             self.nx_va.next = self.k_va.q.val();
             self.nx_len.next = self.k_len.q.val();
             self.nx_rkey.next = self.k_rkey.q.val();
@@ -275,6 +283,9 @@ impl Logic for RespGen {
             self.c_pmtu.d.next = self.nx_pmtu_b.val();
             self.c_va.d.next = self.nx_va.val() + bit_cast::<64, ACK_PLEN_BITS>(self.nx_pmtu_b.val());
             self.c_rest.d.next = self.nx_past.val();
+            if self.nx_atomic.val() {
+                self.o_opcode.d.next = BTH_RC_ATOMIC_ACK.into();
+            }
             if self.nx_read.val() {
                 self.f_v.d.next = self.nx_len.val().any();
                 if self.nx_fits.val() {
@@ -301,6 +312,7 @@ impl Logic for RespGen {
             self.k_code.d.next = self.s_req.code.val();
             self.k_msn.d.next = self.s_req.msn.val();
             self.k_read.d.next = self.s_req.read.val();
+            self.k_atomic.d.next = self.s_req.atomic.val();
             self.k_va.d.next = self.s_req.va.val();
             self.k_len.d.next = self.s_req.len.val();
             self.k_rkey.d.next = self.s_req.rkey.val();
@@ -319,6 +331,8 @@ impl Logic for RespGen {
         self.m_ack.msn.next = self.o_msn.q.val();
         self.m_ack.opcode.next = self.o_opcode.q.val();
         self.m_ack.plen.next = self.o_plen.q.val();
+        // an atomic's original value (the fragment's VA register holds it)
+        self.m_ack.orig.next = self.f_va.q.val();
         self.m_ack.valid.next = self.o_v.q.val();
         self.m_frag.key.next = self.f_key.q.val();
         self.m_frag.pd.next = self.f_pd.q.val();

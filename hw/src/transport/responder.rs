@@ -2,24 +2,26 @@
 //! "The receive side"): `RespCheck` decides each request packet, `ExecSide`
 //! keeps what the execution needs beside the decision, `RespExec` executes
 //! it (rkey checks, RECV WQEs, placement commands, ACK and READ requests,
-//! receive CQEs, the `qps` write), `PayloadScatter` places the payload
-//! through DMA write client 0, and `RespTx` sends the answers in order: ACKs,
-//! NAKs and READ responses (their payload read through DMA read client 3).
+//! receive CQEs, the `qps` write), `AtomicExec` runs its atomics on host
+//! memory (on the RECV WQE read client and the payload's write client, which
+//! it borrows), `PayloadScatter` places the payload through DMA write
+//! client 0, and `RespTx` sends the answers in order: ACKs, NAKs, READ
+//! responses (their payload read through DMA read client 3) and atomic ACKs.
 //!
 //! | port | dir | what |
 //! |---|---|---|
 //! | `s_pkt` | in | request packets in arrival order (`RxLookup::m_req`: header, `qpc`, `qps`) |
 //! | `s_axis` | in | their payloads, in the same order (`RxPaySplit::m_req`) |
 //! | `m_xreq` / `s_xresp` | out / in | the translation unit (rkeys, RECV SGEs), through the core's `XlateMux` |
-//! | `m_rd` / `s_rd` | out / in | RECV WQE reads (`HostIf::s_recv_rd` / `m_recv_rd`), a QP's posted entries read ahead (`RqAhead`) |
+//! | `m_rd` / `s_rd` | out / in | RECV WQE reads (`HostIf::s_recv_rd` / `m_recv_rd`), a QP's posted entries read ahead (`RqAhead`), and an atomic's 8-byte read |
 //! | `qp_inval` | in | `HostIf::qp_inval`: a QP context dropped; the entries read ahead are forgotten |
 //! | `cnt_dup`, `cnt_drop`, `cnt_rnr`, `cnt_nak[c]` | out | the child `RespStats`' counts (duplicate requests, silent drops, RNR NAKs, NAKs by AETH code), for the counter registers |
-//! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the payload's DMA writes (`HostIf::s_pay_wr`, `pay_wr_done`, `pay_wr_err`) |
+//! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the payload's DMA writes and an atomic's (`HostIf::s_pay_wr`, `pay_wr_done`, `pay_wr_err`) |
 //! | `m_cqe` | out | receive completions (`CqeMerge::s_recv`) |
 //! | `m_wb` | out | one item per request packet, its `qps` write (`RxLookup::s_req_wb`) |
 //! | `m_pay_xreq` / `s_pay_xresp` | out / in | READ response payloads' translation (a second `XlateMux` port) |
 //! | `m_pay_rd` / `s_pay_rd` | out / in | READ response payloads' DMA reads (`HostIf::s_resp_rd` / `m_resp_rd`) |
-//! | `m_hdr` / `m_axis` | out | ACK/NAK and READ response headers and the responses' payloads (`TxArb` source 2) |
+//! | `m_hdr` / `m_axis` | out | ACK/NAK, READ response and atomic ACK headers and the responses' payloads (`TxArb` source 2) |
 //!
 //! The gating docs/core.md describes: `s_pkt` is taken only while
 //! `ExecSide` has room (`s_room`), which is then pushed with the packet's
@@ -28,8 +30,8 @@
 //! handshake reaches another port's `ready` combinationally.
 
 use super::{
-    ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut, RecvCqeOut, RespCheck, RespExec, RespPktIn,
-    RespReqOut, RespStats, RespTx, ScatterPktOut, RESP_NAK_CODES,
+    AtomicAnsOut, AtomicExec, AtomicReqOut, ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut,
+    RecvCqeOut, RespCheck, RespExec, RespPktIn, RespReqOut, RespStats, RespTx, ScatterPktOut, RESP_NAK_CODES,
 };
 use crate::axis::{AxisIn, AxisOut, HdrOut};
 use crate::host::{RdCmdOut, WrStreamOut};
@@ -68,6 +70,7 @@ pub struct Responder {
     check: RespCheck,
     side: ExecSide,
     exec: RespExec,
+    atomic: AtomicExec,
     scatter: PayloadScatter,
     tx: RespTx,
     stats: RespStats,
@@ -79,7 +82,8 @@ pub struct Responder {
 impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, check, side, exec, scatter, tx, stats);
+        clock!(self, clock, check, side, exec, atomic, scatter, tx, stats);
+        self.atomic.reset.next = self.reset.val();
         self.stats.reset.next = self.reset.val();
         self.check.reset.next = self.reset.val();
         self.side.reset.next = self.reset.val();
@@ -129,16 +133,41 @@ impl Logic for Responder {
         // ---- execution: translation, RECV WQEs, placement, ACKs, CQEs, write-backs
         MrReqOut::link(&mut self.m_xreq, &mut self.exec.m_xreq);
         MrRespIn::link(&mut self.s_xresp, &mut self.exec.s_xresp);
-        RdCmdOut::link(&mut self.m_rd, &mut self.exec.m_rd);
-        AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.exec.s_rd);
+        // RECV WQE reads and an atomic's read share the read client, the
+        // payload's writes and an atomic's write the write client (`AtomicExec`)
+        RdCmdOut::join(&mut self.exec.m_rd, &mut self.atomic.s_walk_rd);
+        AxisOut::<512, 64, 1>::join(&mut self.atomic.m_walk_rd, &mut self.exec.s_rd);
+        RdCmdOut::link(&mut self.m_rd, &mut self.atomic.m_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.atomic.s_rd);
+        AtomicReqOut::join(&mut self.exec.m_atom, &mut self.atomic.s_req);
+        AtomicAnsOut::join(&mut self.atomic.m_ans, &mut self.exec.s_atom);
         self.exec.qp_inval.next = self.qp_inval.val();
         ScatterPktOut::join(&mut self.exec.m_pkt, &mut self.scatter.s_pkt);
         PieceOut::join(&mut self.exec.m_piece, &mut self.scatter.s_piece);
         PktDoneOut::join(&mut self.scatter.m_done, &mut self.exec.s_done);
         AxisIn::<512, 64, 1>::link(&mut self.s_axis, &mut self.scatter.s_axis);
-        WrStreamOut::link(&mut self.m_wr, &mut self.scatter.m_wr);
-        self.scatter.wr_done.next = self.wr_done.val();
-        self.scatter.wr_done_err.next = self.wr_done_err.val();
+        // (the atomic's beat in the scatter's place: the scatter has nothing
+        // in flight then, so its `tready` may follow the client's)
+        self.m_wr.tdata.next = self.scatter.m_wr.tdata.val();
+        self.m_wr.tkeep.next = self.scatter.m_wr.tkeep.val();
+        self.m_wr.tlast.next = self.scatter.m_wr.tlast.val();
+        self.m_wr.addr.next = self.scatter.m_wr.addr.val();
+        self.m_wr.len.next = self.scatter.m_wr.len.val();
+        self.m_wr.tvalid.next = self.scatter.m_wr.tvalid.val();
+        if self.atomic.m_wr.tvalid.val() {
+            self.m_wr.tdata.next = self.atomic.m_wr.tdata.val();
+            self.m_wr.tkeep.next = self.atomic.m_wr.tkeep.val();
+            self.m_wr.tlast.next = self.atomic.m_wr.tlast.val();
+            self.m_wr.addr.next = self.atomic.m_wr.addr.val();
+            self.m_wr.len.next = self.atomic.m_wr.len.val();
+            self.m_wr.tvalid.next = true;
+        }
+        self.scatter.m_wr.tready.next = self.m_wr.tready.val();
+        self.atomic.m_wr.tready.next = self.m_wr.tready.val();
+        self.atomic.wr_done.next = self.wr_done.val();
+        self.atomic.wr_done_err.next = self.wr_done_err.val();
+        self.scatter.wr_done.next = self.atomic.pay_done.val();
+        self.scatter.wr_done_err.next = self.atomic.pay_done_err.val();
         RespReqOut::join(&mut self.exec.m_ack, &mut self.tx.s_req);
         MrReqOut::link(&mut self.m_pay_xreq, &mut self.tx.m_xreq);
         MrRespIn::link(&mut self.s_pay_xresp, &mut self.tx.s_xresp);

@@ -196,6 +196,17 @@ enum Reject {
     Rnr,
 }
 
+/// An atomic's new value at the responder: FETCH_ADD adds (wrapping),
+/// COMPARE_SWAP swaps when the original equals the compare data and
+/// leaves it otherwise. The memory is written only when the value changes.
+pub fn atomic_new_value(fetch_add: bool, orig: u64, compare: u64, swap_add: u64) -> u64 {
+    match (fetch_add, orig == compare) {
+        (true, _) => orig.wrapping_add(swap_add),
+        (false, true) => swap_add,
+        (false, false) => orig,
+    }
+}
+
 impl Responder {
     /// A responder in RTR with an empty receive queue.
     pub fn new(cfg: ResponderConfig) -> Self {
@@ -608,11 +619,7 @@ impl Responder {
             return Err(Reject::Fatal(NakCode::RemoteOperationalError));
         }
         let orig = u64::from_le_bytes(word);
-        let new = match packet.opcode() {
-            Opcode::RcCompareSwap if orig == eth.compare => eth.swap_add,
-            Opcode::RcCompareSwap => orig,
-            _ => orig.wrapping_add(eth.swap_add),
-        };
+        let new = atomic_new_value(packet.opcode() == Opcode::RcFetchAdd, orig, eth.compare, eth.swap_add);
         if new != orig && mem.write(eth.va, &new.to_le_bytes()).is_err() {
             return Err(Reject::Fatal(NakCode::RemoteOperationalError));
         }
