@@ -390,7 +390,8 @@ fn perf_stops_with_no_transport_and_prints_no_figure() {
         assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
         assert!(
             err.contains(&format!(
-                "rnic-perf {test}: the device has no transport: id_features 0x00000000 has no RC bit"
+                "rnic-perf {test}: the device has no transport: id_features {:#010x} has no RC bit",
+                rnic_contract::regs::id_features::ATOMICS.mask()
             )),
             "{err}"
         );

@@ -261,11 +261,14 @@ fn send_goodput_cycles() {
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 5148, 5840), "4 KiB x 16: {r:?}");
     let r = send_run(16384, 8, Mtu::Mtu4096);
     assert_eq!(r.packets, 32);
-    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 4580, 5600), "16 KiB x 8: {r:?}");
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1483, 4581, 5600), "16 KiB x 8: {r:?}");
     // B's FIFO passes half full once (a RECV's SGE walk behind the wire) and
     // B asks A to pause (session 22): the packets leave later than WRITEs'
-    // (4077, 4074 before the pause), the last completion at the same cycle
-    assert_eq!((r.pauses, r.paused_cycles), (1, 507), "16 KiB x 8: {r:?}");
+    // (4077, 4074 before the pause), the last completion at the same cycle.
+    // Since session 23 B's RECV WQE reads pass `AtomicExec`'s command
+    // register: one cycle more, the pause 508 cycles (507) and the last
+    // frame at 4581 (4580)
+    assert_eq!((r.pauses, r.paused_cycles), (1, 508), "16 KiB x 8: {r:?}");
     let w = write_run(16384, 8, Mtu::Mtu4096);
     assert_eq!((w.pauses, w.paused_cycles), (0, 0), "WRITEs keep up: {w:?}");
     assert!(r.cycles < w.cycles + 256, "SEND {r:?}, WRITE {w:?}");
