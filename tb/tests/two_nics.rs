@@ -22,7 +22,7 @@ use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_proto::{decode_frame, ROCE_V2_UDP_PORT};
 use rnic_tb::gbn_check::{check_capture, check_go_back_n};
-use rnic_tb::sim_net::{connect_rc_timeout, poll_n, Nic, QpPair, RcTimers, SimNet, WireFaults};
+use rnic_tb::sim_net::{connect_rc_access, connect_rc_timeout, poll_n, Nic, QpPair, RcTimers, SimNet, WireFaults};
 
 #[test]
 fn rdma_write_and_send_between_two_nics() {
@@ -172,34 +172,113 @@ fn rdma_write_and_send_between_two_nics() {
     );
 }
 
-/// What a requester posts on one QP: a WRITE to `remote` (an offset in the
-/// peer's buffer) or a SEND into the peer's next RECV, from `src` in its
-/// own; or a READ of the peer's bytes at `src` into `read` (an offset in its
-/// own buffer).
-#[derive(Clone, Debug)]
+/// What a requester posts on one QP, from `src` in its own buffer unless
+/// named otherwise (offsets in the NICs' buffers).
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    /// Into the peer's next RECV.
+    Send,
+    SendImm(u32),
+    /// To this offset in the peer's buffer.
+    Write(usize),
+    /// To this offset, and the immediate into the peer's next RECV.
+    WriteImm(usize, u32),
+    /// The peer's bytes at `src` into this offset of its own buffer.
+    Read(usize),
+    Atomic(Atom),
+}
+
+/// A COMPARE_SWAP or FETCH_ADD on the peer's 8 bytes at `target`, the
+/// original value (`orig`: what the plan's sequential reference says it
+/// will be) into the requester's 8 bytes at `result`.
+#[derive(Clone, Copy, Debug)]
+struct Atom {
+    target: usize,
+    result: usize,
+    fetch_add: bool,
+    compare: u64,
+    swap_add: u64,
+    orig: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
 struct Msg {
     wr_id: u64,
-    write: Option<usize>,
-    read: Option<usize>,
+    op: Op,
     src: usize,
     len: usize,
 }
 
 impl Msg {
+    /// SENDs and WRITEs with immediate take one of the peer's RECVs.
+    fn takes_recv(&self) -> bool {
+        matches!(self.op, Op::Send | Op::SendImm(_) | Op::WriteImm(..))
+    }
+
+    /// The bytes land in the peer's RECV buffer.
     fn is_send(&self) -> bool {
-        self.write.is_none() && self.read.is_none()
+        matches!(self.op, Op::Send | Op::SendImm(_))
+    }
+
+    fn imm(&self) -> Option<u32> {
+        match self.op {
+            Op::SendImm(i) | Op::WriteImm(_, i) => Some(i),
+            _ => None,
+        }
+    }
+
+    /// The requester's completion.
+    fn wc_opcode(&self) -> WcOpcode {
+        match self.op {
+            Op::Send | Op::SendImm(_) => WcOpcode::Send,
+            Op::Write(_) | Op::WriteImm(..) => WcOpcode::RdmaWrite,
+            Op::Read(_) => WcOpcode::RdmaRead,
+            Op::Atomic(a) if a.fetch_add => WcOpcode::FetchAdd,
+            Op::Atomic(_) => WcOpcode::CompSwap,
+        }
+    }
+
+    /// For a stuck run's report.
+    fn tag(&self) -> &'static str {
+        match self.op {
+            Op::Send => "S",
+            Op::SendImm(_) => "Si",
+            Op::Write(_) => "W",
+            Op::WriteImm(..) => "Wi",
+            Op::Read(_) => "R",
+            Op::Atomic(a) if a.fetch_add => "FA",
+            Op::Atomic(_) => "CS",
+        }
     }
 }
 
-const BUF: usize = 6 << 20;
+/// The share of READs, atomics and immediates in a random run (per cent;
+/// `imm`: of the SENDs and WRITEs). Draws from the seed only what is not
+/// zero, so a run without them is the run it was before they existed.
+#[derive(Clone, Copy, Debug, Default)]
+struct Mix {
+    read: u64,
+    atomic: u64,
+    imm: u64,
+}
+
+const WRITES_AND_SENDS: Mix = Mix { read: 0, atomic: 0, imm: 0 };
+
+const BUF: usize = 7 << 20;
 /// The buffer of each NIC: sources, WRITE targets, RECV targets, READ
-/// targets (each target region split evenly among the QPs). Sources are
-/// never written, so a READ's bytes do not depend on the order of events.
+/// targets, atomics (each target region split evenly among the QPs).
+/// Sources are never written, so a READ's bytes do not depend on the order
+/// of events. A QP's atomic slice holds `ATOM_WORDS` words, the targets of
+/// the peer's atomics on that QP, then one result word per message of its
+/// own: a QP's atomics meet only its own words, so they apply in its PSN
+/// order and the reference is sequential.
 const SRC: usize = 0;
 const WR_DST: usize = 1 << 20;
 const RECV_DST: usize = 3 << 20;
 const RD_DST: usize = 4 << 20;
-const _: () = assert!(BUF - RD_DST >= RECV_DST - WR_DST, "a READ slice as large as a WRITE slice");
+const ATOM: usize = 6 << 20;
+const ATOM_WORDS: usize = 4;
+const _: () = assert!(ATOM - RD_DST >= RECV_DST - WR_DST, "a READ slice as large as a WRITE slice");
 
 /// Back-to-back WRITEs on one QP, MTU 4096: the cycles from `post_send` to
 /// the last completion, to the first packet and to the last packet on the
@@ -285,12 +364,12 @@ fn message_rate_over_four_qps() {
 
 #[test]
 fn random_writes_and_sends_one_qp() {
-    random_both_ways(0x51, 1, 6, 16 << 10, WireFaults::default(), 2600, 0);
+    random_both_ways(0x51, 1, 6, 16 << 10, WireFaults::default(), 2600, WRITES_AND_SENDS);
 }
 
 #[test]
 fn random_writes_and_sends_both_ways_over_eight_qps() {
-    random_both_ways(0x7a11, 8, 24, 16 << 10, WireFaults::default(), 2600, 0);
+    random_both_ways(0x7a11, 8, 24, 16 << 10, WireFaults::default(), 2600, WRITES_AND_SENDS);
 }
 
 /// READs among the WRITEs and SENDs (a third of the messages; on a clean
@@ -299,7 +378,22 @@ fn random_writes_and_sends_both_ways_over_eight_qps() {
 /// order with the others'.
 #[test]
 fn random_reads_writes_and_sends_both_ways_over_eight_qps() {
-    random_both_ways(0x4ead, 8, 24, 16 << 10, WireFaults::default(), 2600, 33);
+    random_both_ways(0x4ead, 8, 24, 16 << 10, WireFaults::default(), 2600, Mix { read: 33, ..WRITES_AND_SENDS });
+}
+
+/// Every RC opcode the requester has: SEND and WRITE, each with and
+/// without immediate, READ, COMPARE_SWAP and FETCH_ADD, mixed on every QP
+/// both ways (a clean wire: duplicates of READs and atomics are not
+/// replayed yet). Beyond the other runs' checks: every receive completion's
+/// opcode and immediate, every atomic's original value in the requester's
+/// memory and every target word's final value against the sequential
+/// reference (`atomic_new_value` in each QP's order), half the compares
+/// succeeding.
+const EVERY_OPCODE: Mix = Mix { read: 20, atomic: 20, imm: 40 };
+
+#[test]
+fn random_every_opcode_both_ways_over_eight_qps() {
+    random_both_ways(0xa70c, 8, 24, 16 << 10, WireFaults::default(), 2600, EVERY_OPCODE);
 }
 
 /// Go-back-N on a lossy wire (issue 12): 1 % of the frames lost each way
@@ -311,7 +405,7 @@ fn random_reads_writes_and_sends_both_ways_over_eight_qps() {
 #[test]
 fn random_writes_and_sends_over_a_lossy_wire() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let c = random_both_ways(0x1055, 4, 24, 16 << 10, loss, 2600, 0);
+    let c = random_both_ways(0x1055, 4, 24, 16 << 10, loss, 2600, WRITES_AND_SENDS);
     assert!(c[0].go_back_n + c[1].go_back_n > 0, "{c:?}");
 }
 
@@ -321,7 +415,7 @@ fn random_writes_and_sends_over_a_lossy_wire() {
 #[test]
 fn ten_thousand_messages_at_one_percent_loss() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let c = random_both_ways(0x10_000, 16, 313, 16 << 10, loss, 256, 0);
+    let c = random_both_ways(0x10_000, 16, 313, 16 << 10, loss, 256, WRITES_AND_SENDS);
     assert!(c[0].retry_timeouts + c[1].retry_timeouts > 0, "{c:?}");
 }
 
@@ -351,7 +445,7 @@ fn soak() {
                 corrupt_ppm: 5_000,
             }
         };
-        let c = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256, 0);
+        let c = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256, WRITES_AND_SENDS);
         done += 2 * 16 * 313;
         round += 1;
         let (gbn, tmo) = (c[0].go_back_n + c[1].go_back_n, c[0].retry_timeouts + c[1].retry_timeouts);
@@ -375,7 +469,7 @@ fn ten_thousand_messages_on_a_faulty_wire() {
         reorder_cycles: 2000,
         corrupt_ppm: 5_000,
     };
-    let c = random_both_ways(0xfa_17_10, 16, 313, 16 << 10, f, 256, 0);
+    let c = random_both_ways(0xfa_17_10, 16, 313, 16 << 10, f, 256, WRITES_AND_SENDS);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0 && c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
 }
 
@@ -392,14 +486,15 @@ fn random_writes_and_sends_over_a_faulty_wire() {
         reorder_cycles: 2000,
         corrupt_ppm: 5_000,
     };
-    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, 0);
+    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, WRITES_AND_SENDS);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0, "{c:?}");
     assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
 }
 
-/// `MSGS` random WRITEs and SENDs (at most half SENDs, 1 to `MAX_LEN`
-/// bytes) on each of `QPS` QP pairs, from each NIC to the other at once,
-/// at most `window` bytes posted and not completed per NIC.
+/// `MSGS` random WRITEs and SENDs (at most half taking a RECV, 1 to
+/// `MAX_LEN` bytes), with READs, atomics and immediates as `mix` says, on
+/// each of `QPS` QP pairs, from each NIC to the other at once, at most
+/// `window` bytes posted and not completed per NIC.
 #[allow(non_snake_case)]
 fn random_both_ways(
     seed: u64,
@@ -408,16 +503,20 @@ fn random_both_ways(
     window: usize,
     faults: WireFaults,
     MAX_LEN: usize,
-    read_pct: u64,
+    mix: Mix,
 ) -> [Counters; 2] {
+    use rnic_proto::rc::responder::atomic_new_value;
     let lossy = faults != WireFaults::default();
-    // a lost READ response is retried as a duplicate READ, which the
-    // responder does not replay yet: READs on a clean wire only
-    assert!(read_pct == 0 || !lossy, "READs on a lossy wire");
+    // a lost READ response or atomic ACK is retried as a duplicate request,
+    // which the responder does not replay yet: READs and atomics on a clean wire only
+    assert!(mix.read + mix.atomic == 0 || !lossy, "READs or atomics on a lossy wire");
     // WQEs posted and not completed per QP at most (the send queue holds 32)
     const QP_DEPTH: usize = 16;
-    let (wr_slice, recv_slice) = ((RECV_DST - WR_DST) / QPS, (RD_DST - RECV_DST) / QPS);
-    assert!(MSGS * MAX_LEN <= wr_slice && MSGS / 2 * MAX_LEN <= recv_slice, "the layout holds the workload");
+    let (wr_slice, recv_slice, atom_slice) = ((RECV_DST - WR_DST) / QPS, (RD_DST - RECV_DST) / QPS, (BUF - ATOM) / QPS);
+    assert!(
+        MSGS * MAX_LEN <= wr_slice && MSGS / 2 * MAX_LEN <= recv_slice && 8 * (ATOM_WORDS + MSGS) <= atom_slice,
+        "the layout holds the workload"
+    );
     let mut rng = rnic_sim::axis::Rng(seed);
     let net = SimNet::pair(23);
     let nics = [Nic::open(&net, 0), Nic::open(&net, 1)];
@@ -427,7 +526,8 @@ fn random_both_ways(
     let pds = [nics[0].ctx.alloc_pd().unwrap(), nics[1].ctx.alloc_pd().unwrap()];
     let cqs = [nics[0].ctx.create_cq(1024, None).unwrap(), nics[1].ctx.create_cq(1024, None).unwrap()];
     let bufs = [nics[0].ctx.alloc_buffer(BUF).unwrap(), nics[1].ctx.alloc_buffer(BUF).unwrap()];
-    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
+    let remote = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_ATOMIC;
+    let access = AccessFlags::LOCAL_WRITE | remote;
     let mrs = [pds[0].reg_mr(&bufs[0], 0, BUF, access).unwrap(), pds[1].reg_mr(&bufs[1], 0, BUF, access).unwrap()];
     let mut mem: [Vec<u8>; 2] = [vec![0; BUF], vec![0; BUF]];
     for n in 0..2 {
@@ -435,6 +535,21 @@ fn random_both_ways(
             *b = rng.next() as u8;
         }
         bufs[n].write(SRC, &mem[n][SRC..WR_DST]).unwrap();
+    }
+    // the atomics' target words, (NIC, offset) -> value: random at first,
+    // then what the plan's atomics make of them, one after the other
+    let mut words: std::collections::HashMap<(usize, usize), u64> = std::collections::HashMap::new();
+    if mix.atomic > 0 {
+        for n in 0..2 {
+            for q in 0..QPS {
+                for w in 0..ATOM_WORDS {
+                    let (at, v) = (ATOM + q * atom_slice + 8 * w, rng.next());
+                    words.insert((n, at), v);
+                    mem[n][at..at + 8].copy_from_slice(&v.to_le_bytes());
+                    bufs[n].write(at, &v.to_le_bytes()).unwrap();
+                }
+            }
+        }
     }
     let mut qps: [Vec<QueuePair>; 2] = [vec![], vec![]];
     for n in 0..2 {
@@ -449,37 +564,70 @@ fn random_both_ways(
         let mtu = mtus[(rng.next() % 5) as usize];
         let (p0, p1) = ((rng.next() & 0xff_ffff) as u32, (rng.next() & 0xff_ffff) as u32);
         let (qa, qb) = (qps[0][q].qp_num(), qps[1][q].qp_num());
-        connect_rc_timeout(&mut qps[0][q], &nics[0].ctx, 1, qb, (p0, p1), mtu, timeout);
-        connect_rc_timeout(&mut qps[1][q], &nics[1].ctx, 0, qa, (p1, p0), mtu, timeout);
+        let t = RcTimers { timeout, ..RcTimers::default() };
+        connect_rc_access(&mut qps[0][q], &nics[0].ctx, 1, qb, (p0, p1), mtu, t, remote);
+        connect_rc_access(&mut qps[1][q], &nics[1].ctx, 0, qa, (p1, p0), mtu, t, remote);
     }
-    // ---- the workload: per NIC and QP, MSGS messages, at most MSGS / 2 SENDs
+    // ---- the workload: per NIC and QP, MSGS messages, at most MSGS / 2 taking a RECV
     let mut plan: [Vec<Vec<Msg>>; 2] = [vec![], vec![]];
     for n in 0..2 {
         for q in 0..QPS {
-            let (mut wr_at, mut rd_at, mut sends) = (WR_DST + q * wr_slice, RD_DST + q * wr_slice, 0);
+            let (mut wr_at, mut rd_at, mut recvs) = (WR_DST + q * wr_slice, RD_DST + q * wr_slice, 0);
+            let atoms = ATOM + q * atom_slice;
             let mut v = vec![];
             for k in 0..MSGS {
-                let len = 1 + (rng.next() as usize) % MAX_LEN;
+                let mut len = 1 + (rng.next() as usize) % MAX_LEN;
                 let src = (rng.next() as usize) % (WR_DST - SRC - MAX_LEN);
-                let (mut write, mut read) = (None, None);
-                if read_pct > 0 && rng.chance(read_pct) {
+                let imm =
+                    |rng: &mut rnic_sim::axis::Rng| (mix.imm > 0 && rng.chance(mix.imm)).then(|| rng.next() as u32);
+                let op = if mix.read > 0 && rng.chance(mix.read) {
                     rd_at += len;
-                    read = Some(rd_at - len);
-                } else if sends < MSGS / 2 && rng.chance(40) {
-                    sends += 1;
+                    Op::Read(rd_at - len)
+                } else if mix.atomic > 0 && rng.chance(mix.atomic) {
+                    // the peer's word, as the QP's earlier atomics leave it
+                    let target = atoms + 8 * (rng.next() as usize % ATOM_WORDS);
+                    let orig = words[&(1 - n, target)];
+                    let fetch_add = rng.chance(50);
+                    // half the compares succeed
+                    let compare = if rng.chance(50) { orig } else { rng.next() };
+                    let swap_add = rng.next();
+                    words.insert((1 - n, target), atomic_new_value(fetch_add, orig, compare, swap_add));
+                    len = 8;
+                    let result = atoms + 8 * (ATOM_WORDS + k);
+                    Op::Atomic(Atom { target, result, fetch_add, compare, swap_add, orig })
+                } else if recvs < MSGS / 2 && rng.chance(40) {
+                    recvs += 1;
+                    imm(&mut rng).map_or(Op::Send, Op::SendImm)
                 } else {
                     wr_at += len;
-                    write = Some(wr_at - len);
-                }
-                v.push(Msg { wr_id: ((n * QPS + q) << 16 | k) as u64, write, read, src, len });
+                    match (recvs < MSGS / 2).then(|| imm(&mut rng)).flatten() {
+                        Some(i) => {
+                            recvs += 1;
+                            Op::WriteImm(wr_at - len, i)
+                        }
+                        None => Op::Write(wr_at - len),
+                    }
+                };
+                v.push(Msg { wr_id: ((n * QPS + q) << 16 | k) as u64, op, src, len });
             }
             plan[n].push(v);
         }
     }
-    // RECVs first: each SEND of NIC n on QP q lands in the next RECV of the peer's QP q
+    // the plan has what the mix asks for: each kind it names, compares that succeed and that fail
+    let all: Vec<&Msg> = plan.iter().flatten().flatten().collect();
+    let has = |f: &dyn Fn(&Msg) -> bool| all.iter().any(|m| f(m));
+    assert!(mix.read == 0 || has(&|m| matches!(m.op, Op::Read(_))), "no READ in the plan");
+    assert!(mix.imm == 0 || has(&|m| matches!(m.op, Op::SendImm(_))) && has(&|m| matches!(m.op, Op::WriteImm(..))));
+    let cas = |hit: bool| move |m: &Msg| matches!(m.op, Op::Atomic(a) if !a.fetch_add && (a.compare == a.orig) == hit);
+    assert!(
+        mix.atomic == 0
+            || has(&|m| matches!(m.op, Op::Atomic(a) if a.fetch_add)) && has(&cas(true)) && has(&cas(false)),
+        "the plan lacks a FETCH_ADD, a compare that succeeds or one that fails"
+    );
+    // RECVs first: each SEND (or WRITE with immediate) of NIC n on QP q takes the next RECV of the peer's QP q
     for n in 0..2 {
         for q in 0..QPS {
-            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.is_send()).collect();
+            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.takes_recv()).collect();
             let sges: Vec<Sge> = (0..sends.len())
                 .map(|k| Sge::new(&mrs[n], (RECV_DST + q * recv_slice + k * MAX_LEN) as u64, MAX_LEN as u32).unwrap())
                 .collect();
@@ -493,8 +641,8 @@ fn random_both_ways(
     }
     let t0 = nics[0].probe.now();
     // ---- every completion, once, in order per queue
-    let want: [usize; 2] =
-        [0, 1].map(|n| plan[n].iter().flatten().count() + plan[1 - n].iter().flatten().filter(|m| m.is_send()).count());
+    let want: [usize; 2] = [0, 1]
+        .map(|n| plan[n].iter().flatten().count() + plan[1 - n].iter().flatten().filter(|m| m.takes_recv()).count());
     let mut got: [Vec<WorkCompletion>; 2] = [vec![], vec![]];
     // closed loop: each NIC keeps at most `window` bytes of messages outstanding (posted, not completed),
     // as perftest's tx depth does; the requester has no limit of its own yet, and the receive path
@@ -517,17 +665,21 @@ fn random_both_ways(
                     continue;
                 }
                 let peer = &mrs[1 - n];
-                let sge = Sge::new(&mrs[n], m.src as u64, m.len as u32).unwrap();
-                let (op, sge) = match (m.write, m.read) {
-                    (Some(off), _) => (
-                        SendOp::RdmaWrite { remote: RemoteAddr { addr: peer.addr() + off as u64, rkey: peer.rkey() } },
-                        sge,
+                let at = |off: usize| RemoteAddr { addr: peer.addr() + off as u64, rkey: peer.rkey() };
+                let local = |off: usize| Sge::new(&mrs[n], off as u64, m.len as u32).unwrap();
+                let (op, sge) = match m.op {
+                    Op::Send => (SendOp::Send, local(m.src)),
+                    Op::SendImm(imm) => (SendOp::SendWithImm { imm }, local(m.src)),
+                    Op::Write(off) => (SendOp::RdmaWrite { remote: at(off) }, local(m.src)),
+                    Op::WriteImm(off, imm) => (SendOp::RdmaWriteWithImm { remote: at(off), imm }, local(m.src)),
+                    Op::Read(into) => (SendOp::RdmaRead { remote: at(m.src) }, local(into)),
+                    Op::Atomic(a) if a.fetch_add => {
+                        (SendOp::AtomicFetchAndAdd { remote: at(a.target), add: a.swap_add }, local(a.result))
+                    }
+                    Op::Atomic(a) => (
+                        SendOp::AtomicCmpAndSwp { remote: at(a.target), compare: a.compare, swap: a.swap_add },
+                        local(a.result),
                     ),
-                    (None, Some(at)) => (
-                        SendOp::RdmaRead { remote: RemoteAddr { addr: peer.addr() + m.src as u64, rkey: peer.rkey() } },
-                        Sge::new(&mrs[n], at as u64, m.len as u32).unwrap(),
-                    ),
-                    (None, None) => (SendOp::Send, sge),
                 };
                 qps[n][q].post_send(&[SendWr::new(m.wr_id, op, &[sge]).flags(SendFlags::SIGNALED)]).unwrap();
                 outstanding[n] += m.len;
@@ -562,23 +714,9 @@ fn random_both_ways(
                 let is_recv = |c: &&WorkCompletion| (0x1000..0x10000).contains(&c.wr_id);
                 let sq = got[n].iter().filter(|c| c.qp_num == qpn && !is_recv(c)).count();
                 let rq = got[n].iter().filter(|c| c.qp_num == qpn && is_recv(c)).count();
-                let want_rq = plan[1 - n][q].iter().filter(|m| m.is_send()).count();
+                let want_rq = plan[1 - n][q].iter().filter(|m| m.takes_recv()).count();
                 if sq < plan[n][q].len() || rq < want_rq {
-                    let kinds: Vec<_> = plan[n][q]
-                        .iter()
-                        .map(|m| {
-                            (
-                                if m.write.is_some() {
-                                    "W"
-                                } else if m.is_send() {
-                                    "S"
-                                } else {
-                                    "R"
-                                },
-                                m.len,
-                            )
-                        })
-                        .collect();
+                    let kinds: Vec<_> = plan[n][q].iter().map(|m| (m.tag(), m.len)).collect();
                     eprintln!(
                         "  NIC {n} QP {q} ({qpn:#x}): {sq} of {} send completions {kinds:?}, {rq} of {want_rq} receive",
                         plan[n][q].len()
@@ -627,39 +765,48 @@ fn random_both_ways(
             let want_ids: Vec<u64> = plan[n][q].iter().map(|m| m.wr_id).collect();
             assert_eq!(ids, want_ids, "NIC {n} QP {q}: send completions in order");
             for (c, m) in sq.iter().zip(&plan[n][q]) {
-                assert_eq!(c.status, WcStatus::Success, "NIC {n} QP {q}: {m:?}");
-                let op = match (m.write, m.read) {
-                    (Some(_), _) => WcOpcode::RdmaWrite,
-                    (None, Some(_)) => WcOpcode::RdmaRead,
-                    (None, None) => WcOpcode::Send,
-                };
-                assert_eq!(c.opcode, Some(op), "NIC {n} QP {q}: {m:?}");
+                assert_eq!((c.status, c.opcode), (WcStatus::Success, Some(m.wc_opcode())), "NIC {n} QP {q}: {m:?}");
             }
-            // receive completions: the peer's SENDs, in order, with their lengths
+            // receive completions: the peer's SENDs and WRITEs with immediate, in order, with their lengths
             let rq: Vec<&WorkCompletion> =
                 got[n].iter().filter(|c| c.qp_num == qpn && (0x1000..0x10000).contains(&c.wr_id)).collect();
-            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.is_send()).collect();
+            let sends: Vec<&Msg> = plan[1 - n][q].iter().filter(|m| m.takes_recv()).collect();
             assert_eq!(rq.len(), sends.len(), "NIC {n} QP {q}: receive completions");
             for (k, (c, m)) in rq.iter().zip(&sends).enumerate() {
-                assert_eq!((c.wr_id, c.status, c.byte_len), (0x1000 + k as u64, WcStatus::Success, m.len as u32));
-                let at = RECV_DST + q * recv_slice + k * MAX_LEN;
-                let src = mem[1 - n][m.src..m.src + m.len].to_vec();
-                mem[n][at..at + m.len].copy_from_slice(&src);
-            }
-            for m in plan[1 - n][q].iter() {
-                if let Some(off) = m.write {
-                    let src = mem[1 - n][m.src..m.src + m.len].to_vec();
-                    mem[n][off..off + m.len].copy_from_slice(&src);
-                }
-            }
-            // its own READs: the peer's source bytes
-            for m in plan[n][q].iter() {
-                if let Some(at) = m.read {
+                let op = if m.is_send() { WcOpcode::Recv } else { WcOpcode::RecvRdmaWithImm };
+                assert_eq!(
+                    (c.wr_id, c.status, c.opcode, c.byte_len, c.imm_data),
+                    (0x1000 + k as u64, WcStatus::Success, Some(op), m.len as u32, m.imm()),
+                    "NIC {n} QP {q}: the receive completion of {m:?}"
+                );
+                if m.is_send() {
+                    let at = RECV_DST + q * recv_slice + k * MAX_LEN;
                     let src = mem[1 - n][m.src..m.src + m.len].to_vec();
                     mem[n][at..at + m.len].copy_from_slice(&src);
                 }
             }
+            for m in plan[1 - n][q].iter() {
+                if let Op::Write(off) | Op::WriteImm(off, _) = m.op {
+                    let src = mem[1 - n][m.src..m.src + m.len].to_vec();
+                    mem[n][off..off + m.len].copy_from_slice(&src);
+                }
+            }
+            // its own READs (the peer's source bytes) and atomics (the original values)
+            for m in plan[n][q].iter() {
+                match m.op {
+                    Op::Read(at) => {
+                        let src = mem[1 - n][m.src..m.src + m.len].to_vec();
+                        mem[n][at..at + m.len].copy_from_slice(&src);
+                    }
+                    Op::Atomic(a) => mem[n][a.result..a.result + 8].copy_from_slice(&a.orig.to_le_bytes()),
+                    _ => {}
+                }
+            }
         }
+    }
+    // the atomics' words as the sequential reference leaves them
+    for (&(n, at), v) in &words {
+        mem[n][at..at + 8].copy_from_slice(&v.to_le_bytes());
     }
     // ---- both memories byte for byte against the reference
     for n in 0..2 {
@@ -668,8 +815,10 @@ fn random_both_ways(
         if let Some(i) = (0..BUF).find(|&i| m[i] != mem[n][i]) {
             // a READ's bytes: which message, and where in the peer's sources its bytes are
             for q in 0..QPS {
-                for msg in plan[n][q].iter().filter(|x| x.read.is_some_and(|at| (at..at + x.len).contains(&i))) {
-                    let at = msg.read.unwrap();
+                for (msg, at) in plan[n][q].iter().filter_map(|x| match x.op {
+                    Op::Read(at) if (at..at + x.len).contains(&i) => Some((x, at)),
+                    _ => None,
+                }) {
                     let bad = (at..at + msg.len).filter(|&j| m[j] != mem[n][j]).count();
                     let probe = &m[i..(i + 16).min(at + msg.len)];
                     let found = mem[1 - n][SRC..WR_DST].windows(probe.len()).position(|w| w == probe);
@@ -779,7 +928,13 @@ fn random_both_ways(
 /// from an unwritten slot, with another QP's PSN).
 #[test]
 fn random_writes_and_sends_both_ways_over_64_qps() {
-    random_both_ways(100, 64, 3, 16 << 10, WireFaults::default(), 2600, 0);
+    random_both_ways(100, 64, 3, 16 << 10, WireFaults::default(), 2600, WRITES_AND_SENDS);
+}
+
+/// Every opcode (`EVERY_OPCODE`) over 64 QP pairs, all at once.
+#[test]
+fn random_every_opcode_both_ways_over_64_qps() {
+    random_both_ways(0x64a7, 64, 8, 16 << 10, WireFaults::default(), 2600, EVERY_OPCODE);
 }
 
 /// Solicited events (`IBV_SEND_SOLICITED`, `ibv_req_notify_cq(cq, 1)`): B's
