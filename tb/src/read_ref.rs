@@ -79,3 +79,48 @@ pub struct Outcome {
     pub len_err: bool,
     pub bad: bool,
 }
+
+/// The DMA read answers a WQE-reading block's bench owes it: beats due at
+/// a cycle (data words, `tuser` error), offered on the block's `s_rd` in
+/// order, one per cycle once due.
+#[derive(Default)]
+pub struct WqeReads {
+    beats: std::collections::VecDeque<(u64, Vec<u32>, bool)>,
+}
+
+impl WqeReads {
+    /// Queues the answer to a read of `bytes` (64 a beat) taken at `now`,
+    /// its first beat due `latency` cycles later.
+    pub fn answer(&mut self, now: u64, latency: u64, bytes: &[u8], err: bool) {
+        for (k, beat) in bytes.chunks(64).enumerate() {
+            let words = beat.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+            self.beats.push_back((now + latency + k as u64, words, err));
+        }
+    }
+
+    /// Drives `s_rd` for cycle `now`: the head beat if it is due (it is
+    /// taken: `s_rd.tready` is 1 in these blocks), else `tvalid` 0. Call
+    /// before `settle`; then [`WqeReads::taken`] with what it returned.
+    pub fn offer<M: rnic_sim::Model>(&self, dut: &mut M, now: u64) -> bool {
+        let due = self.beats.front().filter(|b| b.0 <= now);
+        if let Some((_, data, err)) = due {
+            let i = dut.port("s_rd.tdata");
+            dut.set_words(i, data);
+            dut.set("s_rd.tuser", *err as u64);
+        }
+        dut.set("s_rd.tvalid", due.is_some() as u64);
+        due.is_some()
+    }
+
+    /// Retires the beat [`WqeReads::offer`] offered, if it did.
+    pub fn taken(&mut self, offered: bool) {
+        if offered {
+            self.beats.pop_front();
+        }
+    }
+
+    /// No answer owed.
+    pub fn is_empty(&self) -> bool {
+        self.beats.is_empty()
+    }
+}

@@ -19,7 +19,7 @@ use rnic_hw::consts::ACC_LOCAL_WRITE;
 use rnic_sim::axis::Rng;
 use rnic_sim::models::comp_read::Dut;
 use rnic_sim::{Clocked, Model};
-use rnic_tb::read_ref::{scatter, Wqe};
+use rnic_tb::read_ref::{scatter, Wqe, WqeReads};
 use std::collections::VecDeque;
 
 const SQ_BASE: u64 = 0x40_0000;
@@ -96,30 +96,21 @@ fn placements_match_the_reference() {
                 sim.tick();
                 sim.dut.set("s_hint.valid", 0);
                 let hw = &rings[hq][(hi as u64 % (1 << SQ_LOG)) as usize];
-                let mut rd_beats: VecDeque<(u64, Vec<u32>)> = VecDeque::new();
+                let mut rd_beats = WqeReads::default();
                 let mut reads = 0;
                 let end = sim.cycle() + 2000;
                 loop {
                     assert!(sim.cycle() < end, "seed {seed}: a hint's read never ended");
                     let now = sim.cycle();
                     sim.dut.set("m_rd.ready", 1);
-                    let rd = rd_beats.front().filter(|b| b.0 <= now).cloned();
-                    let i = sim.dut.port("s_rd.tdata");
-                    sim.dut.set_words(i, rd.as_ref().map_or(&[0u32; 16][..], |b| &b.1[..]));
-                    sim.dut.set("s_rd.tvalid", rd.is_some() as u64);
-                    sim.dut.set("s_rd.tuser", 0);
+                    let rd = rd_beats.offer(&mut sim.dut, now);
                     sim.settle();
-                    if rd.is_some() {
-                        rd_beats.pop_front();
-                    }
+                    rd_beats.taken(rd);
                     if sim.dut.get("m_rd.valid") == 1 {
                         reads += 1;
                         assert_eq!(sim.dut.get("m_rd.addr"), SQ_BASE + 0x1_0000 * hq as u64 + 128 * (hi as u64 % 16));
                         let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
-                        for (k, half) in hw.bytes().chunks(64).enumerate() {
-                            let words = half.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-                            rd_beats.push_back((now + l + k as u64, words));
-                        }
+                        rd_beats.answer(now, l, &hw.bytes(), false);
                     }
                     let idle = sim.dut.get("s_place.ready") == 1;
                     sim.tick();
@@ -176,7 +167,7 @@ fn placements_match_the_reference() {
             let mut reqs: Vec<(u64, u32, u32, bool)> = vec![];
             // answer beats due: (cycle, id, verdict, iova, len, last)
             let mut beats: VecDeque<(u64, u64, u64, u64, u32, bool)> = VecDeque::new();
-            let mut rd_beats: VecDeque<(u64, Vec<u32>)> = VecDeque::new();
+            let mut rd_beats = WqeReads::default();
             let mut last_answer = None;
             let end = sim.cycle() + 20_000;
             let verdict = loop {
@@ -186,11 +177,7 @@ fn placements_match_the_reference() {
                 sim.dut.set("m_xreq.ready", x_ready as u64);
                 sim.dut.set("m_piece.ready", piece_ready as u64);
                 sim.dut.set("m_rd.ready", 1);
-                let rd = rd_beats.front().filter(|b| b.0 <= now).cloned();
-                let i = sim.dut.port("s_rd.tdata");
-                sim.dut.set_words(i, rd.as_ref().map_or(&[0u32; 16][..], |b| &b.1[..]));
-                sim.dut.set("s_rd.tvalid", rd.is_some() as u64);
-                sim.dut.set("s_rd.tuser", 0);
+                let rd = rd_beats.offer(&mut sim.dut, now);
                 let beat = beats.front().filter(|b| b.0 <= now && rng.chance(p_ans)).cloned();
                 if let Some(b) = &beat {
                     for (n, v) in [("s_xresp.id", b.1), ("s_xresp.verdict", b.2), ("s_xresp.iova", b.3)] {
@@ -201,18 +188,13 @@ fn placements_match_the_reference() {
                 }
                 sim.dut.set("s_xresp.valid", beat.is_some() as u64);
                 sim.settle();
-                if rd.is_some() {
-                    rd_beats.pop_front();
-                }
+                rd_beats.taken(rd);
                 if sim.dut.get("m_rd.valid") == 1 {
                     assert!(!read_seen, "seed {seed}: placement {p}: one read");
                     read_seen = true;
                     assert_eq!(sim.dut.get("m_rd.addr"), SQ_BASE + 0x1_0000 * qp as u64 + 128 * (index as u64 % 16));
                     let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
-                    for (k, half) in wqe.bytes().chunks(64).enumerate() {
-                        let words = half.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-                        rd_beats.push_back((now + l + k as u64, words));
-                    }
+                    rd_beats.answer(now, l, &wqe.bytes(), false);
                 }
                 if x_ready && sim.dut.get("m_xreq.valid") == 1 {
                     let g = |n: &str| sim.dut.get(n);

@@ -19,8 +19,7 @@ use rnic_hw::transport::READ_WALK_READ_EXTRA;
 use rnic_sim::axis::Rng;
 use rnic_sim::models::read_walk::Dut;
 use rnic_sim::{Clocked, Model};
-use rnic_tb::read_ref::{scatter, Outcome, Wqe};
-use std::collections::VecDeque;
+use rnic_tb::read_ref::{scatter, Outcome, Wqe, WqeReads};
 
 /// SGEs wholly before the packet: each costs the walk a step before its first request.
 fn skipped(w: &Wqe, offset: u32) -> u64 {
@@ -113,7 +112,7 @@ fn walks_match_the_scatter_reference() {
                 }
                 sim.tick();
                 sim.dut.set("prefetch", 0);
-                let mut pbeats: VecDeque<(u64, Vec<u32>, bool)> = VecDeque::new();
+                let mut pbeats = WqeReads::default();
                 let mut preads = 0;
                 let end = sim.cycle() + 2000;
                 loop {
@@ -121,30 +120,16 @@ fn walks_match_the_scatter_reference() {
                     let now = sim.cycle();
                     sim.dut.set("m_rd.ready", 1);
                     sim.dut.set("q_ready", 1);
-                    let beat = pbeats.front().filter(|b| b.0 <= now).cloned();
-                    match &beat {
-                        Some((_, data, err)) => {
-                            let i = sim.dut.port("s_rd.tdata");
-                            sim.dut.set_words(i, data);
-                            sim.dut.set("s_rd.tuser", *err as u64);
-                            sim.dut.set("s_rd.tvalid", 1);
-                        }
-                        None => sim.dut.set("s_rd.tvalid", 0),
-                    }
+                    let beat = pbeats.offer(&mut sim.dut, now);
                     sim.settle();
                     assert_eq!(sim.dut.get("q_valid"), 0, "seed {seed}: a prefetch walks nothing");
                     if sim.dut.get("m_rd.valid") == 1 {
                         preads += 1;
                         assert_eq!(sim.dut.get("m_rd.addr"), SQ_BASE + 0x1_0000 * pq as u64 + 128 * pslot as u64);
                         let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
-                        for (k, half) in rings[pq][pslot].bytes().chunks(64).enumerate() {
-                            let words = half.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-                            pbeats.push_back((now + l + k as u64, words, (pq, pslot as u16) == bad_slot));
-                        }
+                        pbeats.answer(now, l, &rings[pq][pslot].bytes(), (pq, pslot as u16) == bad_slot);
                     }
-                    if beat.is_some() {
-                        pbeats.pop_front();
-                    }
+                    pbeats.taken(beat);
                     let busy = sim.dut.get("pre_busy") == 1;
                     sim.tick();
                     if !busy && pbeats.is_empty() && preads == 1 {
@@ -175,7 +160,7 @@ fn walks_match_the_scatter_reference() {
             sim.dut.set("start", 0);
             // run: answer the read, take the requests, until done
             let mut got = vec![];
-            let mut beats: VecDeque<(u64, Vec<u32>, bool)> = VecDeque::new();
+            let mut beats = WqeReads::default();
             let mut read_this = false;
             let mut first_req = None;
             let mut dma_lat = 0;
@@ -186,16 +171,7 @@ fn walks_match_the_scatter_reference() {
                 sim.dut.set("q_ready", ready as u64);
                 sim.dut.set("m_rd.ready", 1);
                 let now = sim.cycle();
-                let beat = beats.front().filter(|b| b.0 <= now).cloned();
-                match &beat {
-                    Some((_, data, err)) => {
-                        let i = sim.dut.port("s_rd.tdata");
-                        sim.dut.set_words(i, data);
-                        sim.dut.set("s_rd.tuser", *err as u64);
-                        sim.dut.set("s_rd.tvalid", 1);
-                    }
-                    None => sim.dut.set("s_rd.tvalid", 0),
-                }
+                let beat = beats.offer(&mut sim.dut, now);
                 sim.settle();
                 if sim.dut.get("m_rd.valid") == 1 {
                     assert!(!read_this, "seed {seed}: walk {walks}: one read per walk");
@@ -206,14 +182,9 @@ fn walks_match_the_scatter_reference() {
                     let bytes = wqe.bytes();
                     let l = lat.0 + rng.next() % (lat.1 - lat.0 + 1);
                     dma_lat = l;
-                    for (k, half) in bytes.chunks(64).enumerate() {
-                        let words = half.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
-                        beats.push_back((now + l + k as u64, words, dma_err));
-                    }
+                    beats.answer(now, l, &bytes, dma_err);
                 }
-                if beat.is_some() {
-                    beats.pop_front();
-                }
+                beats.taken(beat);
                 if sim.dut.get("q_valid") == 1 {
                     first_req.get_or_insert(now);
                     if ready {
