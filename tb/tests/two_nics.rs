@@ -261,7 +261,7 @@ impl Msg {
 /// The share of READs, atomics and immediates in a random run (per cent;
 /// `imm`: of the SENDs and WRITEs). Draws from the seed only what is not
 /// zero, so a run without them is the run it was before they existed.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Mix {
     read: u64,
     atomic: u64,
@@ -383,16 +383,17 @@ fn random_writes_and_sends_both_ways_over_eight_qps() {
 }
 
 /// Every RC opcode the requester has: SEND and WRITE, each with and
-/// without immediate, READ, COMPARE_SWAP and FETCH_ADD, mixed on every QP
-/// both ways (a clean wire: duplicates of READs and atomics are not
-/// replayed yet, so the lossy runs have none). Every READ's bytes in the
-/// reader's memory, its completion in order with the others'. Beyond the other runs' checks: every receive completion's
+/// without immediate, READ, COMPARE_SWAP and FETCH_ADD.
+const EVERY_OPCODE: Mix = Mix { read: 20, atomic: 20, imm: 40 };
+
+/// `EVERY_OPCODE` mixed on every QP both ways (a clean wire: duplicates of
+/// READs and atomics are not replayed yet, so the lossy runs have none).
+/// Every READ's bytes in the reader's memory, its completion in order with
+/// the others'. Beyond the other runs' checks: every receive completion's
 /// opcode and immediate, every atomic's original value in the requester's
 /// memory and every target word's final value against the sequential
 /// reference (`atomic_new_value` in each QP's order), half the compares
 /// succeeding.
-const EVERY_OPCODE: Mix = Mix { read: 20, atomic: 20, imm: 40 };
-
 #[test]
 fn random_every_opcode_both_ways_over_eight_qps() {
     random_both_ways(0xa70c, 8, 24, 16 << 10, WireFaults::default(), 2600, EVERY_OPCODE);
@@ -621,7 +622,10 @@ fn random_both_ways(
     let all: Vec<&Msg> = plan.iter().flatten().flatten().collect();
     let has = |f: &dyn Fn(&Msg) -> bool| all.iter().any(|m| f(m));
     assert!(mix.read == 0 || has(&|m| matches!(m.op, Op::Read(_))), "no READ in the plan");
-    assert!(mix.imm == 0 || has(&|m| matches!(m.op, Op::SendImm(_))) && has(&|m| matches!(m.op, Op::WriteImm(..))));
+    assert!(
+        mix.imm == 0 || has(&|m| matches!(m.op, Op::SendImm(_))) && has(&|m| matches!(m.op, Op::WriteImm(..))),
+        "the plan lacks a SEND or a WRITE with immediate"
+    );
     let cas = |hit: bool| move |m: &Msg| matches!(m.op, Op::Atomic(a) if !a.fetch_add && (a.compare == a.orig) == hit);
     assert!(
         mix.atomic == 0
