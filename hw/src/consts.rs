@@ -252,6 +252,9 @@ rtl_consts! {
     ENT_SIGNALED: u64 = crate::transport::ENTRY_SIGNALED;
     ENT_WR_ID: u64 = crate::transport::ENTRY_WR_ID;
     ENT_LEN: u64 = crate::transport::ENTRY_LEN;
+    /// The kind of a refused WQE's entry (`ReqGen`'s errors; no send
+    /// opcode has it): its completion status is in LEN.
+    ENT_KIND_REFUSED: u64 = 15;
     /// Send opcodes (`SendOpcode`, a send WQE's OPCODE).
     SOP_RDMA_WRITE: u64 = SendOpcode::RdmaWrite as u8;
     SOP_RDMA_WRITE_IMM: u64 = SendOpcode::RdmaWriteWithImm as u8;
@@ -570,9 +573,11 @@ rtl_consts! {
     /// The synthetic record's opcode and AETH syndrome.
     TIMER_OPCODE: u64 = 0x11;
     TIMER_SYNDROME: u64 = 0x60;
-    /// `comp_ack`'s syndrome for a timer's record whose retries are spent:
-    /// a NAK (code 31, reserved on the wire) it takes as fatal, completing
-    /// with RETRY_EXC_ERR.
+    /// `comp_ack`'s syndrome for a record it makes fatal itself (a timer's
+    /// record whose retries are spent, an RNR NAK with its RNR retries
+    /// spent, the second pass of a local translation failure): a NAK (code
+    /// 31, reserved on the wire) it takes as fatal, completing with the
+    /// status it sets beside (RETRY_EXC_ERR, RNR_RETRY_EXC_ERR, LOC_PROT_ERR).
     TIMER_EXC_SYNDROME: u64 = 0x7f;
     /// Their places in the record (shift amounts).
     TIMER_SH_OPCODE: u64 = crate::wire::rx_field_lsb("bth.opcode");

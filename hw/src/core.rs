@@ -11,8 +11,8 @@ use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo, TxStats};
 use crate::mr::{MrReqOut, MrRespOut, XlateMux};
 use crate::transport::{
     ArmMerge, ArmOut, CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut,
-    ReqTx, RespPktOut, Responder, RetryTimer, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, COMP_STATS,
-    INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, RX_DROP_REASONS,
+    ReqTx, RespPktOut, Responder, RetryTimer, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, XlateErrOut,
+    COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, RX_DROP_REASONS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 
@@ -103,12 +103,12 @@ const _: () = {
 /// arbiter and builder, and the host interface (registers, DMA, contexts,
 /// translation, CQs, interrupts) they all use.
 ///
-/// Built so far: RDMA WRITE and SEND (with immediate) from requester to
-/// responder, ACKs back, send and receive completions; READ responses
-/// (`resp_tx`) and the READ data's placement (`comp_read` in the
-/// completer). Not yet (docs/core.md, "Not yet"): atomics, the requester's error
-/// completions (`ReqTx::m_err`/`m_xerr` are taken and dropped here), the
-/// retransmission the completer's record asks for (issue 12).
+/// Built: every RC opcode from requester to responder (SEND, WRITE with
+/// and without immediate, READ, atomics), ACKs and NAKs, go-back-N and the
+/// retransmit timers, send and receive completions; a send WQE whose
+/// payload translation fails completes with LOC_PROT_ERR (`ReqTx::m_xerr`
+/// into the completer). Not yet (docs/core.md, "Order of the remaining
+/// work"): a WQE `ReqGen` refuses (`ReqTx::m_err`, taken and dropped here).
 #[derive(LogicBlock, Default)]
 pub struct RnicCore {
     pub clock: Signal<In, Clock>,
@@ -300,7 +300,7 @@ impl Logic for RnicCore {
         );
         // the requester's error completions are not built: taken and dropped (docs/core.md)
         self.req.m_err.ready.next = true;
-        self.req.m_xerr.ready.next = true;
+        XlateErrOut::join(&mut self.req.m_xerr, &mut self.completer.s_xerr);
         HdrOut::<TX_HDR_BITS>::join(&mut self.req.m_hdr, &mut self.arb.s_hdr[0]);
         AxisOut::<D, K, 1>::join(&mut self.req.m_axis, &mut self.arb.s_axis[0]);
         // source 1 idle: the responder's READ responses share source 2 with its ACKs (their order)

@@ -35,6 +35,21 @@
 //! is issued once per PSN without progress in between (`RETRY_VALID`,
 //! `RETRY_PSN`: the model's `resend_once`), and clears `IN_READ_RESP`.
 //!
+//! **A send WQE whose payload translation failed** (`s_xerr`, from
+//! `ReqPayload`: its packets were dropped there, so the peer NAKs the gap
+//! or the retransmit timer runs out; docs/core.md, "Order of the remaining
+//! work", item 6) is noted in one register {QPN, SQ index}, the last
+//! failure reported. A record of that QP whose walk leaves the noted WQE at
+//! the head (every WQE before it completed; not one that placed READ data,
+//! whose record must go) takes a second pass instead of its record: a fatal
+//! NAK that walks nothing (`TIMER_EXC_SYNDROME`), so the flush completes
+//! the noted WQE with LOC_PROT_ERR and every later one with WR_FLUSH_ERR,
+//! and the record, with the packet's verdict, moves the QP's completer to
+//! error; no go-back-N is asked. The note is then cleared, as it is by any
+//! fatal record of its QP. A second QP's failure before the first's walk
+//! replaces the note: the first WQE then ends in RETRY_EXC_ERR, its resends
+//! failing again (slower, still bounded).
+//!
 //! Ports:
 //!
 //! | port | dir | what |
@@ -46,6 +61,7 @@
 //! | `m_place` / `s_placed` | out / in | a READ response's placement {`qpn`, `index`, `fresh`, `offset`, `plen`, and the QP's `sq_base`, `sq_log`, `pd` from `qpc`} asked of `comp_read`, and its verdict (`ok`) |
 //! | `cqe_placed` | out | the CQE on `m_cqe` completes a READ whose last packet placed data (`Completer` holds it until the data is written) |
 //! | `m_hint` ([`ReadHintOut`](super::ReadHintOut)) | out | after a READ/atomic completed with more WQEs of the QP in flight: the next SQ index with the QP's `sq_base`, `sq_log`, for `comp_read` to read ahead (a one-cycle pulse from registers; no `ready`) |
+//! | `s_xerr` ([`XlateErrIn`]) | in | a WQE whose payload translation failed {QPN, SQ index, verdict}: the note (above); always ready |
 //! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`, `wake` when that write moves UNA (the send scheduler is told once it is in the cache: a requester stopped by its window starts again); for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
 //!
 //! **One packet at a time; consecutive packets of one QP.** The block takes
@@ -67,8 +83,8 @@
 //! (docs/transport_blocks.md, "`comp_ack`").
 
 use super::{
-    CompWalk, InflightCmdOut, InflightRespIn, PlaceAnsIn, PlaceReqOut, ReadHintOut, RespPktIn, INFLIGHT_ENTRY_BITS,
-    INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    CompWalk, InflightCmdOut, InflightRespIn, PlaceAnsIn, PlaceReqOut, ReadHintOut, RespPktIn, XlateErrIn,
+    INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, REQ_INDEX_BITS, REQ_QPN_BITS,
 };
 use crate::consts::*;
 use crate::prim::Reg;
@@ -104,7 +120,7 @@ pub enum CompState {
     Decide,
     /// The walk ([`CompWalk`]) runs.
     Walk,
-    /// The record.
+    /// The record (or, for a WQE noted as failed, the second pass).
     Finish,
 }
 
@@ -271,8 +287,17 @@ pub struct CompAck {
     /// The QP's next WQE after a completed READ/atomic, when more are in
     /// flight: `comp_read` reads it ahead (a pulse from registers).
     pub m_hint: ReadHintOut,
+    /// A WQE whose payload translation failed (`ReqTx::m_xerr`): noted;
+    /// always ready.
+    pub s_xerr: XlateErrIn,
 
     dec: CompDecide,
+    // ---- the last local translation failure {QPN, SQ index} (module doc)
+    xe_v: Reg<Bit>,
+    xe_qpn: Reg<Bits<REQ_QPN_BITS>>,
+    xe_index: Reg<Bits<REQ_INDEX_BITS>>,
+    /// The packet's second pass: the flush of the noted WQE.
+    fail: Reg<Bit>,
     // ---- the read-ahead hint, latched at the READ's completion
     h_qpn: Reg<Bits<24>>,
     h_index: Reg<Bits<16>>,
@@ -353,6 +378,7 @@ pub struct CompAck {
     fin_st: Signal<Local, Bits<COMP_STATE_BITS>>,
     fin_write: Signal<Local, Bit>,
     fin_resend: Signal<Local, Bit>,
+    xe_hit: Signal<Local, Bit>,
     one: Signal<Local, Bit>,
     all24: Signal<Local, Bits<24>>,
     kind: TypeTag<Self>,
@@ -412,7 +438,11 @@ impl Logic for CompAck {
             o_st,
             fw_valid,
             fw_qpn,
-            fw_st
+            fw_st,
+            xe_v,
+            xe_qpn,
+            xe_index,
+            fail
         );
         clock!(self, clock, walk);
         self.walk.reset.next = self.reset.val();
@@ -597,6 +627,9 @@ impl Logic for CompAck {
         if self.rnr_exc.q.val() {
             self.walk.nak_status.next = WCS_RNR_RETRY_EXC_ERR.into();
         }
+        if self.fail.q.val() {
+            self.walk.nak_status.next = WCS_LOC_PROT_ERR.into();
+        }
         self.walk.rd.next = self.dec.rd.val();
         self.walk.rd_atomic.next = self.opcode.q.val() == BTH_RC_ATOMIC_ACK;
         self.walk.rd_first.next =
@@ -615,7 +648,10 @@ impl Logic for CompAck {
         self.walk.plen.next = self.plen.q.val();
         self.walk.pmtu.next = self.pmtu.q.val();
         if self.state.q.val() == CompState::Decide {
-            self.verdict.d.next = self.dec.verdict.val();
+            // (the second pass keeps the packet's verdict for the record)
+            if !self.fail.q.val() {
+                self.verdict.d.next = self.dec.verdict.val();
+            }
             self.state.d.next = CompState::Walk;
         }
         if self.walk.done.val() {
@@ -688,8 +724,29 @@ impl Logic for CompAck {
         }
         // written when the state may have changed, or on the QP's first use
         // (a timer's record always: it ends an RNR wait even with nothing outstanding)
-        self.fin_write.next = self.init.q.val() | (self.verdict.q.val() >= COMP_ACK) | self.timer.q.val();
-        if self.state.q.val() == CompState::Finish {
+        self.fin_write.next =
+            self.init.q.val() | (self.verdict.q.val() >= COMP_ACK) | self.timer.q.val() | self.fail.q.val();
+        // the walk left the WQE noted as failed at the head (every WQE
+        // before it completed): a second pass flushes from it with
+        // LOC_PROT_ERR instead of the record (not after a placement: the
+        // READ's data is this record's to write; the next record comes)
+        self.xe_hit.next = self.xe_v.q.val()
+            & (self.xe_qpn.q.val() == self.qpn.q.val().get_bits::<REQ_QPN_BITS>(0))
+            & (self.xe_index.q.val() == self.walk.head_wqe.val())
+            & !self.walk.fatal_out.val()
+            & !self.walk.place.val()
+            & !self.error.q.val();
+        if (self.state.q.val() == CompState::Finish) & self.xe_hit.val() {
+            // a fatal NAK at UNA that walks nothing: the flush alone
+            self.state.d.next = CompState::Decide;
+            self.fail.d.next = true;
+            self.xe_v.d.next = false;
+            self.opcode.d.next = BTH_RC_ACKNOWLEDGE.into();
+            self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
+            self.psn_off.d.next = 0.into();
+            self.end_off.d.next = 1.into();
+        }
+        if (self.state.q.val() == CompState::Finish) & !self.xe_hit.val() {
             self.state.d.next = CompState::Idle;
             self.o_valid.d.next = true;
             self.o_verdict.d.next = self.verdict.q.val();
@@ -715,6 +772,11 @@ impl Logic for CompAck {
                 & (self.walk.una.val() != self.sent_end.q.val())
                 & !self.walk.fatal_out.val();
             self.o_st.d.next = self.fin_st.val();
+            self.fail.d.next = false;
+            if self.walk.fatal_out.val() & (self.xe_qpn.q.val() == self.qpn.q.val().get_bits::<REQ_QPN_BITS>(0)) {
+                // the QP is in error: no walk of it comes again
+                self.xe_v.d.next = false;
+            }
             if self.fin_write.val() {
                 self.fw_valid.d.next = true;
                 self.fw_qpn.d.next = self.qpn.q.val();
@@ -722,8 +784,17 @@ impl Logic for CompAck {
             }
         }
 
+        // the note: the last failure reported (always taken)
+        self.s_xerr.ready.next = true;
+        if self.s_xerr.valid.val() {
+            self.xe_v.d.next = true;
+            self.xe_qpn.d.next = self.s_xerr.qpn.val();
+            self.xe_index.d.next = self.s_xerr.sq_index.val();
+        }
         if self.reset.val() {
             self.state.d.next = CompState::Idle;
+            self.xe_v.d.next = false;
+            self.fail.d.next = false;
             self.h_valid.d.next = false;
             self.o_valid.d.next = false;
             self.fw_valid.d.next = false;

@@ -19,6 +19,7 @@
 //! | `m_xreq` / `s_xresp` | out / in | LOCAL_WRITE translations of the READ's SGE pieces (`XlateMux` port 3) |
 //! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the READ data's writes (DMA write client 1, `HostIf::s_comp_wr`) and their completions |
 //! | `qp_inval` | in | a QP context was dropped (`HostIf::qp_inval`): the WQE `CompRead` holds is forgotten |
+//! | `s_xerr` | in | a send WQE whose payload translation failed (`ReqTx::m_xerr`): `CompAck`'s note, always ready |
 //!
 //! `CompAck::m_dec` becomes `m_wb`: its `write`, `wr_mask`, `wr_data` are
 //! the `qps` line; a RESEND action becomes `m_rewind`, `arm` becomes
@@ -37,7 +38,7 @@
 use super::{
     ArmOut, CompAck, CompCqeOut, CompRead, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut,
     InflightTable, PayloadScatter, PieceOut, PlaceAnsOut, PlaceReqOut, QpnOut, QpsWrOut, ReadHintOut, RespPktIn,
-    COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    XlateErrIn, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -70,6 +71,7 @@ pub struct Completer {
     pub wr_done: Signal<In, Bit>,
     pub wr_done_err: Signal<In, Bit>,
     pub qp_inval: Signal<In, Bit>,
+    pub s_xerr: XlateErrIn,
     mux: InflightMux,
     table: InflightTable,
     ack: CompAck,
@@ -131,6 +133,7 @@ impl Logic for Completer {
         InflightCmdOut::<Q, E, W>::join(&mut self.mux.m_cmd, &mut self.table.s_cmd);
         InflightRespOut::<E, C, W>::join(&mut self.table.m_resp, &mut self.mux.s_resp);
         RespPktIn::link(&mut self.s_pkt, &mut self.ack.s_pkt);
+        XlateErrIn::link(&mut self.s_xerr, &mut self.ack.s_xerr);
         // ---- READ data: placement, the scatter's commands, the counts
         PlaceReqOut::join(&mut self.ack.m_place, &mut self.read.s_place);
         PlaceAnsOut::join(&mut self.read.m_verdict, &mut self.ack.s_placed);
