@@ -587,6 +587,10 @@ rtl_consts! {
     /// The record's kind (an RNR timer's), the bit below the flag.
     RXF_TIMER_RNR: usize = crate::wire::RX_HDR_BITS - 2;
     TIMER_SH_RNR: u64 = crate::wire::RX_HDR_BITS - 2;
+    /// A record of a WQE the requester refused (`RxLookup::s_local`), the
+    /// bit below: with the flag, `comp_ack` flushes the QP's list.
+    RXF_LOCAL_ERR: usize = crate::wire::RX_HDR_BITS - 3;
+    TIMER_SH_LOCAL: u64 = crate::wire::RX_HDR_BITS - 3;
     /// The retransmit timer's tick (4.096 us at the 250 MHz core clock), in
     /// cycles, minus one: the core's `RetryTimer::tick_m1`.
     TIMER_TICK_M1: u64 = crate::transport::TIMER_TICK_CYCLES - 1;
@@ -737,7 +741,7 @@ const _: () = {
     // req_fetch: the decision reads qpc bytes 0..64 and qps bytes 0..25 (the requester's and completer's);
     // the WQE's first beat holds every field but SGES, the second SGES
     assert!(qpc::PATH.pos() == 512 && qpc::SQ_PROD.pos() + 16 <= 512 && qps::COMPLETER_BYTES.end == 25);
-    assert!(RXF_TIMER_RNR >= crate::wire::RX_HDR_PACKED_BITS, "the timer bits lie above the packed header");
+    assert!(RXF_LOCAL_ERR >= crate::wire::RX_HDR_PACKED_BITS, "the timer bits lie above the packed header");
     assert!(send_wqe::SGES.pos() == 512 && send_wqe::SGES.width == 512);
     assert!(qps::CURSOR_PKT.width == 23 && qps::RD_ATOMIC_STARTED.width == 5 && qps::RD_ATOMIC_DONE.width == 5);
     assert!(qpc::SQ_LOG_SIZE.width == 4 && qpc::SQ_PROD.width == 16 && qps::CURSOR_WQE.width == 16);

@@ -107,8 +107,8 @@ const _: () = {
 /// and without immediate, READ, atomics), ACKs and NAKs, go-back-N and the
 /// retransmit timers, send and receive completions; a send WQE whose
 /// payload translation fails completes with LOC_PROT_ERR (`ReqTx::m_xerr`
-/// into the completer). Not yet (docs/core.md, "Order of the remaining
-/// work"): a WQE `ReqGen` refuses (`ReqTx::m_err`, taken and dropped here).
+/// into the completer), and a WQE `ReqGen` refuses with its own status
+/// (LOC_QP_OP_ERR, LOC_LEN_ERR; `ReqTx::m_err` into `RxLookup::s_local`).
 #[derive(LogicBlock, Default)]
 pub struct RnicCore {
     pub clock: Signal<In, Clock>,
@@ -281,6 +281,10 @@ impl Logic for RnicCore {
         self.lookup.s_expire.kind.next = self.timer.m_expire.kind.val();
         self.lookup.s_expire.valid.next = self.timer.m_expire.valid.val();
         self.timer.m_expire.ready.next = self.lookup.s_expire.ready.val();
+        // a WQE the requester refused: its record flushes the QP's list
+        self.lookup.s_local.qpn.next = bit_cast::<24, 14>(self.req.m_err.qpn.val());
+        self.lookup.s_local.valid.next = self.req.m_err.valid.val();
+        self.req.m_err.ready.next = self.lookup.s_local.ready.val();
         DoneOut::<14>::join(&mut self.req.m_sdone, &mut self.sched.s_done);
         CacheReqOut::<1024, 128>::join(&mut self.req.m_qpc, &mut self.host.s_qpc[0]);
         CacheRespOut::<1024>::join(&mut self.host.m_qpc[0], &mut self.req.s_qpc);
@@ -299,7 +303,6 @@ impl Logic for RnicCore {
             &mut self.completer.s_push,
         );
         // the requester's error completions are not built: taken and dropped (docs/core.md)
-        self.req.m_err.ready.next = true;
         XlateErrOut::join(&mut self.req.m_xerr, &mut self.completer.s_xerr);
         HdrOut::<TX_HDR_BITS>::join(&mut self.req.m_hdr, &mut self.arb.s_hdr[0]);
         AxisOut::<D, K, 1>::join(&mut self.req.m_axis, &mut self.arb.s_axis[0]);

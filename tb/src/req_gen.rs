@@ -13,10 +13,11 @@
 //! record from the model's PSNs.
 
 use crate::tx::tx_field;
-use rnic_contract::codes::SendOpcode;
+use rnic_contract::codes::{SendOpcode, WcStatus};
 use rnic_contract::layouts::{ah, sge};
 use rnic_hw::consts::{
-    ACC_LOCAL_READ, INFLIGHT_PUSH, REQ_ERR_BAD_WQE, REQ_ERR_INLINE, REQ_ERR_NONE, REQ_ERR_TOO_LONG, REQ_FRAG_LAST,
+    ACC_LOCAL_READ, ENT_KIND_REFUSED, INFLIGHT_PUSH, REQ_ERR_BAD_WQE, REQ_ERR_INLINE, REQ_ERR_NONE, REQ_ERR_TOO_LONG,
+    REQ_FRAG_LAST,
 };
 use rnic_hw::transport::{
     ENTRY_FIRST_PSN, ENTRY_KIND, ENTRY_LAST_PSN, ENTRY_LEN, ENTRY_SIGNALED, ENTRY_WQE_INDEX, ENTRY_WR_ID,
@@ -191,11 +192,39 @@ pub fn job_error(j: &Job) -> u64 {
     }
 }
 
+/// An inflight entry's 32-bit words from its fields (lsb, width, value).
+fn entry_words(fields: &[(usize, usize, u64)]) -> Vec<u32> {
+    let mut data = vec![0u32; 7];
+    for &(lsb, width, v) in fields {
+        for k in 0..width {
+            if (v >> k) & 1 == 1 {
+                data[(lsb + k) / 32] |= 1 << ((lsb + k) % 32);
+            }
+        }
+    }
+    data
+}
+
 /// The reference of one job (see the module doc).
 pub fn expect_job(j: &Job) -> Expect {
     let w = &j.wqe;
     let err = job_error(j);
     if err != REQ_ERR_NONE {
+        // a WQE's first job pushes the refused entry: no PSN (an empty range
+        // before the job's), its completion status in LEN
+        let push = (j.pkt_index == 0).then(|| {
+            let status = if err == REQ_ERR_TOO_LONG { WcStatus::LocLenErr } else { WcStatus::LocQpOpErr };
+            let data = entry_words(&[
+                (ENTRY_WQE_INDEX, 16, j.sq_index as u64),
+                (ENTRY_FIRST_PSN, 24, j.psn as u64),
+                (ENTRY_LAST_PSN, 24, Psn::new(j.psn).add(Psn::MASK).value() as u64),
+                (ENTRY_KIND, 4, ENT_KIND_REFUSED),
+                (ENTRY_SIGNALED, 1, w.signaled as u64),
+                (ENTRY_WR_ID, 64, w.wr_id),
+                (ENTRY_LEN, 32, status as u64),
+            ]);
+            Push { op: INFLIGHT_PUSH, qpn: j.qp.qpn, index: 0, data }
+        });
         return Expect {
             done: Some(Done {
                 qpn: j.qp.qpn,
@@ -206,6 +235,7 @@ pub fn expect_job(j: &Job) -> Expect {
                 finished: false,
                 err,
             }),
+            push,
             ..Default::default()
         };
     }
@@ -298,21 +328,15 @@ pub fn expect_job(j: &Job) -> Expect {
         } else {
             total
         };
-        let mut data = vec![0u32; 7];
-        let mut put = |lsb: usize, width: usize, v: u64| {
-            for k in 0..width {
-                if (v >> k) & 1 == 1 {
-                    data[(lsb + k) / 32] |= 1 << ((lsb + k) % 32);
-                }
-            }
-        };
-        put(ENTRY_WQE_INDEX, 16, j.sq_index as u64);
-        put(ENTRY_FIRST_PSN, 24, j.psn as u64);
-        put(ENTRY_LAST_PSN, 24, end.add(Psn::MASK).value() as u64);
-        put(ENTRY_KIND, 4, w.opcode as u64);
-        put(ENTRY_SIGNALED, 1, w.signaled as u64);
-        put(ENTRY_WR_ID, 64, w.wr_id);
-        put(ENTRY_LEN, 32, len);
+        let data = entry_words(&[
+            (ENTRY_WQE_INDEX, 16, j.sq_index as u64),
+            (ENTRY_FIRST_PSN, 24, j.psn as u64),
+            (ENTRY_LAST_PSN, 24, end.add(Psn::MASK).value() as u64),
+            (ENTRY_KIND, 4, w.opcode as u64),
+            (ENTRY_SIGNALED, 1, w.signaled as u64),
+            (ENTRY_WR_ID, 64, w.wr_id),
+            (ENTRY_LEN, 32, len),
+        ]);
         e.push = Some(Push { op: INFLIGHT_PUSH, qpn: j.qp.qpn, index: 0, data });
     }
     e

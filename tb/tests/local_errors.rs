@@ -13,6 +13,12 @@
 //!   finds the QP's completer in error. Nothing is resent.
 //! * The same SEND alone: nothing answers, the ACK timeout's record fails
 //!   it, one timeout counted and no resend.
+//! * A SEND of more than 2^31 bytes (two SGEs of 2^30 + 1 bytes; the driver
+//!   does not add them up): `ReqGen` refuses it before any translation, its
+//!   record flushes the QP's list at once: alone, LOC_LEN_ERR within a few
+//!   hundred cycles of the doorbell; behind a WRITE not yet acknowledged,
+//!   the WRITE is flushed first (WR_FLUSH_ERR; B executed it, and its ACK
+//!   finds A's completer in error).
 
 use rnic_contract::codes::{WcOpcode, WcStatus};
 use rnic_driver::*;
@@ -124,4 +130,54 @@ fn a_bad_send_alone_fails_at_the_ack_timeout_without_a_resend() {
     let ticks = 1u64 << TIMEOUT;
     assert!(now - t0 > (ticks - 1) * TIMER_TICK_CYCLES, "failed after the timeout: {} cycles", now - t0);
     assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+}
+
+/// Posts a signaled SEND of 2^31 + 2 bytes (two SGEs of 2^30 + 1 bytes over
+/// A's region: never read, the length is refused first).
+fn post_long_send(p: &mut QpPair, wr_id: u64) {
+    let half = Sge { length: (1 << 30) + 1, ..Sge::new(&p.mr_a, 0, 8).unwrap() };
+    let sges = [half, half];
+    let wr = SendWr::new(wr_id, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
+    p.qp_a.post_send(&[wr]).unwrap();
+}
+
+#[test]
+fn a_send_above_2_31_bytes_alone_completes_with_loc_len_err_at_once() {
+    let mut p = pair(0x43);
+    let t0 = p.net.borrow().now();
+    post_long_send(&mut p, 7);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the SEND's completion");
+    let took = p.net.borrow().now() - t0;
+    assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (7, WcStatus::LocLenErr, None), "the SEND is refused");
+    assert!(p.frames(0).is_empty(), "A sent nothing");
+    let ca = p.a.ctx.query_counters().unwrap();
+    assert_eq!(
+        (ca.retry_timeouts, ca.go_back_n, ca.naks_fatal_received, ca.comp_error_drops),
+        (0, 0, 0, 0),
+        "A: no timeout, no resend: {ca:?}"
+    );
+    eprintln!("LOC_LEN_ERR polled {took} cycles after the post");
+    // (640 in session 25, the poll loop's granularity included)
+    assert!(took < 1_000, "the error completion {took} cycles after the post");
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+}
+
+#[test]
+fn a_send_above_2_31_bytes_behind_a_write_flushes_it_and_completes_with_loc_len_err() {
+    let mut p = pair(0x44);
+    p.write(1, 0, 0x100, 600);
+    post_long_send(&mut p, 2);
+    let wc = poll_n(&p.cq_a, 2, 20_000, "two completions");
+    let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(
+        got,
+        [(1, WcStatus::WrFlushErr), (2, WcStatus::LocLenErr)],
+        "the WRITE, outstanding when the SEND is refused, is flushed; the SEND fails"
+    );
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+    let a: Vec<String> = p.frames(0).into_iter().map(|f| f.1).collect();
+    assert_eq!(a, ["RC_RDMA_WRITE_ONLY"], "A sent the WRITE alone");
+    p.check(0, 0x100, 600);
+    let ca = p.a.ctx.query_counters().unwrap();
+    assert_eq!((ca.comp_error_drops, ca.go_back_n), (1, 0), "A: B's ACK dropped in error: {ca:?}");
 }

@@ -64,7 +64,7 @@ const PER_QP: usize = 15;
 /// 0..4 SGEs, some zero-length, lengths to a few PMTUs), the last QP ending
 /// with an INLINE WQE; everything stalled. Every header field and payload
 /// byte equals the model's, in order per QP; the INLINE WQE gives one
-/// `m_err` and no packet.
+/// `m_err`, no packet, and its refused entry's PUSH.
 #[test]
 fn model_packets_every_opcode_under_stalls() {
     let mut b = stalled(5);
@@ -103,7 +103,7 @@ fn model_packets_every_opcode_under_stalls() {
     assert!(ops_used.iter().all(|&n| n > 0), "every opcode posted: {ops_used:?}");
     assert_eq!(b.hdrs.len(), want_pkts, "every packet out");
     assert_eq!(b.errs, vec![(last, PER_QP as u64, REQ_ERR_INLINE)], "the INLINE WQE reported once");
-    assert_eq!(b.pushes, wqes, "one inflight record per WQE sent");
+    assert_eq!(b.pushes, wqes + 1, "one inflight record per WQE sent, and the refused one's");
     assert!(b.xerrs.is_empty());
     let bytes: usize = b.beats.len();
     println!(

@@ -50,6 +50,18 @@
 //! replaces the note: the first WQE then ends in RETRY_EXC_ERR, its resends
 //! failing again (slower, still bounded).
 //!
+//! **A send WQE the requester refused** (`ReqGen`'s errors: NUM_SGE above
+//! 4, a message above 2^31 bytes, ...; its entry is in the list with kind
+//! `ENT_KIND_REFUSED` and its status in LEN) comes as a record of its own
+//! (`RXF_LOCAL_ERR` beside `RXF_TIMER`, from `RxLookup::s_local`): the same
+//! flush from the head that walks nothing, whatever is outstanding, with
+//! WR_FLUSH_ERR first. So WQEs sent before it and not yet acknowledged are
+//! flushed too (rxe completes them first, then the refused one: the
+//! in-order version is docs/core.md's plan), the refused one completes
+//! with its own status (LOC_QP_OP_ERR, LOC_LEN_ERR), and the QP's
+//! completer goes to error. Its verdict is `COMP_ACK`, which no counter
+//! takes, and it is not a timeout.
+//!
 //! Ports:
 //!
 //! | port | dir | what |
@@ -296,8 +308,11 @@ pub struct CompAck {
     xe_v: Reg<Bit>,
     xe_qpn: Reg<Bits<REQ_QPN_BITS>>,
     xe_index: Reg<Bits<REQ_INDEX_BITS>>,
-    /// The packet's second pass: the flush of the noted WQE.
+    /// A flush from the head that walks nothing: the second pass of a
+    /// packet for the noted WQE (`fail_prot`: LOC_PROT_ERR first), or a
+    /// refused WQE's record (WR_FLUSH_ERR, the refused entry its own).
     fail: Reg<Bit>,
+    fail_prot: Reg<Bit>,
     // ---- the read-ahead hint, latched at the READ's completion
     h_qpn: Reg<Bits<24>>,
     h_index: Reg<Bits<16>>,
@@ -363,6 +378,7 @@ pub struct CompAck {
     start_st: Signal<Local, Bits<COMP_STATE_BITS>>,
     in_timer: Signal<Local, Bit>,
     in_rnr_tmr: Signal<Local, Bit>,
+    in_local: Signal<Local, Bit>,
     in_rnr_exc: Signal<Local, Bit>,
     rnr_new: Signal<Local, Bits<3>>,
     rnr_action: Signal<Local, Bit>,
@@ -442,7 +458,8 @@ impl Logic for CompAck {
             xe_v,
             xe_qpn,
             xe_index,
-            fail
+            fail,
+            fail_prot
         );
         clock!(self, clock, walk);
         self.walk.reset.next = self.reset.val();
@@ -539,6 +556,7 @@ impl Logic for CompAck {
         // a timer's record: a NAK at UNA (the PSN the header does not know)
         self.in_timer.next = self.s_pkt.hdr.val().get_bit(RXF_TIMER);
         self.in_rnr_tmr.next = self.s_pkt.hdr.val().get_bit(RXF_TIMER_RNR);
+        self.in_local.next = self.in_timer.val() & self.s_pkt.hdr.val().get_bit(RXF_LOCAL_ERR);
         self.start_una.next = (self.start_st.val() >> QPSC_UNA).get_bits::<24>(0);
         // nothing sent before the requester started: nothing outstanding
         self.in_sent_end.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
@@ -591,6 +609,16 @@ impl Logic for CompAck {
             if self.in_rnr_exc.val() {
                 self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
             }
+            // a refused WQE's record: the flush from the head, walking
+            // nothing, whatever is outstanding (a verdict no count takes)
+            self.fail.d.next = self.in_local.val();
+            self.fail_prot.d.next = false;
+            self.verdict.d.next = COMP_ACK.into();
+            if self.in_local.val() {
+                self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
+                self.psn_off.d.next = 0.into();
+                self.end_off.d.next = 1.into();
+            }
             self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
             self.pmtu.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_PMTU);
             self.plen.d.next = self.s_pkt.hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN);
@@ -628,7 +656,10 @@ impl Logic for CompAck {
             self.walk.nak_status.next = WCS_RNR_RETRY_EXC_ERR.into();
         }
         if self.fail.q.val() {
-            self.walk.nak_status.next = WCS_LOC_PROT_ERR.into();
+            self.walk.nak_status.next = WCS_WR_FLUSH_ERR.into();
+            if self.fail_prot.q.val() {
+                self.walk.nak_status.next = WCS_LOC_PROT_ERR.into();
+            }
         }
         self.walk.rd.next = self.dec.rd.val();
         self.walk.rd_atomic.next = self.opcode.q.val() == BTH_RC_ATOMIC_ACK;
@@ -740,6 +771,7 @@ impl Logic for CompAck {
             // a fatal NAK at UNA that walks nothing: the flush alone
             self.state.d.next = CompState::Decide;
             self.fail.d.next = true;
+            self.fail_prot.d.next = true;
             self.xe_v.d.next = false;
             self.opcode.d.next = BTH_RC_ACKNOWLEDGE.into();
             self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
@@ -772,7 +804,6 @@ impl Logic for CompAck {
                 & (self.walk.una.val() != self.sent_end.q.val())
                 & !self.walk.fatal_out.val();
             self.o_st.d.next = self.fin_st.val();
-            self.fail.d.next = false;
             if self.walk.fatal_out.val() & (self.xe_qpn.q.val() == self.qpn.q.val().get_bits::<REQ_QPN_BITS>(0)) {
                 // the QP is in error: no walk of it comes again
                 self.xe_v.d.next = false;

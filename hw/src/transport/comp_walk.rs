@@ -36,6 +36,9 @@
 //! | `una`, `head_first`, `head_wqe`, `retry_valid`, `rd_done`, `implied`, `nak_status_q` | out | the state after the walk, from registers |
 //! | `m_inf`, `s_inf`, `m_cqe` | out/in/out | the parent's ports (linked) |
 //!
+//! A flushed entry of kind `ENT_KIND_REFUSED` (a WQE `ReqGen` refused)
+//! completes with the status its LEN holds, wherever it is in the flush.
+//!
 //! A walk is a sequence of steps, each written once: `head` (a HEAD
 //! command), `pop` (the POP of a completed WQE), `flush_pop` (a POP that
 //! completes the head in error), `walk_end` (the acknowledging part is
@@ -552,6 +555,10 @@ impl Logic for CompWalk {
                 self.cqe_status.d.next = WCS_WR_FLUSH_ERR.into();
                 if self.flush_first.q.val() {
                     self.cqe_status.d.next = self.status_q.q.val();
+                }
+                // a WQE the requester refused: its own status (in LEN)
+                if self.e_kind.val() == ENT_KIND_REFUSED {
+                    self.cqe_status.d.next = (self.s_inf.data.val() >> ENT_LEN).get_bits::<8>(0);
                 }
             }
             self.cqe_wr_id.d.next = (self.s_inf.data.val() >> ENT_WR_ID).get_bits::<64>(0);

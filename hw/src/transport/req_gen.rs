@@ -20,7 +20,7 @@
 //! | `m_hdr` (`ReqHdrOut`) | out | one transmit header per packet (`tdata`), with its WQE's SQ index beside it (`sq_index`), from registers |
 //! | `m_frag` (`MrReqOut`) | out | per packet its payload's fragments in order: `key` = LKEY, `pd`, `va`, `len`, `access` = local read, `id` = bit [`REQ_FRAG_LAST`]: the packet's last fragment, bits below: the packet's PSN mod 2^7. None for packets without payload. From registers. |
 //! | `m_done` ([`ReqDoneOut`]) | out | one per job: QPN, SQ index, the next packet's PSN and index in the WQE, the WQE's end PSN (one past its last), `finished`, `err`. From registers. |
-//! | `m_push` (`InflightCmdOut`, op PUSH) | out | on a job that starts a WQE (packet index 0) and is not a `resend`: its inflight record ([`ENTRY_*`](super::ENTRY_WQE_INDEX) of `inflight.rs`), offered no later than its first header. From registers. |
+//! | `m_push` (`InflightCmdOut`, op PUSH) | out | on a job that starts a WQE (packet index 0) and is not a `resend`: its inflight record (a refused one's too: **Errors**) ([`ENTRY_*`](super::ENTRY_WQE_INDEX) of `inflight.rs`), offered no later than its first header. From registers. |
 //!
 //! **Semantics** (the model's): SEND/WRITE messages are cut at the path
 //! MTU into max(1, ceil(len / pmtu)) packets, len = the sum of the SGE
@@ -37,12 +37,17 @@
 //! is 0 (IPv4 with DF set: RFC 6864 lets an atomic datagram carry any
 //! value); the path fields come from the QP's PATH through [`PathHdr`].
 //!
-//! **Errors** (`m_done.err`, nothing sent, no push): [`REQ_ERR_INLINE`]
+//! **Errors** (`m_done.err`, nothing sent): [`REQ_ERR_INLINE`]
 //! (INLINE WQEs are not supported: the driver refuses them on this device),
 //! [`REQ_ERR_BAD_WQE`] (unknown opcode, NUM_SGE above 4, an atomic without
 //! exactly one 8-byte SGE, a PMTU code outside 256..4096),
-//! [`REQ_ERR_TOO_LONG`] (a message above 2^31 bytes). `req_fetch` turns
-//! them into an error completion.
+//! [`REQ_ERR_TOO_LONG`] (a message above 2^31 bytes). On a WQE's first job
+//! the push still goes, of an entry that marks the refusal: kind
+//! `ENT_KIND_REFUSED`, the completion status in LEN (LOC_LEN_ERR for a
+//! message too long, else LOC_QP_OP_ERR), an empty PSN range before the
+//! job's PSN; `req_fetch` reports the error (`m_err`), and the completer's
+//! record of it flushes the QP's list (docs/core.md, "Order of the
+//! remaining work", item 6).
 //!
 //! **Structure.** A job is taken into the setup registers (`s_job.ready` is
 //! "setup free"); [`REQ_SETUP_PHASES`] cycles of registered arithmetic over
@@ -78,6 +83,16 @@ use rust_hdl::prelude::*;
 /// QPN bits (16K QPs, as `SendSched` and `Inflight`); `src_qp` is this,
 /// zero-extended to 24 bits.
 pub const REQ_QPN_BITS: usize = INFLIGHT_QPN_BITS;
+// no send opcode is the refused entry's kind, and every one fits the field
+const _: () = {
+    let all = rnic_contract::codes::SendOpcode::ALL;
+    let mut k = 0;
+    while k < all.len() {
+        assert!((all[k] as u64) < ENT_KIND_REFUSED);
+        k += 1;
+    }
+    assert!(ENT_KIND_REFUSED < 1 << ENTRY_KIND_BITS);
+};
 /// A packet index inside a WQE, and a budget: up to 2^23 packets (a 2^31
 /// byte message at 256 bytes).
 pub const REQ_PKT_BITS: usize = 24;
@@ -365,6 +380,9 @@ pub struct ReqGen {
     activate: Signal<Local, Bit>,
     tmpl: Signal<Local, Bits<TX_HDR_BITS>>,
     entry: Signal<Local, Bits<INFLIGHT_ENTRY_BITS>>,
+    entry_err: Signal<Local, Bits<INFLIGHT_ENTRY_BITS>>,
+    err_status: Signal<Local, Bits<8>>,
+    push_first: Signal<Local, Bit>,
     msg_len: Signal<Local, Bits<32>>,
     go: Signal<Local, Bit>,
     diff: Signal<Local, Bits<33>>,
@@ -494,6 +512,9 @@ impl Default for ReqGen {
             activate: Default::default(),
             tmpl: Default::default(),
             entry: Default::default(),
+            entry_err: Default::default(),
+            err_status: Default::default(),
+            push_first: Default::default(),
             msg_len: Default::default(),
             go: Default::default(),
             diff: Default::default(),
@@ -708,6 +729,22 @@ impl Logic for ReqGen {
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 1>(self.j_signaled.q.val().into()) << ENT_SIGNALED)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 64>(self.j_wr_id.q.val()) << ENT_WR_ID)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 32>(self.msg_len.val()) << ENT_LEN);
+        // a refused WQE's entry: no PSN (an empty range before the next
+        // one), the kind no opcode has, its completion status in LEN
+        self.err_status.next = WCS_LOC_QP_OP_ERR.into();
+        if self.setup.err.val() == REQ_ERR_TOO_LONG {
+            self.err_status.next = WCS_LOC_LEN_ERR.into();
+        }
+        self.entry_err.next = (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_INDEX_BITS>(self.j_sq_index.q.val())
+            << ENT_WQE_INDEX)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.j_psn.q.val()) << ENT_FIRST_PSN)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.j_psn.q.val() - 1) << ENT_LAST_PSN)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, 4>(ENT_KIND_REFUSED.into()) << ENT_KIND)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, 1>(self.j_signaled.q.val().into()) << ENT_SIGNALED)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, 64>(self.j_wr_id.q.val()) << ENT_WR_ID)
+            | (bit_cast::<INFLIGHT_ENTRY_BITS, 8>(self.err_status.val()) << ENT_LEN);
+        // a WQE's first job (not a resend) pushes its entry, refused or not
+        self.push_first.next = self.setup.first.val() & !self.j_resend.q.val();
 
         // ---- activation: the set-up job becomes the active one
         self.hdr_ok.next = !self.o_hdr_v.q.val() | self.m_hdr.tready.val();
@@ -730,9 +767,14 @@ impl Logic for ReqGen {
                 self.o_d_end.d.next = self.j_psn.q.val();
                 self.o_d_fin.d.next = false;
                 self.o_d_err.d.next = self.setup.err.val();
+                if self.push_first.val() {
+                    self.o_p_v.d.next = true;
+                    self.o_p_qpn.d.next = self.j_qpn.q.val();
+                    self.o_p_data.d.next = self.entry_err.val();
+                }
             } else {
                 self.act.d.next = true;
-                if self.setup.first.val() & !self.j_resend.q.val() {
+                if self.push_first.val() {
                     self.o_p_v.d.next = true;
                     self.o_p_qpn.d.next = self.j_qpn.q.val();
                     self.o_p_data.d.next = self.entry.val();
@@ -944,9 +986,7 @@ impl Logic for ReqGen {
         } else if self.m_done.ready.val() & !(self.activate.val() & self.setup.err.val().any()) {
             self.o_d_v.d.next = false;
         }
-        if !(self.activate.val() & !self.setup.err.val().any() & self.setup.first.val() & !self.j_resend.q.val())
-            & self.m_push.ready.val()
-        {
+        if !(self.activate.val() & self.push_first.val()) & self.m_push.ready.val() {
             self.o_p_v.d.next = false;
         }
 

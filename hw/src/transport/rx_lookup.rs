@@ -11,6 +11,7 @@
 //! | `qpn_high` | in | `RegFile::qpn_high` (through `HostIf`): the QPN bits that must be clear for a QPN to name a QP (the table's `qpc_log_entries` and the build's `LOG_QPS`); a QPN with one of them set, or 0, names no QP and is not looked up |
 //! | `s_hdr` | in | `RxHold::m_hdr`: headers in the `wire::RX_HDR_FIELDS` layout; `tready` a register |
 //! | `s_expire` | in | a QP's retransmit timer ran out (`RetryTimer::m_expire`): taken into a register, it enters ahead of the next header as the record of an ACKNOWLEDGE with a PSN sequence NAK syndrome (`TIMER_OPCODE`, `TIMER_SYNDROME`) and the bit `RXF_TIMER` set, for `CompAck` (a NAK at UNA that always resends); it has no `m_dest` and its admission drop is not counted |
+//! | `s_local` | in | a send WQE the requester refused (`ReqTx::m_err`'s QPN): taken into a register, it enters as a timer's record does (after a waiting expiry), with `RXF_LOCAL_ERR` set beside `RXF_TIMER`: `CompAck` flushes the QP's list, the refused WQE's entry completing with its own status |
 //! | `m_qpc` / `s_qpc` | out / in | a `qpc` cache user port: reads, id = the slot; answers in any order, always taken |
 //! | `m_qps` / `s_qps` | out / in | a `qps` cache user port: the reads (id = slot) and the receive side's writes (id bit 5), in one port so a write taken before a read of its entry is seen by it; write answers are dropped |
 //! | `s_req_wb` / `s_comp_wb` | in | one item per request (response) packet delivered, in order, after its execution: its `qps` write (`mask` 0: none). Taking it retires the packet from the hazard check |
@@ -43,7 +44,7 @@
 //! issued at t + 1, requests offered at t + 2, answers at t + 2 + H, on
 //! `m_req` at t + 5 + H ([`RX_LOOKUP_LATENCY`] + H).
 
-use super::{ExpireIn, QpnOut, QpsWrIn, RespPktIn, RxInflight, RX_INFLIGHT_LOG};
+use super::{ExpireIn, QpnIn, QpnOut, QpsWrIn, RespPktIn, RxInflight, RX_INFLIGHT_LOG};
 use crate::axis::HdrIn;
 use crate::consts::*;
 use crate::host::{CacheReqOut, CacheRespIn, QpAdmit};
@@ -100,6 +101,7 @@ pub struct RxLookup {
     pub qpn_high: Signal<In, Bits<24>>,
     pub s_hdr: HdrIn<1024>,
     pub s_expire: ExpireIn<24>,
+    pub s_local: QpnIn<24>,
     pub m_qpc: CacheReqOut<1024, 128>,
     pub s_qpc: CacheRespIn<1024>,
     pub m_qps: CacheReqOut<512, 64>,
@@ -122,6 +124,9 @@ pub struct RxLookup {
     e_valid: Reg<Bit>,
     e_qpn: Reg<Bits<24>>,
     e_rnr: Reg<Bit>,
+    l_valid: Reg<Bit>,
+    l_qpn: Reg<Bits<24>>,
+    syn_qpn: Signal<Local, Bits<24>>,
     take_exp: Signal<Local, Bit>,
     exp_hdr: Signal<Local, Bits<1024>>,
     a_tmr: Signal<Local, Bit>,
@@ -243,7 +248,7 @@ impl Logic for RxLookup {
     fn update(&mut self) {
         dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, i_names, got_c, got_s, bad, rw, rh, rcnt);
         dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data, q_wake);
-        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn, e_rnr);
+        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn, e_rnr, l_valid, l_qpn);
         dff_setup!(self, clock, a_valid, a_age, a_hdr, a_qpc, a_qps, a_meta, a_bad, d_valid, d_dest);
         clock!(self, clock, req_fl, resp_fl, hdr_ram, qpc_ram, qps_ram, meta_ram, wr, wc, qp_adm);
         self.req_fl.reset.next = self.reset.val();
@@ -266,17 +271,32 @@ impl Logic for RxLookup {
             self.e_qpn.d.next = self.s_expire.qpn.val();
             self.e_rnr.d.next = self.s_expire.kind.val();
         }
-        self.take_exp.next = self.e_valid.q.val() & !self.i_valid.q.val();
-        if self.take_exp.val() {
+        // a refused WQE's record waits in its own register, behind an expiry
+        self.s_local.ready.next = !self.l_valid.q.val();
+        if self.s_local.valid.val() & !self.l_valid.q.val() {
+            self.l_valid.d.next = true;
+            self.l_qpn.d.next = self.s_local.qpn.val();
+        }
+        self.take_exp.next = (self.e_valid.q.val() | self.l_valid.q.val()) & !self.i_valid.q.val();
+        if self.take_exp.val() & self.e_valid.q.val() {
             self.e_valid.d.next = false;
+        }
+        if self.take_exp.val() & !self.e_valid.q.val() {
+            self.l_valid.d.next = false;
+        }
+        self.syn_qpn.next = self.l_qpn.q.val();
+        if self.e_valid.q.val() {
+            self.syn_qpn.next = self.e_qpn.q.val();
         }
         self.exp_hdr.next = (bit_cast::<1024, 8>(TIMER_OPCODE.into()) << TIMER_SH_OPCODE)
             | (bit_cast::<1024, 8>(TIMER_SYNDROME.into()) << TIMER_SH_SYNDROME)
-            | (bit_cast::<1024, 24>(self.e_qpn.q.val()) << TIMER_SH_DESTQP)
+            | (bit_cast::<1024, 24>(self.syn_qpn.val()) << TIMER_SH_DESTQP)
             | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_FLAG)
-            | (bit_cast::<1024, 1>(self.e_rnr.q.val().into()) << TIMER_SH_RNR);
-        self.s_hdr.tready.next = !self.i_valid.q.val() & !self.e_valid.q.val();
-        self.take_hdr.next = self.s_hdr.tvalid.val() & !self.i_valid.q.val() & !self.e_valid.q.val();
+            | (bit_cast::<1024, 1>((self.e_valid.q.val() & self.e_rnr.q.val()).into()) << TIMER_SH_RNR)
+            | (bit_cast::<1024, 1>((!self.e_valid.q.val()).into()) << TIMER_SH_LOCAL);
+        self.s_hdr.tready.next = !self.i_valid.q.val() & !self.e_valid.q.val() & !self.l_valid.q.val();
+        self.take_hdr.next =
+            self.s_hdr.tvalid.val() & !self.i_valid.q.val() & !self.e_valid.q.val() & !self.l_valid.q.val();
         self.in_op.next = self.s_hdr.tdata.val().get_bits::<8>(RXF_OPCODE);
         self.in_resp.next = (self.in_op.val().get_bits::<3>(5) == 0)
             & (self.in_op.val().get_bits::<5>(0) >= RC_RESP_FIRST)
@@ -287,12 +307,12 @@ impl Logic for RxLookup {
         self.resp_fl.probe_qpn.next = self.s_hdr.tdata.val().get_bits::<24>(RXF_DESTQP);
         if self.take_exp.val() {
             self.resp_fl.probe.next = true;
-            self.resp_fl.probe_qpn.next = self.e_qpn.q.val();
+            self.resp_fl.probe_qpn.next = self.syn_qpn.val();
             self.i_valid.d.next = true;
             self.i_hdr.d.next = self.exp_hdr.val();
             self.i_resp.d.next = true;
-            self.i_qpn.d.next = self.e_qpn.q.val();
-            self.i_names.d.next = self.e_qpn.q.val().any() & !(self.e_qpn.q.val() & self.qpn_high.val()).any();
+            self.i_qpn.d.next = self.syn_qpn.val();
+            self.i_names.d.next = self.syn_qpn.val().any() & !(self.syn_qpn.val() & self.qpn_high.val()).any();
         }
         if self.take_hdr.val() {
             self.i_valid.d.next = true;
@@ -562,6 +582,7 @@ impl Logic for RxLookup {
             self.q_valid.d.next = false;
             self.wk_valid.d.next = false;
             self.e_valid.d.next = false;
+            self.l_valid.d.next = false;
             self.a_valid.d.next = false;
             self.a_age.d.next = false;
             self.d_valid.d.next = false;
