@@ -400,6 +400,9 @@ rtl_consts! {
     QPS_HEAD_FIRST: usize = qps::HEAD_FIRST_PSN.pos();
     /// The completer's RNR wait: the requester sends nothing meanwhile.
     QPS_RNR_WAIT: usize = qps::RNR_WAIT.pos();
+    /// The completer in error (a fatal NAK, a local error): the requester
+    /// sends nothing more.
+    QPS_COMP_ERROR: usize = qps::COMP_ERROR.pos();
     WQE_WR_ID: usize = send_wqe::WR_ID.pos();
     WQE_OPCODE: usize = send_wqe::OPCODE.pos();
     WQE_FENCE: usize = send_wqe::FENCE.pos();
@@ -575,9 +578,9 @@ rtl_consts! {
     TIMER_SYNDROME: u64 = 0x60;
     /// `comp_ack`'s syndrome for a record it makes fatal itself (a timer's
     /// record whose retries are spent, an RNR NAK with its RNR retries
-    /// spent, the second pass of a local translation failure): a NAK (code
-    /// 31, reserved on the wire) it takes as fatal, completing with the
-    /// status it sets beside (RETRY_EXC_ERR, RNR_RETRY_EXC_ERR, LOC_PROT_ERR).
+    /// spent): a NAK (code 31, reserved on the wire) it takes as fatal,
+    /// completing with the status it sets beside (RETRY_EXC_ERR,
+    /// RNR_RETRY_EXC_ERR).
     TIMER_EXC_SYNDROME: u64 = 0x7f;
     /// Their places in the record (shift amounts).
     TIMER_SH_OPCODE: u64 = crate::wire::rx_field_lsb("bth.opcode");

@@ -133,7 +133,10 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     let e = eff(c, s);
     let win = (e.next.wrapping_sub(e.una)) & PSN_MASK;
     let rts = rd(qpc::STATE.info(), c) == QpState::ReadyToSend as u64;
-    if !rts || e.cwqe == rd(qpc::SQ_PROD.info(), c) || win >= MAX_UNACKED_PSNS {
+    // the completer in error or waiting out an RNR NAK: nothing is sent
+    let held = rd(qps::COMP_STARTED.info(), s) == 1
+        && (rd(qps::COMP_ERROR.info(), s) == 1 || rd(qps::RNR_WAIT.info(), s) == 1);
+    if !rts || held || e.cwqe == rd(qpc::SQ_PROD.info(), c) || win >= MAX_UNACKED_PSNS {
         return Outcome::Stop;
     }
     let w = &mem[&wqe_addr(c, e.cwqe)];

@@ -19,8 +19,13 @@
 //!   hundred cycles of the doorbell; behind a WRITE not yet acknowledged,
 //!   the WRITE is flushed first (WR_FLUSH_ERR; B executed it, and its ACK
 //!   finds A's completer in error).
+//! * A SEND whose WQE says NUM_SGE 5, written past the driver (the ring
+//!   slot patched after `post_send`, before the device reads it):
+//!   LOC_QP_OP_ERR, nothing sent.
 
 use rnic_contract::codes::{WcOpcode, WcStatus};
+use rnic_contract::layouts::{qpc, send_wqe};
+use rnic_contract::ring;
 use rnic_driver::*;
 use rnic_hw::transport::TIMER_TICK_CYCLES;
 use rnic_tb::sim_net::{poll_n, try_poll_n, QpPair, RcTimers};
@@ -78,6 +83,9 @@ fn a_send_with_a_bad_lkey_fails_after_the_writes_before_it_and_flushes_the_rest(
         ],
         "the WRITEs succeed, the SEND fails, the WRITE behind it is flushed"
     );
+    // a WRITE posted now is not sent: the QP's completer is in error (its
+    // flush, as a WQE never sent, is issue 12's)
+    p.write(5, 0, 0x1800, 100);
     // nothing more comes: no resend, no second completion
     assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
     assert!(try_poll_n(&p.cq_b, 1, 100).is_empty(), "B's RECV is not consumed");
@@ -88,7 +96,7 @@ fn a_send_with_a_bad_lkey_fails_after_the_writes_before_it_and_flushes_the_rest(
     // on the wire: A sent the two WRITEs and the last one, never the SEND and nothing twice
     let a: Vec<(String, u32)> = p.frames(0).into_iter().map(|f| (f.1, f.2)).collect();
     let w = |k: u32| ("RC_RDMA_WRITE_ONLY".to_string(), PSN_A + k);
-    assert_eq!(a, [w(0), w(1), w(3)], "A: the SEND's PSN {:#x} never on the wire", PSN_A + 2);
+    assert_eq!(a, [w(0), w(1), w(3)], "A: the SEND's PSN {:#x} never on the wire, nothing after", PSN_A + 2);
     let b = p.frames(1);
     let nak = b.iter().find(|f| f.3 == Some(0x60)).expect("B NAKs the gap");
     assert_eq!(nak.2, PSN_A + 2, "B's NAK names the SEND's PSN: {b:x?}");
@@ -180,4 +188,25 @@ fn a_send_above_2_31_bytes_behind_a_write_flushes_it_and_completes_with_loc_len_
     p.check(0, 0x100, 600);
     let ca = p.a.ctx.query_counters().unwrap();
     assert_eq!((ca.comp_error_drops, ca.go_back_n), (1, 0), "A: B's ACK dropped in error: {ca:?}");
+}
+
+#[test]
+fn a_wqe_with_five_sges_written_past_the_driver_completes_with_loc_qp_op_err() {
+    let mut p = pair(0x45);
+    let (prod, _) = p.qp_a.producer_indices();
+    let log = qpc::SQ_LOG_SIZE.get(&p.qp_a.context_entry()).unwrap() as u32;
+    p.send(5, 0, 100);
+    // the clock has run only for the doorbell's register write: the device
+    // has not read the WQE yet; its NUM_SGE becomes 5 in host memory
+    let at = p.qp_a.ring_iovas().0 + (ring::slot(prod, log) * send_wqe::SIZE) as u64 + send_wqe::NUM_SGE.byte as u64;
+    {
+        let mut n = p.net.borrow_mut();
+        let host = &mut n.nics[0].port.host;
+        let phys = host.iommu.translate(at, 1, false).expect("the SQ ring is mapped")[0].0;
+        host.memory.write(phys, &[5]);
+    }
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the SEND's completion");
+    assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (5, WcStatus::LocQpOpErr, None), "the SEND is refused");
+    assert!(p.frames(0).is_empty(), "A sent nothing");
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
 }

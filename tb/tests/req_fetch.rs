@@ -56,6 +56,12 @@ fn add_qp(b: &mut Bench, q: u32, rts_pct: u64, work: u64) {
         let out = r.next() % 4;
         let st = rd(qps::RD_ATOMIC_STARTED.info(), &s);
         wr(qps::RD_ATOMIC_DONE.info(), &mut s, (st + 32 - out) % 32);
+        // some completers in error or in an RNR wait: the QP sends nothing
+        if r.chance(8) {
+            wr(qps::COMP_ERROR.info(), &mut s, 1);
+        } else if r.chance(8) {
+            wr(qps::RNR_WAIT.info(), &mut s, 1);
+        }
     }
     wr(qpc::SQ_PROD.info(), &mut c, (cursor + work) % 0x10000);
     for i in 0..1u64 << log {

@@ -41,8 +41,8 @@
 //! work", item 6) is noted in one register {QPN, SQ index}, the last
 //! failure reported. A record of that QP whose walk leaves the noted WQE at
 //! the head (every WQE before it completed; not one that placed READ data,
-//! whose record must go) takes a second pass instead of its record: a fatal
-//! NAK that walks nothing (`TIMER_EXC_SYNDROME`), so the flush completes
+//! whose record must go) takes a second pass instead of its record: a flush
+//! from the head that walks nothing (`CompDecide::force`), so it completes
 //! the noted WQE with LOC_PROT_ERR and every later one with WR_FLUSH_ERR,
 //! and the record, with the packet's verdict, moves the QP's completer to
 //! error; no go-back-N is asked. The note is then cleared, as it is by any
@@ -147,6 +147,9 @@ pub struct CompDecide {
     /// PSN - UNA and SENT_END - UNA (24-bit serial), registered by the caller.
     pub psn_off: Signal<In, Bits<24>>,
     pub end_off: Signal<In, Bits<24>>,
+    /// A flush `CompAck` makes itself: no walk, fatal (unless the QP's
+    /// completer is in error already).
+    pub force: Signal<In, Bit>,
     pub error: Signal<In, Bit>,
     pub verdict: Signal<Out, Bits<COMP_VERDICT_BITS>>,
     pub ack_psn: Signal<Out, Bits<24>>,
@@ -208,11 +211,13 @@ impl Logic for CompDecide {
             & !(self.syndrome.val().get_bit(7) | (self.kind.val() == 2));
         // a READ response or atomic ACK always walks: through PSN - 1, then
         // the HEAD of its WQE
-        self.rd.next = !self.error.val() & self.outstanding.val() & self.is_rd.val();
-        self.walk.next =
-            (self.valid_ack.val() & ((self.kind.val() == AETH_KIND_ACK) | self.psn_off.val().any())) | self.rd.val();
+        self.rd.next = !self.error.val() & self.outstanding.val() & self.is_rd.val() & !self.force.val();
+        self.walk.next = ((self.valid_ack.val() & ((self.kind.val() == AETH_KIND_ACK) | self.psn_off.val().any()))
+            | self.rd.val())
+            & !self.force.val();
         self.fatal.next =
-            self.valid_ack.val() & (self.kind.val() == AETH_KIND_NAK) & (self.code.val() != AETH_NAK_PSN_SEQ);
+            (self.valid_ack.val() & (self.kind.val() == AETH_KIND_NAK) & (self.code.val() != AETH_NAK_PSN_SEQ))
+                | (self.force.val() & !self.error.val());
     }
 }
 
@@ -534,6 +539,25 @@ impl Logic for CompAck {
             self.o_valid.d.next = false;
         }
 
+        // the walk left the WQE noted as failed at the head (every WQE
+        // before it completed): a second pass flushes from it with
+        // LOC_PROT_ERR instead of the record (not after a placement: the
+        // READ's data is this record's to write; the next record comes)
+        self.xe_hit.next = self.xe_v.q.val()
+            & (self.xe_qpn.q.val() == self.qpn.q.val().get_bits::<REQ_QPN_BITS>(0))
+            & (self.xe_index.q.val() == self.walk.head_wqe.val())
+            & !self.walk.fatal_out.val()
+            & !self.walk.place.val()
+            & !self.error.q.val();
+        // (before the capture: its registers' deep inputs stay last)
+        if (self.state.q.val() == CompState::Finish) & self.xe_hit.val() {
+            // the flush alone, walking nothing (`dec.force`)
+            self.state.d.next = CompState::Decide;
+            self.fail.d.next = true;
+            self.fail_prot.d.next = true;
+            self.xe_v.d.next = false;
+            self.opcode.d.next = BTH_RC_ACKNOWLEDGE.into();
+        }
         // ---- capture: the packet, its context, its state (forwarded from
         // the last record of the same QP; on the QP's first use after RTS,
         // UNA and the head from SQ_PSN and SQ_CONS, the retry counts from
@@ -610,15 +634,11 @@ impl Logic for CompAck {
                 self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
             }
             // a refused WQE's record: the flush from the head, walking
-            // nothing, whatever is outstanding (a verdict no count takes)
+            // nothing, whatever is outstanding (`dec.force`); it keeps a
+            // verdict no count takes
             self.fail.d.next = self.in_local.val();
             self.fail_prot.d.next = false;
             self.verdict.d.next = COMP_ACK.into();
-            if self.in_local.val() {
-                self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
-                self.psn_off.d.next = 0.into();
-                self.end_off.d.next = 1.into();
-            }
             self.cq.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SEND_CQ);
             self.pmtu.d.next = self.s_pkt.qpc.val().get_bits::<3>(QPC_PMTU);
             self.plen.d.next = self.s_pkt.hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN);
@@ -642,6 +662,7 @@ impl Logic for CompAck {
         self.dec.psn.next = self.psn.q.val();
         self.dec.psn_off.next = self.psn_off.q.val();
         self.dec.end_off.next = self.end_off.q.val();
+        self.dec.force.next = self.fail.q.val();
         self.dec.error.next = self.error.q.val();
         self.walk.start.next = self.state.q.val() == CompState::Decide;
         self.walk.head.next = self.dec.walk.val();
@@ -757,27 +778,6 @@ impl Logic for CompAck {
         // (a timer's record always: it ends an RNR wait even with nothing outstanding)
         self.fin_write.next =
             self.init.q.val() | (self.verdict.q.val() >= COMP_ACK) | self.timer.q.val() | self.fail.q.val();
-        // the walk left the WQE noted as failed at the head (every WQE
-        // before it completed): a second pass flushes from it with
-        // LOC_PROT_ERR instead of the record (not after a placement: the
-        // READ's data is this record's to write; the next record comes)
-        self.xe_hit.next = self.xe_v.q.val()
-            & (self.xe_qpn.q.val() == self.qpn.q.val().get_bits::<REQ_QPN_BITS>(0))
-            & (self.xe_index.q.val() == self.walk.head_wqe.val())
-            & !self.walk.fatal_out.val()
-            & !self.walk.place.val()
-            & !self.error.q.val();
-        if (self.state.q.val() == CompState::Finish) & self.xe_hit.val() {
-            // a fatal NAK at UNA that walks nothing: the flush alone
-            self.state.d.next = CompState::Decide;
-            self.fail.d.next = true;
-            self.fail_prot.d.next = true;
-            self.xe_v.d.next = false;
-            self.opcode.d.next = BTH_RC_ACKNOWLEDGE.into();
-            self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
-            self.psn_off.d.next = 0.into();
-            self.end_off.d.next = 1.into();
-        }
         if (self.state.q.val() == CompState::Finish) & !self.xe_hit.val() {
             self.state.d.next = CompState::Idle;
             self.o_valid.d.next = true;

@@ -3,8 +3,8 @@
 //! the parent from its slot LUTRAMs) into field registers, with the
 //! not-started substitutions (`REQ_STARTED` clear: NEXT_PSN = SENT_END =
 //! SQ_PSN, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED` clear: UNA =
-//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS, work,
-//! room), the WQE's address, the job context and the write-back context
+//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS, no
+//! RNR wait and the completer not in error, work, room), the WQE's address, the job context and the write-back context
 //! (layouts below), and then acts: `issue` (a WQE read, when the parent's
 //! command register is free) or `stop` (a done without `more`, when the
 //! parent's done register is free for it).
@@ -188,10 +188,12 @@ impl Logic for ReqDecide {
             self.d1_v.d.next = true;
             self.d1_slot.d.next = self.head_slot.val();
             self.d1_qpn.d.next = self.head_qpn.val();
-            // (nothing is sent while the completer waits out an RNR NAK)
+            // (nothing is sent while the completer waits out an RNR NAK, nor
+            // once it is in error: its list was flushed, nothing would complete)
             self.d1_ok.d.next = (self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS)
                 & !self.head_bad.val()
-                & !(self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_RNR_WAIT));
+                & !(self.qps.val().get_bit(QPS_COMP_STARTED)
+                    & (self.qps.val().get_bit(QPS_RNR_WAIT) | self.qps.val().get_bit(QPS_COMP_ERROR)));
             self.d1_prod.d.next = self.qpc.val().get_bits::<16>(QPC_SQ_PROD);
             self.d1_base.d.next = self.qpc.val().get_bits::<64>(QPC_SQ_BASE);
             self.d1_log.d.next = self.qpc.val().get_bits::<4>(QPC_SQ_LOG);
