@@ -47,8 +47,9 @@
 //! and the record, with the packet's verdict, moves the QP's completer to
 //! error; no go-back-N is asked. The note is then cleared, as it is by any
 //! fatal record of its QP. A second QP's failure before the first's walk
-//! replaces the note: the first WQE then ends in RETRY_EXC_ERR, its resends
-//! failing again (slower, still bounded).
+//! replaces the note: the first WQE is then resent, fails again in
+//! `ReqPayload`, whose own note has moved on, and is reported again, so it
+//! usually ends in LOC_PROT_ERR one resend later (RETRY_EXC_ERR at worst).
 //!
 //! **A send WQE the requester refused** (`ReqGen`'s errors: NUM_SGE above
 //! 4, a message above 2^31 bytes, ...; its entry is in the list with kind
@@ -266,7 +267,8 @@ pub struct CompDecOut {
     pub wr_data: Signal<Out, Bits<512>>,
     /// The write moves UNA: the requester's window may have reopened.
     pub wake: Signal<Out, Bit>,
-    /// The record is a retransmit timer's expiry, not a packet's.
+    /// The record is a synthetic one (a retransmit timer's expiry, a
+    /// refused WQE's `RXF_LOCAL_ERR`), not a packet's: no payload.
     pub expiry: Signal<Out, Bit>,
     /// ... of the RNR timer (kind 1).
     pub expiry_rnr: Signal<Out, Bit>,
