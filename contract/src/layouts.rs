@@ -224,6 +224,9 @@ layouts! {
         /// Requester: READ and atomic WQEs started, modulo 32 (the outstanding
         /// count is this minus `RD_ATOMIC_DONE`, modulo 32; at most 16).
         RD_ATOMIC_STARTED: u8 = byte 0, bit 1, width 5;
+        /// Requester: a WQE was refused or flushed (a local error): every
+        /// later WQE is flushed (WR_FLUSH_ERR), none sent.
+        REQ_REFUSED: bool = byte 0, bit 6, width 1;
         /// Requester: the PSN of the next new packet.
         NEXT_PSN: u32 = byte 1, bit 0, width 24;
         /// Requester: the highest PSN sent, plus one (a resend stops here).

@@ -219,12 +219,14 @@ rtl_consts! {
     /// Replace an entry's payload in place.
     INFLIGHT_WRITE: u64 = 4;
     // ---- the requester's packet generator (hw/src/transport/req_gen.rs)
-    /// `m_done.err` codes: none; an INLINE WQE (not supported); a malformed
+    /// `m_done.err` codes (3 bits): none; an INLINE WQE (not supported); a malformed
     /// WQE (opcode, NUM_SGE, an atomic's SGE, the PMTU code); a message above 2^31 bytes.
     REQ_ERR_NONE: u64 = 0;
     REQ_ERR_INLINE: u64 = 1;
     REQ_ERR_BAD_WQE: u64 = 2;
     REQ_ERR_TOO_LONG: u64 = 3;
+    /// A flush job's (the QP's requester or completer in error): WR_FLUSH_ERR.
+    REQ_ERR_FLUSH: u64 = 4;
     /// `m_frag.id` bit marking a packet's last fragment (the bits below: the
     /// packet's PSN mod 2^7).
     REQ_FRAG_LAST: usize = crate::mr::MR_ID_BITS - 1;
@@ -380,6 +382,7 @@ rtl_consts! {
     QPC_PKEY: usize = qpc::PKEY.pos();
     QPC_PATH: usize = qpc::PATH.pos();
     QPS_REQ_STARTED: usize = qps::REQ_STARTED.pos();
+    QPS_REQ_REFUSED: usize = qps::REQ_REFUSED.pos();
     QPS_RD_STARTED: usize = qps::RD_ATOMIC_STARTED.pos();
     QPS_NEXT_PSN: usize = qps::NEXT_PSN.pos();
     QPS_SENT_END: usize = qps::SENT_END.pos();
@@ -387,6 +390,7 @@ rtl_consts! {
     QPS_CURSOR_PKT: usize = qps::CURSOR_PKT.pos();
     /// The same, as shift amounts (the write-back's data).
     QPSW_REQ_STARTED: u64 = qps::REQ_STARTED.pos();
+    QPSW_REQ_REFUSED: u64 = qps::REQ_REFUSED.pos();
     QPSW_RD_STARTED: u64 = qps::RD_ATOMIC_STARTED.pos();
     QPSW_NEXT_PSN: u64 = qps::NEXT_PSN.pos();
     QPSW_SENT_END: u64 = qps::SENT_END.pos();

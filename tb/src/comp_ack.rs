@@ -174,6 +174,10 @@ pub struct Case {
     pub timer: bool,
     /// ... the RNR timer's (kind 1).
     pub rnr_timer: bool,
+    /// Offered (and its pushes made) only once every record before it is
+    /// out: entries pushed behind a QP's flush, not during it (a flush
+    /// still walking would take them: right, but not this case's).
+    pub quiet: bool,
 }
 
 struct Qp {
@@ -189,6 +193,8 @@ struct Qp {
     pushed: u64,
     rd_pushed: u32,
     life: u32,
+    /// In error: the state after the last record (`error_case`).
+    err_state: Option<CompState>,
 }
 
 /// The random response generator with one model requester per QP.
@@ -276,6 +282,7 @@ impl Script {
             pushed: 0,
             rd_pushed: 0,
             life: 20 + r.below(100) as u32,
+            err_state: None,
         }
     }
 
@@ -373,6 +380,13 @@ impl Script {
             self.one(qi);
             let qp = &mut self.qps[qi];
             qp.life = qp.life.saturating_sub(1);
+            if qp.model.is_error() && self.rng.chance(60) {
+                // records after the QP's error, entries pushed behind it
+                for _ in 0..1 + self.rng.below(2) {
+                    self.error_case(qi);
+                }
+            }
+            let qp = &mut self.qps[qi];
             if qp.model.is_error() || qp.life == 0 {
                 let q = self.new_qp();
                 self.qps[qi] = q;
@@ -626,6 +640,110 @@ impl Script {
 }
 
 impl Script {
+    /// A record of QP `qi`, whose completer is in error (a packet's or a
+    /// timer's), after 0 to 3 entries pushed behind the QP's flush (a job
+    /// under way then, or a flush job's refused entry): dropped, and a flush
+    /// of them (WR_FLUSH_ERR, a refused entry its own status, no bytes),
+    /// the head past them; the QP stays in error, no action, no arming.
+    fn error_case(&mut self, qi: usize) {
+        let mut pushes = std::mem::take(&mut self.pending_pushes);
+        let r = &mut self.rng;
+        let qp = &mut self.qps[qi];
+        let before = qp.err_state.unwrap_or_else(|| {
+            // the fatal flush popped every entry pushed: the head is past them
+            let s = Self::state_of(qp);
+            CompState { head_wqe: Some(qp.sq_cons.wrapping_add(qp.pushed as u16)), ..s }
+        });
+        let head0 = before.head_wqe.unwrap();
+        let mut p = Psn::new(before.una);
+        let mut rd = 0u8;
+        for i in 0..r.below(4) {
+            let k = r.below(4);
+            let index = head0.wrapping_add(i as u16);
+            let wr_id = r.next();
+            let e = if k == 3 {
+                // a flush job's (or a refusal's) entry: no PSN, its status in LEN
+                let st = [WcStatus::WrFlushErr, WcStatus::LocLenErr, WcStatus::LocQpOpErr][r.below(3) as usize];
+                let len = u32::from(wc_status(st));
+                Entry {
+                    index,
+                    first: p.value(),
+                    last: p.sub(1).value(),
+                    kind: ENT_KIND_REFUSED,
+                    signaled: r.chance(50),
+                    wr_id,
+                    len,
+                }
+            } else {
+                let kind = [SOP_RDMA_WRITE, SOP_SEND, SOP_RDMA_READ][k as usize];
+                let n = 1 + r.below(3) as u32;
+                let e = Entry {
+                    index,
+                    first: p.value(),
+                    last: p.add(n - 1).value(),
+                    kind,
+                    signaled: r.chance(50),
+                    wr_id,
+                    len: r.below(5000) as u32,
+                };
+                p = p.add(n);
+                rd += (kind == SOP_RDMA_READ) as u8;
+                e
+            };
+            let (status, opcode, byte_len) = match e.kind {
+                ENT_KIND_REFUSED => (e.len as u8, WcOpcode::Send, 0),
+                SOP_RDMA_WRITE => (wc_status(WcStatus::WrFlushErr), WcOpcode::RdmaWrite, e.len),
+                SOP_RDMA_READ => (wc_status(WcStatus::WrFlushErr), WcOpcode::RdmaRead, e.len),
+                _ => (wc_status(WcStatus::WrFlushErr), WcOpcode::Send, e.len),
+            };
+            self.cqes.push(Cqe {
+                cq: qp.cq,
+                wr_id,
+                status,
+                opcode: wc_opcode(opcode),
+                byte_len,
+                qpn: qp.qpn,
+                wqe_index: index,
+            });
+            pushes.push((qp.qpn, e));
+        }
+        let n = pushes.iter().filter(|x| x.0 == qp.qpn).count() as u16;
+        let moved = p.value() != before.una;
+        let timer = r.chance(30);
+        let after = CompState {
+            una: p.value(),
+            head_first: if n > 0 { p.value() } else { before.head_first },
+            head_wqe: Some(head0.wrapping_add(n)),
+            rd_done: (before.rd_done + rd) % 32,
+            retries: if moved { qp.retry_cnt } else { before.retries },
+            rnr_retries: if moved { qp.rnr_retry } else { before.rnr_retries },
+            rnr_wait: before.rnr_wait && !moved && !timer,
+            ..before
+        };
+        let expect = Expect {
+            verdict: COMP_DROP,
+            implied: false,
+            action: CACT_NONE,
+            action_psn: 0,
+            timer: 0,
+            status: 0,
+            state: after,
+            popped: 0,
+            una_before: before.una,
+            rnr_before: before.rnr_wait,
+            stale: false,
+            place: None,
+        };
+        qp.err_state = Some(after);
+        if timer {
+            let wire = (TIMER_OPCODE as u8, before.una, TIMER_SYNDROME as u8);
+            self.cases.push(Case { timer: true, quiet: true, ..qp_case(qp, wire, p.value(), pushes, expect) });
+        } else {
+            let wire = (BTH_RC_ACKNOWLEDGE as u8, before.una.wrapping_add(r.below(8) as u32) & M24, AETH_ACK as u8);
+            self.cases.push(Case { quiet: true, ..qp_case(qp, wire, p.value(), pushes, expect) });
+        }
+    }
+
     /// The CQEs of completions of WQEs in the inflight list (the flush of
     /// WQEs never sent is the send ring's, not this block's).
     fn sent_cqes(cqes: &mut Vec<Cqe>, qp: &Qp, comps: &[rnic_proto::rc::Completion]) {
@@ -715,6 +833,7 @@ fn qp_case(qp: &Qp, wire: (u8, u32, u8), sent_end: u32, pushes: Vec<(u32, Entry)
         expect,
         timer: false,
         rnr_timer: false,
+        quiet: false,
     }
 }
 
@@ -1041,7 +1160,11 @@ impl<M: Model> CompBench<M> {
     /// One cycle: offer, answer, take, check, clock.
     pub fn step(&mut self) {
         let now = self.sim.cycle();
-        if self.offered.is_none() && !self.queue.is_empty() && self.rng.chance(self.p_offer) {
+        if self.offered.is_none()
+            && !self.queue.is_empty()
+            && (!self.queue[0].quiet || self.pending.is_empty())
+            && self.rng.chance(self.p_offer)
+        {
             let c = &self.queue[0];
             for (q, e) in &c.pushes {
                 self.inflight.push(*q, *e);
@@ -1289,7 +1412,7 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     assert_eq!(r.wake, wake, "{ctx}: the wake (UNA moved from {:#x}, or a resend)", e.una_before);
     // the ACK timer restarts when UNA moved and PSNs are still outstanding
     let sent_end = if c.req_started { c.sent_end } else { e.una_before };
-    let arm = s.una != e.una_before && s.una != sent_end && e.action != CACT_ERROR;
+    let arm = s.una != e.una_before && s.una != sent_end && e.action != CACT_ERROR && !s.error;
     assert_eq!(r.arm, arm, "{ctx}: the ACK timer's arming");
     assert_eq!(qps::HEAD_FIRST_PSN.get(d).unwrap(), s.head_first, "{ctx}: HEAD_FIRST_PSN");
     if let Some(h) = s.head_wqe {

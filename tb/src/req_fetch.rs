@@ -18,7 +18,7 @@
 
 use rnic_contract::codes::{QpState, SendOpcode};
 use rnic_contract::layouts::{qpc, qps, send_wqe, sge};
-use rnic_hw::consts::{REQ_ERR_INLINE, REQ_ERR_NONE};
+use rnic_hw::consts::{REQ_ERR_FLUSH, REQ_ERR_INLINE, REQ_ERR_NONE};
 use rnic_hw::transport::{MAX_UNACKED_PSNS, REQ_ACK_REQ_EVERY, REQ_FETCH_WB_ID, REQ_FETCH_WQE_BYTES};
 use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
@@ -57,8 +57,9 @@ impl Job {
 }
 
 /// The scalar job fields (port names under `m_job.`).
-pub const JOB_FIELDS: [&str; 21] = [
+pub const JOB_FIELDS: [&str; 22] = [
     "resend",
+    "flush",
     "qpn",
     "dest_qpn",
     "pkey",
@@ -133,26 +134,50 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     let e = eff(c, s);
     let win = (e.next.wrapping_sub(e.una)) & PSN_MASK;
     let rts = rd(qpc::STATE.info(), c) == QpState::ReadyToSend as u64;
-    // the completer in error or waiting out an RNR NAK: nothing is sent
-    let held = rd(qps::COMP_STARTED.info(), s) == 1
-        && (rd(qps::COMP_ERROR.info(), s) == 1 || rd(qps::RNR_WAIT.info(), s) == 1);
-    if !rts || held || e.cwqe == rd(qpc::SQ_PROD.info(), c) || win >= MAX_UNACKED_PSNS {
-        return Outcome::Stop;
-    }
-    let w = &mem[&wqe_addr(c, e.cwqe)];
-    let rdout = e.rdst.wrapping_sub(e.rddone) & 31;
-    let op = rd(send_wqe::OPCODE.info(), w);
+    let comp = rd(qps::COMP_STARTED.info(), s) == 1;
+    let cerr = comp && rd(qps::COMP_ERROR.info(), s) == 1;
+    // a flush grant: the requester refused a WQE, or the completer is in error
+    let flush = cerr || (rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1);
+    // waiting out an RNR NAK: nothing is sent (a flush does not wait)
+    let held = comp && rd(qps::RNR_WAIT.info(), s) == 1 && !flush;
     // a resend: the cursor's PSN was sent before (no READ/atomic or fence check)
     let resend = win < (e.sent.wrapping_sub(e.una) & PSN_MASK);
+    // the flush's WQE: the cursor's, or the next when the cursor's was
+    // partly sent; the completer's head instead when it is in error and its
+    // head is past that (16-bit serial)
+    let at = if e.cpkt != 0 { (e.cwqe + 1) & 0xffff } else { e.cwqe };
+    let head = rd(qps::HEAD_WQE.info(), s);
+    let (cw, psn, cpkt) = if !flush {
+        (e.cwqe, e.next, e.cpkt)
+    } else if cerr && (at.wrapping_sub(head) & 0xffff) >> 15 == 1 {
+        (head, e.sent, 0)
+    } else {
+        (at, e.next, 0)
+    };
+    if !rts || held || cw == rd(qpc::SQ_PROD.info(), c) || (!flush && win >= MAX_UNACKED_PSNS) {
+        return Outcome::Stop;
+    }
+    let w = &mem[&wqe_addr(c, cw)];
+    let rdout = e.rdst.wrapping_sub(e.rddone) & 31;
+    let op = rd(send_wqe::OPCODE.info(), w);
     if e.cpkt == 0
+        && !flush
         && !resend
         && ((is_rd_atomic(op) && rdout >= rd(qpc::MAX_RD_ATOMIC.info(), c))
             || (rd(send_wqe::FENCE.info(), w) == 1 && rdout != 0))
     {
         return Outcome::Stop;
     }
+    // the budget as the block computes it (a flush job's is not used)
+    let ackb = REQ_ACK_REQ_EVERY - e.cpkt % REQ_ACK_REQ_EVERY;
+    let budget = if win < (REQ_ACK_REQ_EVERY | (e.cpkt % REQ_ACK_REQ_EVERY)) {
+        ackb
+    } else {
+        MAX_UNACKED_PSNS.wrapping_sub(win) & 0xff
+    };
     let f = vec![
-        ("resend", resend as u64),
+        ("resend", (resend && !flush) as u64),
+        ("flush", flush as u64),
         ("qpn", qpn as u64),
         ("dest_qpn", rd(qpc::DEST_QPN.info(), c)),
         ("pkey", rd(qpc::PKEY.info(), c)),
@@ -169,10 +194,10 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
         ("swap", rd(send_wqe::SWAP.info(), w)),
         ("wr_id", rd(send_wqe::WR_ID.info(), w)),
         ("num_sge", rd(send_wqe::NUM_SGE.info(), w)),
-        ("sq_index", e.cwqe),
-        ("psn", e.next),
-        ("pkt_index", e.cpkt),
-        ("budget", (MAX_UNACKED_PSNS - win).min(REQ_ACK_REQ_EVERY - e.cpkt % REQ_ACK_REQ_EVERY)),
+        ("sq_index", cw),
+        ("psn", psn),
+        ("pkt_index", cpkt),
+        ("budget", budget),
     ];
     Outcome::Go(Job { f, path: qpc::PATH.bytes(c).unwrap().to_vec(), sges: send_wqe::SGES.bytes(w).unwrap().to_vec() })
 }
@@ -180,13 +205,17 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
 /// `ReqGen`'s done for a job: (next_psn, next_pkt, end_psn, finished, err).
 pub fn gen_done(j: &Job, sges: &[u8]) -> (u64, u64, u64, bool, u64) {
     let psn = j.get("psn");
+    if j.get("flush") == 1 {
+        return (psn, 0, psn, false, REQ_ERR_FLUSH);
+    }
     if j.get("is_inline") == 1 {
         return (psn, j.get("pkt_index"), psn, false, REQ_ERR_INLINE);
     }
     let pmtu = 128u64 << j.get("pmtu");
     let len: u64 = (0..j.get("num_sge") as usize).map(|i| rd(sge::LEN.info(), &sges[16 * i..16 * i + 16])).sum();
-    let total = len.div_ceil(pmtu).max(1);
     let k = j.get("pkt_index");
+    // (a random state's cursor may lie past a random WQE's end: one packet left)
+    let total = len.div_ceil(pmtu).max(1).max(k + 1);
     let end = (psn + total - k) & PSN_MASK;
     if is_rd_atomic(j.get("opcode")) {
         let span = if j.get("opcode") == SendOpcode::RdmaRead as u64 { total - k } else { 1 };
@@ -198,19 +227,31 @@ pub fn gen_done(j: &Job, sges: &[u8]) -> (u64, u64, u64, bool, u64) {
 }
 
 /// What the write-back must do for a job and its done: the requester's
-/// bytes (Some) or an error record (None), and the scheduler's `more`.
+/// bytes, and the scheduler's `more` (an error record besides when `err`).
 pub fn write_back(c: &[u8], s: &[u8], j: &Job, d: (u64, u64, u64, bool, u64)) -> (Option<Vec<u8>>, bool) {
     let e = eff(c, s);
     let (next, pkt, _end, fin, err) = d;
-    if err != REQ_ERR_NONE {
-        return (None, false);
-    }
     let mut n = s.to_vec();
+    let sq = j.get("sq_index");
+    if err != REQ_ERR_NONE {
+        // refused (or flushed): the cursor past it, REQ_REFUSED, more while WQEs are left
+        let started_rd = is_rd_atomic(j.get("opcode")) && j.get("flush") == 0 && j.get("resend") == 0;
+        wr(qps::REQ_STARTED.info(), &mut n, 1);
+        wr(qps::REQ_REFUSED.info(), &mut n, 1);
+        wr(qps::NEXT_PSN.info(), &mut n, next);
+        let ahead = next.wrapping_sub(e.sent) & PSN_MASK;
+        wr(qps::SENT_END.info(), &mut n, if ahead != 0 && ahead < 1 << 23 { next } else { e.sent });
+        let cw = (sq + 1) & 0xffff;
+        wr(qps::CURSOR_WQE.info(), &mut n, cw);
+        wr(qps::CURSOR_PKT.info(), &mut n, 0);
+        wr(qps::RD_ATOMIC_STARTED.info(), &mut n, (e.rdst + started_rd as u64) & 31);
+        return (Some(n), cw != rd(qpc::SQ_PROD.info(), c));
+    }
     wr(qps::REQ_STARTED.info(), &mut n, 1);
     wr(qps::NEXT_PSN.info(), &mut n, next);
     let ahead = next.wrapping_sub(e.sent) & PSN_MASK;
     wr(qps::SENT_END.info(), &mut n, if ahead != 0 && ahead < 1 << 23 { next } else { e.sent });
-    let cw = if fin { (e.cwqe + 1) & 0xffff } else { e.cwqe };
+    let cw = if fin { (sq + 1) & 0xffff } else { sq };
     wr(qps::CURSOR_WQE.info(), &mut n, cw);
     wr(qps::CURSOR_PKT.info(), &mut n, if fin { 0 } else { pkt });
     let started_rd = is_rd_atomic(j.get("opcode")) && j.get("pkt_index") == 0 && j.get("resend") == 0;
@@ -368,6 +409,9 @@ pub struct FetchBench<M: Model> {
     /// The retransmit timer's armings: (QP, code), one per job written back.
     pub arms: Vec<(u32, u64)>,
     pub stops: u64,
+    /// Flush jobs of a WQE other than the cursor's (the completer's head,
+    /// or the one after a partly sent WQE).
+    pub flush_moved: u64,
     /// Offer grants (the scheduler model) while true.
     pub granting: bool,
 }
@@ -460,6 +504,7 @@ impl<M: Model> FetchBench<M> {
             writes: 0,
             arms: vec![],
             stops: 0,
+            flush_moved: 0,
             granting: true,
         }
     }
@@ -637,6 +682,9 @@ impl<M: Model> FetchBench<M> {
             }
             let dn = gen_done(&j, &j.sges);
             let (c, s) = &self.ctx_at_grant[&q];
+            if j.get("flush") == 1 && j.get("sq_index") != eff(c, s).cwqe {
+                self.flush_moved += 1;
+            }
             let (write, more) = write_back(c, s, &j, dn);
             let err = (dn.4 != REQ_ERR_NONE).then_some((j.get("sq_index"), dn.4));
             self.exp.insert(q, Exp::Done { write, err, more });

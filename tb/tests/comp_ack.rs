@@ -38,6 +38,8 @@ fn constants_match_the_model() {
 
 /// Random responses for 1 to 6 QPs under stalls on every port: every CQE,
 /// record and state write equals the model's, and every verdict and action occurs.
+/// A QP's completer in error: records after its error flush the entries
+/// pushed behind the flush (`Script::error_case`).
 #[test]
 fn random_responses_match_the_model() {
     let mut verdicts = [0usize; 8];
@@ -48,6 +50,8 @@ fn random_responses_match_the_model() {
     // RNR NAKs with the RNR retries spent (RNR_RETRY_EXC_ERR), RNR timers' records
     let (mut rnr_exc, mut rnr_timers) = (0usize, 0usize);
     let mut hints = 0;
+    // records of QPs in error, and the entries pushed behind their flush that they flushed
+    let (mut in_error, mut late) = (0usize, 0usize);
     for (seed, qps, p_offer, p_cmd, p_answer, p_cqe, p_take) in [
         (1, 1, 100, 100, 100, 100, 100),
         (2, 3, 70, 60, 70, 50, 60),
@@ -65,6 +69,10 @@ fn random_responses_match_the_model() {
             bad_resp += (c.expect.verdict == COMP_RD_RESP && c.expect.action == CACT_ERROR) as usize;
             rnr_exc += (c.expect.action == CACT_ERROR && c.expect.status == WCS_RNR_RETRY_EXC_ERR as u8) as usize;
             rnr_timers += c.rnr_timer as usize;
+            if c.quiet {
+                in_error += 1;
+                late += c.pushes.iter().filter(|p| p.0 == c.qpn).count();
+            }
             if c.timer {
                 match c.expect.action {
                     CACT_RESEND => timers[0] += 1,
@@ -86,7 +94,8 @@ fn random_responses_match_the_model() {
         assert_eq!(b.place_reqs.len(), data, "seed {seed}: placement requests");
         hints += b.hints;
     }
-    eprintln!("{hints} read-ahead hints");
+    eprintln!("{hints} read-ahead hints; {in_error} records in error flushed {late} entries pushed behind the flush");
+    assert!(in_error >= 20 && late >= 20, "records in error: {in_error}, entries they flushed: {late}");
     // read-ahead hints: each checked against the POPs by the bench
     assert!(hints >= 20, "{hints} read-ahead hints");
     for v in COMP_DROP..=COMP_RD_RESP {
@@ -117,6 +126,12 @@ fn random_responses_match_the_model() {
 fn latency(c: &Case) -> Option<u64> {
     let e = &c.expect;
     let k = e.popped as u64;
+    if c.quiet {
+        // a record in error: the flush of the n entries pushed behind the
+        // QP's flush, a POP each and the last POP's empty answer
+        let n = c.pushes.iter().filter(|p| p.0 == c.qpn).count() as u64;
+        return Some(COMP_LATENCY_NO_WALK + (n + 1) * COMP_HEAD_CYCLES);
+    }
     if e.verdict == COMP_RD_RESP {
         if e.action == CACT_ERROR {
             return None;

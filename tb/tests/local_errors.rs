@@ -22,6 +22,9 @@
 //! * A SEND whose WQE says NUM_SGE 5, written past the driver (the ring
 //!   slot patched after `post_send`, before the device reads it):
 //!   LOC_QP_OP_ERR, nothing sent.
+//! * WQEs posted once the QP failed, or right behind a refused one, are
+//!   never sent: flush jobs complete them with WR_FLUSH_ERR, in order
+//!   (issue 12, item 1; `req_fetch`'s **Flush**).
 
 use rnic_contract::codes::{WcOpcode, WcStatus};
 use rnic_contract::layouts::{qpc, send_wqe};
@@ -83,9 +86,29 @@ fn a_send_with_a_bad_lkey_fails_after_the_writes_before_it_and_flushes_the_rest(
         ],
         "the WRITEs succeed, the SEND fails, the WRITE behind it is flushed"
     );
-    // a WRITE posted now is not sent: the QP's completer is in error (its
-    // flush, as a WQE never sent, is issue 12's)
+    // A's device writes up to here (the last: the flush's CQE)
+    let writes = a_write_cycles(&p);
+    // WQEs posted now are never sent: the QP's completer is in error, so
+    // each is a flush job, completing with WR_FLUSH_ERR in order (issue 12)
+    let t_post = p.net.borrow().now();
     p.write(5, 0, 0x1800, 100);
+    p.write(6, 0, 0x1900, 100);
+    post_long_send(&mut p, 7);
+    let wc = poll_n(&p.cq_a, 3, 20_000, "three flushed");
+    let took = p.net.borrow().now() - t_post;
+    let got: Vec<(u64, WcStatus, u32)> = wc.iter().map(|c| (c.wr_id, c.status, c.byte_len)).collect();
+    assert_eq!(
+        got,
+        [(5, WcStatus::WrFlushErr, 0), (6, WcStatus::WrFlushErr, 0), (7, WcStatus::WrFlushErr, 0)],
+        "WQEs posted after the failure are flushed, in order (the over-long SEND too: flushed, not refused)"
+    );
+    eprintln!("three WQEs posted after the failure flushed in {took} cycles");
+    // (the post and doorbell, then per WQE a grant, its read, the refused
+    // entry and its record through rx_lookup; the poll loop included)
+    assert!(took < 3_000, "the flush took {took} cycles");
+    p.write(8, 0, 0x1a00, 100);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "one more flushed");
+    assert_eq!((wc[0].wr_id, wc[0].status), (8, WcStatus::WrFlushErr), "a later post is flushed too");
     // nothing more comes: no resend, no second completion
     assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
     assert!(try_poll_n(&p.cq_b, 1, 100).is_empty(), "B's RECV is not consumed");
@@ -113,7 +136,6 @@ fn a_send_with_a_bad_lkey_fails_after_the_writes_before_it_and_flushes_the_rest(
     // from B's first answer that acknowledges the second WRITE (the SEND
     // at A's head) to A's last device write (the flush's CQE)
     let first = b.iter().find(|f| f.2.wrapping_sub(PSN_A + 1) < 2).expect("B answers the second WRITE");
-    let writes = a_write_cycles(&p);
     let done = writes.last().unwrap() - first.0;
     eprintln!(
         "B's answer {} at cycle {}; the error and flush CQEs written {done} cycles later; A: {ca:?}",
@@ -209,4 +231,32 @@ fn a_wqe_with_five_sges_written_past_the_driver_completes_with_loc_qp_op_err() {
     assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (5, WcStatus::LocQpOpErr, None), "the SEND is refused");
     assert!(p.frames(0).is_empty(), "A sent nothing");
     assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+}
+
+/// A refused WQE with a second post right behind it (its doorbell pending
+/// while the first is refused): the refusal is written back before its
+/// record (`REQ_REFUSED`, the cursor past it), so the second grant flushes
+/// the next WQE instead of refusing the same one again; each completes
+/// once, the refused one with no bytes.
+#[test]
+fn a_refused_wqe_completes_once_and_the_wqe_behind_it_is_flushed() {
+    let mut p = pair(0x46);
+    post_long_send(&mut p, 7);
+    p.write(8, 0, 0x100, 300);
+    let wc = poll_n(&p.cq_a, 2, 20_000, "two completions");
+    let got: Vec<(u64, WcStatus, Option<WcOpcode>, u32)> =
+        wc.iter().map(|c| (c.wr_id, c.status, c.opcode, c.byte_len)).collect();
+    assert_eq!(
+        got,
+        [(7, WcStatus::LocLenErr, None, 0), (8, WcStatus::WrFlushErr, None, 0)],
+        "the SEND refused once (no bytes), the WRITE behind it flushed"
+    );
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+    assert!(p.frames(0).is_empty(), "A sent nothing");
+    let ca = p.a.ctx.query_counters().unwrap();
+    assert_eq!(
+        (ca.retry_timeouts, ca.go_back_n, ca.comp_error_drops),
+        (0, 0, 0),
+        "A: no timeout, no resend, nothing dropped: {ca:?}"
+    );
 }

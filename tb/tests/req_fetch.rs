@@ -8,7 +8,7 @@
 
 use rnic_contract::codes::{QpState, SendOpcode};
 use rnic_contract::layouts::{qpc, qps, send_wqe, sge};
-use rnic_hw::consts::REQ_ERR_NONE;
+use rnic_hw::consts::{REQ_ERR_FLUSH, REQ_ERR_NONE};
 use rnic_hw::transport::{MAX_UNACKED_PSNS, REQ_FETCH_FIXED_LATENCY, REQ_FETCH_SLOTS};
 use rnic_proto::rc::requester::{Requester, RequesterConfig, SendOp, SendWqe};
 use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket, Remote, Sge};
@@ -56,11 +56,21 @@ fn add_qp(b: &mut Bench, q: u32, rts_pct: u64, work: u64) {
         let out = r.next() % 4;
         let st = rd(qps::RD_ATOMIC_STARTED.info(), &s);
         wr(qps::RD_ATOMIC_DONE.info(), &mut s, (st + 32 - out) % 32);
-        // some completers in error or in an RNR wait: the QP sends nothing
-        if r.chance(8) {
+        // the completer's head: at the cursor, or a WQE or two past it
+        // once its list was flushed
+        wr(qps::HEAD_WQE.info(), &mut s, cursor);
+        // some completers in error (the QP's WQEs are flushed, none sent)
+        // or in an RNR wait (nothing sent); some requesters refused a WQE
+        if r.chance(15) {
             wr(qps::COMP_ERROR.info(), &mut s, 1);
+            wr(qps::HEAD_WQE.info(), &mut s, (cursor + (r.next() % 3).min(work)) % 0x10000);
+            if r.chance(30) {
+                wr(qps::RNR_WAIT.info(), &mut s, 1);
+            }
         } else if r.chance(8) {
             wr(qps::RNR_WAIT.info(), &mut s, 1);
+        } else if r.chance(8) {
+            wr(qps::REQ_REFUSED.info(), &mut s, 1);
         }
     }
     wr(qpc::SQ_PROD.info(), &mut c, (cursor + work) % 0x10000);
@@ -119,9 +129,13 @@ fn random_run(seed: u64, nqp: u32, rounds: usize) {
         b.now()
     );
     assert_eq!(b.grants.len(), b.sdones.len(), "every grant answered");
-    assert_eq!(b.writes as usize + b.errs.len(), b.jobs.len(), "every job written back or reported");
-    assert_eq!(b.arms.len() as u64, b.writes, "one retransmit timer arming per job written back");
-    assert!(b.jobs.len() > 50 && b.stops > 10 && !b.errs.is_empty(), "the run exercised jobs, stops and errors");
+    assert_eq!(b.writes as usize, b.jobs.len(), "every job written back");
+    assert_eq!(b.arms.len(), b.jobs.len() - b.errs.len(), "one retransmit timer arming per job that sent");
+    let flushes = b.errs.iter().filter(|e| e.2 == REQ_ERR_FLUSH).count();
+    eprintln!("{flushes} flush jobs, {} of them not at the cursor", b.flush_moved);
+    assert!(b.jobs.len() > 50 && b.stops > 10, "the run exercised jobs and stops");
+    assert!(flushes > 0 && b.errs.len() > flushes, "the run exercised refusals and flush jobs");
+    assert!(b.flush_moved > 0, "flush jobs at the completer's head or past a partly sent WQE");
 }
 
 #[test]

@@ -5,7 +5,10 @@
 //! `RxHold`, ICRC good) with its QP's `qpc` and `qps` entries, it decides
 //! ([`CompDecide`]):
 //!
-//! * the QP's completer is in error (`qps.COMP_ERROR`): dropped;
+//! * the QP's completer is in error (`qps.COMP_ERROR`): dropped, and a
+//!   flush of whatever its list holds (WR_FLUSH_ERR; entries pushed after
+//!   the QP's flush by jobs under way then, and the flush jobs' entries of
+//!   WQEs never sent: `req_fetch`'s **Flush**);
 //! * PSN not outstanding (not in [`UNA`, `SENT_END`), 24-bit serial):
 //!   a ghost or duplicate, dropped and counted (`COMP_GHOST`);
 //! * a READ response or atomic ACK (PSN outstanding): `COMP_RD_RESP`:
@@ -148,9 +151,10 @@ pub struct CompDecide {
     /// PSN - UNA and SENT_END - UNA (24-bit serial), registered by the caller.
     pub psn_off: Signal<In, Bits<24>>,
     pub end_off: Signal<In, Bits<24>>,
-    /// A flush `CompAck` makes itself: no walk, fatal (unless the QP's
-    /// completer is in error already).
+    /// A flush `CompAck` makes itself: no walk, fatal.
     pub force: Signal<In, Bit>,
+    /// The QP's completer is in error: dropped, and a flush of what its
+    /// list holds (no walk, fatal).
     pub error: Signal<In, Bit>,
     pub verdict: Signal<Out, Bits<COMP_VERDICT_BITS>>,
     pub ack_psn: Signal<Out, Bits<24>>,
@@ -216,9 +220,12 @@ impl Logic for CompDecide {
         self.walk.next = ((self.valid_ack.val() & ((self.kind.val() == AETH_KIND_ACK) | self.psn_off.val().any()))
             | self.rd.val())
             & !self.force.val();
+        // (in error every record flushes what is in the list: entries
+        // pushed after the QP's flush, by jobs under way then or by flush jobs)
         self.fatal.next =
             (self.valid_ack.val() & (self.kind.val() == AETH_KIND_NAK) & (self.code.val() != AETH_NAK_PSN_SEQ))
-                | (self.force.val() & !self.error.val());
+                | self.force.val()
+                | self.error.val();
     }
 }
 
@@ -309,6 +316,10 @@ pub struct CompAck {
     /// A WQE whose payload translation failed (`ReqTx::m_xerr`): noted;
     /// always ready.
     pub s_xerr: XlateErrIn,
+    /// A QP context was dropped (`HostIf::qp_inval`): the note is
+    /// forgotten (a new QP of its number must not inherit it; a live QP's
+    /// WQE is then resent, fails again and is noted again).
+    pub inval: Signal<In, Bit>,
 
     dec: CompDecide,
     // ---- the last local translation failure {QPN, SQ index} (module doc)
@@ -678,7 +689,7 @@ impl Logic for CompAck {
         if self.rnr_exc.q.val() {
             self.walk.nak_status.next = WCS_RNR_RETRY_EXC_ERR.into();
         }
-        if self.fail.q.val() {
+        if self.fail.q.val() | self.error.q.val() {
             self.walk.nak_status.next = WCS_WR_FLUSH_ERR.into();
             if self.fail_prot.q.val() {
                 self.walk.nak_status.next = WCS_LOC_PROT_ERR.into();
@@ -778,8 +789,12 @@ impl Logic for CompAck {
         }
         // written when the state may have changed, or on the QP's first use
         // (a timer's record always: it ends an RNR wait even with nothing outstanding)
-        self.fin_write.next =
-            self.init.q.val() | (self.verdict.q.val() >= COMP_ACK) | self.timer.q.val() | self.fail.q.val();
+        // (and in error: the record's flush moved the head)
+        self.fin_write.next = self.init.q.val()
+            | (self.verdict.q.val() >= COMP_ACK)
+            | self.timer.q.val()
+            | self.fail.q.val()
+            | self.error.q.val();
         if (self.state.q.val() == CompState::Finish) & !self.xe_hit.val() {
             self.state.d.next = CompState::Idle;
             self.o_valid.d.next = true;
@@ -790,7 +805,10 @@ impl Logic for CompAck {
             self.o_timer.d.next = self.syndrome.q.val().get_bits::<5>(0);
             self.o_status.d.next = self.walk.nak_status_q.val();
             if self.walk.fatal_out.val() {
-                self.o_action.d.next = CACT_ERROR.into();
+                // (the QP's move into error; a flush in error is no action)
+                if !self.error.q.val() {
+                    self.o_action.d.next = CACT_ERROR.into();
+                }
             } else if (self.verdict.q.val() == COMP_RNR) & !self.walk.implied.val() {
                 self.o_action.d.next = CACT_RNR_WAIT.into();
             } else if self.fin_resend.val() {
@@ -823,6 +841,9 @@ impl Logic for CompAck {
             self.xe_v.d.next = true;
             self.xe_qpn.d.next = self.s_xerr.qpn.val();
             self.xe_index.d.next = self.s_xerr.sq_index.val();
+        }
+        if self.inval.val() {
+            self.xe_v.d.next = false;
         }
         if self.reset.val() {
             self.state.d.next = CompState::Idle;

@@ -564,6 +564,10 @@ impl Logic for CompWalk {
             self.cqe_wr_id.d.next = (self.s_inf.data.val() >> ENT_WR_ID).get_bits::<64>(0);
             self.cqe_opcode.d.next = self.e_op.val();
             self.cqe_len.d.next = (self.s_inf.data.val() >> ENT_LEN).get_bits::<32>(0);
+            // (a refused entry's LEN is its status: no bytes moved)
+            if self.e_kind.val() == ENT_KIND_REFUSED {
+                self.cqe_len.d.next = 0.into();
+            }
             self.cqe_index.d.next = self.e_index.val();
             // the CQE may wait on `m_cqe` while the next packet is taken
             self.cqe_placed_q.d.next = false;

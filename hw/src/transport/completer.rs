@@ -18,7 +18,7 @@
 //! | `m_rd` / `s_rd` | out / in | send WQEs read again for a READ's SGEs (`HostIf::s_sq_rd`) |
 //! | `m_xreq` / `s_xresp` | out / in | LOCAL_WRITE translations of the READ's SGE pieces (`XlateMux` port 3) |
 //! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the READ data's writes (DMA write client 1, `HostIf::s_comp_wr`) and their completions |
-//! | `qp_inval` | in | a QP context was dropped (`HostIf::qp_inval`): the WQE `CompRead` holds is forgotten |
+//! | `qp_inval` | in | a QP context was dropped (`HostIf::qp_inval`): the WQE `CompRead` holds and `CompAck`'s note of a failed translation are forgotten |
 //! | `s_xerr` | in | a send WQE whose payload translation failed (`ReqTx::m_xerr`): `CompAck`'s note, always ready |
 //!
 //! `CompAck::m_dec` becomes `m_wb`: its `write`, `wr_mask`, `wr_data` are
@@ -139,6 +139,7 @@ impl Logic for Completer {
         PlaceAnsOut::join(&mut self.read.m_verdict, &mut self.ack.s_placed);
         ReadHintOut::join(&mut self.ack.m_hint, &mut self.read.s_hint);
         self.read.inval.next = self.qp_inval.val();
+        self.ack.inval.next = self.qp_inval.val();
         RdCmdOut::link(&mut self.m_rd, &mut self.read.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.read.s_rd);
         MrReqOut::link(&mut self.m_xreq, &mut self.read.m_xreq);

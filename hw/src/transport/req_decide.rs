@@ -108,6 +108,11 @@ pub struct ReqDecide {
     /// 128 - that: the window (NEXT_PSN - UNA) below which it is the budget.
     d1_ackb: Reg<Bits<7>>,
     d1_lim: Reg<Bits<7>>,
+    /// A flush grant (module doc): the requester refused a WQE, or the
+    /// completer is in error (`d1_cerr`); CURSOR_WQE + 1.
+    d1_flush: Reg<Bit>,
+    d1_cerr: Reg<Bit>,
+    d1_cwqe1: Reg<Bits<16>>,
     // ---- D2: the decision
     d2_v: Reg<Bit>,
     d2_slot: Reg<Bits<3>>,
@@ -115,6 +120,9 @@ pub struct ReqDecide {
     d2_addr: Reg<Bits<64>>,
     d2_haddr: Reg<Bits<64>>,
     d2_rw: Reg<Bit>,
+    /// The flush job's WQE is the one after the cursor's (`d2_addr1`).
+    d2_s1: Reg<Bit>,
+    d2_addr1: Reg<Bits<64>>,
     d2_jctx: Reg<Bits<REQ_JCTX_BITS>>,
     d2_wctx: Reg<Bits<REQ_WCTX_BITS>>,
     // ---- locals
@@ -141,6 +149,18 @@ pub struct ReqDecide {
     e_ackb: Signal<Local, Bits<7>>,
     e_lim: Signal<Local, Bits<7>>,
     hidx: Signal<Local, Bits<16>>,
+    idx1: Signal<Local, Bits<16>>,
+    flush_in: Signal<Local, Bit>,
+    fjump: Signal<Local, Bit>,
+    hd_c: Signal<Local, Bits<16>>,
+    hd_1: Signal<Local, Bits<16>>,
+    neq_c: Signal<Local, Bit>,
+    neq_1: Signal<Local, Bit>,
+    neq_h: Signal<Local, Bit>,
+    ngo: Signal<Local, Bit>,
+    fgo: Signal<Local, Bit>,
+    first: Signal<Local, Bit>,
+    rsnd: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
 
@@ -150,8 +170,8 @@ impl Logic for ReqDecide {
         dff_setup!(
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
             d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_c0, d1_rew, d1_hwqe,
-            d1_rpkt, d1_rc0, d1_rackb, d1_rlim, d1_ackb, d1_lim, d2_v, d2_slot, d2_go, d2_addr, d2_haddr, d2_rw,
-            d2_jctx, d2_wctx
+            d1_rpkt, d1_rc0, d1_rackb, d1_rlim, d1_ackb, d1_lim, d1_flush, d1_cerr, d1_cwqe1, d2_v, d2_slot, d2_go,
+            d2_addr, d2_haddr, d2_rw, d2_s1, d2_addr1, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -166,6 +186,8 @@ impl Logic for ReqDecide {
         self.addr.next = self.d2_addr.q.val();
         if self.d2_rw.q.val() {
             self.addr.next = self.d2_haddr.q.val();
+        } else if self.d2_s1.q.val() {
+            self.addr.next = self.d2_addr1.q.val();
         }
         self.jctx.next = self.d2_jctx.q.val();
         self.wctx.next = self.d2_wctx.q.val();
@@ -181,6 +203,9 @@ impl Logic for ReqDecide {
             self.head_first.next = self.qps.val().get_bits::<24>(QPS_HEAD_FIRST);
         }
         self.rew_pkt.next = self.una_eff.val() - self.head_first.val();
+        // a flush grant: the requester refused a WQE, or the completer is in error
+        self.flush_in.next = (self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR))
+            | (self.qps.val().get_bit(QPS_REQ_STARTED) & self.qps.val().get_bit(QPS_REQ_REFUSED));
         if self.d2_load.val() {
             self.d1_v.d.next = false;
         }
@@ -188,12 +213,15 @@ impl Logic for ReqDecide {
             self.d1_v.d.next = true;
             self.d1_slot.d.next = self.head_slot.val();
             self.d1_qpn.d.next = self.head_qpn.val();
-            // (nothing is sent while the completer waits out an RNR NAK, nor
-            // once it is in error: its list was flushed, nothing would complete)
+            // (nothing is sent while the completer waits out an RNR NAK; a
+            // flush grant sends nothing and does not wait)
             self.d1_ok.d.next = (self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS)
                 & !self.head_bad.val()
-                & !(self.qps.val().get_bit(QPS_COMP_STARTED)
-                    & (self.qps.val().get_bit(QPS_RNR_WAIT) | self.qps.val().get_bit(QPS_COMP_ERROR)));
+                & (self.flush_in.val()
+                    | !(self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_RNR_WAIT)));
+            self.d1_flush.d.next = self.flush_in.val();
+            self.d1_cerr.d.next = self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR);
+            self.d1_cwqe1.d.next = self.qps.val().get_bits::<16>(QPS_CURSOR_WQE) + 1;
             self.d1_prod.d.next = self.qpc.val().get_bits::<16>(QPC_SQ_PROD);
             self.d1_base.d.next = self.qpc.val().get_bits::<64>(QPC_SQ_BASE);
             self.d1_log.d.next = self.qpc.val().get_bits::<4>(QPC_SQ_LOG);
@@ -241,7 +269,7 @@ impl Logic for ReqDecide {
         // to it when NEXT_PSN is behind UNA (ACKs of a resend's first
         // transmissions passed its cursor: the window would wrap to "full")
         self.win0.next = self.d1_next.q.val() - self.d1_una.q.val();
-        self.rw.next = self.d1_rew.q.val() | self.win0.val().get_bit(23);
+        self.rw.next = (self.d1_rew.q.val() | self.win0.val().get_bit(23)) & !self.d1_flush.q.val();
         self.win.next = self.win0.val();
         self.e_next.next = self.d1_next.q.val();
         self.e_cwqe.next = self.d1_cwqe.q.val();
@@ -267,15 +295,56 @@ impl Logic for ReqDecide {
         self.rdout.next = self.d1_rdst.q.val() - self.d1_rddone.q.val();
         // a resend: the cursor's PSN was sent before (NEXT_PSN before SENT_END)
         self.resend.next = self.win.val() < (self.d1_sent.q.val() - self.d1_una.q.val());
+        // a flush grant (never rewound): from the cursor, or the WQE after
+        // it when the cursor's was partly sent (pushed: the completer's);
+        // but once the completer is in error and its head is past that (a
+        // go-back-N under way: every WQE before its head was in its list
+        // and was flushed), from HEAD_WQE, NEXT_PSN then SENT_END. (16-bit
+        // serial compares from registers, beside the PSN arithmetic.)
+        self.hd_c.next = self.d1_cwqe.q.val() - self.d1_hwqe.q.val();
+        self.hd_1.next = self.d1_cwqe1.q.val() - self.d1_hwqe.q.val();
+        self.fjump.next = self.d1_cerr.q.val() & self.hd_c.val().get_bit(15);
+        if !self.d1_c0.q.val() {
+            self.fjump.next = self.d1_cerr.q.val() & self.hd_1.val().get_bit(15);
+        }
+        self.first.next = (self.e_c0.val() & !self.resend.val()) | self.d1_flush.q.val();
+        self.rsnd.next = self.resend.val() & !self.d1_flush.q.val();
+        if self.d1_flush.q.val() {
+            self.e_cpkt.next = 0.into();
+            if self.fjump.val() {
+                self.e_cwqe.next = self.d1_hwqe.q.val();
+                self.e_next.next = self.d1_sent.q.val();
+            } else if !self.d1_c0.q.val() {
+                self.e_cwqe.next = self.d1_cwqe1.q.val();
+            }
+        }
         // both cursors' WQE addresses into registers, chosen after them
         // (a mux before the register would be merged into one adder)
         self.idx.next = 0.into();
         self.hidx.next = 0.into();
+        self.idx1.next = 0.into();
         for k in 0..16 {
             if self.d1_log.q.val().index() > k {
                 self.idx.next = self.idx.val().replace_bit(k, self.d1_cwqe.q.val().get_bit(k));
                 self.hidx.next = self.hidx.val().replace_bit(k, self.d1_hwqe.q.val().get_bit(k));
+                self.idx1.next = self.idx1.val().replace_bit(k, self.d1_cwqe1.q.val().get_bit(k));
             }
+        }
+        // work: the WQE chosen is not SQ_PROD (each candidate compared from
+        // its register, the result chosen after: no compare behind a mux)
+        self.neq_c.next = self.d1_cwqe.q.val() != self.d1_prod.q.val();
+        self.neq_1.next = self.d1_cwqe1.q.val() != self.d1_prod.q.val();
+        self.neq_h.next = self.d1_hwqe.q.val() != self.d1_prod.q.val();
+        // (rewound: the window is empty; else `win0` against the constant)
+        self.ngo.next = self.neq_c.val() & (self.win0.val() < self.max_win.val());
+        if self.rw.val() {
+            self.ngo.next = self.neq_h.val();
+        }
+        self.fgo.next = self.neq_c.val();
+        if self.fjump.val() {
+            self.fgo.next = self.neq_h.val();
+        } else if !self.d1_c0.q.val() {
+            self.fgo.next = self.neq_1.val();
         }
         if self.d2_act.val() {
             self.d2_v.d.next = false;
@@ -283,12 +352,15 @@ impl Logic for ReqDecide {
         if self.d2_load.val() {
             self.d2_v.d.next = true;
             self.d2_slot.d.next = self.d1_slot.q.val();
-            self.d2_go.d.next = self.d1_ok.q.val()
-                & (self.e_cwqe.val() != self.d1_prod.q.val())
-                & (self.win.val() < self.max_win.val());
+            self.d2_go.d.next = self.d1_ok.q.val() & self.ngo.val();
+            if self.d1_flush.q.val() {
+                self.d2_go.d.next = self.d1_ok.q.val() & self.fgo.val();
+            }
             self.d2_addr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.idx.val()) << 7);
             self.d2_haddr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.hidx.val()) << 7);
-            self.d2_rw.d.next = self.rw.val();
+            self.d2_rw.d.next = self.rw.val() | (self.d1_flush.q.val() & self.fjump.val());
+            self.d2_s1.d.next = self.d1_flush.q.val() & !self.fjump.val() & !self.d1_c0.q.val();
+            self.d2_addr1.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.idx1.val()) << 7);
             self.d2_jctx.d.next = bit_cast::<REQ_JCTX_BITS, REQ_QPN_BITS>(self.d1_qpn.q.val())
                 | (bit_cast::<REQ_JCTX_BITS, 24>(self.d1_dest.q.val()) << 14)
                 | (bit_cast::<REQ_JCTX_BITS, 16>(self.d1_pkey.q.val()) << 38)
@@ -301,8 +373,9 @@ impl Logic for ReqDecide {
                 | (bit_cast::<REQ_JCTX_BITS, 1>((bit_cast::<8, 5>(self.rdout.val()) < self.d1_maxrd.q.val()).into())
                     << 152)
                 | (bit_cast::<REQ_JCTX_BITS, 1>((self.rdout.val() == 0).into()) << 153)
-                | (bit_cast::<REQ_JCTX_BITS, 1>((self.e_c0.val() & !self.resend.val()).into()) << 154)
-                | (bit_cast::<REQ_JCTX_BITS, 1>(self.resend.val().into()) << 155);
+                | (bit_cast::<REQ_JCTX_BITS, 1>(self.first.val().into()) << 154)
+                | (bit_cast::<REQ_JCTX_BITS, 1>(self.rsnd.val().into()) << 155)
+                | (bit_cast::<REQ_JCTX_BITS, 1>(self.d1_flush.q.val().into()) << 156);
             self.d2_wctx.d.next = bit_cast::<REQ_WCTX_BITS, 16>(self.d1_prod.q.val())
                 | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_una.q.val()) << 16)
                 | (bit_cast::<REQ_WCTX_BITS, 24>(self.d1_sent.q.val()) << 40)

@@ -43,7 +43,21 @@
 //! PSNs), CURSOR_WQE + 1 and CURSOR_PKT 0 when `finished`, else CURSOR_PKT
 //! = next_pkt, RD_ATOMIC_STARTED + 1 when the job started a READ/atomic;
 //! once the cache took the write, `done` with `more` = work left and room
-//! left. With `err`: no write, an `m_err` record, then `done` without `more`.
+//! left. With `err` (a refusal, or a flush job's `REQ_ERR_FLUSH`): the
+//! write with CURSOR_WQE + 1, CURSOR_PKT 0 and REQ_REFUSED, then an `m_err`
+//! record, then `done` with `more` = CURSOR_WQE + 1 != SQ_PROD.
+//!
+//! **Flush** (issue 12: every WQE after a failure completes with
+//! WR_FLUSH_ERR). A grant of a QP whose requester refused a WQE
+//! (`REQ_REFUSED`) or whose completer is in error (`COMP_ERROR`) is a flush
+//! grant: with work (no window, RNR wait, READ/atomic limit or fence), it
+//! reads the WQE and hands `ReqGen` a flush job (`flush`), which refuses it
+//! and pushes its entry (kind `ENT_KIND_REFUSED`, WR_FLUSH_ERR); its
+//! record flushes it in the completer. The flush's WQE: the cursor's, or
+//! the one after it when the cursor's was partly sent (its entry is in the
+//! completer's list); with the completer in error and its HEAD_WQE past
+//! that (a go-back-N under way), HEAD_WQE (every WQE before it was in its
+//! list and was flushed), NEXT_PSN then SENT_END (`ReqDecide`).
 //!
 //! **Structure.** Eight slots ([`REQ_FETCH_SLOTS`] = `SCHED_SLOTS`): a
 //! grant takes the lowest free slot, whose number is the cache requests' id;
@@ -117,8 +131,9 @@ const _: () = assert!(qps::REQUESTER_BYTES.end == 12);
 /// Job context word (per slot): qpn [13:0], dest_qpn [37:14], pkey
 /// [53:38], pd [77:54], pmtu [80:78], sq_index [96:81], psn [120:97],
 /// pkt_index [143:121], budget [151:144], rd_ok [152], fence_ok [153],
-/// a first send of the WQE (pkt_index 0, not a resend) [154], resend [155].
-pub const REQ_JCTX_BITS: usize = 156;
+/// a first send of the WQE (pkt_index 0, not a resend) [154], resend [155],
+/// a flush job [156].
+pub const REQ_JCTX_BITS: usize = 157;
 /// Write-back context word (per slot): sq_prod [15:0], una [39:16],
 /// sent_end [63:40], rd_started [68:64], qpn [82:69], the ACK timeout code
 /// [87:83].
@@ -130,7 +145,7 @@ pub const REQ_WCTX_BITS: usize = 88;
 pub struct ReqErrOut {
     pub qpn: Signal<Out, Bits<REQ_QPN_BITS>>,
     pub sq_index: Signal<Out, Bits<REQ_INDEX_BITS>>,
-    pub err: Signal<Out, Bits<2>>,
+    pub err: Signal<Out, Bits<3>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -140,7 +155,7 @@ pub struct ReqErrOut {
 pub struct ReqErrIn {
     pub qpn: Signal<In, Bits<REQ_QPN_BITS>>,
     pub sq_index: Signal<In, Bits<REQ_INDEX_BITS>>,
-    pub err: Signal<In, Bits<2>>,
+    pub err: Signal<In, Bits<3>>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }

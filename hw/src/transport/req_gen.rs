@@ -41,10 +41,12 @@
 //! (INLINE WQEs are not supported: the driver refuses them on this device),
 //! [`REQ_ERR_BAD_WQE`] (unknown opcode, NUM_SGE above 4, an atomic without
 //! exactly one 8-byte SGE, a PMTU code outside 256..4096),
-//! [`REQ_ERR_TOO_LONG`] (a message above 2^31 bytes). On a WQE's first job
+//! [`REQ_ERR_TOO_LONG`] (a message above 2^31 bytes), [`REQ_ERR_FLUSH`] (a
+//! flush job, `s_job.flush`: the QP's requester or completer is in error,
+//! whatever the WQE holds). On a WQE's first job
 //! the push still goes, of an entry that marks the refusal: kind
 //! `ENT_KIND_REFUSED`, the completion status in LEN (LOC_LEN_ERR for a
-//! message too long, else LOC_QP_OP_ERR), an empty PSN range before the
+//! message too long, WR_FLUSH_ERR for a flush job, else LOC_QP_OP_ERR), an empty PSN range before the
 //! job's PSN; `req_fetch` reports the error (`m_err`), and the completer's
 //! record of it flushes the QP's list (docs/core.md, "Order of the
 //! remaining work", item 6).
@@ -159,6 +161,9 @@ pub struct ReqJobIn {
     /// A resend (go-back-N): the WQE was sent before, is in `Inflight`
     /// already (no PUSH) and counted in RD_ATOMIC_STARTED.
     pub resend: Signal<In, Bit>,
+    /// A flush job (the QP's requester or completer in error): refused
+    /// with `REQ_ERR_FLUSH`, its entry completing with WR_FLUSH_ERR.
+    pub flush: Signal<In, Bit>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -191,6 +196,8 @@ pub struct ReqJobOut {
     /// A resend (go-back-N): the WQE was sent before, is in `Inflight`
     /// already (no PUSH) and counted in RD_ATOMIC_STARTED.
     pub resend: Signal<Out, Bit>,
+    /// A flush job (`ReqJobIn::flush`).
+    pub flush: Signal<Out, Bit>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -208,7 +215,7 @@ pub struct ReqDoneOut {
     pub next_pkt: Signal<Out, Bits<REQ_PKT_BITS>>,
     pub end_psn: Signal<Out, Bits<REQ_PSN_BITS>>,
     pub finished: Signal<Out, Bit>,
-    pub err: Signal<Out, Bits<2>>,
+    pub err: Signal<Out, Bits<3>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -222,7 +229,7 @@ pub struct ReqDoneIn {
     pub next_pkt: Signal<In, Bits<REQ_PKT_BITS>>,
     pub end_psn: Signal<In, Bits<REQ_PSN_BITS>>,
     pub finished: Signal<In, Bit>,
-    pub err: Signal<In, Bits<2>>,
+    pub err: Signal<In, Bits<3>>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -298,6 +305,7 @@ pub struct ReqGen {
     j_psn: Reg<Bits<REQ_PSN_BITS>>,
     j_k: Reg<Bits<REQ_PKT_BITS>>,
     j_resend: Reg<Bit>,
+    j_flush: Reg<Bit>,
     j_budget: Reg<Bits<REQ_PKT_BITS>>,
     // ---- setup phase 1 (from the job)
     // ---- phase 2
@@ -356,7 +364,7 @@ pub struct ReqGen {
     o_d_next_pkt: Reg<Bits<REQ_PKT_BITS>>,
     o_d_end: Reg<Bits<REQ_PSN_BITS>>,
     o_d_fin: Reg<Bit>,
-    o_d_err: Reg<Bits<2>>,
+    o_d_err: Reg<Bits<3>>,
     o_d_v: Reg<Bit>,
     o_p_qpn: Reg<Bits<INFLIGHT_QPN_BITS>>,
     o_p_data: Reg<Bits<INFLIGHT_ENTRY_BITS>>,
@@ -383,6 +391,7 @@ pub struct ReqGen {
     entry_err: Signal<Local, Bits<INFLIGHT_ENTRY_BITS>>,
     err_status: Signal<Local, Bits<8>>,
     push_first: Signal<Local, Bit>,
+    refuse: Signal<Local, Bit>,
     msg_len: Signal<Local, Bits<32>>,
     go: Signal<Local, Bit>,
     diff: Signal<Local, Bits<33>>,
@@ -440,6 +449,7 @@ impl Default for ReqGen {
             j_psn: Default::default(),
             j_k: Default::default(),
             j_resend: Default::default(),
+            j_flush: Default::default(),
             j_budget: Default::default(),
             act: Default::default(),
             a_tmpl: Default::default(),
@@ -515,6 +525,7 @@ impl Default for ReqGen {
             entry_err: Default::default(),
             err_status: Default::default(),
             push_first: Default::default(),
+            refuse: Default::default(),
             msg_len: Default::default(),
             go: Default::default(),
             diff: Default::default(),
@@ -570,6 +581,7 @@ impl Logic for ReqGen {
             j_psn,
             j_k,
             j_resend,
+            j_flush,
             j_budget,
             act,
             a_tmpl,
@@ -656,6 +668,7 @@ impl Logic for ReqGen {
             self.j_psn.d.next = self.s_job.psn.val();
             self.j_k.d.next = self.s_job.pkt_index.val();
             self.j_resend.d.next = self.s_job.resend.val();
+            self.j_flush.d.next = self.s_job.flush.val();
             self.j_budget.d.next = self.s_job.budget.val();
         } else if self.busy.q.val() & (self.ph.q.val() != self.ph_last.val()) {
             self.ph.d.next = self.ph.q.val() + 1;
@@ -735,6 +748,9 @@ impl Logic for ReqGen {
         if self.setup.err.val() == REQ_ERR_TOO_LONG {
             self.err_status.next = WCS_LOC_LEN_ERR.into();
         }
+        if self.j_flush.q.val() {
+            self.err_status.next = WCS_WR_FLUSH_ERR.into();
+        }
         self.entry_err.next = (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_INDEX_BITS>(self.j_sq_index.q.val())
             << ENT_WQE_INDEX)
             | (bit_cast::<INFLIGHT_ENTRY_BITS, REQ_PSN_BITS>(self.j_psn.q.val()) << ENT_FIRST_PSN)
@@ -745,6 +761,8 @@ impl Logic for ReqGen {
             | (bit_cast::<INFLIGHT_ENTRY_BITS, 8>(self.err_status.val()) << ENT_LEN);
         // a WQE's first job (not a resend) pushes its entry, refused or not
         self.push_first.next = self.setup.first.val() & !self.j_resend.q.val();
+        // refused: the WQE's own error, or a flush job (whatever its WQE holds)
+        self.refuse.next = self.setup.err.val().any() | self.j_flush.q.val();
 
         // ---- activation: the set-up job becomes the active one
         self.hdr_ok.next = !self.o_hdr_v.q.val() | self.m_hdr.tready.val();
@@ -758,7 +776,7 @@ impl Logic for ReqGen {
             & self.push_ok.val();
         if self.activate.val() {
             self.busy.d.next = false;
-            if self.setup.err.val().any() {
+            if self.refuse.val() {
                 self.o_d_v.d.next = true;
                 self.o_d_qpn.d.next = self.j_qpn.q.val();
                 self.o_d_sq.d.next = self.j_sq_index.q.val();
@@ -766,7 +784,10 @@ impl Logic for ReqGen {
                 self.o_d_next_pkt.d.next = self.j_k.q.val();
                 self.o_d_end.d.next = self.j_psn.q.val();
                 self.o_d_fin.d.next = false;
-                self.o_d_err.d.next = self.setup.err.val();
+                self.o_d_err.d.next = bit_cast::<3, 2>(self.setup.err.val());
+                if self.j_flush.q.val() {
+                    self.o_d_err.d.next = REQ_ERR_FLUSH.into();
+                }
                 if self.push_first.val() {
                     self.o_p_v.d.next = true;
                     self.o_p_qpn.d.next = self.j_qpn.q.val();
@@ -983,7 +1004,7 @@ impl Logic for ReqGen {
             self.o_d_end.d.next = self.a_end.q.val();
             self.o_d_fin.d.next = self.a_left1.q.val();
             self.o_d_err.d.next = REQ_ERR_NONE.into();
-        } else if self.m_done.ready.val() & !(self.activate.val() & self.setup.err.val().any()) {
+        } else if self.m_done.ready.val() & !(self.activate.val() & self.refuse.val()) {
             self.o_d_v.d.next = false;
         }
         if !(self.activate.val() & self.push_first.val()) & self.m_push.ready.val() {

@@ -6,8 +6,12 @@
 //! `qps`: REQ_STARTED 1, NEXT_PSN, SENT_END (the serial max of SENT_END and
 //! next_psn), CURSOR_WQE (+ 1 when finished), CURSOR_PKT, RD_ATOMIC_STARTED
 //! (+ 1 when the job started a READ/atomic); and `more` (work and room
-//! left). B offers the masked write on `m_qps` (before the parent's reads), or
-//! E the error record on `m_err`; then F asks for the scheduler's done.
+//! left). B offers the masked write on `m_qps` (before the parent's reads);
+//! for a job `ReqGen` refused (`REQ_ERR_*`, a flush job's included) the
+//! write moves the cursor past the WQE and sets REQ_REFUSED, and E then
+//! offers the error record on `m_err` (after the write: the QP's next grant
+//! reads the refusal); then F asks for the scheduler's done, with `more`
+//! while WQEs are left (a refused QP's flush goes on whatever the window).
 //!
 //! | port | dir | what |
 //! |---|---|---|
@@ -23,7 +27,7 @@
 //! | `m_arm` | out | per job that sent (no error): (re)arm the QP's ACK timer with `qpc.TIMEOUT` (a register; the next done waits while it is full) |
 //!
 //! Latency: done taken in t, write offered in t + 2, done to the parent
-//! the cycle after the write is taken.
+//! the cycle after the write is taken (after the error record, for a refusal).
 
 use super::{ArmOut, ReqDoneIn, ReqErrOut, REQ_QPN_BITS, REQ_WCTX_BITS};
 use crate::consts::*;
@@ -64,7 +68,7 @@ pub struct ReqWriteBack {
     w_next: Reg<Bits<24>>,
     w_pkt: Reg<Bits<24>>,
     w_fin: Reg<Bit>,
-    w_err: Reg<Bits<2>>,
+    w_err: Reg<Bits<3>>,
     w_sq: Reg<Bits<16>>,
     b_v: Reg<Bit>,
     b_data: Reg<Bits<96>>,
@@ -137,7 +141,7 @@ impl Logic for ReqWriteBack {
         // wc: sq_prod [15:0], una [39:16], sent_end [63:40], rd_started [68:64], qpn [82:69], timeout [87:83]
         self.ser.next = self.w_next.q.val() - self.wc.val().get_bits::<24>(40);
         self.new_cwqe.next = self.w_sq.q.val();
-        if self.w_fin.q.val() {
+        if self.w_fin.q.val() | self.w_err.q.val().any() {
             self.new_cwqe.next = self.w_sq.q.val() + 1;
         }
         self.new_win.next = self.w_next.q.val() - self.wc.val().get_bits::<24>(16);
@@ -161,15 +165,19 @@ impl Logic for ReqWriteBack {
             self.f_qpn.d.next = self.wc.val().get_bits::<REQ_QPN_BITS>(69);
             self.f_more.d.next =
                 (self.new_cwqe.val() != self.wc.val().get_bits::<16>(0)) & (self.new_win.val() < self.max_win.val());
+            self.b_v.d.next = true;
+            self.b_data.d.next = self.wbd.val();
             if self.w_err.q.val().any() {
-                self.e_v.d.next = true;
-                self.f_more.d.next = false;
+                // refused (or flushed): the cursor past it, REQ_REFUSED (so
+                // every later WQE is a flush job, and this one is never
+                // fetched again), then the error record; the QP is granted
+                // again while WQEs are left, whatever the window
+                self.b_data.d.next = self.wbd.val() | (bit_cast::<96, 1>(true.into()) << QPSW_REQ_REFUSED);
+                self.f_more.d.next = self.new_cwqe.val() != self.wc.val().get_bits::<16>(0);
             } else {
                 self.a_v.d.next = true;
                 self.a_qpn.d.next = self.wc.val().get_bits::<REQ_QPN_BITS>(69);
                 self.a_code.d.next = self.wc.val().get_bits::<5>(83);
-                self.b_v.d.next = true;
-                self.b_data.d.next = self.wbd.val();
                 if !self.w_fin.q.val() {
                     self.b_data.d.next =
                         self.wbd.val() | (bit_cast::<96, 23>(self.w_pkt.q.val().get_bits::<23>(0)) << QPSW_CURSOR_PKT);
@@ -184,7 +192,8 @@ impl Logic for ReqWriteBack {
         self.m_err.err.next = self.w_err.q.val();
         if self.b_v.q.val() & self.m_qps.ready.val() {
             self.b_v.d.next = false;
-            self.f_v.d.next = true;
+            self.f_v.d.next = !self.w_err.q.val().any();
+            self.e_v.d.next = self.w_err.q.val().any();
         }
         if self.e_v.q.val() & self.m_err.ready.val() {
             self.e_v.d.next = false;

@@ -4,7 +4,7 @@
 //! the full pair waits for the job register, so WQEs are taken at the DMA's
 //! rate); with the pair and its slot's job context (`jc`, from the parent's
 //! LUTRAM at the DMA order's head) the stage checks the READ/atomic limit
-//! and the fence for a job that starts its WQE, then either loads the job
+//! and the fence for a job that starts its WQE (not a flush job's), then either loads the job
 //! register (`go` without `block`) or ends the grant (`go` with `block`: a
 //! limit, the fence, or a DMA error; the parent sends the done).
 //!
@@ -73,9 +73,11 @@ impl Logic for ReqWqeStage {
         self.opc.next = self.wq_lo.q.val().get_bits::<8>(WQE_OPCODE);
         self.rdop.next =
             (self.opc.val() == SOP_RDMA_READ) | (self.opc.val() == SOP_CMP_SWAP) | (self.opc.val() == SOP_FETCH_ADD);
-        // jc: rd_ok [152], fence_ok [153], a first send of the WQE [154]
+        // jc: rd_ok [152], fence_ok [153], a first send of the WQE [154],
+        // a flush job [156] (no limit or fence: nothing is sent)
         self.j_block.next = self.wq_err.q.val()
             | (self.jc.val().get_bit(154)
+                & !self.jc.val().get_bit(156)
                 & ((self.rdop.val() & !self.jc.val().get_bit(152))
                     | (self.wq_lo.q.val().get_bit(WQE_FENCE) & !self.jc.val().get_bit(153))));
         self.j_go.next = self.wq_full.q.val()
@@ -84,7 +86,7 @@ impl Logic for ReqWqeStage {
         self.go.next = self.j_go.val();
         self.block.next = self.j_block.val();
         self.stop.next = self.wq_full.q.val() & self.j_block.val();
-        self.rd_first.next = self.rdop.val() & self.jc.val().get_bit(154);
+        self.rd_first.next = self.rdop.val() & self.jc.val().get_bit(154) & !self.jc.val().get_bit(156);
 
         // ================= the WQE: two beats =================
         self.s_rd.tready.next = !(self.wq_full.q.val() & self.wq_half.q.val());
@@ -138,6 +140,7 @@ impl Logic for ReqWqeStage {
         self.m_job.pkt_index.next = bit_cast::<24, 23>(self.job_ctx.q.val().get_bits::<23>(121));
         self.m_job.budget.next = bit_cast::<24, 8>(self.job_ctx.q.val().get_bits::<8>(144));
         self.m_job.resend.next = self.job_ctx.q.val().get_bit(155);
+        self.m_job.flush.next = self.job_ctx.q.val().get_bit(156);
         self.m_job.path.next = self.job_path.q.val();
         self.m_job.opcode.next = self.job_lo.q.val().get_bits::<8>(WQE_OPCODE);
         self.m_job.solicited.next = self.job_lo.q.val().get_bit(WQE_SOLICITED);
