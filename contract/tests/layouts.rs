@@ -288,7 +288,7 @@ fn qps_fields_sit_in_their_owners_bytes() {
             .unwrap_or_else(|| panic!("{} crosses an owner's bytes", f.name));
         bits[owner] += f.width;
     }
-    assert_eq!(bits, [93, 104, 305]);
+    assert_eq!(bits, [94, 104, 305]);
     // A write of one owner's bytes leaves every other owner's field as it was.
     let mut e = [0xA5u8; qps::SIZE];
     for b in &mut e[qps::COMPLETER_BYTES] {

@@ -3,8 +3,8 @@
 //! the parent from its slot LUTRAMs) into field registers, with the
 //! not-started substitutions (`REQ_STARTED` clear: NEXT_PSN = SENT_END =
 //! SQ_PSN, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED` clear: UNA =
-//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS, no
-//! RNR wait and the completer not in error, work, room), the WQE's address, the job context and the write-back context
+//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS, work,
+//! and for a normal grant no RNR wait and room; a flush grant below), the WQE's address, the job context and the write-back context
 //! (layouts below), and then acts: `issue` (a WQE read, when the parent's
 //! command register is free) or `stop` (a done without `more`, when the
 //! parent's done register is free for it).
@@ -29,6 +29,15 @@
 //! is a `resend` (jctx bit 155): its WQE is not a first send (bit 154
 //! clear: no READ/atomic limit or fence check, no RD_ATOMIC_STARTED count,
 //! no inflight PUSH).
+//!
+//! **Flush grants** (`ReqFetch`'s **Flush**). `qps.REQ_REFUSED` (with
+//! REQ_STARTED) or `COMP_ERROR` (with COMP_STARTED) makes the grant a
+//! flush grant (`d1_flush`): never rewound, no window or RNR wait; its job
+//! (jctx bit 156, a first send, never a resend, CURSOR_PKT 0) names the
+//! cursor's WQE, or CURSOR_WQE + 1 (`d1_cwqe1`, its address in `d2_addr1`)
+//! when the cursor's was partly sent, or, with COMP_ERROR and HEAD_WQE past
+//! that (16-bit serial), HEAD_WQE with NEXT_PSN = SENT_END. `go` compares
+//! each candidate with SQ_PROD from its D1 register and chooses after.
 //!
 //! The job's packet budget is the window's room, and at most up to the
 //! next packet with AckReq (every [`REQ_ACK_REQ_EVERY`]-th of a message:
