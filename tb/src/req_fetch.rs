@@ -235,7 +235,9 @@ pub fn write_back(c: &[u8], s: &[u8], j: &Job, d: (u64, u64, u64, bool, u64)) ->
     let sq = j.get("sq_index");
     if err != REQ_ERR_NONE {
         // refused (or flushed): the cursor past it, REQ_REFUSED, more while WQEs are left
-        let started_rd = is_rd_atomic(j.get("opcode")) && j.get("flush") == 0 && j.get("resend") == 0;
+        // (counted as the block counts a start: a first send, packet 0)
+        let started_rd =
+            is_rd_atomic(j.get("opcode")) && j.get("flush") == 0 && j.get("pkt_index") == 0 && j.get("resend") == 0;
         wr(qps::REQ_STARTED.info(), &mut n, 1);
         wr(qps::REQ_REFUSED.info(), &mut n, 1);
         wr(qps::NEXT_PSN.info(), &mut n, next);

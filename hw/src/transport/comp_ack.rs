@@ -316,9 +316,11 @@ pub struct CompAck {
     /// A WQE whose payload translation failed (`ReqTx::m_xerr`): noted;
     /// always ready.
     pub s_xerr: XlateErrIn,
-    /// A QP context was dropped (`HostIf::qp_inval`): the note is
-    /// forgotten (a new QP of its number must not inherit it; a live QP's
-    /// WQE is then resent, fails again and is noted again).
+    /// A QP context was dropped (`HostIf::qp_inval`, which names no QP):
+    /// the note is forgotten, so a new QP of its number cannot inherit it.
+    /// A live QP's noted WQE then ends in RETRY_EXC_ERR instead of
+    /// LOC_PROT_ERR (`ReqPayload` reports a WQE once: its resends fail
+    /// silently); a QPN with the pulse would keep the note.
     pub inval: Signal<In, Bit>,
 
     dec: CompDecide,
