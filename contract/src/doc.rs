@@ -356,6 +356,14 @@ pub fn write_qp_tables<W: Write>(out: &mut W) -> fmt::Result {
             qp_modify::state_admits(*s, true).name()
         )?;
     }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Beside the state (`record_admits`): a request for a QP whose completer is in error (`qps.COMP_ERROR`) \
+         is dropped as `{}`, and a record made on chip (a retransmit timer's expiry, a send WQE refused or \
+         flushed) is admitted in ERR, so the completer flushes what is outstanding after a modify to ERR.",
+        qp_modify::AdmitReason::QpError.name()
+    )?;
     for code in qp_modify::CODES {
         write_code(out, code)?;
     }

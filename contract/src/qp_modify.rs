@@ -773,6 +773,22 @@ pub const fn state_admits(state: QpState, response: bool) -> AdmitReason {
     }
 }
 
+/// The state rule for a record of the receive path, with what the chip
+/// knows beside the context's state: an `on_chip` record (a retransmit
+/// timer's expiry, a send WQE the requester refused or flushed; always a
+/// response, for the completer) is admitted in ERR too, so the completer
+/// flushes what the QP still has outstanding after a `modify` to ERR; a
+/// request for a QP whose completer is in error (`qps.COMP_ERROR`: a fatal
+/// NAK, spent retries, a local error; the QP is in error as IBTA's
+/// completion error moves it there) is dropped as `QpError`.
+pub const fn record_admits(state: QpState, response: bool, on_chip: bool, comp_error: bool) -> AdmitReason {
+    match state_admits(state, response) {
+        AdmitReason::QpError if on_chip && response => AdmitReason::Admit,
+        AdmitReason::Admit if comp_error && !response => AdmitReason::QpError,
+        r => r,
+    }
+}
+
 /// Whether a packet's BTH P_Key matches its QP's (IBTA 10.9.3): the low 15
 /// bits (the partition) equal and not zero, and at least one of the two a
 /// full member (bit 15): two limited members of a partition do not talk.
@@ -783,9 +799,18 @@ pub const fn pkey_match(packet: u16, qp: u16) -> bool {
 /// Whether a packet with BTH `opcode` is admitted to a QP whose context
 /// holds `state` and `ty` (raw), `qpn_ok` when the QPN names a QP, `pkey_ok`
 /// when the P_Keys match ([`pkey_match`]). In order: BadQpn, BadContext,
-/// WrongQpType, then [`state_admits`], then BadPkey (the anchors' check
-/// order: the QP, its type and state, then the partition).
-pub const fn admit(qpn_ok: bool, pkey_ok: bool, state: u8, ty: u8, opcode: u8) -> AdmitReason {
+/// WrongQpType, then [`record_admits`] (with `on_chip` and `comp_error`),
+/// then BadPkey (the anchors' check order: the QP, its type and state, then
+/// the partition).
+pub const fn admit(
+    qpn_ok: bool,
+    pkey_ok: bool,
+    state: u8,
+    ty: u8,
+    opcode: u8,
+    on_chip: bool,
+    comp_error: bool,
+) -> AdmitReason {
     if !qpn_ok {
         return AdmitReason::BadQpn;
     }
@@ -795,7 +820,7 @@ pub const fn admit(qpn_ok: bool, pkey_ok: bool, state: u8, ty: u8, opcode: u8) -
     if opcode_service(opcode) != service_of(t) {
         return AdmitReason::WrongQpType;
     }
-    match state_admits(s, is_response(opcode)) {
+    match record_admits(s, is_response(opcode), on_chip, comp_error) {
         AdmitReason::Admit if !pkey_ok => AdmitReason::BadPkey,
         r => r,
     }

@@ -491,21 +491,31 @@ fn admission_rules() {
     let want_req = [QpNotReady, QpNotReady, Admit, Admit, Admit, Admit, QpError];
     let want_resp = [QpNotReady, QpNotReady, ResponseNotExpected, Admit, Admit, ResponseNotExpected, QpError];
     for (i, s) in QpState::ALL.iter().enumerate() {
-        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, rc_send), want_req[i], "{s:?}");
-        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, rc_ack), want_resp[i], "{s:?}");
-        assert_eq!(admit(true, true, *s as u8, QpType::Ud as u8, 0x64), want_req[i], "{s:?}");
-        assert_eq!(admit(true, true, *s as u8, QpType::Uc as u8, 0x24), want_req[i], "{s:?}");
-        assert_eq!(admit(true, true, *s as u8, QpType::Uc as u8, rc_send), WrongQpType);
-        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, 0x64), WrongQpType);
-        assert_eq!(admit(false, true, *s as u8, QpType::Rc as u8, rc_send), BadQpn);
+        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, rc_send, false, false), want_req[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, rc_ack, false, false), want_resp[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Ud as u8, 0x64, false, false), want_req[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Uc as u8, 0x24, false, false), want_req[i], "{s:?}");
+        assert_eq!(admit(true, true, *s as u8, QpType::Uc as u8, rc_send, false, false), WrongQpType);
+        assert_eq!(admit(true, true, *s as u8, QpType::Rc as u8, 0x64, false, false), WrongQpType);
+        assert_eq!(admit(false, true, *s as u8, QpType::Rc as u8, rc_send, false, false), BadQpn);
         // the P_Key last: only a packet admitted otherwise is a P_Key violation
         let want = if want_req[i] == Admit { BadPkey } else { want_req[i] };
-        assert_eq!(admit(true, false, *s as u8, QpType::Rc as u8, rc_send), want, "{s:?}");
-        assert_eq!(admit(false, false, *s as u8, QpType::Rc as u8, rc_send), BadQpn);
-        assert_eq!(admit(true, false, *s as u8, QpType::Uc as u8, rc_send), WrongQpType);
+        assert_eq!(admit(true, false, *s as u8, QpType::Rc as u8, rc_send, false, false), want, "{s:?}");
+        assert_eq!(admit(false, false, *s as u8, QpType::Rc as u8, rc_send, false, false), BadQpn);
+        assert_eq!(admit(true, false, *s as u8, QpType::Uc as u8, rc_send, false, false), WrongQpType);
     }
-    assert_eq!(admit(true, true, 7, QpType::Rc as u8, rc_send), BadContext);
-    assert_eq!(admit(true, true, 3, 0, rc_send), BadContext);
+    // a record made on chip (a timer's, a refused WQE's) passes in ERR; a
+    // request for a QP whose completer is in error does not
+    for (i, s) in QpState::ALL.iter().enumerate() {
+        let on_chip = admit(true, true, *s as u8, QpType::Rc as u8, rc_ack, true, false);
+        assert_eq!(on_chip, if *s == QpState::Error { Admit } else { want_resp[i] }, "{s:?}");
+        let req = admit(true, true, *s as u8, QpType::Rc as u8, rc_send, false, true);
+        assert_eq!(req, if want_req[i] == Admit { QpError } else { want_req[i] }, "{s:?}");
+        let resp = admit(true, true, *s as u8, QpType::Rc as u8, rc_ack, false, true);
+        assert_eq!(resp, want_resp[i], "{s:?}: responses still reach the completer in error");
+    }
+    assert_eq!(admit(true, true, 7, QpType::Rc as u8, rc_send, false, false), BadContext);
+    assert_eq!(admit(true, true, 3, 0, rc_send, false, false), BadContext);
     // P_Keys: the partition (low 15 bits) equal and not 0, one side a full member
     assert!(pkey_match(0xFFFF, 0xFFFF) && pkey_match(0x7FFF, 0xFFFF) && pkey_match(0xFFFF, 0x7FFF));
     assert!(!pkey_match(0x7FFF, 0x7FFF), "two limited members");

@@ -525,6 +525,10 @@ impl QueuePair {
     /// Modifies the QP (`ibv_modify_qp`): the attributes in `attr.mask()`.
     /// The transition and the mask are checked against the kernel's table
     /// first, then the values; nothing reaches the device if one is wrong.
+    /// A move to ERR stops the QP: packets for it are dropped, and its send
+    /// WQEs complete with `WrFlushErr` (those outstanding once the ACK
+    /// timeout runs out; with `timeout` 0 they wait for a later post). The
+    /// receive queue's WQEs are not flushed yet (docs/core.md, item 8).
     ///
     /// ```
     /// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
@@ -598,6 +602,14 @@ impl QueuePair {
             ctx.write_entry(&ctx.tables.qpc, self.qpn, &e)?;
             ctx.ctx_cmd(ContextOp::Load, ContextTable::Qp, self.qpn)?;
             self.loaded = true;
+            if to == QpState::Error {
+                // The send queue's doorbell again: the scheduler grants the
+                // QP, whose grants in ERR flush the WQEs not yet sent
+                // (WR_FLUSH_ERR; those outstanding once the completer's
+                // retransmit timer runs out: docs/transport_blocks.md).
+                let prod = qpc::SQ_PROD.get(&e)?;
+                ctx.doorbell(DoorbellKind::SqProducer, self.qpn, prod, false)?;
+            }
         }
         self.qpc = e;
         self.state = to;
@@ -694,9 +706,10 @@ impl QueuePair {
     }
 
     /// Posts send work requests (`ibv_post_send`): all of them, or, on an
-    /// error, none.
+    /// error, none. In RTS or SQD; in ERR too, where the device completes
+    /// them with `WrFlushErr` (IBTA 10.8.2, as rxe and mlx5 do).
     pub fn post_send(&mut self, wrs: &[SendWr<'_>]) -> Result<()> {
-        if !matches!(self.state, QpState::ReadyToSend | QpState::SendQueueDrained) {
+        if !matches!(self.state, QpState::ReadyToSend | QpState::SendQueueDrained | QpState::Error) {
             return Err(Error::WrongStateToPost { queue: Queue::Send, qpn: self.qpn, state: self.state });
         }
         let lim = SendLimits {

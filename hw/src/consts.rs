@@ -371,6 +371,8 @@ rtl_consts! {
     RF_MAX_UNACKED: u64 = 128;
     /// `qpc.STATE` of a QP that sends.
     QP_STATE_RTS: u64 = QpState::ReadyToSend as u8;
+    /// `qpc.STATE` of a QP the driver moved to ERR: its queues are flushed.
+    QP_STATE_ERR: u64 = QpState::Error as u8;
     /// The requester's bytes of a `qps` entry, as a byte mask.
     RF_QPS_REQ_MASK: u64 = ((1u64 << qps::REQUESTER_BYTES.end) - 1) & !((1u64 << qps::REQUESTER_BYTES.start) - 1);
     QPC_STATE: usize = qpc::STATE.pos();

@@ -1407,9 +1407,10 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     assert!(qps::COMP_STARTED.get(d).unwrap(), "{ctx}: started");
     assert_eq!(qps::COMP_ERROR.get(d).unwrap(), s.error, "{ctx}: COMP_ERROR");
     assert_eq!(qps::UNA.get(d).unwrap(), s.una, "{ctx}: UNA");
-    // a wake when UNA moved (the window has room) or to serve a resend
-    let wake = s.una != e.una_before || e.action == CACT_RESEND || (c.timer && e.rnr_before);
-    assert_eq!(r.wake, wake, "{ctx}: the wake (UNA moved from {:#x}, or a resend)", e.una_before);
+    // a wake when UNA moved (the window has room), to serve a resend, or in
+    // error (the requester's flush grants take the WQEs never sent)
+    let wake = s.una != e.una_before || e.action == CACT_RESEND || (c.timer && e.rnr_before) || s.error;
+    assert_eq!(r.wake, wake, "{ctx}: the wake (UNA moved from {:#x}, a resend, an error)", e.una_before);
     // the ACK timer restarts when UNA moved and PSNs are still outstanding
     let sent_end = if c.req_started { c.sent_end } else { e.una_before };
     let arm = s.una != e.una_before && s.una != sent_end && e.action != CACT_ERROR && !s.error;

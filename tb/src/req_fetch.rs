@@ -133,11 +133,16 @@ pub fn wqe_addr(c: &[u8], cwqe: u64) -> u64 {
 pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outcome {
     let e = eff(c, s);
     let win = (e.next.wrapping_sub(e.una)) & PSN_MASK;
-    let rts = rd(qpc::STATE.info(), c) == QpState::ReadyToSend as u64;
+    let st_err = rd(qpc::STATE.info(), c) == QpState::Error as u64;
+    let rts = rd(qpc::STATE.info(), c) == QpState::ReadyToSend as u64 || st_err;
     let comp = rd(qps::COMP_STARTED.info(), s) == 1;
     let cerr = comp && rd(qps::COMP_ERROR.info(), s) == 1;
-    // a flush grant: the requester refused a WQE, or the completer is in error
-    let flush = cerr || (rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1);
+    // a flush grant: the requester refused a WQE, or the completer is in
+    // error, or the driver moved the QP to ERR
+    let flush_qps = cerr || (rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1);
+    let flush = flush_qps || st_err;
+    // ERR alone: the completer's flush first while PSNs are outstanding
+    let outstanding = e.sent != e.una;
     // waiting out an RNR NAK: nothing is sent (a flush does not wait)
     let held = comp && rd(qps::RNR_WAIT.info(), s) == 1 && !flush;
     // a resend: the cursor's PSN was sent before (no READ/atomic or fence check)
@@ -154,7 +159,12 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     } else {
         (at, e.next, 0)
     };
-    if !rts || held || cw == rd(qpc::SQ_PROD.info(), c) || (!flush && win >= MAX_UNACKED_PSNS) {
+    if !rts
+        || held
+        || cw == rd(qpc::SQ_PROD.info(), c)
+        || (!flush && win >= MAX_UNACKED_PSNS)
+        || (st_err && !flush_qps && outstanding)
+    {
         return Outcome::Stop;
     }
     let w = &mem[&wqe_addr(c, cw)];
@@ -414,6 +424,8 @@ pub struct FetchBench<M: Model> {
     /// Flush jobs of a WQE other than the cursor's (the completer's head,
     /// or the one after a partly sent WQE).
     pub flush_moved: u64,
+    /// Flush jobs whose only source was `qpc.STATE` ERR.
+    pub flush_err_state: u64,
     /// Offer grants (the scheduler model) while true.
     pub granting: bool,
 }
@@ -507,6 +519,7 @@ impl<M: Model> FetchBench<M> {
             arms: vec![],
             stops: 0,
             flush_moved: 0,
+            flush_err_state: 0,
             granting: true,
         }
     }
@@ -686,6 +699,11 @@ impl<M: Model> FetchBench<M> {
             let (c, s) = &self.ctx_at_grant[&q];
             if j.get("flush") == 1 && j.get("sq_index") != eff(c, s).cwqe {
                 self.flush_moved += 1;
+            }
+            let refused = rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1;
+            let cerr = rd(qps::COMP_STARTED.info(), s) == 1 && rd(qps::COMP_ERROR.info(), s) == 1;
+            if j.get("flush") == 1 && rd(qpc::STATE.info(), c) == QpState::Error as u64 && !refused && !cerr {
+                self.flush_err_state += 1;
             }
             let (write, more) = write_back(c, s, &j, dn);
             let err = (dn.4 != REQ_ERR_NONE).then_some((j.get("sq_index"), dn.4));

@@ -108,6 +108,10 @@ pub struct LookupBench<M: Model> {
     pub p_write: u64,
     /// Percent of QPs and headers with a P_Key drawn at random (else 0xFFFF).
     pub p_any_pkey: u64,
+    /// Percent of QPs whose completer is in error (`qps.COMP_ERROR`).
+    pub p_comp_error: u64,
+    /// Requests expected dropped because their QP's completer is in error.
+    pub comp_error_drops: u64,
     pub qpc_tab: HashMap<u32, Vec<u8>>,
     pub qps_tab: HashMap<u32, Vec<u8>>,
     /// Per QP and path: the counter every record must carry.
@@ -174,6 +178,8 @@ impl<M: Model> LookupBench<M> {
             wb_max: 1,
             p_write: 80,
             p_any_pkey: 5,
+            p_comp_error: 10,
+            comp_error_drops: 0,
             qpc_tab: HashMap::new(),
             qps_tab: HashMap::new(),
             want_ctr: HashMap::new(),
@@ -205,7 +211,10 @@ impl<M: Model> LookupBench<M> {
         // the default P_Key mostly, else any (limited member, other partition)
         let pkey = if self.rng.chance(self.p_any_pkey) { self.rng.next() as u16 } else { 0xFFFF };
         qpc::PKEY.set(&mut c, pkey).unwrap();
-        let s: Vec<u8> = (0..qps::SIZE).map(|_| self.rng.next() as u8).collect();
+        let mut s: Vec<u8> = (0..qps::SIZE).map(|_| self.rng.next() as u8).collect();
+        // the completer in error now and then: the QP's requests are dropped
+        let comp_error = self.rng.chance(self.p_comp_error);
+        qps::COMP_ERROR.set(&mut s, comp_error).unwrap();
         let ctr = |o: usize| u32::from_le_bytes([s[o], s[o + 1], s[o + 2], s[o + 3]]);
         self.want_ctr.insert((qpn, false), ctr(REQ_CTR));
         self.want_ctr.insert((qpn, true), ctr(RESP_CTR));
@@ -232,7 +241,15 @@ impl<M: Model> LookupBench<M> {
             None => (QpState::Reset as u8, QpType::Rc as u8, 0xFFFF),
         };
         assert!(!qpn_ok || self.qpc_tab.contains_key(&qpn), "QP {qpn} has no tables");
-        let reason = admit(qpn_ok, pkey_match(pkey, qp_pkey), state, ty, opcode);
+        // the completer's error bits are random and never written here
+        let comp_error = self
+            .qps_tab
+            .get(&qpn)
+            .is_some_and(|e| qps::COMP_STARTED.get(e).unwrap() && qps::COMP_ERROR.get(e).unwrap());
+        let reason = admit(qpn_ok, pkey_match(pkey, qp_pkey), state, ty, opcode, false, comp_error);
+        if comp_error && reason == AdmitReason::QpError && state != QpState::Error as u8 {
+            self.comp_error_drops += 1;
+        }
         let h = Hdr { bytes, qpn, opcode, reason };
         self.exp_dest.push_back(h.dest());
         if reason == AdmitReason::Admit {

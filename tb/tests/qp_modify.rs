@@ -276,8 +276,11 @@ fn qp_admit_truth_table() {
     let mut rng = Rng::new(0x9b_0004);
     let mut prev: Option<AdmitReason> = None;
     let mut counts = [0u32; 8];
+    let mut exceptions = [0u32; 2];
     let mut n = 0u64;
-    for (qpn_ok, pkey_ok) in [(false, true), (true, true), (true, false)] {
+    let flags = [(false, true), (true, true), (true, false)].into_iter();
+    let flags = flags.flat_map(|q| [(false, false), (true, false), (false, true)].map(move |f| (q, f)));
+    for ((qpn_ok, pkey_ok), (on_chip, comp_error)) in flags {
         for state in 0..16u8 {
             for ty in 0..16u8 {
                 for op in 0..=255u8 {
@@ -289,23 +292,31 @@ fn qp_admit_truth_table() {
                     d.set_state(state as u64);
                     d.set_qp_type(ty as u64);
                     d.set_opcode(op as u64);
+                    d.set_on_chip(on_chip as u64);
+                    d.set_comp_error(comp_error as u64);
                     sim.tick();
                     let d = &sim.dut;
                     assert_eq!(d.out_valid() == 1, valid, "out_valid follows in_valid");
-                    let want = admit(qpn_ok, pkey_ok, state, ty, op);
+                    let want = admit(qpn_ok, pkey_ok, state, ty, op, on_chip, comp_error);
                     assert_eq!(
                         (d.admit() == 1, d.reason() as u8),
                         (want == AdmitReason::Admit, want as u8),
-                        "qpn_ok {qpn_ok} pkey_ok {pkey_ok} state {state} type {ty} opcode {op:#04x}"
+                        "qpn_ok {qpn_ok} pkey_ok {pkey_ok} on_chip {on_chip} comp_error {comp_error} state {state} \
+                         type {ty} opcode {op:#04x}"
                     );
                     counts[want as usize] += 1;
+                    // the two exceptions to the wire's state rule, seen
+                    let wire = admit(qpn_ok, pkey_ok, state, ty, op, false, false);
+                    exceptions[0] += (on_chip && wire == AdmitReason::QpError && want == AdmitReason::Admit) as u32;
+                    exceptions[1] += (comp_error && wire == AdmitReason::Admit && want == AdmitReason::QpError) as u32;
                     prev = Some(want);
                     n += 1;
                 }
             }
         }
     }
-    assert_eq!(n, 3 * 16 * 16 * 256);
+    assert_eq!(n, 9 * 16 * 16 * 256);
+    assert!(exceptions.iter().all(|&e| e > 0), "a timer's record in ERR, a request in error: {exceptions:?}");
     assert!(prev.is_some());
     for r in AdmitReason::ALL {
         assert!(counts[*r as usize] > 0, "{r:?} never produced");

@@ -27,7 +27,14 @@ fn add_qp(b: &mut Bench, q: u32, rts_pct: u64, work: u64) {
     for x in c.iter_mut() {
         *x = r.next() as u8;
     }
-    let st = if r.chance(rts_pct) { QpState::ReadyToSend } else { QpState::ReadyToReceive };
+    // not RTS: RTR (nothing sent), or ERR (the driver's modify: flushed)
+    let st = if r.chance(rts_pct) {
+        QpState::ReadyToSend
+    } else if r.chance(40) {
+        QpState::Error
+    } else {
+        QpState::ReadyToReceive
+    };
     wr(qpc::STATE.info(), &mut c, st as u64);
     wr(qpc::PMTU.info(), &mut c, 1 + r.next() % 5);
     wr(qpc::MAX_RD_ATOMIC.info(), &mut c, r.next() % 4);
@@ -46,6 +53,10 @@ fn add_qp(b: &mut Bench, q: u32, rts_pct: u64, work: u64) {
         wr(qps::REQ_STARTED.info(), &mut s, 1);
         wr(qps::NEXT_PSN.info(), &mut s, next);
         wr(qps::SENT_END.info(), &mut s, (next + r.next() % 3) % (1 << 24));
+        if st == QpState::Error && r.chance(50) {
+            // everything sent acknowledged: ERR alone flushes at once
+            wr(qps::SENT_END.info(), &mut s, next);
+        }
         wr(qps::CURSOR_WQE.info(), &mut s, cursor);
         wr(qps::CURSOR_PKT.info(), &mut s, if r.chance(30) { r.next() % 3 } else { 0 });
         wr(qps::RD_ATOMIC_STARTED.info(), &mut s, r.next() % 32);
@@ -132,10 +143,14 @@ fn random_run(seed: u64, nqp: u32, rounds: usize) {
     assert_eq!(b.writes as usize, b.jobs.len(), "every job written back");
     assert_eq!(b.arms.len(), b.jobs.len() - b.errs.len(), "one retransmit timer arming per job that sent");
     let flushes = b.errs.iter().filter(|e| e.2 == REQ_ERR_FLUSH).count();
-    eprintln!("{flushes} flush jobs, {} of them not at the cursor", b.flush_moved);
+    eprintln!(
+        "{flushes} flush jobs, {} of them not at the cursor, {} of QPs in ERR alone",
+        b.flush_moved, b.flush_err_state
+    );
     assert!(b.jobs.len() > 50 && b.stops > 10, "the run exercised jobs and stops");
     assert!(flushes > 0 && b.errs.len() > flushes, "the run exercised refusals and flush jobs");
     assert!(b.flush_moved > 0, "flush jobs at the completer's head or past a partly sent WQE");
+    assert!(b.flush_err_state > 0, "flush jobs of QPs the driver moved to ERR");
 }
 
 #[test]

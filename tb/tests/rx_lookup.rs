@@ -51,6 +51,7 @@ fn random_traffic(b: &mut Bench, qpns: &[u32], n: usize) {
 #[test]
 fn random_headers_under_stalls() {
     let mut reasons = [0u64; rnic_hw::transport::RX_DROP_REASONS];
+    let mut comp_error_drops = 0;
     for (seed, qps, p, lat, wb) in [
         (1, 3, 100, (2, 40), (1, 30)),
         (2, 12, 60, (2, 8), (1, 5)),
@@ -66,6 +67,7 @@ fn random_headers_under_stalls() {
         assert!(b.records[0] > 300 && b.records[1] > 200, "seed {seed}: records per path {:?}", b.records);
         assert_eq!(b.dests, 1500, "seed {seed}: a destination per header");
         assert!(b.wakes > 50, "seed {seed}: {} wakes", b.wakes);
+        comp_error_drops += b.comp_error_drops;
         for (k, n) in b.drops.iter().enumerate() {
             reasons[k] += n;
         }
@@ -73,6 +75,7 @@ fn random_headers_under_stalls() {
     // BadQpn, WrongQpType, QpNotReady, QpError, ResponseNotExpected, BadPkey
     assert!(reasons.iter().filter(|&&n| n > 10).count() >= 6, "drops of every reason the traffic makes: {reasons:?}");
     assert!(reasons[rnic_contract::qp_modify::AdmitReason::BadPkey as usize] > 10, "P_Key drops: {reasons:?}");
+    assert!(comp_error_drops > 10, "requests of QPs whose completer is in error: {comp_error_drops}");
 }
 
 #[test]
@@ -80,7 +83,7 @@ fn latency_and_rates() {
     // one header into an idle block, both caches answering H cycles after the request is taken
     for h in [1u64, 3, 20] {
         let mut b = Bench::new(rx_lookup::Dut::new(), 7);
-        b.p_any_pkey = 0;
+        (b.p_any_pkey, b.p_comp_error) = (0, 0);
         (b.lat_min, b.lat_max) = (h, h);
         b.add_qp(5, QpState::ReadyToSend as u64, QpType::Rc as u64);
         b.push(5, 0x04);
@@ -89,7 +92,7 @@ fn latency_and_rates() {
     }
     // distinct QPs back to back: one header per two cycles
     let mut b = Bench::new(rx_lookup::Dut::new(), 8);
-    b.p_any_pkey = 0; // every header admitted
+    (b.p_any_pkey, b.p_comp_error) = (0, 0); // every header admitted
     b.p_write = 0; // write-backs share the `qps` port with the reads
     for q in 1..=200u32 {
         b.add_qp(q, QpState::ReadyToSend as u64, QpType::Rc as u64);
@@ -103,7 +106,7 @@ fn latency_and_rates() {
     assert!(r.windows(2).all(|w| w[1] - w[0] == 2), "a record every two cycles");
     // one QP's requests: one per loop (record taken -> write-back -> next read)
     let mut b = Bench::new(rx_lookup::Dut::new(), 9);
-    b.p_any_pkey = 0; // every header admitted
+    (b.p_any_pkey, b.p_comp_error) = (0, 0); // every header admitted
     (b.wb_min, b.wb_max) = (10, 10);
     b.add_qp(9, QpState::ReadyToSend as u64, QpType::Rc as u64);
     for _ in 0..50 {

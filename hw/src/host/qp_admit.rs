@@ -3,21 +3,23 @@
 //! QP's state and type (raw, from its context) and the packet's BTH opcode,
 //! `admit` and the `AdmitReason` code. Requests are admitted in RTR, RTS,
 //! SQD and SQE, responses (READ responses, ACKs) in RTS and SQD; RESET and
-//! INIT give QpNotReady, ERR QpError; an opcode of another transport
+//! INIT give QpNotReady, ERR QpError (but a record made on chip, `on_chip`,
+//! is admitted in ERR, and a request for a QP whose completer is in error,
+//! `comp_error`, is QpError: `record_admits`); an opcode of another transport
 //! WrongQpType; a packet admitted otherwise whose P_Key does not match the
 //! QP's (`pkey_ok` low, computed by the caller) BadPkey.
 //!
 //! Three small tables built from the contract at construction: the opcode's
 //! response flag (256 bits), the type check by (type, opcode transport) (128
-//! entries of 2 bits) and the state rule by (state, response) (32 entries of
-//! 8 bits). One result per cycle, registered: `out_*` follow `in_valid` by
+//! entries of 2 bits) and the state rule by (state, response, on chip,
+//! completer in error) (128 entries of 4 bits). One result per cycle, registered: `out_*` follow `in_valid` by
 //! one cycle. Counting drops by reason is left to the receive path's
 //! integration (one counter per reason).
 
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
 use rnic_contract::codes::{QpState, QpType};
-use rnic_contract::qp_modify::{is_response, opcode_service, service_of, state_admits, AdmitReason};
+use rnic_contract::qp_modify::{is_response, opcode_service, record_admits, service_of, AdmitReason};
 use rust_hdl::prelude::*;
 
 // type check outcomes in `type_tbl`
@@ -39,13 +41,18 @@ pub struct QpAdmit {
     pub opcode: Signal<In, Bits<8>>,
     /// The packet's P_Key matches the QP's (`qp_modify::pkey_match`).
     pub pkey_ok: Signal<In, Bit>,
+    /// The record was made on chip (a timer's expiry, a refused or flushed
+    /// send WQE): admitted in ERR.
+    pub on_chip: Signal<In, Bit>,
+    /// The QP's completer is in error (`qps.COMP_ERROR`): requests are QpError.
+    pub comp_error: Signal<In, Bit>,
     pub out_valid: Signal<Out, Bit>,
     pub admit: Signal<Out, Bit>,
     /// `AdmitReason` code.
     pub reason: Signal<Out, Bits<8>>,
     resp_tbl: Constant<Bits<256>>,
     type_tbl: Constant<Bits<256>>,
-    state_tbl: Constant<Bits<256>>,
+    state_tbl: Constant<Bits<512>>,
     c_type_wrong: Constant<Bits<2>>,
     c_type_bad: Constant<Bits<2>>,
     c_admit: Constant<Bits<8>>,
@@ -55,7 +62,8 @@ pub struct QpAdmit {
     c_bad_pkey: Constant<Bits<8>>,
     resp: Signal<Local, Bits<1>>,
     tcheck: Signal<Local, Bits<2>>,
-    srule: Signal<Local, Bits<8>>,
+    sidx: Signal<Local, Bits<7>>,
+    srule: Signal<Local, Bits<4>>,
     why: Signal<Local, Bits<8>>,
     r_valid: Reg<Bit>,
     r_admit: Reg<Bit>,
@@ -63,9 +71,9 @@ pub struct QpAdmit {
     kind: TypeTag<Self>,
 }
 
-fn table(entries: usize, width: usize, f: impl Fn(usize) -> u64) -> Constant<Bits<256>> {
-    assert!(entries * width <= 256);
-    let mut b = Bits::<256>::default();
+fn table<const N: usize>(entries: usize, width: usize, f: impl Fn(usize) -> u64) -> Constant<Bits<N>> {
+    assert!(entries * width <= N);
+    let mut b = Bits::<N>::default();
     for e in 0..entries {
         let v = f(e);
         assert!(v < 1 << width);
@@ -85,10 +93,11 @@ impl Default for QpAdmit {
             Some(_) => TYPE_OK,
         });
         const _: () = assert!(opcode_service(0xFF) == 7);
-        // index: state in bits 4:1, response in bit 0
-        let state_tbl = table(32, 8, |i| match QpState::from_raw((i >> 1) as u64) {
+        // index: state in bits 6:3, completer in error in bit 2, on chip in
+        // bit 1, response in bit 0
+        let state_tbl = table(128, 4, |i| match QpState::from_raw((i >> 3) as u64) {
             None => AdmitReason::BadContext as u64,
-            Some(s) => state_admits(s, i & 1 == 1) as u64,
+            Some(s) => record_admits(s, i & 1 == 1, i & 2 != 0, i & 4 != 0) as u64,
         });
         Self {
             clock: Default::default(),
@@ -99,6 +108,8 @@ impl Default for QpAdmit {
             qp_type: Default::default(),
             opcode: Default::default(),
             pkey_ok: Default::default(),
+            on_chip: Default::default(),
+            comp_error: Default::default(),
             out_valid: Default::default(),
             admit: Default::default(),
             reason: Default::default(),
@@ -114,6 +125,7 @@ impl Default for QpAdmit {
             c_bad_pkey: Constant::new((AdmitReason::BadPkey as u64).into()),
             resp: Default::default(),
             tcheck: Default::default(),
+            sidx: Default::default(),
             srule: Default::default(),
             why: Default::default(),
             r_valid: Default::default(),
@@ -133,16 +145,21 @@ impl Logic for QpAdmit {
             .type_tbl
             .val()
             .get_bits::<2>(((self.qp_type.val().index() << 3) | self.opcode.val().get_bits::<3>(5).index()) << 1);
-        self.srule.next =
-            self.state_tbl.val().get_bits::<8>(((self.state.val().index() << 1) | self.resp.val().index()) << 3);
-        self.why.next = self.srule.val();
-        if (self.srule.val() == self.c_admit.val()) & !self.pkey_ok.val() {
+        self.sidx.next = (bit_cast::<7, 4>(self.state.val()) << 3)
+            | (bit_cast::<7, 1>(self.comp_error.val().into()) << 2)
+            | (bit_cast::<7, 1>(self.on_chip.val().into()) << 1)
+            | bit_cast::<7, 1>(self.resp.val());
+        self.srule.next = self.state_tbl.val().get_bits::<4>(self.sidx.val().index() << 2);
+        self.why.next = bit_cast::<8, 4>(self.srule.val());
+        if (bit_cast::<8, 4>(self.srule.val()) == self.c_admit.val()) & !self.pkey_ok.val() {
             self.why.next = self.c_bad_pkey.val();
         }
         if self.tcheck.val() == self.c_type_wrong.val() {
             self.why.next = self.c_wrong_type.val();
         }
-        if (self.tcheck.val() == self.c_type_bad.val()) | (self.srule.val() == self.c_bad_context.val()) {
+        if (self.tcheck.val() == self.c_type_bad.val())
+            | (bit_cast::<8, 4>(self.srule.val()) == self.c_bad_context.val())
+        {
             self.why.next = self.c_bad_context.val();
         }
         if !self.qpn_ok.val() {

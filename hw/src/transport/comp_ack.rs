@@ -5,7 +5,9 @@
 //! `RxHold`, ICRC good) with its QP's `qpc` and `qps` entries, it decides
 //! ([`CompDecide`]):
 //!
-//! * the QP's completer is in error (`qps.COMP_ERROR`): dropped, and a
+//! * the QP's completer is in error (`qps.COMP_ERROR`, or `qpc.STATE` ERR:
+//!   the driver's modify, whose first record so flushes and writes
+//!   COMP_ERROR): dropped, and a
 //!   flush of whatever its list holds (WR_FLUSH_ERR; entries pushed after
 //!   the QP's flush by jobs under way then, and the flush jobs' entries of
 //!   WQEs never sent: `req_fetch`'s **Flush**);
@@ -78,7 +80,7 @@
 //! | `cqe_placed` | out | the CQE on `m_cqe` completes a READ whose last packet placed data (`Completer` holds it until the data is written) |
 //! | `m_hint` ([`ReadHintOut`](super::ReadHintOut)) | out | after a READ/atomic completed with more WQEs of the QP in flight: the next SQ index with the QP's `sq_base`, `sq_log`, for `comp_read` to read ahead (a one-cycle pulse from registers; no `ready`) |
 //! | `s_xerr` ([`XlateErrIn`]) | in | a WQE whose payload translation failed {QPN, SQ index, verdict}: the note (above); always ready |
-//! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`, `wake` when that write moves UNA (the send scheduler is told once it is in the cache: a requester stopped by its window starts again); for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
+//! | `m_dec` | out | one record per packet after its walk: `verdict` (`COMP_*`), `implied`, `action` (`CACT_*`) with `action_psn`, `timer` (RNR) or `status` (error), and the completer's new bytes `wr_data`/`wr_mask` for `ctx_cache.write(qpn, wr_mask, wr_data)` when `write`, `wake` when that write moves UNA or the QP is in error (the send scheduler is told once it is in the cache: a requester stopped by its window starts again, one in error flushes); for a READ response / atomic ACK `stale`, `place` with `atomic`, `last`, `wqe_index`, `offset`, `plen`, `lane`, `orig` (the placement for `comp_read`); from registers |
 //!
 //! **One packet at a time; consecutive packets of one QP.** The block takes
 //! a packet only when idle and its previous record is taken, and keeps
@@ -400,6 +402,23 @@ pub struct CompAck {
     in_rnr_tmr: Signal<Local, Bit>,
     in_local: Signal<Local, Bit>,
     in_rnr_exc: Signal<Local, Bit>,
+    fw_hit: Signal<Local, Bit>,
+    pk_st: Signal<Local, Bits<COMP_STATE_BITS>>,
+    pk_on: Signal<Local, Bit>,
+    fw_on: Signal<Local, Bit>,
+    sent_in: Signal<Local, Bits<24>>,
+    sq_psn: Signal<Local, Bits<24>>,
+    pk_ne: Signal<Local, Bit>,
+    fw_ne: Signal<Local, Bit>,
+    pk_eq: Signal<Local, Bit>,
+    fw_eq: Signal<Local, Bit>,
+    pk_r0: Signal<Local, Bit>,
+    fw_r0: Signal<Local, Bit>,
+    pk_n0: Signal<Local, Bit>,
+    fw_n0: Signal<Local, Bit>,
+    pk_ok: Signal<Local, Bit>,
+    fw_ok: Signal<Local, Bit>,
+    tmr_exc: Signal<Local, Bit>,
     rnr_new: Signal<Local, Bits<3>>,
     rnr_action: Signal<Local, Bit>,
     rnr_wait_new: Signal<Local, Bit>,
@@ -580,7 +599,8 @@ impl Logic for CompAck {
         self.take.next = (self.state.q.val() == CompState::Idle) & self.s_pkt.valid.val() & !self.o_valid.q.val();
         self.in_qpn.next = self.s_pkt.hdr.val().get_bits::<24>(RXF_DESTQP);
         self.in_st.next = bit_cast::<COMP_STATE_BITS, 512>(self.s_pkt.qps.val() >> QPS_COMP_LSB);
-        if self.fw_valid.q.val() & (self.fw_qpn.q.val() == self.in_qpn.val()) {
+        self.fw_hit.next = self.fw_valid.q.val() & (self.fw_qpn.q.val() == self.in_qpn.val());
+        if self.fw_hit.val() {
             self.in_st.next = self.fw_st.q.val();
         }
         self.start_st.next = self.in_st.val();
@@ -606,13 +626,54 @@ impl Logic for CompAck {
         if self.in_timer.val() {
             self.in_psn.next = self.start_una.val();
         }
+        // Retries spent with PSNs outstanding (a timer's record), RNR
+        // retries spent at UNA (an RNR NAK): decided for each source of the
+        // state (the packet's `qps`, the forwarded record, the start values
+        // from `qpc`), compares from the inputs, chosen after (a choice of
+        // the state and then a 24-bit compare was 8.50 levels)
+        self.pk_st.next = bit_cast::<COMP_STATE_BITS, 512>(self.s_pkt.qps.val() >> QPS_COMP_LSB);
+        self.pk_on.next = (self.pk_st.val() >> QPSC_STARTED).get_bit(0);
+        self.fw_on.next = (self.fw_st.q.val() >> QPSC_STARTED).get_bit(0);
+        self.sent_in.next = self.s_pkt.qps.val().get_bits::<24>(QPS_SENT_END);
+        self.sq_psn.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_SQ_PSN);
+        self.pk_ne.next = (self.pk_st.val() >> QPSC_UNA).get_bits::<24>(0) != self.sent_in.val();
+        self.fw_ne.next = (self.fw_st.q.val() >> QPSC_UNA).get_bits::<24>(0) != self.sent_in.val();
+        self.pk_eq.next =
+            (self.pk_st.val() >> QPSC_UNA).get_bits::<24>(0) == self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
+        self.fw_eq.next =
+            (self.fw_st.q.val() >> QPSC_UNA).get_bits::<24>(0) == self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
+        self.pk_r0.next = !(self.pk_st.val() >> QPSC_RETRIES).get_bits::<3>(0).any();
+        self.fw_r0.next = !(self.fw_st.q.val() >> QPSC_RETRIES).get_bits::<3>(0).any();
+        self.pk_n0.next = !(self.pk_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0).any();
+        self.fw_n0.next = !(self.fw_st.q.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0).any();
+        if !self.pk_on.val() {
+            self.pk_ne.next = self.sq_psn.val() != self.sent_in.val();
+            self.pk_eq.next = self.sq_psn.val() == self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
+            self.pk_r0.next = !self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT).any();
+            self.pk_n0.next = !self.s_pkt.qpc.val().get_bits::<3>(QPC_RNR_RETRY).any();
+        }
+        if !self.fw_on.val() {
+            self.fw_ne.next = self.sq_psn.val() != self.sent_in.val();
+            self.fw_eq.next = self.sq_psn.val() == self.s_pkt.hdr.val().get_bits::<24>(RXF_PSN);
+            self.fw_r0.next = !self.s_pkt.qpc.val().get_bits::<3>(QPC_RETRY_CNT).any();
+            self.fw_n0.next = !self.s_pkt.qpc.val().get_bits::<3>(QPC_RNR_RETRY).any();
+        }
+        // (in error nothing is spent: the record flushes)
+        self.pk_ok.next = self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED)
+            & self.pk_ne.val()
+            & !(self.pk_on.val() & (self.pk_st.val() >> QPSC_ERROR).get_bit(0));
+        self.fw_ok.next = self.s_pkt.qps.val().get_bit(QPS_REQ_STARTED)
+            & self.fw_ne.val()
+            & !(self.fw_on.val() & (self.fw_st.q.val() >> QPSC_ERROR).get_bit(0));
+        self.tmr_exc.next = self.pk_ok.val() & self.pk_r0.val();
+        self.in_rnr_exc.next = self.pk_ok.val() & self.pk_n0.val() & self.pk_eq.val();
+        if self.fw_hit.val() {
+            self.tmr_exc.next = self.fw_ok.val() & self.fw_r0.val();
+            self.in_rnr_exc.next = self.fw_ok.val() & self.fw_n0.val() & self.fw_eq.val();
+        }
         // (bit 7 clear, kind 01: an RNR NAK)
-        self.in_rnr_exc.next = !self.in_timer.val()
-            & (self.s_pkt.hdr.val().get_bits::<3>(RXF_AETH_KIND) == 1)
-            & (self.in_psn.val() == self.start_una.val())
-            & !(self.start_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0).any()
-            & !(self.start_st.val() >> QPSC_ERROR).get_bit(0)
-            & (self.start_una.val() != self.in_sent_end.val());
+        self.in_rnr_exc.next =
+            self.in_rnr_exc.val() & !self.in_timer.val() & (self.s_pkt.hdr.val().get_bits::<3>(RXF_AETH_KIND) == 1);
         self.walk.load.next = self.take.val();
         self.walk.load_st.next = self.start_st.val();
         self.walk.qpn.next = self.qpn.q.val();
@@ -637,12 +698,7 @@ impl Logic for CompAck {
             // a timer's record with its retries spent and PSNs outstanding:
             // a fatal NAK (RETRY_EXC_ERR, the flush), decided here so the
             // walk's start sees the syndrome register alone
-            if self.in_timer.val()
-                & !self.in_rnr_tmr.val()
-                & !(self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0).any()
-                & !(self.start_st.val() >> QPSC_ERROR).get_bit(0)
-                & (self.start_una.val() != self.in_sent_end.val())
-            {
+            if self.in_timer.val() & !self.in_rnr_tmr.val() & self.tmr_exc.val() {
                 self.syndrome.d.next = TIMER_EXC_SYNDROME.into();
             }
             if self.in_rnr_exc.val() {
@@ -664,7 +720,9 @@ impl Logic for CompAck {
             self.pd.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_PD);
             self.init.d.next = !(self.in_st.val() >> QPSC_STARTED).get_bit(0);
             self.retry_psn.d.next = (self.start_st.val() >> QPSC_RETRY_PSN).get_bits::<24>(0);
-            self.error.d.next = (self.start_st.val() >> QPSC_ERROR).get_bit(0);
+            // (a QP the driver moved to ERR is in error as a failed one is)
+            self.error.d.next = (self.start_st.val() >> QPSC_ERROR).get_bit(0)
+                | (self.s_pkt.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_ERR);
             self.retries.d.next = (self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0);
             self.rnr_retries.d.next = (self.start_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0);
             self.una0.d.next = self.start_una.val();
@@ -819,8 +877,12 @@ impl Logic for CompAck {
             }
             self.o_write.d.next = self.fin_write.val();
             // a wake when UNA moved (room), or to serve a resend
+            // (and in error: the requester's flush grants take the WQEs left)
             self.o_wake.d.next = self.fin_write.val()
-                & (self.progress.val() | self.fin_resend.val() | (self.timer.q.val() & self.rnr_wait.q.val()));
+                & (self.progress.val()
+                    | self.fin_resend.val()
+                    | (self.timer.q.val() & self.rnr_wait.q.val())
+                    | self.walk.fatal_out.val());
             self.o_arm.d.next = self.fin_write.val()
                 & self.progress.val()
                 & (self.walk.una.val() != self.sent_end.q.val())

@@ -3,7 +3,7 @@
 //! the parent from its slot LUTRAMs) into field registers, with the
 //! not-started substitutions (`REQ_STARTED` clear: NEXT_PSN = SENT_END =
 //! SQ_PSN, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED` clear: UNA =
-//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS, work,
+//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS or ERR, work,
 //! and for a normal grant no RNR wait and room; a flush grant below), the WQE's address, the job context and the write-back context
 //! (layouts below), and then acts: `issue` (a WQE read, when the parent's
 //! command register is free) or `stop` (a done without `more`, when the
@@ -31,8 +31,11 @@
 //! no inflight PUSH).
 //!
 //! **Flush grants** (`ReqFetch`'s **Flush**). `qps.REQ_REFUSED` (with
-//! REQ_STARTED) or `COMP_ERROR` (with COMP_STARTED) makes the grant a
-//! flush grant (`d1_flush`): never rewound, no window or RNR wait; its job
+//! REQ_STARTED), `COMP_ERROR` (with COMP_STARTED) or `qpc.STATE` ERR makes
+//! the grant a flush grant (`d1_flush`): never rewound, no window or RNR
+//! wait; with ERR alone (`d1_errq`) only when nothing is outstanding
+//! (SENT_END = UNA: else the completer's flush comes first, writes
+//! COMP_ERROR and wakes the QP); its job
 //! (jctx bit 156, a first send, never a resend, CURSOR_PKT 0) names the
 //! cursor's WQE, or CURSOR_WQE + 1 (`d1_cwqe1`, its address in `d2_addr1`)
 //! when the cursor's was partly sent, or, with COMP_ERROR and HEAD_WQE past
@@ -121,6 +124,9 @@ pub struct ReqDecide {
     /// completer is in error (`d1_cerr`); CURSOR_WQE + 1.
     d1_flush: Reg<Bit>,
     d1_cerr: Reg<Bit>,
+    /// The flush grant's only source is `qpc.STATE` ERR (the driver's
+    /// modify): it waits for the completer while PSNs are outstanding.
+    d1_errq: Reg<Bit>,
     d1_cwqe1: Reg<Bits<16>>,
     // ---- D2: the decision
     d2_v: Reg<Bit>,
@@ -160,6 +166,9 @@ pub struct ReqDecide {
     hidx: Signal<Local, Bits<16>>,
     idx1: Signal<Local, Bits<16>>,
     flush_in: Signal<Local, Bit>,
+    flush_qps: Signal<Local, Bit>,
+    st_err: Signal<Local, Bit>,
+    idle: Signal<Local, Bit>,
     fjump: Signal<Local, Bit>,
     hd_c: Signal<Local, Bits<16>>,
     hd_1: Signal<Local, Bits<16>>,
@@ -179,8 +188,8 @@ impl Logic for ReqDecide {
         dff_setup!(
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
             d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_c0, d1_rew, d1_hwqe,
-            d1_rpkt, d1_rc0, d1_rackb, d1_rlim, d1_ackb, d1_lim, d1_flush, d1_cerr, d1_cwqe1, d2_v, d2_slot, d2_go,
-            d2_addr, d2_haddr, d2_rw, d2_s1, d2_addr1, d2_jctx, d2_wctx
+            d1_rpkt, d1_rc0, d1_rackb, d1_rlim, d1_ackb, d1_lim, d1_flush, d1_cerr, d1_errq, d1_cwqe1, d2_v, d2_slot,
+            d2_go, d2_addr, d2_haddr, d2_rw, d2_s1, d2_addr1, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -212,9 +221,12 @@ impl Logic for ReqDecide {
             self.head_first.next = self.qps.val().get_bits::<24>(QPS_HEAD_FIRST);
         }
         self.rew_pkt.next = self.una_eff.val() - self.head_first.val();
-        // a flush grant: the requester refused a WQE, or the completer is in error
-        self.flush_in.next = (self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR))
+        // a flush grant: the requester refused a WQE, the completer is in
+        // error, or the driver moved the QP to ERR
+        self.flush_qps.next = (self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR))
             | (self.qps.val().get_bit(QPS_REQ_STARTED) & self.qps.val().get_bit(QPS_REQ_REFUSED));
+        self.st_err.next = self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_ERR;
+        self.flush_in.next = self.flush_qps.val() | self.st_err.val();
         if self.d2_load.val() {
             self.d1_v.d.next = false;
         }
@@ -224,11 +236,12 @@ impl Logic for ReqDecide {
             self.d1_qpn.d.next = self.head_qpn.val();
             // (nothing is sent while the completer waits out an RNR NAK; a
             // flush grant sends nothing and does not wait)
-            self.d1_ok.d.next = (self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS)
+            self.d1_ok.d.next = ((self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS) | self.st_err.val())
                 & !self.head_bad.val()
                 & (self.flush_in.val()
                     | !(self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_RNR_WAIT)));
             self.d1_flush.d.next = self.flush_in.val();
+            self.d1_errq.d.next = self.st_err.val() & !self.flush_qps.val();
             self.d1_cerr.d.next = self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR);
             self.d1_cwqe1.d.next = self.qps.val().get_bits::<16>(QPS_CURSOR_WQE) + 1;
             self.d1_prod.d.next = self.qpc.val().get_bits::<16>(QPC_SQ_PROD);
@@ -358,12 +371,15 @@ impl Logic for ReqDecide {
         if self.d2_act.val() {
             self.d2_v.d.next = false;
         }
+        // nothing outstanding: no entry in the completer's list but the
+        // cursor's partly sent WQE (skipped: the completer flushes it)
+        self.idle.next = self.d1_sent.q.val() == self.d1_una.q.val();
         if self.d2_load.val() {
             self.d2_v.d.next = true;
             self.d2_slot.d.next = self.d1_slot.q.val();
             self.d2_go.d.next = self.d1_ok.q.val() & self.ngo.val();
             if self.d1_flush.q.val() {
-                self.d2_go.d.next = self.d1_ok.q.val() & self.fgo.val();
+                self.d2_go.d.next = self.d1_ok.q.val() & self.fgo.val() & (!self.d1_errq.q.val() | self.idle.val());
             }
             self.d2_addr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.idx.val()) << 7);
             self.d2_haddr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.hidx.val()) << 7);

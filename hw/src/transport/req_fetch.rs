@@ -21,7 +21,7 @@
 //! | `m_arm` (`ArmOut`) | out | per job that sent: (re)arm the QP's retransmit timer with `qpc.TIMEOUT` |
 //!
 //! **Decision** (per grant, in grant order): an unreadable entry (cache
-//! `err`) or `STATE` not RTS: no work. `REQ_STARTED` clear: NEXT_PSN =
+//! `err`) or `STATE` neither RTS nor ERR: no work. `REQ_STARTED` clear: NEXT_PSN =
 //! SENT_END = `qpc.SQ_PSN`, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED`
 //! clear: UNA = `qpc.SQ_PSN`, RD_ATOMIC_DONE 0. Work: CURSOR_WQE !=
 //! SQ_PROD; room: (NEXT_PSN - UNA) mod 2^24 < [`MAX_UNACKED_PSNS`]. Without
@@ -49,8 +49,9 @@
 //!
 //! **Flush** (issue 12: every WQE after a failure completes with
 //! WR_FLUSH_ERR). A grant of a QP whose requester refused a WQE
-//! (`REQ_REFUSED`) or whose completer is in error (`COMP_ERROR`) is a flush
-//! grant: with work (no window, RNR wait, READ/atomic limit or fence), it
+//! (`REQ_REFUSED`), whose completer is in error (`COMP_ERROR`) or that the
+//! driver moved to ERR (`qpc.STATE`; with nothing outstanding, else the
+//! completer's flush comes first) is a flush grant: with work (no window, RNR wait, READ/atomic limit or fence), it
 //! reads the WQE and hands `ReqGen` a flush job (`flush`), which refuses it
 //! and pushes its entry (kind `ENT_KIND_REFUSED`, WR_FLUSH_ERR); its
 //! record flushes it in the completer. The flush's WQE: the cursor's, or

@@ -1,7 +1,9 @@
 //! `RxLookup`: the receive path's context lookup. Every header `RxHold`
 //! releases (ICRC good) gets its QP's `qpc` and `qps` entries from the
 //! context caches and its admission (`QpAdmit`: the QP exists, its state
-//! and type take the opcode), and leaves in arrival order as the record
+//! and type take the opcode; a request of a QP whose completer is in error
+//! is refused, a record made on chip is admitted in ERR:
+//! `qp_modify::record_admits`), and leaves in arrival order as the record
 //! `RespCheck` (requests) or `CompAck` (responses: READ responses, ACKs,
 //! atomic ACKs) take, with the payload's destination on `m_dest` for
 //! `RxPaySplit` (docs/core.md, "The receive side").
@@ -520,6 +522,11 @@ impl Logic for RxLookup {
         self.qp_adm.state.next = self.a_qpc.q.val().get_bits::<4>(QPC_STATE);
         self.qp_adm.qp_type.next = self.a_qpc.q.val().get_bits::<4>(QPC_TYPE);
         self.qp_adm.opcode.next = self.a_hdr.q.val().get_bits::<8>(RXF_OPCODE);
+        // a timer's or a refused WQE's record passes in ERR (the completer
+        // flushes); a request for a QP whose completer is in error does not
+        self.qp_adm.on_chip.next = self.a_hdr.q.val().get_bit(RXF_TIMER);
+        self.qp_adm.comp_error.next =
+            self.a_qps.q.val().get_bit(QPS_COMP_STARTED) & self.a_qps.q.val().get_bit(QPS_COMP_ERROR);
         // the P_Key (`qp_modify::pkey_match`); a timer's record has none to check
         self.qp_adm.pkey_ok.next = ((self.a_hdr.q.val().get_bits::<15>(RXF_PKEY)
             == self.a_qpc.q.val().get_bits::<15>(QPC_PKEY))

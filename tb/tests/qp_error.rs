@@ -1,0 +1,141 @@
+//! A QP in error between two simulated NICs (issue 12, item 1; docs/core.md,
+//! "Order of the remaining work", item 8): the driver's `modify` to ERR, or
+//! a failure of the QP's own, stops it.
+//!
+//! * Requests for a QP whose completer failed, or that the driver moved to
+//!   ERR, are dropped at admission and counted (`drop_qp_error`): no ACK, no
+//!   NAK, not a byte written to host memory (the host model's log of device
+//!   writes is empty).
+//! * `modify(ERR)` with WQEs outstanding (sent, never acknowledged: the wire
+//!   drops A's frames) and WQEs never sent (READs behind `max_rd_atomic`):
+//!   the outstanding ones complete with WR_FLUSH_ERR when the ACK timeout's
+//!   record reaches the completer (admitted in ERR), the others after them,
+//!   in order, and nothing more is sent.
+//! * `modify(ERR)` of an idle QP: WQEs posted after it complete with
+//!   WR_FLUSH_ERR at once, none on the wire.
+
+use rnic_contract::codes::{QpState, WcStatus};
+use rnic_driver::*;
+use rnic_tb::sim_net::{poll_n, try_poll_n, QpPair, RcTimers, WireFaults};
+
+/// The ACK timeout code of these tests: 2^3 ticks.
+const TIMEOUT: u8 = 3;
+
+fn pair(seed: u64) -> QpPair {
+    QpPair::connect(seed, (0x500, 0xb00), RcTimers { timeout: TIMEOUT, retry_cnt: 1, ..RcTimers::default() })
+}
+
+/// Posts a signaled WRITE of B's bytes [0, `len`) to A's region at `dst`.
+fn b_writes_to_a(p: &mut QpPair, wr_id: u64, dst: u64, len: u32) {
+    let sges = [Sge::new(&p.mr_b, 0, len).unwrap()];
+    let remote = RemoteAddr { addr: p.mr_a.addr() + dst, rkey: p.mr_a.rkey() };
+    let wr = SendWr::new(wr_id, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
+    p.qp_b.post_send(&[wr]).unwrap();
+}
+
+/// Posts a signaled READ of B's bytes at `src` into A's region at `dst`.
+fn a_reads(p: &mut QpPair, wr_id: u64, src: u64, dst: u64, len: u32) {
+    let sges = [Sge::new(&p.mr_a, dst, len).unwrap()];
+    let remote = RemoteAddr { addr: p.mr_b.addr() + src, rkey: p.mr_b.rkey() };
+    let wr = SendWr::new(wr_id, SendOp::RdmaRead { remote }, &sges).flags(SendFlags::SIGNALED);
+    p.qp_a.post_send(&[wr]).unwrap();
+}
+
+fn a_buffer(p: &QpPair) -> Vec<u8> {
+    let mut v = vec![0u8; 8192];
+    p.buf_a.read(0, &mut v).unwrap();
+    v
+}
+
+/// B writes to A's QP, which is in error: every attempt dropped by A at
+/// admission, counted, never answered and never written; B's WRITE ends in
+/// RETRY_EXC_ERR.
+fn b_write_is_dropped(p: &mut QpPair) {
+    let before = a_buffer(p);
+    let c0 = p.a.ctx.query_counters().unwrap();
+    let t0 = p.net.borrow().now();
+    p.buf_b.write(0, &[0xEE; 256]).unwrap();
+    p.net.borrow_mut().nics[0].port.trace = Some(vec![]);
+    b_writes_to_a(p, 40, 0x800, 256);
+    let wc = poll_n(&p.cq_b, 1, 100_000, "B's WRITE");
+    assert_eq!((wc[0].wr_id, wc[0].status), (40, WcStatus::RetryExcErr), "A never answers B's WRITE");
+    let writes: Vec<u64> = {
+        let mut n = p.net.borrow_mut();
+        n.nics[0].port.trace.take().unwrap().into_iter().filter(|x| x.write).map(|x| x.cycle).collect()
+    };
+    assert!(writes.is_empty(), "A's device wrote nothing: {writes:?}");
+    assert_eq!(a_buffer(p), before, "A's memory untouched");
+    let from_a: Vec<_> = p.frames(0).into_iter().filter(|f| f.0 >= t0).collect();
+    assert!(from_a.is_empty(), "A sent nothing, no ACK, no NAK: {from_a:?}");
+    let from_b = p.frames(1).into_iter().filter(|f| f.0 >= t0).count() as u64;
+    let c1 = p.a.ctx.query_counters().unwrap();
+    // retry_cnt 1: the WRITE and its one resend
+    assert_eq!(from_b, 2, "B sent its WRITE twice");
+    assert_eq!(c1.drop_qp_error - c0.drop_qp_error, from_b, "A dropped and counted each as a QP in error: {c1:?}");
+    assert_eq!((c1.dup_requests, c1.naks), (c0.dup_requests, c0.naks), "A's responder saw none of them");
+}
+
+#[test]
+fn requests_for_a_qp_whose_completer_failed_are_dropped_and_counted() {
+    let mut p = pair(0x61);
+    // a SEND of 2^31 + 2 bytes: refused at once, A's completer in error
+    let half = Sge { length: (1 << 30) + 1, ..Sge::new(&p.mr_a, 0, 8).unwrap() };
+    let sges = [half, half];
+    let wr = SendWr::new(7, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
+    p.qp_a.post_send(&[wr]).unwrap();
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the refused SEND");
+    assert_eq!(wc[0].status, WcStatus::LocLenErr);
+    b_write_is_dropped(&mut p);
+}
+
+#[test]
+fn modify_to_err_flushes_outstanding_and_unsent_wqes_in_order() {
+    let mut p = pair(0x62);
+    // nothing A sends arrives: its READs stay outstanding
+    p.net.borrow_mut().faults[0] = WireFaults { drop_ppm: 1_000_000, ..WireFaults::default() };
+    for i in 0..6 {
+        a_reads(&mut p, 10 + i, 64 * i, 0x1000 + 64 * i, 64);
+    }
+    // max_rd_atomic 4: four READs on the wire, two held back
+    assert!(try_poll_n(&p.cq_a, 1, 200).is_empty(), "nothing completes yet");
+    let sent: Vec<u32> = p.frames(0).iter().map(|f| f.2).collect();
+    assert_eq!(sent, [0x500, 0x501, 0x502, 0x503], "four READs sent");
+    let t0 = p.net.borrow().now();
+    p.qp_a.modify(&QpAttr::new().state(QpState::Error)).unwrap();
+    let wc = poll_n(&p.cq_a, 6, 100_000, "six flushed READs");
+    let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
+    let want: Vec<(u64, WcStatus)> = (10..16).map(|i| (i, WcStatus::WrFlushErr)).collect();
+    assert_eq!(got, want, "every READ flushed, in order");
+    let took = p.net.borrow().now() - t0;
+    eprintln!("six READs flushed {took} cycles after modify(ERR)");
+    assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent after modify(ERR)");
+    let ca = p.a.ctx.query_counters().unwrap();
+    assert_eq!(ca.go_back_n, 0, "no resend in ERR: {ca:?}");
+    // a WQE posted now is flushed too, and nothing else completes
+    p.write(20, 0, 0x100, 64);
+    let wc = poll_n(&p.cq_a, 1, 5_000, "the WRITE posted in ERR");
+    assert_eq!((wc[0].wr_id, wc[0].status), (20, WcStatus::WrFlushErr));
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+    assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent after modify(ERR)");
+}
+
+#[test]
+fn modify_to_err_of_an_idle_qp_flushes_later_posts_and_drops_requests() {
+    let mut p = pair(0x63);
+    p.write(1, 0, 0x100, 300);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the WRITE");
+    assert_eq!(wc[0].status, WcStatus::Success);
+    p.check(0, 0x100, 300);
+    p.qp_a.modify(&QpAttr::new().state(QpState::Error)).unwrap();
+    let t0 = p.net.borrow().now();
+    p.write(2, 0, 0x200, 300);
+    p.send(3, 0, 100);
+    let wc = poll_n(&p.cq_a, 2, 5_000, "two flushed WQEs");
+    let took = p.net.borrow().now() - t0;
+    let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(got, [(2, WcStatus::WrFlushErr), (3, WcStatus::WrFlushErr)], "both flushed, in order");
+    eprintln!("two WQEs flushed {took} cycles after their posts");
+    assert!(took < 3_000, "flushed at once: {took} cycles");
+    assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent in ERR");
+    b_write_is_dropped(&mut p);
+}
