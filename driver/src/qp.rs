@@ -526,9 +526,9 @@ impl QueuePair {
     /// The transition and the mask are checked against the kernel's table
     /// first, then the values; nothing reaches the device if one is wrong.
     /// A move to ERR stops the QP: packets for it are dropped, and its send
-    /// WQEs complete with `WrFlushErr` (those outstanding once the ACK
-    /// timeout runs out; with `timeout` 0 they wait for a later post). The
-    /// receive queue's WQEs are not flushed yet (docs/core.md, item 8).
+    /// WQEs, outstanding or never sent, complete with `WrFlushErr` in
+    /// order. The receive queue's WQEs are not flushed yet (docs/core.md,
+    /// "Order of the remaining work", item 9).
     ///
     /// ```
     /// use rnic_driver::hw::fake::{FakeConfig, FakeHw};
@@ -604,9 +604,9 @@ impl QueuePair {
             self.loaded = true;
             if to == QpState::Error {
                 // The send queue's doorbell again: the scheduler grants the
-                // QP, whose grants in ERR flush the WQEs not yet sent
-                // (WR_FLUSH_ERR; those outstanding once the completer's
-                // retransmit timer runs out: docs/transport_blocks.md).
+                // QP, whose grant in ERR asks the completer to flush what is
+                // outstanding, and the grants after it flush the WQEs never
+                // sent (WR_FLUSH_ERR; docs/transport_blocks.md).
                 let prod = qpc::SQ_PROD.get(&e)?;
                 ctx.doorbell(DoorbellKind::SqProducer, self.qpn, prod, false)?;
             }

@@ -87,6 +87,9 @@ pub const JOB_FIELDS: [&str; 22] = [
 pub enum Outcome {
     /// `done` without `more`, no job (no work, no room, not RTS, the READ/atomic limit, the fence).
     Stop,
+    /// A stop that pokes the completer (`m_err` with the QPN, sq_index 0,
+    /// `REQ_ERR_FLUSH`): a QP in ERR whose completer is not in error yet.
+    Poke,
     /// This job.
     Go(Job),
 }
@@ -141,8 +144,10 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     // error, or the driver moved the QP to ERR
     let flush_qps = cerr || (rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1);
     let flush = flush_qps || st_err;
-    // ERR alone: the completer's flush first while PSNs are outstanding
-    let outstanding = e.sent != e.una;
+    // ERR alone: no job; the completer is asked for its flush first
+    if st_err && !flush_qps {
+        return Outcome::Poke;
+    }
     // waiting out an RNR NAK: nothing is sent (a flush does not wait)
     let held = comp && rd(qps::RNR_WAIT.info(), s) == 1 && !flush;
     // a resend: the cursor's PSN was sent before (no READ/atomic or fence check)
@@ -159,12 +164,7 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     } else {
         (at, e.next, 0)
     };
-    if !rts
-        || held
-        || cw == rd(qpc::SQ_PROD.info(), c)
-        || (!flush && win >= MAX_UNACKED_PSNS)
-        || (st_err && !flush_qps && outstanding)
-    {
+    if !rts || held || cw == rd(qpc::SQ_PROD.info(), c) || (!flush && win >= MAX_UNACKED_PSNS) {
         return Outcome::Stop;
     }
     let w = &mem[&wqe_addr(c, cw)];
@@ -425,7 +425,10 @@ pub struct FetchBench<M: Model> {
     /// or the one after a partly sent WQE).
     pub flush_moved: u64,
     /// Flush jobs whose only source was `qpc.STATE` ERR.
-    pub flush_err_state: u64,
+    /// Pokes taken on `m_err` (grants of QPs in ERR alone).
+    pub pokes: u64,
+    /// Pokes expected and not yet taken, per QP.
+    pokes_due: HashMap<u32, u32>,
     /// Offer grants (the scheduler model) while true.
     pub granting: bool,
 }
@@ -519,7 +522,8 @@ impl<M: Model> FetchBench<M> {
             arms: vec![],
             stops: 0,
             flush_moved: 0,
-            flush_err_state: 0,
+            pokes: 0,
+            pokes_due: HashMap::new(),
             granting: true,
         }
     }
@@ -534,7 +538,16 @@ impl<M: Model> FetchBench<M> {
 
     /// Nothing in flight: every QP answered.
     pub fn quiet(&self) -> bool {
-        self.exp.is_empty() && self.gen.is_empty() && self.beats.is_empty() && self.dma.is_empty()
+        self.exp.is_empty()
+            && self.gen.is_empty()
+            && self.beats.is_empty()
+            && self.dma.is_empty()
+            && self.pokes_left() == 0
+    }
+
+    /// Pokes expected and not yet seen on `m_err`.
+    pub fn pokes_left(&self) -> u32 {
+        self.pokes_due.values().sum()
     }
 
     /// One cycle: drive every model, sample, check, clock.
@@ -664,11 +677,18 @@ impl<M: Model> FetchBench<M> {
             assert!(!self.exp.contains_key(&q), "QP {q} granted twice");
             let (c, s) = (self.qpc[&q].clone(), self.qps[&q].clone());
             let o = decide(q, &c, &s, &self.mem);
-            if let Outcome::Go(j) = o {
-                self.job_order.push_back(q);
-                self.exp.insert(q, Exp::Job(j));
-            } else {
-                self.exp.insert(q, Exp::Stop);
+            match o {
+                Outcome::Go(j) => {
+                    self.job_order.push_back(q);
+                    self.exp.insert(q, Exp::Job(j));
+                }
+                Outcome::Poke => {
+                    *self.pokes_due.entry(q).or_default() += 1;
+                    self.exp.insert(q, Exp::Stop);
+                }
+                Outcome::Stop => {
+                    self.exp.insert(q, Exp::Stop);
+                }
             }
             self.ctx_at_grant.insert(q, (c, s));
             self.grants.push((now, q));
@@ -700,11 +720,6 @@ impl<M: Model> FetchBench<M> {
             if j.get("flush") == 1 && j.get("sq_index") != eff(c, s).cwqe {
                 self.flush_moved += 1;
             }
-            let refused = rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1;
-            let cerr = rd(qps::COMP_STARTED.info(), s) == 1 && rd(qps::COMP_ERROR.info(), s) == 1;
-            if j.get("flush") == 1 && rd(qpc::STATE.info(), c) == QpState::Error as u64 && !refused && !cerr {
-                self.flush_err_state += 1;
-            }
             let (write, more) = write_back(c, s, &j, dn);
             let err = (dn.4 != REQ_ERR_NONE).then_some((j.get("sq_index"), dn.4));
             self.exp.insert(q, Exp::Done { write, err, more });
@@ -715,7 +730,20 @@ impl<M: Model> FetchBench<M> {
         if gen_taken {
             self.gen.pop_front();
         }
-        if let Some((q, sq, e)) = err {
+        if let Some((q, sq, e)) = err.filter(|&(q, sq, e)| {
+            // a poke: no job's error record is due for its QP
+            let due = self.pokes_due.get_mut(&q).filter(|n| **n > 0);
+            let job_err = matches!(self.exp.get(&q), Some(Exp::Done { err: Some(_), .. }));
+            match due {
+                Some(n) if !job_err => {
+                    assert_eq!((sq, e), (0, REQ_ERR_FLUSH), "cycle {now}: poke of QP {q}");
+                    *n -= 1;
+                    self.pokes += 1;
+                    false
+                }
+                _ => true,
+            }
+        }) {
             match self.exp.get_mut(&q) {
                 Some(Exp::Done { err, .. }) => {
                     assert_eq!(err.take(), Some((sq, e)), "cycle {now}: error record of QP {q}")

@@ -8,14 +8,16 @@
 //!   writes is empty).
 //! * `modify(ERR)` with WQEs outstanding (sent, never acknowledged: the wire
 //!   drops A's frames) and WQEs never sent (READs behind `max_rd_atomic`):
-//!   the outstanding ones complete with WR_FLUSH_ERR when the ACK timeout's
-//!   record reaches the completer (admitted in ERR), the others after them,
-//!   in order, and nothing more is sent.
+//!   the grant the modify's doorbell makes pokes the completer, whose flush
+//!   completes the outstanding ones with WR_FLUSH_ERR, the others after
+//!   them, in order, without waiting for an ACK timeout (with none too), and
+//!   nothing more is sent.
 //! * `modify(ERR)` of an idle QP: WQEs posted after it complete with
 //!   WR_FLUSH_ERR at once, none on the wire.
 
 use rnic_contract::codes::{QpState, WcStatus};
 use rnic_driver::*;
+use rnic_hw::transport::TIMER_TICK_CYCLES;
 use rnic_tb::sim_net::{poll_n, try_poll_n, QpPair, RcTimers, WireFaults};
 
 /// The ACK timeout code of these tests: 2^3 ticks.
@@ -88,35 +90,51 @@ fn requests_for_a_qp_whose_completer_failed_are_dropped_and_counted() {
     b_write_is_dropped(&mut p);
 }
 
-#[test]
-fn modify_to_err_flushes_outstanding_and_unsent_wqes_in_order() {
-    let mut p = pair(0x62);
-    // nothing A sends arrives: its READs stay outstanding
+/// Six READs from A into a wire that drops A's frames (four sent, two held
+/// back by `max_rd_atomic` 4), then `modify(ERR)`: all six WR_FLUSH_ERR in
+/// order, without waiting for the ACK timeout (code `timeout`; 0: none),
+/// nothing sent after the modify; a WRITE posted then is flushed too.
+/// Returns the cycles from the modify to the sixth completion.
+fn flush_after_modify(seed: u64, timeout: u8) -> u64 {
+    let mut p = QpPair::connect(seed, (0x500, 0xb00), RcTimers { timeout, retry_cnt: 1, ..RcTimers::default() });
     p.net.borrow_mut().faults[0] = WireFaults { drop_ppm: 1_000_000, ..WireFaults::default() };
     for i in 0..6 {
         a_reads(&mut p, 10 + i, 64 * i, 0x1000 + 64 * i, 64);
     }
-    // max_rd_atomic 4: four READs on the wire, two held back
     assert!(try_poll_n(&p.cq_a, 1, 200).is_empty(), "nothing completes yet");
     let sent: Vec<u32> = p.frames(0).iter().map(|f| f.2).collect();
     assert_eq!(sent, [0x500, 0x501, 0x502, 0x503], "four READs sent");
     let t0 = p.net.borrow().now();
     p.qp_a.modify(&QpAttr::new().state(QpState::Error)).unwrap();
-    let wc = poll_n(&p.cq_a, 6, 100_000, "six flushed READs");
+    let wc = poll_n(&p.cq_a, 6, 20_000, "six flushed READs");
+    let took = p.net.borrow().now() - t0;
     let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
     let want: Vec<(u64, WcStatus)> = (10..16).map(|i| (i, WcStatus::WrFlushErr)).collect();
     assert_eq!(got, want, "every READ flushed, in order");
-    let took = p.net.borrow().now() - t0;
-    eprintln!("six READs flushed {took} cycles after modify(ERR)");
     assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent after modify(ERR)");
     let ca = p.a.ctx.query_counters().unwrap();
-    assert_eq!(ca.go_back_n, 0, "no resend in ERR: {ca:?}");
-    // a WQE posted now is flushed too, and nothing else completes
+    assert_eq!((ca.go_back_n, ca.retry_timeouts), (0, 0), "no timeout, no resend: {ca:?}");
     p.write(20, 0, 0x100, 64);
     let wc = poll_n(&p.cq_a, 1, 5_000, "the WRITE posted in ERR");
     assert_eq!((wc[0].wr_id, wc[0].status), (20, WcStatus::WrFlushErr));
     assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
     assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent after modify(ERR)");
+    took
+}
+
+#[test]
+fn modify_to_err_flushes_outstanding_and_unsent_wqes_in_order() {
+    let took = flush_after_modify(0x62, TIMEOUT);
+    eprintln!("six READs flushed {took} cycles after modify(ERR)");
+    // the completer's flush is asked at the grant the modify's doorbell makes
+    let ack_timeout = (1u64 << TIMEOUT) * TIMER_TICK_CYCLES;
+    assert!(took < ack_timeout / 2, "flushed {took} cycles after the modify, not at the ACK timeout");
+}
+
+#[test]
+fn modify_to_err_flushes_without_an_ack_timer() {
+    let took = flush_after_modify(0x64, 0);
+    eprintln!("six READs flushed {took} cycles after modify(ERR), no ACK timer");
 }
 
 #[test]

@@ -144,13 +144,14 @@ fn random_run(seed: u64, nqp: u32, rounds: usize) {
     assert_eq!(b.arms.len(), b.jobs.len() - b.errs.len(), "one retransmit timer arming per job that sent");
     let flushes = b.errs.iter().filter(|e| e.2 == REQ_ERR_FLUSH).count();
     eprintln!(
-        "{flushes} flush jobs, {} of them not at the cursor, {} of QPs in ERR alone",
-        b.flush_moved, b.flush_err_state
+        "{flushes} flush jobs, {} of them not at the cursor; {} pokes of QPs in ERR alone",
+        b.flush_moved, b.pokes
     );
     assert!(b.jobs.len() > 50 && b.stops > 10, "the run exercised jobs and stops");
     assert!(flushes > 0 && b.errs.len() > flushes, "the run exercised refusals and flush jobs");
     assert!(b.flush_moved > 0, "flush jobs at the completer's head or past a partly sent WQE");
-    assert!(b.flush_err_state > 0, "flush jobs of QPs the driver moved to ERR");
+    assert!(b.pokes > 0, "pokes of QPs the driver moved to ERR");
+    assert!(b.pokes_left() == 0, "every poke made");
 }
 
 #[test]

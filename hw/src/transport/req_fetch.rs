@@ -16,7 +16,7 @@
 //! | `m_job` (`ReqJobOut`) | out | the job for `ReqGen`, from registers |
 //! | `s_rdone` (`ReqDoneIn`) | in | `ReqGen`'s done per job, in job order; `ready` is a register |
 //! | `m_sdone` (`DoneOut`) | out | the scheduler's done per grant, from registers |
-//! | `m_err` ([`ReqErrOut`]) | out | a job that failed in `ReqGen`: qpn, sq_index, err (`REQ_ERR_*`), for the completer |
+//! | `m_err` ([`ReqErrOut`]) | out | a job that failed in `ReqGen`: qpn, sq_index, err (`REQ_ERR_*`), for the completer; or a poke (sq_index 0, `REQ_ERR_FLUSH`): a grant of a QP in ERR whose completer is not in error yet, whose record makes the completer flush |
 //! | `s_rewind` (`QpnIn`) | in | go-back-N from the completer: the QP's next grant restarts its cursor at UNA ([`RewindTable`], `ReqDecide`) |
 //! | `m_arm` (`ArmOut`) | out | per job that sent: (re)arm the QP's retransmit timer with `qpc.TIMEOUT` |
 //!
@@ -50,8 +50,9 @@
 //! **Flush** (issue 12: every WQE after a failure completes with
 //! WR_FLUSH_ERR). A grant of a QP whose requester refused a WQE
 //! (`REQ_REFUSED`), whose completer is in error (`COMP_ERROR`) or that the
-//! driver moved to ERR (`qpc.STATE`; with nothing outstanding, else the
-//! completer's flush comes first) is a flush grant: with work (no window, RNR wait, READ/atomic limit or fence), it
+//! driver moved to ERR (`qpc.STATE`; but while its completer is not in
+//! error, a stop that pokes the completer, whose flush and wake come first)
+//! is a flush grant: with work (no window, RNR wait, READ/atomic limit or fence), it
 //! reads the WQE and hands `ReqGen` a flush job (`flush`), which refuses it
 //! and pushes its entry (kind `ENT_KIND_REFUSED`, WR_FLUSH_ERR); its
 //! record flushes it in the completer. The flush's WQE: the cursor's, or
@@ -205,6 +206,9 @@ pub struct ReqFetch {
     dn_v: Reg<Bit>,
     dn_qpn: Reg<Bits<REQ_QPN_BITS>>,
     dn_more: Reg<Bit>,
+    // ---- a poke for the completer (`ReqDecide::poke`), beside `wb`'s error records
+    pk_v: Reg<Bit>,
+    pk_qpn: Reg<Bits<REQ_QPN_BITS>>,
 
     // ---- locals
     ohead: Signal<Local, Bits<3>>,
@@ -218,7 +222,7 @@ pub struct ReqFetch {
 impl Logic for ReqFetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more);
+        dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more, pk_v, pk_qpn);
         clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb, rewind);
         self.rewind.reset.next = self.reset.val();
         QpnIn::<REQ_QPN_BITS>::link(&mut self.s_rewind, &mut self.rewind.s_add);
@@ -235,7 +239,25 @@ impl Logic for ReqFetch {
         CacheReqOut::<1024, 128>::link(&mut self.m_qpc, &mut self.slots.m_qpc);
         ReqJobOut::link(&mut self.m_job, &mut self.wqe.m_job);
         ReqDoneIn::link(&mut self.s_rdone, &mut self.wb.s_rdone);
-        ReqErrOut::link(&mut self.m_err, &mut self.wb.m_err);
+        // the error records: the write-back's (a refused job), else a poke
+        // (sq_index 0, `REQ_ERR_FLUSH`: the completer reads the QPN alone)
+        self.m_err.valid.next = self.wb.m_err.valid.val() | self.pk_v.q.val();
+        self.m_err.qpn.next = self.pk_qpn.q.val();
+        self.m_err.sq_index.next = 0.into();
+        self.m_err.err.next = REQ_ERR_FLUSH.into();
+        if self.wb.m_err.valid.val() {
+            self.m_err.qpn.next = self.wb.m_err.qpn.val();
+            self.m_err.sq_index.next = self.wb.m_err.sq_index.val();
+            self.m_err.err.next = self.wb.m_err.err.val();
+        }
+        self.wb.m_err.ready.next = self.m_err.ready.val();
+        if self.m_err.ready.val() & !self.wb.m_err.valid.val() {
+            self.pk_v.d.next = false;
+        }
+        if self.decide.stop.val() & self.decide.poke.val() {
+            self.pk_v.d.next = true;
+            self.pk_qpn.d.next = self.decide.wctx.val().get_bits::<REQ_QPN_BITS>(69);
+        }
         CacheReqOut::<512, 64>::link(&mut self.m_qps, &mut self.wb.m_qps);
         self.freed.next = 0.into();
         self.rd_free.next = !self.rd_v.q.val() | self.m_rd.ready.val();
@@ -284,7 +306,9 @@ impl Logic for ReqFetch {
         self.decide.qps.next = self.qps_lo.read_data.val();
         // the done register's priority: F, then the WQE stage, then D2
         self.decide.issue_free.next = self.rd_free.val();
-        self.decide.stop_free.next = self.dn_free.val() & !self.wb.done.val() & !self.wqe.stop.val();
+        // (and a poke waits for the one before it)
+        self.decide.stop_free.next =
+            self.dn_free.val() & !self.wb.done.val() & !self.wqe.stop.val() & !self.pk_v.q.val();
         self.order.pop.next = self.decide.take.val();
         self.jctx.write_addr.next = self.decide.slot.val();
         self.jctx.write_data.next = self.decide.jctx.val();
@@ -364,6 +388,7 @@ impl Logic for ReqFetch {
         if self.reset.val() {
             self.rd_v.d.next = false;
             self.dn_v.d.next = false;
+            self.pk_v.d.next = false;
         }
     }
 }
