@@ -360,9 +360,13 @@ pub fn write_qp_tables<W: Write>(out: &mut W) -> fmt::Result {
     writeln!(
         out,
         "Beside the state (`record_admits`): a request for a QP whose completer is in error (`qps.COMP_ERROR`) \
-         is dropped as `{}`, and a record made on chip (a retransmit timer's expiry, a send WQE refused or \
-         flushed) is admitted in ERR, so the completer flushes what is outstanding after a modify to ERR.",
-        qp_modify::AdmitReason::QpError.name()
+         is dropped as `{}`; a response made on chip (a retransmit timer's expiry, a send WQE refused or \
+         flushed) is admitted in ERR, so the completer flushes what is outstanding after a modify to ERR; a \
+         request made on chip (an RQ flush) is admitted only for a QP in error (ERR, or its completer in \
+         error), elsewhere dropped as the state's reason or `{}`, so the responder completes the posted \
+         RECVs with WR_FLUSH_ERR only once the QP is in error.",
+        qp_modify::AdmitReason::QpError.name(),
+        qp_modify::AdmitReason::QpNotReady.name()
     )?;
     for code in qp_modify::CODES {
         write_code(out, code)?;

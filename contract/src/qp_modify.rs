@@ -774,17 +774,22 @@ pub const fn state_admits(state: QpState, response: bool) -> AdmitReason {
 }
 
 /// The state rule for a record of the receive path, with what the chip
-/// knows beside the context's state: an `on_chip` record (a retransmit
-/// timer's expiry, a send WQE the requester refused or flushed; always a
-/// response, for the completer) is admitted in ERR too, so the completer
-/// flushes what the QP still has outstanding after a `modify` to ERR; a
-/// request for a QP whose completer is in error (`qps.COMP_ERROR`: a fatal
-/// NAK, spent retries, a local error; the QP is in error as IBTA's
-/// completion error moves it there) is dropped as `QpError`.
+/// knows beside the context's state: an `on_chip` response (a retransmit
+/// timer's expiry, a send WQE the requester refused or flushed: for the
+/// completer) is admitted in ERR too, so the completer flushes what the QP
+/// still has outstanding after a `modify` to ERR; a request for a QP whose
+/// completer is in error (`qps.COMP_ERROR`: a fatal NAK, spent retries, a
+/// local error; the QP is in error as IBTA's completion error moves it
+/// there) is dropped as `QpError`; an `on_chip` request (an RQ flush, for
+/// the responder) is admitted only for a QP in error (ERR, or its completer
+/// in error), so it never flushes the RECVs of a QP that works: elsewhere
+/// it is dropped as the state's own reason, or `QpNotReady` in a state that
+/// takes requests.
 pub const fn record_admits(state: QpState, response: bool, on_chip: bool, comp_error: bool) -> AdmitReason {
     match state_admits(state, response) {
-        AdmitReason::QpError if on_chip && response => AdmitReason::Admit,
-        AdmitReason::Admit if comp_error && !response => AdmitReason::QpError,
+        AdmitReason::QpError if on_chip => AdmitReason::Admit,
+        AdmitReason::Admit if on_chip && !response && !comp_error => AdmitReason::QpNotReady,
+        AdmitReason::Admit if comp_error && !response && !on_chip => AdmitReason::QpError,
         r => r,
     }
 }

@@ -513,6 +513,17 @@ fn admission_rules() {
         assert_eq!(req, if want_req[i] == Admit { QpError } else { want_req[i] }, "{s:?}");
         let resp = admit(true, true, *s as u8, QpType::Rc as u8, rc_ack, false, true);
         assert_eq!(resp, want_resp[i], "{s:?}: responses still reach the completer in error");
+        // an RQ flush (a request made on chip): only for a QP in error
+        let flush = admit(true, true, *s as u8, QpType::Rc as u8, rc_send, true, false);
+        let want = match (*s, want_req[i]) {
+            (QpState::Error, _) => Admit,
+            (_, Admit) => QpNotReady,
+            (_, r) => r,
+        };
+        assert_eq!(flush, want, "{s:?}: an RQ flush of a QP not in error");
+        let flush = admit(true, true, *s as u8, QpType::Rc as u8, rc_send, true, true);
+        assert_eq!(flush, if want_req[i] == Admit || *s == QpState::Error { Admit } else { want_req[i] }, "{s:?}");
+        // (the P_Key is not checked for a record made on chip: the caller's `pkey_ok`)
     }
     assert_eq!(admit(true, true, 7, QpType::Rc as u8, rc_send, false, false), BadContext);
     assert_eq!(admit(true, true, 3, 0, rc_send, false, false), BadContext);

@@ -606,7 +606,8 @@ impl QueuePair {
                 // The send queue's doorbell again: the scheduler grants the
                 // QP, whose grant in ERR asks the completer to flush what is
                 // outstanding, and the grants after it flush the WQEs never
-                // sent (WR_FLUSH_ERR; docs/transport_blocks.md).
+                // sent (WR_FLUSH_ERR; docs/transport_blocks.md); the last,
+                // with nothing left to flush, flushes the receive queue.
                 let prod = qpc::SQ_PROD.get(&e)?;
                 ctx.doorbell(DoorbellKind::SqProducer, self.qpn, prod, false)?;
             }
@@ -736,7 +737,10 @@ impl QueuePair {
     }
 
     /// Posts receive work requests (`ibv_post_recv`): all of them, or, on
-    /// an error, none. The QP must have left RESET.
+    /// an error, none. The QP must have left RESET. In ERR the device
+    /// completes them with `WrFlushErr`: the send doorbell is rung after the
+    /// receive doorbell, and the grant of a QP in error whose send queue is
+    /// flushed makes the responder flush the receive queue.
     pub fn post_recv(&mut self, wrs: &[RecvWr<'_>]) -> Result<()> {
         if self.state == QpState::Reset {
             return Err(Error::WrongStateToPost { queue: Queue::Recv, qpn: self.qpn, state: self.state });
@@ -753,6 +757,10 @@ impl QueuePair {
             wqes.push(encode_recv(i, wr, self.cap.max_recv_sge as usize)?);
         }
         self.write_wqes(true, prod, log, wqes.iter().map(|w| &w[..]))?;
+        if self.state == QpState::Error && self.loaded {
+            let sq_prod = self.rings.borrow().sq_prod;
+            self.ctx.doorbell(DoorbellKind::SqProducer, self.qpn, sq_prod, false)?;
+        }
         Ok(())
     }
 

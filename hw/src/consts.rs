@@ -483,6 +483,12 @@ rtl_consts! {
     RESP_NAK_SEQ: u64 = 9;
     RESP_NAK_INV: u64 = 10;
     RESP_RNR: u64 = 11;
+    /// An RQ flush record of a QP in error (`RXF_RQ_FLUSH`) that finds
+    /// RECVs posted: `resp_exec` completes each with WR_FLUSH_ERR.
+    RESP_EXEC_FLUSH: u64 = 12;
+    /// An RQ flush record that finds no RECV posted: nothing to do but its
+    /// write-back (not a silent drop: no counter, no payload to drop).
+    RESP_FLUSH_NONE: u64 = 13;
     /// `resp_exec`'s translation request ids: the head (the payload, or the
     /// first byte), the tail (the last byte of a checked range), a SEND's
     /// SGE piece before its last (the last one is the head).
@@ -539,6 +545,9 @@ rtl_consts! {
     WCO_RECV_RDMA_IMM: u64 = WcOpcode::RecvRdmaWithImm as u8;
     /// `IN_PROGRESS` in a 512-bit `qps` line; the AETH syndrome's kind field.
     QPS_IN_PROGRESS_POS: usize = qps::IN_PROGRESS.pos();
+    /// `RECV_WQE` and `RECV_VALID` in a 512-bit `qps` line (a failure's write).
+    QPS_RECV_WQE_POS: u64 = qps::RECV_WQE.pos();
+    QPS_RECV_VALID_POS: usize = qps::RECV_VALID.pos();
     AETH_KIND_POS: usize = AETH_KIND_LSB;
     // ---- the completer's ACK path (hw/src/transport/comp_ack.rs)
     /// The AETH syndrome of a received header, lowest bit.
@@ -600,6 +609,14 @@ rtl_consts! {
     /// bit below: with the flag, `comp_ack` flushes the QP's list.
     RXF_LOCAL_ERR: usize = crate::wire::RX_HDR_BITS - 3;
     TIMER_SH_LOCAL: u64 = crate::wire::RX_HDR_BITS - 3;
+    /// An RQ flush record (`RxLookup::s_rq_flush`), the bit below: with the
+    /// flag, a request-path record (opcode `FLUSH_OPCODE`) that takes no
+    /// payload; `resp_check` flushes the QP's posted RECVs when it is in error.
+    RXF_RQ_FLUSH: usize = crate::wire::RX_HDR_BITS - 4;
+    TIMER_SH_RQ_FLUSH: u64 = crate::wire::RX_HDR_BITS - 4;
+    /// The RQ flush record's opcode: RC SEND ONLY (a request of the RC
+    /// transport; `resp_check` decides it by `RXF_RQ_FLUSH`, not by it).
+    FLUSH_OPCODE: u64 = BTH_RC_SEND_ONLY;
     /// The retransmit timer's tick (4.096 us at the 250 MHz core clock), in
     /// cycles, minus one: the core's `RetryTimer::tick_m1`.
     TIMER_TICK_M1: u64 = crate::transport::TIMER_TICK_CYCLES - 1;
@@ -750,7 +767,8 @@ const _: () = {
     // req_fetch: the decision reads qpc bytes 0..64 and qps bytes 0..25 (the requester's and completer's);
     // the WQE's first beat holds every field but SGES, the second SGES
     assert!(qpc::PATH.pos() == 512 && qpc::SQ_PROD.pos() + 16 <= 512 && qps::COMPLETER_BYTES.end == 25);
-    assert!(RXF_LOCAL_ERR >= crate::wire::RX_HDR_PACKED_BITS, "the timer bits lie above the packed header");
+    assert!(RXF_RQ_FLUSH >= crate::wire::RX_HDR_PACKED_BITS, "the timer bits lie above the packed header");
+    assert!(qps::RECV_WQE.width == 16 && RESP_FLUSH_NONE < 1 << crate::transport::RESP_VERDICT_BITS);
     assert!(send_wqe::SGES.pos() == 512 && send_wqe::SGES.width == 512);
     assert!(qps::CURSOR_PKT.width == 23 && qps::RD_ATOMIC_STARTED.width == 5 && qps::RD_ATOMIC_DONE.width == 5);
     assert!(qpc::SQ_LOG_SIZE.width == 4 && qpc::SQ_PROD.width == 16 && qps::CURSOR_WQE.width == 16);

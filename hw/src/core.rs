@@ -285,6 +285,10 @@ impl Logic for RnicCore {
         self.lookup.s_local.qpn.next = bit_cast::<24, 14>(self.req.m_err.qpn.val());
         self.lookup.s_local.valid.next = self.req.m_err.valid.val();
         self.req.m_err.ready.next = self.lookup.s_local.ready.val();
+        // a QP in error whose send queue is flushed: its receive queue's flush
+        self.lookup.s_rq_flush.qpn.next = bit_cast::<24, 14>(self.req.m_rq_flush.qpn.val());
+        self.lookup.s_rq_flush.valid.next = self.req.m_rq_flush.valid.val();
+        self.req.m_rq_flush.ready.next = self.lookup.s_rq_flush.ready.val();
         DoneOut::<14>::join(&mut self.req.m_sdone, &mut self.sched.s_done);
         CacheReqOut::<1024, 128>::join(&mut self.req.m_qpc, &mut self.host.s_qpc[0]);
         CacheRespOut::<1024>::join(&mut self.host.m_qpc[0], &mut self.req.s_qpc);

@@ -2177,6 +2177,7 @@ fn req_fetch(s: &mut dyn Sim) -> Outcome {
         let (sdr, er) = (rng.chance(75), rng.chance(60));
         s.set("m_sdone.ready", sdr as u64);
         s.set("m_err.ready", er as u64);
+        s.set("m_rq_flush.ready", rng.chance(60) as u64);
         // armings taken at random; now and then a go-back-N for a QP (its next grant rewinds)
         s.set("m_arm.ready", rng.chance(70) as u64);
         s.set("s_rewind.valid", rng.chance(5) as u64);

@@ -429,6 +429,10 @@ pub struct FetchBench<M: Model> {
     pub pokes: u64,
     /// Pokes expected and not yet taken, per QP.
     pokes_due: HashMap<u32, u32>,
+    /// RQ flushes taken on `m_rq_flush` (stops of QPs whose completer is in error).
+    pub rq_flushes: u64,
+    /// RQ flushes expected and not yet taken, per QP.
+    rq_flushes_due: HashMap<u32, u32>,
     /// Offer grants (the scheduler model) while true.
     pub granting: bool,
 }
@@ -483,6 +487,9 @@ impl<M: Model> FetchBench<M> {
             "m_arm.valid",
             "m_arm.ready",
             "s_rewind.valid",
+            "m_rq_flush.qpn",
+            "m_rq_flush.valid",
+            "m_rq_flush.ready",
         ] {
             p.insert(n, dut.port(n));
         }
@@ -524,6 +531,8 @@ impl<M: Model> FetchBench<M> {
             flush_moved: 0,
             pokes: 0,
             pokes_due: HashMap::new(),
+            rq_flushes: 0,
+            rq_flushes_due: HashMap::new(),
             granting: true,
         }
     }
@@ -543,6 +552,12 @@ impl<M: Model> FetchBench<M> {
             && self.beats.is_empty()
             && self.dma.is_empty()
             && self.pokes_left() == 0
+            && self.rq_flushes_left() == 0
+    }
+
+    /// RQ flushes expected and not yet seen on `m_rq_flush`.
+    pub fn rq_flushes_left(&self) -> u32 {
+        self.rq_flushes_due.values().sum()
     }
 
     /// Pokes expected and not yet seen on `m_err`.
@@ -566,6 +581,7 @@ impl<M: Model> FetchBench<M> {
         let r_rd = self.rng.chance(rp);
         let r_job = self.rng.chance(rp);
         let r_err = self.rng.chance(rp);
+        let r_rqf = self.rng.chance(rp);
         let beat_v = self.beats.front().is_some_and(|b| b.0 <= now) && self.rng.chance(vp);
         let gen_v = self.gen.front().is_some_and(|g| g.0 <= now) && self.rng.chance(vp);
         let p = &self.p;
@@ -576,6 +592,7 @@ impl<M: Model> FetchBench<M> {
         d.set_at(p["m_rd.ready"], r_rd as u64);
         d.set_at(p["m_job.ready"], r_job as u64);
         d.set_at(p["m_err.ready"], r_err as u64);
+        d.set_at(p["m_rq_flush.ready"], r_rqf as u64);
         d.set_at(p["m_arm.ready"], 1);
         d.set_at(p["s_rewind.valid"], 0);
         let mut w = vec![0u32; 16];
@@ -625,6 +642,7 @@ impl<M: Model> FetchBench<M> {
         let arm = d.bit_at(p["m_arm.valid"]).then(|| (d.get_at(p["m_arm.qpn"]) as u32, d.get_at(p["m_arm.code"])));
         let err = took(p["m_err.valid"], p["m_err.ready"])
             .then(|| (d.get_at(p["m_err.qpn"]) as u32, d.get_at(p["m_err.sq_index"]), d.get_at(p["m_err.err"])));
+        let rqf = took(p["m_rq_flush.valid"], p["m_rq_flush.ready"]).then(|| d.get_at(p["m_rq_flush.qpn"]) as u32);
         let mut reqs = vec![];
         for (t, c) in [(0, &self.qc), (1, &self.qs)] {
             if let Some((op, idx, id, mask, data)) = c.request(d) {
@@ -677,6 +695,13 @@ impl<M: Model> FetchBench<M> {
             assert!(!self.exp.contains_key(&q), "QP {q} granted twice");
             let (c, s) = (self.qpc[&q].clone(), self.qps[&q].clone());
             let o = decide(q, &c, &s, &self.mem);
+            // a stop of a QP whose completer is in error (RTS or ERR): its
+            // send queue is flushed, the responder flushes its receive queue
+            let st = rd(qpc::STATE.info(), &c);
+            let cerr = rd(qps::COMP_STARTED.info(), &s) == 1 && rd(qps::COMP_ERROR.info(), &s) == 1;
+            if o == Outcome::Stop && cerr && (st == QpState::ReadyToSend as u64 || st == QpState::Error as u64) {
+                *self.rq_flushes_due.entry(q).or_default() += 1;
+            }
             match o {
                 Outcome::Go(j) => {
                     self.job_order.push_back(q);
@@ -730,6 +755,12 @@ impl<M: Model> FetchBench<M> {
         if gen_taken {
             self.gen.pop_front();
         }
+        if let Some(q) = rqf {
+            let due = self.rq_flushes_due.get_mut(&q).filter(|n| **n > 0);
+            let n = due.unwrap_or_else(|| panic!("cycle {now}: an RQ flush of QP {q} not due"));
+            *n -= 1;
+            self.rq_flushes += 1;
+        }
         if let Some((q, sq, e)) = err.filter(|&(q, sq, e)| {
             // a poke: no job's error record is due for its QP
             let due = self.pokes_due.get_mut(&q).filter(|n| **n > 0);
@@ -776,7 +807,7 @@ impl<M: Model> FetchBench<M> {
     pub fn drain(&mut self, max: u64) {
         let end = self.now() + max;
         while !self.quiet() || (self.granting && !self.list.is_empty()) {
-            assert!(self.now() < end, "not drained: {} QPs in service", self.exp.len());
+            assert!(self.now() < end, "not drained: {} QPs in service: {:?}", self.exp.len(), self.exp);
             self.step();
         }
     }

@@ -13,6 +13,25 @@
 //! a fresh one under a new QPN (the hardware's `qps` entry of the old one
 //! stays as it was).
 //!
+//! **RQ flush records** (with [`Script::flushes`]): the record the chip
+//! makes for a QP in error (`RXF_RQ_FLUSH` and `RXF_TIMER` set, opcode
+//! `FLUSH_OPCODE`, the QPN, every other bit 0), which asks the responder to
+//! complete every posted RECV with WR_FLUSH_ERR. The model knows nothing of
+//! them, so a flushed QP is retired: it gets no packet after its flush. A
+//! QP the model put in error is flushed right behind its fatal packet (the
+//! block forwards that packet's state) or some cases later; now and then a
+//! live QP is retired (the host moved it to error: its SEND in progress,
+//! its pending ACK and so on stay as they are), and a fresh QP that never
+//! received a packet is flushed (the responder state not started: the RQ
+//! index from `RQ_CONS`); at the end of [`Script::generate`] every QP is.
+//! Sometimes RECVs are posted just before the flush, sometimes the flush
+//! is doubled (the second finds nothing). The expectation: RESP_EXEC_FLUSH
+//! from the responder's RQ index (`RECV_WQE`, the RECV being filled
+//! included; as the model defines it, a fatal NAK leaving it unchanged) to
+//! RQ_PROD when they differ, else RESP_FLUSH_NONE; the number of RECVs it
+//! completes is checked against the model's (those its error state
+//! flushed, or those it still holds).
+//!
 //! [`RespBench`] plays the caller: it offers the packets in order with the
 //! header in the receive parser's layout, the `qpc` entry (PMTU,
 //! MIN_RNR_TIMER, MAX_DEST_RD_ATOMIC, RQ_PSN, RQ_CONS, and RQ_PROD = the
@@ -22,7 +41,11 @@
 //! store in the cycle it takes it (when `write` is set; `write_delay` cycles
 //! later if asked), and checks every
 //! record against the expectation: verdict, the ACK/NAK (syndrome, PSN,
-//! MSN), the key check, the RECV work, and every state field.
+//! MSN), the key check, the RECV work, and every state field. A flush
+//! record's new state is also checked bit for bit against the state the
+//! last record of its QP wrote (the initial one when none did): the same
+//! with RECV_WQE = RQ_PROD and RECV_VALID, RECV_PLACED clear when it
+//! flushes, unchanged when it finds nothing.
 
 use rnic_contract::layouts::{qpc, qps};
 use rnic_hw::consts::*;
@@ -31,7 +54,7 @@ use rnic_proto::ext::{AtomicEth, ExtHeaders, Ieth, ImmDt, Reth};
 use rnic_proto::opcode::{Opcode, Pmtu, Transport};
 use rnic_proto::psn::Psn;
 use rnic_proto::rc::responder::{MessageInProgress, QpAccess, RecvWqe, Responder, ResponderConfig, ResponderState};
-use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket, Sge};
+use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket, Sge, WcStatus};
 use rnic_proto::RnrTimer;
 use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
@@ -67,6 +90,8 @@ pub struct PktFields {
     pub rkey: u32,
     pub dmalen: u32,
     pub payload_len: u16,
+    /// An RQ flush record (`RXF_RQ_FLUSH` and `RXF_TIMER` set), not a packet.
+    pub flush: bool,
 }
 
 /// The QP context fields the block reads.
@@ -98,6 +123,8 @@ pub struct Expect {
     /// The state after (and the RQ index: RECV_WQE + RECV_VALID = consumed).
     pub after: ResponderState,
     pub rq_next: u16,
+    /// Whether the record writes the state (checked for flush records only).
+    pub write: Option<bool>,
 }
 
 /// One packet: what is offered and what must come out.
@@ -117,6 +144,16 @@ struct Qp {
     posted: u32,
     /// Percent of packets before which a RECV is posted.
     p_post: u64,
+    /// The responder's RQ index as the hardware keeps it (`RECV_WQE`: the
+    /// RECV being filled while `RECV_VALID`, else the next one) and
+    /// `RECV_VALID`, from the model; whether a record of the QP was decided.
+    rq_wqe: u16,
+    recv_valid: bool,
+    started: bool,
+    /// RECVs the model completed with WR_FLUSH_ERR (its error state).
+    model_flushed: usize,
+    /// A flush record was made for the QP.
+    flushed: bool,
 }
 
 /// The RC opcodes (requests and not).
@@ -148,12 +185,38 @@ pub struct Script {
     pub seen: [usize; 16],
     /// NAKs (invalid request) of operations the QP's access flags deny.
     pub denied: usize,
+    /// Make RQ flush records (module doc); off: packets only.
+    pub flushes: bool,
+    /// QPs retired (in error), their flush to come.
+    retired: VecDeque<Qp>,
+    /// Flush records made: RESP_EXEC_FLUSH (also in `seen`), finding
+    /// nothing (RESP_FLUSH_NONE, also in `seen`), of a QP not started,
+    /// with a RECV being filled, right behind a packet of the same QP.
+    pub flush_exec: usize,
+    pub flush_none: usize,
+    pub flush_fresh: usize,
+    pub flush_busy: usize,
+    pub flush_behind: usize,
 }
 
 impl Script {
     /// `n` QPs; `pmtus`: the path MTUs to draw from.
     pub fn new(seed: u64, n: usize, pmtus: &[Pmtu]) -> Self {
-        let mut s = Script { rng: Rng(seed | 1), qps: vec![], next_qpn: 0x10, cases: vec![], seen: [0; 16], denied: 0 };
+        let mut s = Script {
+            rng: Rng(seed | 1),
+            qps: vec![],
+            next_qpn: 0x10,
+            cases: vec![],
+            seen: [0; 16],
+            denied: 0,
+            flushes: false,
+            retired: VecDeque::new(),
+            flush_exec: 0,
+            flush_none: 0,
+            flush_fresh: 0,
+            flush_busy: 0,
+            flush_behind: 0,
+        };
         for _ in 0..n {
             let pmtu = pmtus[(s.rng.next() % pmtus.len() as u64) as usize];
             let q = s.new_qp(pmtu);
@@ -194,19 +257,150 @@ impl Script {
         let p_post = [5, 30, 60, 100][(r.next() % 4) as usize];
         self.next_qpn += 1 + (r.next() % 7) as u32;
         let ctx = QpcFields { pmtu: pmtu as u8, min_rnr, max_dest, rq_psn: start, rq_prod: rq_cons, rq_cons, access };
-        Qp { qpn: self.next_qpn & 0xFF_FFFF, model: Responder::new(cfg), ctx, posted: 0, p_post }
+        Qp {
+            qpn: self.next_qpn & 0xFF_FFFF,
+            model: Responder::new(cfg),
+            ctx,
+            posted: 0,
+            p_post,
+            rq_wqe: rq_cons,
+            recv_valid: false,
+            started: false,
+            model_flushed: 0,
+            flushed: false,
+        }
     }
 
     /// Generate `n` packets, spread over the QPs (`p_same`: percent of
-    /// packets for the same QP as the previous one).
+    /// packets for the same QP as the previous one); with [`Self::flushes`],
+    /// flush records among them and, at the end, for every QP.
     pub fn generate(&mut self, n: usize, p_same: u64) {
         let mut q = 0;
         for _ in 0..n {
             if !self.rng.chance(p_same) {
                 q = (self.rng.next() % self.qps.len() as u64) as usize;
             }
+            let retired = self.retired.len();
             self.one(q);
+            if self.flushes {
+                self.flush_step(q, self.retired.len() > retired);
+            }
         }
+        if self.flushes {
+            // every QP ends in error: the last packet's first (right behind it)
+            let nq = self.qps.len();
+            for i in (0..nq).map(|i| (q + i) % nq) {
+                let qp = self.retire(i);
+                self.flush_qp(qp);
+            }
+            while let Some(qp) = self.retired.pop_front() {
+                self.flush_qp(qp);
+            }
+        }
+    }
+
+    /// The flush records after a packet of QP `q` (`fatal`: it put the QP
+    /// in error, the QP is now the newest of `retired`).
+    fn flush_step(&mut self, q: usize, fatal: bool) {
+        if fatal {
+            // right behind its last packet (forwarded), or later
+            if self.rng.chance(60) {
+                let qp = self.retired.pop_back().unwrap();
+                self.flush_qp(qp);
+            }
+        } else if self.rng.chance(1) {
+            // the host moves a live QP to error
+            let qp = self.retire(q);
+            if self.rng.chance(50) {
+                self.flush_qp(qp);
+            } else {
+                self.retired.push_back(qp);
+            }
+        }
+        if !self.retired.is_empty() && self.rng.chance(20) {
+            let qp = self.retired.pop_front().unwrap();
+            self.flush_qp(qp);
+        }
+        if self.rng.chance(1) {
+            // a QP that never received a packet
+            let pmtu = self.qps[q].model.config().pmtu;
+            let qp = self.new_qp(pmtu);
+            self.flush_qp(qp);
+        }
+    }
+
+    /// QP `i` leaves the script (in error), a fresh one takes its place.
+    fn retire(&mut self, i: usize) -> Qp {
+        let pmtu = self.qps[i].model.config().pmtu;
+        let fresh = self.new_qp(pmtu);
+        std::mem::replace(&mut self.qps[i], fresh)
+    }
+
+    /// The flush of a retired QP: sometimes RECVs posted just before it,
+    /// sometimes a second flush right behind it.
+    fn flush_qp(&mut self, mut qp: Qp) {
+        if self.rng.chance(30) {
+            for _ in 0..1 + self.rng.next() % 4 {
+                qp.model.post_recv(RecvWqe { wr_id: qp.posted as u64, sges: vec![Sge { addr: 0, len: 1, lkey: 1 }] });
+                qp.posted += 1;
+            }
+            // a model in error flushes them at once
+            let c = qp.model.take_completions();
+            qp.model_flushed += c.iter().filter(|c| c.status == WcStatus::WrFlushErr).count();
+        }
+        let twice = self.rng.chance(30);
+        self.flush_case(&mut qp);
+        if twice {
+            self.flush_case(&mut qp);
+        }
+    }
+
+    /// One flush record for `qp`, with its expectation.
+    fn flush_case(&mut self, qp: &mut Qp) {
+        let s = qp.model.state();
+        let mut ctx = qp.ctx.clone();
+        ctx.rq_prod = ctx.rq_cons.wrapping_add(qp.posted as u16);
+        let n = ctx.rq_prod.wrapping_sub(qp.rq_wqe);
+        if !qp.flushed {
+            // the RECVs to complete: those the model's error state flushed, or
+            // those it holds (posted, and the one being filled)
+            let model =
+                if s.error { qp.model_flushed } else { qp.model.posted_recvs() + s.recv_placed.is_some() as usize };
+            assert_eq!(n as usize, model, "QP {:#x}: RECVs to flush, bench's RQ index against the model", qp.qpn);
+        }
+        let exec = n != 0;
+        let verdict = if exec { RESP_EXEC_FLUSH } else { RESP_FLUSH_NONE };
+        let mut after = s;
+        after.recv_placed = None;
+        // the fields a flush does not use, as the RTL defines them: the AETH
+        // syndrome ACK with PSN 0 (the record's) and the MSN; a SEND ONLY's
+        // key fields (no check, length 0)
+        let e = Expect {
+            verdict,
+            ack: None,
+            resp_aeth: None,
+            msn_before: s.msn,
+            key: Some((false, ACC_REMOTE_WRITE, 0, 0, 0)),
+            recv: (exec, qp.rq_wqe, false, 0),
+            after,
+            rq_next: ctx.rq_prod,
+            write: Some(exec || !qp.started),
+        };
+        self.seen[verdict as usize] += 1;
+        if exec {
+            self.flush_exec += 1;
+            self.flush_busy += qp.recv_valid as usize;
+        } else {
+            self.flush_none += 1;
+        }
+        self.flush_fresh += !qp.started as usize;
+        self.flush_behind += self.cases.last().is_some_and(|c| c.pkt.qpn == qp.qpn && !c.pkt.flush) as usize;
+        let pkt = PktFields { opcode: FLUSH_OPCODE as u8, qpn: qp.qpn, flush: true, ..Default::default() };
+        self.cases.push(Case { pkt, ctx: ctx.clone(), expect: e });
+        qp.rq_wqe = ctx.rq_prod;
+        qp.recv_valid = false;
+        qp.started = true;
+        qp.flushed = true;
     }
 
     fn one(&mut self, qi: usize) {
@@ -266,6 +460,18 @@ impl Script {
         {
             self.denied += 1;
         }
+        let rq_next = ctx.rq_cons.wrapping_add(consumed_after as u16);
+        // the RECV being filled, or the next one to take
+        let index = ctx.rq_cons.wrapping_add(consumed_before as u16).wrapping_sub(before.recv_placed.is_some() as u16);
+        // the hardware's RQ index after the packet: the model's, unchanged by
+        // a fatal NAK (the model's error state flushes the RECVs instead)
+        if after.error {
+            qp.model_flushed = completions.iter().filter(|c| c.status == WcStatus::WrFlushErr).count();
+        } else {
+            qp.recv_valid = after.recv_placed.is_some();
+            qp.rq_wqe = rq_next.wrapping_sub(qp.recv_valid as u16);
+        }
+        qp.started = true;
         let mut e = Expect {
             verdict,
             ack: None,
@@ -274,7 +480,8 @@ impl Script {
             key: None,
             recv: (false, 0, false, 0),
             after,
-            rq_next: ctx.rq_cons.wrapping_add(consumed_after as u16),
+            rq_next,
+            write: None,
         };
         let aeth = |p: &RcPacket| p.ext.aeth().copied().expect("a response with an AETH");
         match verdict {
@@ -319,8 +526,6 @@ impl Script {
         let exec = verdict == RESP_EXEC_SEND || verdict == RESP_EXEC_WRITE;
         let recv_new = exec && consumed_after > consumed_before;
         let done = completions.first().filter(|_| exec).map(|c| c.byte_len);
-        // the RECV being filled, or the next one to take
-        let index = ctx.rq_cons.wrapping_add(consumed_before as u16).wrapping_sub(before.recv_placed.is_some() as u16);
         e.recv = (recv_new, index, done.is_some(), done.unwrap_or(0));
         if recv_new && before.recv_placed.is_some() {
             panic!("a RECV taken while one is being filled");
@@ -344,11 +549,14 @@ impl Script {
             rkey: if has_reth { reth.rkey } else { at.rkey },
             dmalen: reth.dma_len,
             payload_len: pkt.payload.len() as u16,
+            flush: false,
         };
         self.cases.push(Case { pkt: fields, ctx, expect: e });
         if self.qps[qi].model.is_error() {
-            let pmtu = self.qps[qi].model.config().pmtu;
-            self.qps[qi] = self.new_qp(pmtu);
+            let old = self.retire(qi);
+            if self.flushes {
+                self.retired.push_back(old);
+            }
         }
     }
 
@@ -464,6 +672,12 @@ pub fn pack_header(f: &PktFields) -> Vec<u32> {
             }
         }
     }
+    if f.flush {
+        // the on-chip record's bits, above the packed header
+        for b in [RXF_TIMER, RXF_RQ_FLUSH] {
+            words[b / 32] |= 1 << (b % 32);
+        }
+    }
     words
 }
 
@@ -532,6 +746,13 @@ pub struct RespBench<M: Model> {
     queue: VecDeque<Case>,
     pending: VecDeque<Case>,
     store: HashMap<u32, Vec<u8>>,
+    /// The state the last record of each QP wrote (in record order).
+    last: HashMap<u32, Vec<u8>>,
+    /// The previous record's QPN when it was its QP's first record.
+    first_ahead: Option<u32>,
+    /// Flushes that found nothing right behind their QP's first record (no
+    /// write expected: the case `p0_init` with `hit` once got wrong).
+    pub behind_first: usize,
     offered: Option<(Vec<u32>, Vec<u32>, Vec<u32>)>,
     /// Cycle each packet was taken, and each record.
     pub taken: Vec<u64>,
@@ -585,6 +806,9 @@ impl<M: Model> RespBench<M> {
             queue: VecDeque::new(),
             pending: VecDeque::new(),
             store: HashMap::new(),
+            last: HashMap::new(),
+            first_ahead: None,
+            behind_first: 0,
             offered: None,
             taken: vec![],
             records: vec![],
@@ -648,8 +872,18 @@ impl<M: Model> RespBench<M> {
         if take && d.bit_at(mv) {
             let rec = self.read_record(now);
             let case = self.pending.pop_front().unwrap_or_else(|| panic!("cycle {now}: a record with no packet"));
+            // (right behind its QP's first record a flush that finds nothing
+            // writes nothing: P0's "not started" does not count with `hit`)
+            if case.expect.write == Some(false) && self.first_ahead == Some(rec.qpn) {
+                self.behind_first += 1;
+            }
             check(&case, &rec, now);
+            if case.pkt.flush {
+                check_flush_state(&case, &rec, self.last.get(&rec.qpn), now);
+            }
+            self.first_ahead = (!self.last.contains_key(&rec.qpn)).then_some(rec.qpn);
             if rec.write {
+                self.last.insert(rec.qpn, rec.wr_data.clone());
                 self.writes.push_back((now + 1 + self.write_delay, rec.clone()));
             }
             self.records.push(rec);
@@ -706,8 +940,12 @@ impl<M: Model> RespBench<M> {
 pub fn check(c: &Case, r: &Record, now: u64) {
     let e = &c.expect;
     let ctx = format!(
-        "cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} len {}",
-        c.pkt.qpn, c.pkt.psn, c.pkt.opcode, c.pkt.payload_len
+        "cycle {now}: QP {:#x} PSN {:#x} opcode {:#04x} len {}{}",
+        c.pkt.qpn,
+        c.pkt.psn,
+        c.pkt.opcode,
+        c.pkt.payload_len,
+        if c.pkt.flush { " (RQ flush)" } else { "" }
     );
     assert_eq!((r.qpn, r.psn), (c.pkt.qpn, c.pkt.psn), "{ctx}: record of another packet");
     assert_eq!(r.verdict, e.verdict, "{ctx}: verdict");
@@ -735,6 +973,19 @@ pub fn check(c: &Case, r: &Record, now: u64) {
     if done {
         assert_eq!(r.cqe_len, cqe_len, "{ctx}: completion length");
     }
+    if c.pkt.flush {
+        // the fields a flush does not use, as the RTL defines them (module doc)
+        assert_eq!(r.recv_index, index, "{ctx}: RQ index (the first RECV flushed, or RQ_PROD)");
+        assert_eq!((r.recv_offset, r.cqe_len), (0, 0), "{ctx}: a flush's RECV offset and completion length");
+        assert_eq!(
+            (r.syndrome, r.aeth_psn, r.aeth_msn),
+            (AETH_ACK as u8, 0, e.msn_before),
+            "{ctx}: a flush's AETH fields (syndrome, PSN, MSN)"
+        );
+    }
+    if let Some(w) = e.write {
+        assert_eq!(r.write, w, "{ctx}: state write");
+    }
     assert_eq!(r.wr_mask, RESP_WR_MASK, "{ctx}: byte mask");
     // the new state, field by field
     let s = &e.after;
@@ -754,7 +1005,8 @@ pub fn check(c: &Case, r: &Record, now: u64) {
         }
     };
     assert_eq!(qps::IN_PROGRESS.get(d).unwrap(), ip, "{ctx}: IN_PROGRESS");
-    if !s.error {
+    // a flush's RQ index is defined in error too (the RECVs a fatal NAK left)
+    if !s.error || c.pkt.flush {
         let valid = qps::RECV_VALID.get(d).unwrap();
         assert_eq!(valid, s.recv_placed.is_some(), "{ctx}: RECV_VALID");
         if let Some(placed) = s.recv_placed {
@@ -762,9 +1014,45 @@ pub fn check(c: &Case, r: &Record, now: u64) {
         }
         let next = qps::RECV_WQE.get(d).unwrap().wrapping_add(valid as u16);
         assert_eq!(next, e.rq_next, "{ctx}: RECV_WQE + RECV_VALID (RECVs taken)");
+    }
+    if !s.error {
         assert_eq!(qps::WRITE_VA.get(d).unwrap(), s.write_va, "{ctx}: WRITE_VA");
         assert_eq!(qps::WRITE_RKEY.get(d).unwrap(), s.write_rkey, "{ctx}: WRITE_RKEY");
         assert_eq!(u64::from(qps::WRITE_REMAINING.get(d).unwrap()), s.write_remaining, "{ctx}: WRITE_REMAINING");
         assert_eq!(qps::WRITE_LEN.get(d).unwrap(), s.write_len, "{ctx}: WRITE_LEN");
     }
+}
+
+/// A flush record's new state against `prev`, the state the last record of
+/// its QP wrote (none: the initial state, EPSN from `RQ_PSN` and RECV_WQE
+/// from `RQ_CONS`, every other field 0): RESP_EXEC_FLUSH sets RECV_WQE to
+/// RQ_PROD and clears RECV_VALID and RECV_PLACED, every other bit of the
+/// responder's bytes kept (EPSN, MSN, NAK_SENT, ACK_PENDING, IN_PROGRESS,
+/// RECV_SGE, RECV_SGE_OFFSET, WRITE_*, the replay cache's); a flush that
+/// finds nothing changes nothing (and writes only the initial state).
+pub fn check_flush_state(c: &Case, r: &Record, prev: Option<&Vec<u8>>, now: u64) {
+    let mut want = match prev {
+        Some(p) => p.clone(),
+        None => {
+            let mut e = vec![0u8; qps::SIZE];
+            qps::RESP_STARTED.set(&mut e, true).unwrap();
+            qps::EPSN.set(&mut e, c.ctx.rq_psn).unwrap();
+            qps::RECV_WQE.set(&mut e, c.ctx.rq_cons).unwrap();
+            e
+        }
+    };
+    if r.verdict == RESP_EXEC_FLUSH {
+        qps::RECV_WQE.set(&mut want, c.ctx.rq_prod).unwrap();
+        qps::RECV_VALID.set(&mut want, false).unwrap();
+        qps::RECV_PLACED.set(&mut want, 0).unwrap();
+    }
+    let b = qps::RESPONDER_BYTES;
+    assert_eq!(
+        r.wr_data[b.clone()],
+        want[b],
+        "cycle {now}: QP {:#x} (RQ flush, verdict {}): the new state against the last one written{}",
+        c.pkt.qpn,
+        r.verdict,
+        if prev.is_some() { "" } else { " (none: the initial state)" }
+    );
 }

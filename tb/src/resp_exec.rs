@@ -19,6 +19,18 @@
 //! needs no second copy (`RespCheck` decides nothing this block can fail).
 //! A QP the model put in error is replaced by a fresh one under a new QPN.
 //!
+//! RQ flush records (`RESP_EXEC_FLUSH`, as `RespCheck` gives them for a QP
+//! in error with RECVs posted): after a packet put a QP in error, at once or
+//! some records later (then now and then with RECVs posted to the QP in
+//! error before it), covering the RECVs the model flushed (checked against
+//! its WR_FLUSH_ERR completions); at the end of traffic for every QP with
+//! RECVs posted and not consumed; with `p_flush_many`, a QP given 10..20
+//! RECVs more and flushed. A flush expects one CQE per RECV in RQ order
+//! (WR_FLUSH_ERR, its WR_ID and RQ index), no `m_pkt`, no ACK, no
+//! translation request, and its `qps` write. The flushes draw their own
+//! random numbers, so the rest of the traffic is as without them. The bench
+//! injects no RQ read error (`tuser` 0), so no flush CQE is LOC_QP_OP_ERR.
+//!
 //! [`ExecBench`] plays every neighbour: offers the records with their side
 //! fields, serves the translation port from the world (answers in order
 //! after a latency) and the RQ reads from the rings (one beat after a
@@ -29,8 +41,9 @@
 //! latency after a placed packet's last piece and `m_pkt`, and checks that
 //! every output stays offered until taken, that a packet's
 //! `m_pkt`/`m_ack`/`m_cqe`/`m_qps` come only after all its pieces were
-//! taken, and that no `m_ack`/`m_cqe` comes before the `m_done` of every
-//! placed packet up to its own.
+//! taken and after the record was taken, that no `m_ack`/`m_cqe` comes
+//! before the `m_done` of every placed packet up to its own, and that no
+//! translation request is offered while an RQ flush record is held.
 
 use crate::mr::{expected_beats, MrWorld, RespBeat};
 use crate::resp_check::OpenMemory;
@@ -124,18 +137,22 @@ pub struct Rec {
     pub path: [u32; 16],
     pub qpn: u32,
     pub payload: Vec<u8>,
-    /// m_pkt: (lane, drop).
-    pub pkt: (u64, bool),
+    /// m_pkt: (lane, drop); none for an RQ flush (no payload:
+    /// `PayloadScatter` never sees it).
+    pub pkt: Option<(u64, bool)>,
     /// Pieces (iova, len, last) of the placed payload.
     pub pieces: Vec<(u64, u64, bool)>,
     /// m_ack: (psn, kind, code, msn).
     pub ack: Option<(u64, u64, u64, u64)>,
-    /// m_cqe.
-    pub cqe: Option<Cqe>,
+    /// m_cqe: the record's receive completions in order (a packet's: at
+    /// most one; an RQ flush's: one per RECV, in RQ order).
+    pub cqes: Vec<Cqe>,
     /// m_qps: (mask, data); mask 0 when nothing is written (data then unchecked).
     pub qps: Option<(u64, [u32; 16])>,
     /// The model failed it (a fatal NAK).
     pub failed: bool,
+    /// An RQ flush (`RESP_EXEC_FLUSH`): the RECVs it completes (0 for a packet's record).
+    pub flushed: usize,
 }
 
 /// A QP of the traffic.
@@ -156,9 +173,15 @@ struct Qp {
     rq_log: u32,
     rq_prod: u16,
     rq_cons: u16,
+    /// The first RQ index of the QP: the ring's slots are written once
+    /// ([`RqMem`] holds one entry per slot), so a QP posts at most
+    /// 2^`rq_log` RECVs in its life.
+    rq_start: u16,
     recv_cq: u64,
     /// The SGEs of the posted RECVs by RQ index (for `RECV_SGE`).
     recv_sges: HashMap<u16, Vec<Sge>>,
+    /// The WR_IDs of the posted RECVs by RQ index (an RQ flush's CQEs).
+    recv_wr_ids: HashMap<u16, u64>,
 }
 
 /// Records by kind, for the tests' coverage asserts.
@@ -176,6 +199,19 @@ pub struct Kinds {
     pub write_imm_cqe: usize,
     /// Receive CQEs expected with `solicited` (BTH.SE on the last packet).
     pub solicited_cqe: usize,
+    /// RQ flush records, the RECVs they complete, those of more RECVs than
+    /// `RqAhead`'s window (8), those after a failure (their CQEs checked
+    /// against the model's WR_FLUSH_ERR completions), those generated some
+    /// records after the failure (deferred), those whose RECVs run over the
+    /// ring's end.
+    pub flush_recs: usize,
+    /// Flush records that found no RECV (`RESP_FLUSH_NONE`).
+    pub flush_none: usize,
+    pub flushed: usize,
+    pub flush_many: usize,
+    pub flush_error: usize,
+    pub flush_deferred: usize,
+    pub flush_wrap: usize,
 }
 
 /// The traffic generator and the model (module doc).
@@ -195,8 +231,16 @@ pub struct Traffic {
     /// Percent of messages that are SENDs, and WRITEs with immediate.
     pub p_send: u64,
     pub p_write_imm: u64,
+    /// Percent of records before which the QP gets 10..20 RECVs more and
+    /// is flushed (as after a modify to ERR), then replaced.
+    pub p_flush_many: u64,
     pub recs: Vec<Rec>,
     pub kinds: Kinds,
+    /// The RQ flushes' own random numbers (`rng`'s sequence, on which the
+    /// traffic's coverage rests, is left as it was without flushes).
+    frng: Rng,
+    /// QPs that went into error, their flush record still to come.
+    deferred: Vec<Qp>,
 }
 
 /// A world whose regions' MTT entries are all VALID (an invalid entry
@@ -277,6 +321,31 @@ fn opcode_of(first: bool, last: bool, send: bool, imm: bool) -> Opcode {
     }
 }
 
+/// Writes a RECV WQE into `qp`'s RQ ring (`NUM_SGE` = the SGEs given, at
+/// most `MAX_SGE` of them written; posted for the records from
+/// `posted_at` on) and posts it to the model.
+fn write_wqe(rq: &mut RqMem, posted_at: usize, qp: &mut Qp, wr_id: u64, sges: Vec<Sge>) {
+    let mut e = [0u8; recv_wqe::SIZE];
+    e[0..8].copy_from_slice(&wr_id.to_le_bytes());
+    e[recv_wqe::NUM_SGE.byte] = sges.len() as u8;
+    for (k, s) in sges.iter().enumerate().take(recv_wqe::MAX_SGE) {
+        let b = recv_wqe::sge_range(k).start;
+        e[b + sge_layout::ADDR.byte..][..8].copy_from_slice(&s.addr.to_le_bytes());
+        e[b + sge_layout::LEN.byte..][..4].copy_from_slice(&s.len.to_le_bytes());
+        e[b + sge_layout::LKEY.byte..][..4].copy_from_slice(&s.lkey.to_le_bytes());
+    }
+    let slot = (qp.rq_prod as u64) & ((1 << qp.rq_log) - 1);
+    let at = qp.rq_base + slot * recv_wqe::SIZE as u64;
+    let used = qp.rq_prod.wrapping_sub(qp.rq_start) as u64;
+    assert!(used < 1 << qp.rq_log, "QP {:#x}: more RECVs than its ring's slots", qp.qpn);
+    let old = rq.insert(at, RqEntry { bytes: e, posted_at });
+    assert!(old.is_none(), "RQ slot {at:#x} posted twice: the bench's ring memory holds one entry per slot");
+    qp.recv_sges.insert(qp.rq_prod, sges.clone());
+    qp.recv_wr_ids.insert(qp.rq_prod, wr_id);
+    qp.rq_prod = qp.rq_prod.wrapping_add(1);
+    qp.model.post_recv(RecvWqe { wr_id, sges });
+}
+
 impl Traffic {
     pub fn new(seed: u64, world: MrWorld, n_qps: usize, pmtu: Pmtu) -> Self {
         let mut t = Traffic {
@@ -291,8 +360,11 @@ impl Traffic {
             p_fault: 15,
             p_send: 0,
             p_write_imm: 0,
+            p_flush_many: 0,
             recs: vec![],
             kinds: Kinds::default(),
+            frng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+            deferred: vec![],
         };
         for _ in 0..n_qps {
             let q = t.new_qp();
@@ -336,8 +408,10 @@ impl Traffic {
             rq_log,
             rq_prod: rq_start,
             rq_cons: rq_start,
+            rq_start,
             recv_cq: r.next() & 0xFF_FFFF,
             recv_sges: HashMap::new(),
+            recv_wr_ids: HashMap::new(),
         }
     }
 
@@ -404,26 +478,9 @@ impl Traffic {
         self.post_wqe(qi, wr_id, sges);
     }
 
-    /// Writes a RECV WQE into QP `qi`'s RQ ring (`NUM_SGE` = the SGEs given,
-    /// at most `MAX_SGE` of them written) and posts it to the model.
+    /// Writes a RECV WQE into QP `qi`'s RQ ring and posts it to the model ([`write_wqe`]).
     fn post_wqe(&mut self, qi: usize, wr_id: u64, sges: Vec<Sge>) {
-        let qp = &mut self.qps[qi];
-        let mut e = [0u8; recv_wqe::SIZE];
-        e[0..8].copy_from_slice(&wr_id.to_le_bytes());
-        e[recv_wqe::NUM_SGE.byte] = sges.len() as u8;
-        for (k, s) in sges.iter().enumerate().take(recv_wqe::MAX_SGE) {
-            let b = recv_wqe::sge_range(k).start;
-            e[b + sge_layout::ADDR.byte..][..8].copy_from_slice(&s.addr.to_le_bytes());
-            e[b + sge_layout::LEN.byte..][..4].copy_from_slice(&s.len.to_le_bytes());
-            e[b + sge_layout::LKEY.byte..][..4].copy_from_slice(&s.lkey.to_le_bytes());
-        }
-        let slot = (qp.rq_prod as u64) & ((1 << qp.rq_log) - 1);
-        let at = qp.rq_base + slot * recv_wqe::SIZE as u64;
-        let old = self.rq.insert(at, RqEntry { bytes: e, posted_at: self.recs.len() });
-        assert!(old.is_none(), "RQ slot {at:#x} posted twice: the bench's ring memory holds one entry per slot");
-        qp.recv_sges.insert(qp.rq_prod, sges.clone());
-        qp.rq_prod = qp.rq_prod.wrapping_add(1);
-        qp.model.post_recv(RecvWqe { wr_id, sges });
+        write_wqe(&mut self.rq, self.recs.len(), &mut self.qps[qi], wr_id, sges);
     }
 
     /// A SEND message (or, `!send`, a WRITE with immediate) for QP `qi`,
@@ -522,12 +579,197 @@ impl Traffic {
         self.queue_packets(qi, false, false, va, rkey, len);
     }
 
-    /// Generate `n` records, spread over the QPs.
+    /// Generate `n` records, spread over the QPs, then the RQ flushes of
+    /// the end of traffic ([`Traffic::finish`]).
     pub fn generate(&mut self, n: usize) {
         for _ in 0..n {
             let qi = (self.rng.next() % self.qps.len() as u64) as usize;
             self.one(qi);
         }
+        self.finish();
+    }
+
+    /// The end of traffic: the flush records still deferred, then every QP
+    /// with RECVs posted and not consumed is flushed (a modify to ERR:
+    /// from the RECV a SEND may be filling to the last posted) and replaced.
+    pub fn finish(&mut self) {
+        while !self.deferred.is_empty() {
+            self.flush_deferred();
+        }
+        for qi in 0..self.qps.len() {
+            if self.qps[qi].rq_cons != self.qps[qi].rq_prod {
+                let old = self.replace_qp(qi);
+                self.flush_rec(&old);
+            }
+        }
+    }
+
+    /// QP `qi` replaced by a fresh one (drawn from `frng`), the old one returned.
+    fn replace_qp(&mut self, qi: usize) -> Qp {
+        std::mem::swap(&mut self.rng, &mut self.frng);
+        let fresh = self.new_qp();
+        std::mem::swap(&mut self.rng, &mut self.frng);
+        std::mem::replace(&mut self.qps[qi], fresh)
+    }
+
+    /// The RQ flush record of `qp`, a QP in error (module doc of `RespExec`:
+    /// `RESP_EXEC_FLUSH`): its RECVs from `rq_cons` (the next one; a SEND
+    /// may have been filling it) up to `rq_prod`, each completed with
+    /// WR_FLUSH_ERR, RECV, byte_len 0, its WR_ID and RQ index; no payload,
+    /// no ACK; the `qps` write as `RespCheck` gives it (RECV_WQE = RQ_PROD,
+    /// RECV_VALID clear, still in error). With no RECV posted the record
+    /// is `RESP_FLUSH_NONE`: no CQE, no `m_pkt`, its `qps` write (or none)
+    /// passed through.
+    fn flush_rec(&mut self, qp: &Qp) {
+        let (start, end) = (qp.rq_cons, qp.rq_prod);
+        let n = end.wrapping_sub(start) as usize;
+        assert!(n as u64 <= 1 << qp.rq_log, "a flush of more RECVs than the ring holds");
+        let r = &mut self.frng;
+        let lane = r.next() % 64;
+        let mut wr_data = [0u32; 16];
+        wr_data.iter_mut().for_each(|w| *w = r.next() as u32);
+        set_field(&mut wr_data, qps_layout::IN_PROGRESS.pos(), 2, IP_ERROR);
+        set_field(&mut wr_data, qps_layout::RECV_WQE.pos(), 16, end as u64);
+        set_field(&mut wr_data, qps_layout::RECV_VALID.pos(), 1, 0);
+        let mask = r.next() | 1;
+        // nothing to flush: written only now and then (a QP not started)
+        let write = n > 0 || r.chance(30);
+        let st = qp.model.state();
+        let fields = vec![
+            ("s_dec.qpn", qp.qpn as u64),
+            ("s_dec.psn", st.epsn.value() as u64),
+            ("s_dec.verdict", if n > 0 { RESP_EXEC_FLUSH } else { RESP_FLUSH_NONE }),
+            ("s_dec.ack", 0),
+            ("s_dec.syndrome", 0),
+            ("s_dec.aeth_psn", 0),
+            ("s_dec.aeth_msn", st.msn as u64),
+            ("s_dec.msn_before", st.msn as u64),
+            ("s_dec.key_check", 0),
+            ("s_dec.key_access", ACC_REMOTE_WRITE),
+            ("s_dec.rkey", 0),
+            ("s_dec.va", 0),
+            ("s_dec.len", 0),
+            ("s_dec.recv_new", (n > 0) as u64),
+            ("s_dec.recv_index", start as u64),
+            ("s_dec.recv_offset", 0),
+            ("s_dec.recv_done", 0),
+            ("s_dec.cqe_len", 0),
+            ("s_dec.write", write as u64),
+            ("s_dec.wr_mask", mask),
+            ("s_side.pd", qp.pd as u64),
+            ("s_side.dest_qpn", qp.dest_qpn),
+            ("s_side.pkey", qp.pkey),
+            ("s_side.plen", 0),
+            ("s_side.lane", lane),
+            ("s_side.rq_base", qp.rq_base),
+            ("s_side.rq_log", qp.rq_log as u64),
+            ("s_side.rq_prod", end as u64),
+            ("s_side.recv_cq", qp.recv_cq),
+            ("s_side.imm", 0),
+            ("s_side.imm_valid", 0),
+            ("s_side.se", 0),
+        ];
+        let cqes: Vec<Cqe> = (0..n)
+            .map(|k| {
+                let i = start.wrapping_add(k as u16);
+                let wr_id = qp.recv_wr_ids[&i];
+                [qp.recv_cq, wr_id, WCS_WR_FLUSH_ERR, WCO_RECV, 0, qp.qpn as u64, i as u64, 0, 0, 0]
+            })
+            .collect();
+        let k = &mut self.kinds;
+        k.flush_recs += (n > 0) as usize;
+        k.flush_none += (n == 0) as usize;
+        k.flushed += n;
+        k.flush_many += (n > 8) as usize;
+        let ring = 1u64 << qp.rq_log;
+        k.flush_wrap += ((start as u64 & (ring - 1)) + n as u64 > ring) as usize;
+        self.recs.push(Rec {
+            fields,
+            wr_data,
+            path: qp.path,
+            qpn: qp.qpn,
+            payload: vec![],
+            pkt: None,
+            pieces: vec![],
+            ack: None,
+            cqes,
+            qps: Some((if write { mask } else { 0 }, wr_data)),
+            failed: false,
+            flushed: n,
+        });
+    }
+
+    /// A QP the model put in error: its flush record now, or (half the
+    /// time) some records later.
+    fn retire(&mut self, qp: Qp) {
+        if qp.rq_cons == qp.rq_prod || self.frng.chance(50) {
+            self.flush_rec(&qp);
+        } else {
+            self.deferred.push(qp);
+        }
+    }
+
+    /// The oldest deferred flush: a few RECVs posted to the QP in error
+    /// first now and then (the model completes each at once with
+    /// WR_FLUSH_ERR; the flush record, whose RQ_PROD counts them, too).
+    fn flush_deferred(&mut self) {
+        let mut qp = self.deferred.remove(0);
+        let room = (1u64 << qp.rq_log) - qp.rq_prod.wrapping_sub(qp.rq_start) as u64;
+        let extra = (self.frng.next() % 3).min(room);
+        let mut want = vec![];
+        for _ in 0..extra {
+            let wr_id = self.frng.next();
+            let sges = self.junk_sges();
+            write_wqe(&mut self.rq, self.recs.len(), &mut qp, wr_id, sges);
+            want.push(wr_id);
+        }
+        let got: Vec<_> = qp.model.take_completions().into_iter().map(|c| (c.wr_id, c.status)).collect();
+        assert_eq!(got, want.iter().map(|&w| (w, WcStatus::WrFlushErr)).collect::<Vec<_>>());
+        self.kinds.flush_deferred += 1;
+        self.flush_rec(&qp);
+    }
+
+    /// SGEs of a RECV only a flush completes: 0..=MAX_SGE + 1 of them (the
+    /// walk of a flush reads no SGE: `NUM_SGE` past the limit is no error).
+    fn junk_sges(&mut self) -> Vec<Sge> {
+        let r = &mut self.frng;
+        let n = r.next() % (recv_wqe::MAX_SGE as u64 + 2);
+        (0..n).map(|_| Sge { addr: r.next(), len: r.next() as u32, lkey: r.next() as u32 }).collect()
+    }
+
+    /// QP `qi` gets `n` RECVs more (at most what its ring has room for) and
+    /// is flushed, as after a modify to ERR, then replaced.
+    fn flush_many(&mut self, qi: usize, n: u64) {
+        let qp = &self.qps[qi];
+        let room = (1u64 << qp.rq_log) - qp.rq_prod.wrapping_sub(qp.rq_start) as u64;
+        for _ in 0..n.min(room) {
+            let wr_id = self.frng.next();
+            let sges = self.junk_sges();
+            write_wqe(&mut self.rq, self.recs.len(), &mut self.qps[qi], wr_id, sges);
+        }
+        let old = self.replace_qp(qi);
+        self.flush_rec(&old);
+    }
+
+    /// An RQ flush of `n` RECVs of QP 0 (the flush rate test): the QP's
+    /// ring index moved so its RECVs run over the ring's end and the
+    /// 16-bit index wraps, `sends` of them consumed first by one-packet
+    /// SENDs of `len` bytes into `sges` (fresh RECVs, no fault), the
+    /// others flushed.
+    pub fn flush_stream(&mut self, n: u64, sends: u64, sges: Vec<Sge>, len: u64) {
+        let qp = &mut self.qps[0];
+        assert!(qp.rq_prod == qp.rq_start && n <= 1 << qp.rq_log && sends < n);
+        let at = 0u16.wrapping_sub((n / 2) as u16);
+        (qp.rq_start, qp.rq_prod, qp.rq_cons) = (at, at, at);
+        for i in 0..n {
+            self.post_wqe(0, 0xF105_0000_0000_0000 + i, sges.clone());
+        }
+        for _ in 0..sends {
+            self.queue_packets(0, true, false, 0, 0, len);
+            self.one(0);
+        }
+        let old = self.replace_qp(0);
+        self.flush_rec(&old);
     }
 
     /// Records of a WRITE message of `len` bytes at `va` under `rkey` for
@@ -577,6 +819,15 @@ impl Traffic {
     }
 
     fn one(&mut self, qi: usize) {
+        // RQ flushes (their own random numbers): a deferred one, or QP `qi`
+        // flushed with many RECVs (then replaced: a fresh QP sends)
+        if !self.deferred.is_empty() && self.frng.chance(30) {
+            self.flush_deferred();
+        }
+        if self.p_flush_many > 0 && self.frng.chance(self.p_flush_many) {
+            let n = 10 + self.frng.next() % 11;
+            self.flush_many(qi, n);
+        }
         if self.qps[qi].queue.is_empty() {
             if self.qps[qi].last.is_some() && self.rng.chance(5) {
                 let d = self.qps[qi].last.clone().unwrap();
@@ -629,8 +880,10 @@ impl Traffic {
         let failed = rc1.error_naks > rc0.error_naks;
         let executed = rc1.executed > rc0.executed;
         let rnr = rc1.rnr_naks > rc0.rnr_naks;
-        let completions: Vec<_> =
-            qp.model.take_completions().into_iter().filter(|c| c.status != WcStatus::WrFlushErr).collect();
+        // the RECVs flushed when the packet put the QP in error: an RQ flush
+        // record's (below), not this record's
+        let (flushed, completions): (Vec<_>, Vec<_>) =
+            qp.model.take_completions().into_iter().partition(|c| c.status == WcStatus::WrFlushErr);
         assert!(completions.len() <= 1, "one receive completion per packet at most");
         // what RespCheck decides: for a WRITE every key granted; a SEND's
         // checks are all this block's (or, RNR and duplicates, RespCheck's)
@@ -694,6 +947,20 @@ impl Traffic {
         if exec_recv && ends && !failed {
             qp.rq_cons = qp.rq_cons.wrapping_add(1);
         }
+        // a record with a RECV (a SEND's, a WRITE with immediate's at its end)
+        let walked = verdict == RESP_EXEC_SEND || (verdict == RESP_EXEC_WRITE && imm.is_some() && ends);
+        if failed && walked {
+            // the failure consumed the RECV when it completed it (a CQE)
+            qp.rq_cons = recv_index.wrapping_add(completions.len() as u16);
+        }
+        // the model flushed the others, from the next one to the last posted
+        let want: Vec<u64> = if qp.model.is_error() {
+            let n = qp.rq_prod.wrapping_sub(qp.rq_cons);
+            (0..n).map(|k| qp.recv_wr_ids[&qp.rq_cons.wrapping_add(k)]).collect()
+        } else {
+            vec![]
+        };
+        assert_eq!(flushed.iter().map(|c| c.wr_id).collect::<Vec<_>>(), want, "the RECVs the model flushed");
         // the requester resends the RNR-NAKed packet itself after its RNR
         // timer (IBTA 9.7.5.2.8), by when the consumer has posted a RECV
         let retry = rnr.then(|| {
@@ -761,28 +1028,40 @@ impl Traffic {
         if failed {
             let pos = qps_layout::IN_PROGRESS.pos();
             qdata[pos / 32] |= 3 << (pos % 32);
+            // a record with a RECV (a SEND's, a WRITE with immediate's at its
+            // end): RECV_WQE after the RECV when the failure completed it
+            // (a CQE), else at it; RECV_VALID clear (an RQ flush completes
+            // every other RECV once)
+            if walked {
+                let next = recv_index.wrapping_add(completions.len() as u16);
+                set_field(&mut qdata, qps_layout::RECV_WQE.pos(), 16, next as u64);
+                set_field(&mut qdata, qps_layout::RECV_VALID.pos(), 1, 0);
+            }
         } else if verdict == RESP_EXEC_SEND {
             let sges = &qp.recv_sges[&recv_index];
             let (s, o) = recv_pos(sges, offset, plen);
             set_field(&mut qdata, qps_layout::RECV_SGE.pos(), 2, s);
             set_field(&mut qdata, qps_layout::RECV_SGE_OFFSET.pos(), 32, o);
         }
-        let cqe = completions.first().map(|c| {
-            [
-                qp.recv_cq,
-                c.wr_id,
-                wc_status(c.status),
-                wc_opcode(c.opcode),
-                c.byte_len as u64,
-                qp.qpn as u64,
-                recv_index as u64,
-                c.imm.unwrap_or(0) as u64,
-                c.imm.is_some() as u64,
-                (se && c.status == WcStatus::Success) as u64,
-            ]
-        });
+        let cqes: Vec<Cqe> = completions
+            .iter()
+            .map(|c| {
+                [
+                    qp.recv_cq,
+                    c.wr_id,
+                    wc_status(c.status),
+                    wc_opcode(c.opcode),
+                    c.byte_len as u64,
+                    qp.qpn as u64,
+                    recv_index as u64,
+                    c.imm.unwrap_or(0) as u64,
+                    c.imm.is_some() as u64,
+                    (se && c.status == WcStatus::Success) as u64,
+                ]
+            })
+            .collect();
         let k = &mut self.kinds;
-        if let Some(c) = cqe {
+        for c in &cqes {
             use rnic_contract::codes::WcStatus as C;
             k.solicited_cqe += c[9] as usize;
             match c[2] {
@@ -810,16 +1089,20 @@ impl Traffic {
             path: qp.path,
             qpn: qp.qpn,
             payload: pkt.payload.clone(),
-            pkt: (lane, !placed),
+            pkt: Some((lane, !placed)),
             pieces,
             ack: resp.first().map(aeth),
-            cqe,
+            cqes,
             qps: Some((if write { mask } else { 0 }, qdata)),
             failed,
+            flushed: 0,
         });
         qp.last = Some(pkt);
         if qp.model.is_error() {
-            self.qps[qi] = self.new_qp();
+            let fresh = self.new_qp();
+            let old = std::mem::replace(&mut self.qps[qi], fresh);
+            self.kinds.flush_error += (old.rq_cons != old.rq_prod) as usize;
+            self.retire(old);
         } else if let Some(len) = retry {
             self.post_recv(qi, len, false);
         }
@@ -893,7 +1176,8 @@ pub struct ExecBench {
     pieces: VecDeque<(usize, (u64, u64, bool))>,
     /// Byte offset into the payload of the record being placed.
     placed_off: usize,
-    next_pkt: usize,
+    /// The records with an `m_pkt` item (all but RQ flushes), in order.
+    pkts: VecDeque<usize>,
     acks: VecDeque<(usize, (u64, u64, u64, u64))>,
     cqes: VecDeque<(usize, Cqe)>,
     next_qps: usize,
@@ -915,6 +1199,9 @@ pub struct ExecBench {
     pub xreq_log: Vec<MrRequest>,
     /// RQ reads (cycles the command was taken, the address).
     pub rd_log: Vec<(u64, u64)>,
+    /// `m_cqe` items taken (cycle, record), `m_qps` items taken (cycle).
+    pub cqe_log: Vec<(u64, usize)>,
+    pub qps_log: Vec<u64>,
     /// Pulse `qp_inval` in the cycle after this record's first piece is offered.
     pub inval_after: Option<usize>,
     inval_now: bool,
@@ -941,7 +1228,7 @@ impl ExecBench {
             held: Default::default(),
             pieces: VecDeque::new(),
             placed_off: 0,
-            next_pkt: 0,
+            pkts: VecDeque::new(),
             acks: VecDeque::new(),
             cqes: VecDeque::new(),
             next_qps: 0,
@@ -957,6 +1244,8 @@ impl ExecBench {
             first_piece: HashMap::new(),
             xreq_log: vec![],
             rd_log: vec![],
+            cqe_log: vec![],
+            qps_log: vec![],
             inval_after: None,
             inval_now: false,
         }
@@ -972,11 +1261,14 @@ impl ExecBench {
                 self.placed.push_back(i);
                 self.placed_all.push(i);
             }
+            if r.pkt.is_some() {
+                self.pkts.push_back(i);
+            }
             if let Some(a) = r.ack {
                 self.acks.push_back((i, a));
             }
-            if let Some(c) = r.cqe {
-                self.cqes.push_back((i, c));
+            for c in &r.cqes {
+                self.cqes.push_back((i, *c));
             }
             self.recs.push(r.clone());
             self.last_piece.push(false);
@@ -986,7 +1278,7 @@ impl ExecBench {
 
     pub fn done(&self) -> bool {
         self.next_in == self.recs.len()
-            && self.next_pkt == self.recs.len()
+            && self.pkts.is_empty()
             && self.next_qps == self.recs.len()
             && self.pieces.is_empty()
             && self.acks.is_empty()
@@ -1067,6 +1359,14 @@ impl ExecBench {
         }
     }
 
+    /// No output of record `i` before it was taken.
+    fn taken_before(&self, i: usize, what: &str) -> Result<(), String> {
+        if i >= self.next_in {
+            return Err(format!("cycle {}: {what} of record {i} before it was taken", self.now));
+        }
+        Ok(())
+    }
+
     /// No ACK or CQE of record `i` before every placed packet up to it is written.
     fn written_before(&self, i: usize, what: &str) -> Result<(), String> {
         let need = self.placed_all.iter().take_while(|&&j| j <= i).count();
@@ -1090,6 +1390,10 @@ impl ExecBench {
             m.get("m_xreq.id"),
         ];
         self.check_held(0, xv, &x)?;
+        // an RQ flush asks no translation (the record held is the last taken)
+        if xv && self.next_in > 0 && self.recs[self.next_in - 1].flushed > 0 {
+            return Err(format!("cycle {now}: m_xreq {x:x?} during the RQ flush record {}", self.next_in - 1));
+        }
         if xv && self.take[0] {
             let access = match x[4] {
                 ACC_REMOTE_WRITE => MrAccess::RemoteWrite,
@@ -1182,19 +1486,20 @@ impl ExecBench {
                 self.last_piece[i] = true;
             }
         }
-        // ---- m_pkt: one per record
+        // ---- m_pkt: one per record but an RQ flush
         let kv = m.get("m_pkt.valid") & 1 == 1;
         let k = vec![m.get("m_pkt.lane"), m.get("m_pkt.drop")];
         self.check_held(1, kv, &k)?;
         if kv && self.take[1] {
-            let i = self.next_pkt;
-            let r = self.recs.get(i).ok_or(format!("cycle {now}: m_pkt not expected"))?;
-            if k != vec![r.pkt.0, r.pkt.1 as u64] {
-                return Err(format!("cycle {now}: m_pkt {k:?} of record {i}, want {:?}", r.pkt));
+            let i = self.pkts.pop_front().ok_or(format!("cycle {now}: m_pkt {k:?} not expected"))?;
+            // a flush record's item would be taken for the next packet's, not yet taken
+            self.taken_before(i, "m_pkt")?;
+            let want = self.recs[i].pkt.unwrap();
+            if k != vec![want.0, want.1 as u64] {
+                return Err(format!("cycle {now}: m_pkt {k:?} of record {i}, want {want:?}"));
             }
             self.placed_before(i, "m_pkt")?;
             self.pkt_taken[i] = true;
-            self.next_pkt += 1;
         }
         // the placed packet's payload written some cycles after its pieces and m_pkt
         if let Some(&i) = self.placed.front() {
@@ -1224,6 +1529,7 @@ impl ExecBench {
             if a != want {
                 return Err(format!("cycle {now}: m_ack {a:x?} of record {i}, want {want:x?}"));
             }
+            self.taken_before(i, "m_ack")?;
             let mut path = [0u32; 16];
             m.get_words(m.port("m_ack.path"), &mut path);
             if path != r.path {
@@ -1248,6 +1554,8 @@ impl ExecBench {
             if c != w {
                 return Err(format!("cycle {now}: m_cqe {c:x?} of record {i}, want {w:x?}"));
             }
+            self.taken_before(i, "m_cqe")?;
+            self.cqe_log.push((now, i));
             self.placed_before(i, "m_cqe")?;
             self.written_before(i, "m_cqe")?;
         }
@@ -1268,8 +1576,10 @@ impl ExecBench {
                     r.failed
                 ));
             }
+            self.taken_before(i, "m_qps")?;
             self.placed_before(i, "m_qps")?;
             self.next_qps += 1;
+            self.qps_log.push(now);
         }
         self.now += 1;
         Ok(())

@@ -16,6 +16,20 @@
 //! table; on the request path the bit is ignored.
 //! Expected per header: admission by `rnic_contract::qp_modify::admit`, the
 //! record (header, the `qpc` entry) in order per path, and `m_dest`.
+//!
+//! RQ flush records: QPNs queued by [`LookupBench::push_flush`] or drawn at
+//! random (`p_flush` percent of the cycles while headers are queued: mostly
+//! a QP of the tables, now and then 0 or a QPN above the table) are offered
+//! in order on `s_rq_flush` under random valid. Each becomes the record the
+//! block synthesizes (opcode `FLUSH_OPCODE`, the QPN, `RXF_TIMER` and
+//! `RXF_RQ_FLUSH` set, every other bit 0), admitted by `admit` as an
+//! on-chip request (P_Key not checked), on the request path with its QP's
+//! counter like any request record and with its write-back; no `m_dest`,
+//! no counted drop. Its place among the request-path records is the order
+//! in which the block took them: a flush waits in its register and enters
+//! the lookup before any header taken after it (`s_hdr.tready` is low while
+//! it waits), a header taken in the same cycle goes first.
+//! `s_expire` and `s_local` are not driven (held at 0).
 
 use crate::comp_ack::words_of;
 use crate::req_fetch::{apply_masked, CachePort};
@@ -64,6 +78,8 @@ pub struct Hdr {
     pub qpn: u32,
     pub opcode: u8,
     pub reason: AdmitReason,
+    /// An RQ flush record (`s_rq_flush`), not a header.
+    pub flush: bool,
 }
 
 impl Hdr {
@@ -112,6 +128,17 @@ pub struct LookupBench<M: Model> {
     pub p_comp_error: u64,
     /// Requests expected dropped because their QP's completer is in error.
     pub comp_error_drops: u64,
+    /// Percent of cycles, while headers are queued, that queue an RQ flush
+    /// of a random QPN (most of them a QP of the tables).
+    pub p_flush: u64,
+    /// RQ flush records: admitted (seen on `m_req`) and dropped (expected).
+    pub flushes: [u64; 2],
+    /// Admitted flushes of QPs in ERR and of QPs whose completer is in
+    /// error (not in ERR), as expected when taken.
+    pub flush_admits: [u64; 2],
+    /// QPNs of the tables, in the order they were added.
+    qp_list: Vec<u32>,
+    flush_queue: VecDeque<Hdr>,
     pub qpc_tab: HashMap<u32, Vec<u8>>,
     pub qps_tab: HashMap<u32, Vec<u8>>,
     /// Per QP and path: the counter every record must carry.
@@ -136,6 +163,7 @@ pub struct LookupBench<M: Model> {
     pub dests: u64,
     pending_taken: VecDeque<(u64, bool, AdmitReason)>,
     offered: [bool; 3],
+    flush_offered: bool,
 }
 
 struct Ports {
@@ -145,6 +173,7 @@ struct Ports {
     wake: [usize; 3],    // qpn valid ready
     dest: [usize; 3],
     cnt: [usize; RX_DROP_REASONS],
+    flush: [usize; 3], // qpn valid ready
 }
 
 impl<M: Model> LookupBench<M> {
@@ -159,11 +188,16 @@ impl<M: Model> LookupBench<M> {
             dest: ["dest", "valid", "ready"].map(|f| d.port(&format!("m_dest.{f}"))),
             wake: ["qpn", "valid", "ready"].map(|f| d.port(&format!("m_wake.{f}"))),
             cnt: std::array::from_fn(|k| d.port(&format!("cnt_drop.{k}"))),
+            flush: ["qpn", "valid", "ready"].map(|f| d.port(&format!("s_rq_flush.{f}"))),
         };
         let qpc_port = CachePort::new(d, "m_qpc", "s_qpc");
         let qps_port = CachePort::new(d, "m_qps", "s_qps");
         let mut sim = Clocked::new(dut);
         sim.dut.set("qpn_high", qpn_high(QPC_LOG));
+        // the timer's and the refused WQE's inputs are not exercised here
+        sim.dut.set("s_expire.valid", 0);
+        sim.dut.set("s_local.valid", 0);
+        sim.dut.set("s_rq_flush.valid", 0);
         sim.reset(4);
         LookupBench {
             sim,
@@ -180,6 +214,11 @@ impl<M: Model> LookupBench<M> {
             p_any_pkey: 5,
             p_comp_error: 10,
             comp_error_drops: 0,
+            p_flush: 3,
+            flushes: [0, 0],
+            flush_admits: [0, 0],
+            qp_list: vec![],
+            flush_queue: VecDeque::new(),
             qpc_tab: HashMap::new(),
             qps_tab: HashMap::new(),
             want_ctr: HashMap::new(),
@@ -200,6 +239,7 @@ impl<M: Model> LookupBench<M> {
             dests: 0,
             pending_taken: VecDeque::new(),
             offered: [false; 3],
+            flush_offered: false,
         }
     }
 
@@ -220,6 +260,58 @@ impl<M: Model> LookupBench<M> {
         self.want_ctr.insert((qpn, true), ctr(RESP_CTR));
         self.qpc_tab.insert(qpn, c);
         self.qps_tab.insert(qpn, s);
+        if !self.qp_list.contains(&qpn) {
+            self.qp_list.push(qpn);
+        }
+    }
+
+    /// Sets (or clears) a QP's completer error: `qps.COMP_STARTED` and
+    /// `qps.COMP_ERROR` both (before any header or flush of it is queued).
+    pub fn set_comp_error(&mut self, qpn: u32, on: bool) {
+        let s = self.qps_tab.get_mut(&qpn).unwrap_or_else(|| panic!("QP {qpn} has no tables"));
+        qps::COMP_STARTED.set(s, on).unwrap();
+        qps::COMP_ERROR.set(s, on).unwrap();
+    }
+
+    /// A QP's context state, type and P_Key as the lookup reads them (a
+    /// QPN without tables: RESET).
+    fn qp_ctx(&self, qpn: u32) -> (u8, u8, u16) {
+        match self.qpc_tab.get(&qpn) {
+            Some(c) => (
+                qpc::STATE.info().read_raw(c).unwrap() as u8,
+                qpc::QP_TYPE.info().read_raw(c).unwrap() as u8,
+                qpc::PKEY.get(c).unwrap(),
+            ),
+            None => (QpState::Reset as u8, QpType::Rc as u8, 0xFFFF),
+        }
+    }
+
+    /// Whether a QP's completer is in error (`COMP_STARTED` and
+    /// `COMP_ERROR`; never written by the write-backs here).
+    fn comp_error(&self, qpn: u32) -> bool {
+        self.qps_tab.get(&qpn).is_some_and(|e| qps::COMP_STARTED.get(e).unwrap() && qps::COMP_ERROR.get(e).unwrap())
+    }
+
+    /// Queues an RQ flush of `qpn` for `s_rq_flush`, with the record the
+    /// block must make of it and its admission.
+    pub fn push_flush(&mut self, qpn: u32) {
+        let mut bytes = vec![0u8; 128];
+        set_field(&mut bytes, TIMER_SH_OPCODE as usize, 8, FLUSH_OPCODE);
+        set_field(&mut bytes, TIMER_SH_DESTQP as usize, 24, qpn as u64);
+        set_field(&mut bytes, TIMER_SH_FLAG as usize, 1, 1);
+        set_field(&mut bytes, TIMER_SH_RQ_FLUSH as usize, 1, 1);
+        assert_eq!((TIMER_SH_FLAG as usize, TIMER_SH_RQ_FLUSH as usize), (RXF_TIMER, RXF_RQ_FLUSH));
+        let qpn_ok = names_qp(qpn, QPC_LOG);
+        assert!(!qpn_ok || self.qpc_tab.contains_key(&qpn), "QP {qpn} has no tables");
+        let (state, ty, _) = self.qp_ctx(qpn);
+        let comp_error = self.comp_error(qpn);
+        // an on-chip record: no P_Key to check
+        let opcode = FLUSH_OPCODE as u8;
+        let reason = admit(qpn_ok, true, state, ty, opcode, true, comp_error);
+        if reason == AdmitReason::Admit {
+            self.flush_admits[(state != QpState::Error as u8) as usize] += 1;
+        }
+        self.flush_queue.push_back(Hdr { bytes, qpn, opcode, reason, flush: true });
     }
 
     /// Queues a header for `qpn` with `opcode` (other bits random).
@@ -232,29 +324,18 @@ impl<M: Model> LookupBench<M> {
         // the parser never sets the bit of a timer's record
         set_field(&mut bytes, RXF_TIMER, 1, 0);
         let qpn_ok = names_qp(qpn, QPC_LOG);
-        let (state, ty, qp_pkey) = match self.qpc_tab.get(&qpn) {
-            Some(c) => (
-                qpc::STATE.info().read_raw(c).unwrap() as u8,
-                qpc::QP_TYPE.info().read_raw(c).unwrap() as u8,
-                qpc::PKEY.get(c).unwrap(),
-            ),
-            None => (QpState::Reset as u8, QpType::Rc as u8, 0xFFFF),
-        };
+        let (state, ty, qp_pkey) = self.qp_ctx(qpn);
         assert!(!qpn_ok || self.qpc_tab.contains_key(&qpn), "QP {qpn} has no tables");
-        // the completer's error bits are random and never written here
-        let comp_error = self
-            .qps_tab
-            .get(&qpn)
-            .is_some_and(|e| qps::COMP_STARTED.get(e).unwrap() && qps::COMP_ERROR.get(e).unwrap());
+        // the completer's error bits are never written here
+        let comp_error = self.comp_error(qpn);
         let reason = admit(qpn_ok, pkey_match(pkey, qp_pkey), state, ty, opcode, false, comp_error);
         if comp_error && reason == AdmitReason::QpError && state != QpState::Error as u8 {
             self.comp_error_drops += 1;
         }
-        let h = Hdr { bytes, qpn, opcode, reason };
+        let h = Hdr { bytes, qpn, opcode, reason, flush: false };
+        // the header's record is expected when the block takes it (flush
+        // records may come between); its destination in header order
         self.exp_dest.push_back(h.dest());
-        if reason == AdmitReason::Admit {
-            self.exp_rec[h.is_resp() as usize].push_back(h.clone());
-        }
         self.queue.push_back(h);
     }
 
@@ -265,6 +346,7 @@ impl<M: Model> LookupBench<M> {
     /// Every header through, every record written back.
     pub fn done(&self) -> bool {
         self.queue.is_empty()
+            && self.flush_queue.is_empty()
             && self.exp_rec.iter().all(|q| q.is_empty())
             && self.exp_dest.is_empty()
             && self.held.iter().all(|q| q.is_empty())
@@ -277,7 +359,12 @@ impl<M: Model> LookupBench<M> {
     pub fn run(&mut self, limit: u64) {
         let start = self.sim.cycle();
         while !self.done() {
-            assert!(self.sim.cycle() - start < limit, "stuck: {} headers left", self.queue.len());
+            assert!(
+                self.sim.cycle() - start < limit,
+                "stuck: {} headers and {} flushes left",
+                self.queue.len(),
+                self.flush_queue.len()
+            );
             self.step();
         }
         for _ in 0..4 {
@@ -290,6 +377,16 @@ impl<M: Model> LookupBench<M> {
 
     pub fn step(&mut self) {
         let now = self.sim.cycle();
+        // an RQ flush of a random QPN now and then while headers flow
+        if self.p_flush > 0 && !self.queue.is_empty() && self.rng.chance(self.p_flush) {
+            let qpn = match self.rng.next() % 20 {
+                0 => 0,
+                1 => (1 << QPC_LOG) + (self.rng.next() % 5000) as u32,
+                _ if self.qp_list.is_empty() => 0,
+                _ => self.qp_list[(self.rng.next() % self.qp_list.len() as u64) as usize],
+            };
+            self.push_flush(qpn);
+        }
         let p = &self.p;
         let d = &mut self.sim.dut;
         // ---- inputs
@@ -299,6 +396,10 @@ impl<M: Model> LookupBench<M> {
             d.set_words(p.hdr[0], &words_of(&h.bytes));
         }
         d.set_at(p.hdr[1], offer as u64);
+        let offer_flush = !self.flush_queue.is_empty() && (self.flush_offered || self.rng.chance(self.p_hdr));
+        self.flush_offered = offer_flush;
+        d.set_at(p.flush[0], self.flush_queue.front().map_or(0, |f| f.qpn as u64));
+        d.set_at(p.flush[1], offer_flush as u64);
         let (rc, rs) = (self.rng.chance(self.p_cache), self.rng.chance(self.p_cache));
         self.qpc_port.drive(d, &mut self.rng, now, rc);
         self.qps_port.drive(d, &mut self.rng, now, rs);
@@ -332,6 +433,8 @@ impl<M: Model> LookupBench<M> {
         d.eval();
 
         // ---- outputs, before the edge
+        // the records in the order the block took them: a header taken in
+        // this cycle enters the issue register before a flush taken with it
         if offer && d.bit_at(p.hdr[2]) {
             let h = self.queue.pop_front().unwrap();
             self.offered[0] = false;
@@ -339,6 +442,18 @@ impl<M: Model> LookupBench<M> {
             self.pending_taken.push_back((now, h.is_resp(), h.reason));
             if h.reason != AdmitReason::Admit {
                 self.drops[h.reason as usize] += 1;
+            } else {
+                self.exp_rec[h.is_resp() as usize].push_back(h);
+            }
+        }
+        if offer_flush && d.bit_at(p.flush[2]) {
+            let f = self.flush_queue.pop_front().unwrap();
+            self.flush_offered = false;
+            // never counted, never a destination
+            if f.reason == AdmitReason::Admit {
+                self.exp_rec[0].push_back(f);
+            } else {
+                self.flushes[1] += 1;
             }
         }
         for (port, tab, width) in
@@ -385,6 +500,9 @@ impl<M: Model> LookupBench<M> {
                     h.qpn
                 );
                 self.records[i] += 1;
+                if h.flush {
+                    self.flushes[0] += 1;
+                }
                 let write = self.rng.chance(self.p_write);
                 let due = now + self.wb_min + self.rng.next() % (self.wb_max - self.wb_min + 1);
                 let wake = write && self.rng.chance(50);

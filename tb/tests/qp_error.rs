@@ -14,6 +14,12 @@
 //!   nothing more is sent.
 //! * `modify(ERR)` of an idle QP: WQEs posted after it complete with
 //!   WR_FLUSH_ERR at once, none on the wire.
+//! * The receive queue (docs/core.md item 9): once the send queue of a QP in
+//!   error is flushed, the responder completes every posted RECV with
+//!   WR_FLUSH_ERR (opcode RECV, length 0), in order, after the send queue's
+//!   completions, exactly once (a SEND that raced the modify completes its
+//!   RECV or is dropped, never both); RECVs posted in ERR are flushed too;
+//!   no byte of the RECVs' buffers is written.
 
 use rnic_contract::codes::{QpState, WcStatus};
 use rnic_driver::*;
@@ -49,6 +55,28 @@ fn a_buffer(p: &QpPair) -> Vec<u8> {
     v
 }
 
+/// Posts RECVs on A with `wr_ids`, each for 256 bytes of A's buffer at
+/// 0x1800 + 256 i.
+fn a_posts_recvs(p: &mut QpPair, wr_ids: &[u64]) {
+    for (i, &id) in wr_ids.iter().enumerate() {
+        let sge = [Sge::new(&p.mr_a, 0x1800 + 256 * i as u64, 256).unwrap()];
+        p.qp_a.post_recv(&[RecvWr { wr_id: id, sg_list: &sge }]).unwrap();
+    }
+}
+
+/// The completions `wcs` are the RECVs `wr_ids` flushed, in order: status
+/// WR_FLUSH_ERR, length 0, A's QP, RQ indexes `first`, `first` + 1, ...
+fn assert_recvs_flushed(p: &QpPair, wcs: &[WorkCompletion], wr_ids: &[u64], first: u16) {
+    let got: Vec<(u64, WcStatus, u32, u32, u16)> =
+        wcs.iter().map(|c| (c.wr_id, c.status, c.byte_len, c.qp_num, c.wqe_index)).collect();
+    let want: Vec<(u64, WcStatus, u32, u32, u16)> = wr_ids
+        .iter()
+        .enumerate()
+        .map(|(i, &id)| (id, WcStatus::WrFlushErr, 0, p.qp_a.qp_num(), first.wrapping_add(i as u16)))
+        .collect();
+    assert_eq!(got, want, "the RECVs flushed in order, each once");
+}
+
 /// B writes to A's QP, which is in error: every attempt dropped by A at
 /// admission, counted, never answered and never written; B's WRITE ends in
 /// RETRY_EXC_ERR.
@@ -80,14 +108,18 @@ fn b_write_is_dropped(p: &mut QpPair) {
 #[test]
 fn requests_for_a_qp_whose_completer_failed_are_dropped_and_counted() {
     let mut p = pair(0x61);
+    a_posts_recvs(&mut p, &[70, 71, 72]);
     // a SEND of 2^31 + 2 bytes: refused at once, A's completer in error
     let half = Sge { length: (1 << 30) + 1, ..Sge::new(&p.mr_a, 0, 8).unwrap() };
     let sges = [half, half];
     let wr = SendWr::new(7, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
     p.qp_a.post_send(&[wr]).unwrap();
-    let wc = poll_n(&p.cq_a, 1, 20_000, "the refused SEND");
+    let wc = poll_n(&p.cq_a, 4, 20_000, "the refused SEND, three RECVs flushed");
     assert_eq!(wc[0].status, WcStatus::LocLenErr);
+    // the QP failed without a modify: its receive queue is flushed behind
+    assert_recvs_flushed(&p, &wc[1..], &[70, 71, 72], 0);
     b_write_is_dropped(&mut p);
+    assert!(try_poll_n(&p.cq_a, 1, 2_000).is_empty(), "no further completion");
 }
 
 /// Six READs from A into a wire that drops A's frames (four sent, two held
@@ -98,6 +130,7 @@ fn requests_for_a_qp_whose_completer_failed_are_dropped_and_counted() {
 fn flush_after_modify(seed: u64, timeout: u8) -> u64 {
     let mut p = QpPair::connect(seed, (0x500, 0xb00), RcTimers { timeout, retry_cnt: 1, ..RcTimers::default() });
     p.net.borrow_mut().faults[0] = WireFaults { drop_ppm: 1_000_000, ..WireFaults::default() };
+    a_posts_recvs(&mut p, &[90, 91]);
     for i in 0..6 {
         a_reads(&mut p, 10 + i, 64 * i, 0x1000 + 64 * i, 64);
     }
@@ -106,17 +139,23 @@ fn flush_after_modify(seed: u64, timeout: u8) -> u64 {
     assert_eq!(sent, [0x500, 0x501, 0x502, 0x503], "four READs sent");
     let t0 = p.net.borrow().now();
     p.qp_a.modify(&QpAttr::new().state(QpState::Error)).unwrap();
-    let wc = poll_n(&p.cq_a, 6, 20_000, "six flushed READs");
+    let wc = poll_n(&p.cq_a, 8, 20_000, "six flushed READs, two flushed RECVs");
     let took = p.net.borrow().now() - t0;
-    let got: Vec<(u64, WcStatus)> = wc.iter().map(|c| (c.wr_id, c.status)).collect();
+    let got: Vec<(u64, WcStatus)> = wc[..6].iter().map(|c| (c.wr_id, c.status)).collect();
     let want: Vec<(u64, WcStatus)> = (10..16).map(|i| (i, WcStatus::WrFlushErr)).collect();
     assert_eq!(got, want, "every READ flushed, in order");
+    // the receive queue after the send queue
+    assert_recvs_flushed(&p, &wc[6..], &[90, 91], 0);
     assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent after modify(ERR)");
     let ca = p.a.ctx.query_counters().unwrap();
     assert_eq!((ca.go_back_n, ca.retry_timeouts), (0, 0), "no timeout, no resend: {ca:?}");
     p.write(20, 0, 0x100, 64);
     let wc = poll_n(&p.cq_a, 1, 5_000, "the WRITE posted in ERR");
     assert_eq!((wc[0].wr_id, wc[0].status), (20, WcStatus::WrFlushErr));
+    // a RECV posted in ERR: flushed, the ones before not again
+    a_posts_recvs(&mut p, &[92]);
+    let wc = poll_n(&p.cq_a, 1, 5_000, "the RECV posted in ERR");
+    assert_recvs_flushed(&p, &wc, &[92], 2);
     assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
     assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent after modify(ERR)");
     took
@@ -156,4 +195,63 @@ fn modify_to_err_of_an_idle_qp_flushes_later_posts_and_drops_requests() {
     assert!(took < 3_000, "flushed at once: {took} cycles");
     assert!(p.frames(0).iter().all(|f| f.0 < t0), "nothing sent in ERR");
     b_write_is_dropped(&mut p);
+}
+
+/// The retransmit timer's retries spent (A's frames all dropped): the WRITE
+/// completes with RETRY_EXC_ERR, the WRITE behind it and the posted RECVs
+/// with WR_FLUSH_ERR, without a modify; after `modify(ERR)` a RECV posted is
+/// flushed and none of the earlier ones again. A's RECV buffers untouched.
+#[test]
+fn spent_retries_flush_the_receive_queue() {
+    let mut p = pair(0x65);
+    p.net.borrow_mut().faults[0] = WireFaults { drop_ppm: 1_000_000, ..WireFaults::default() };
+    a_posts_recvs(&mut p, &[50, 51, 52, 53]);
+    let before = a_buffer(&p);
+    p.write(1, 0, 0x100, 64);
+    p.write(2, 0, 0x200, 64);
+    let wc = poll_n(&p.cq_a, 6, 200_000, "the WRITEs, four RECVs");
+    let got: Vec<(u64, WcStatus)> = wc[..2].iter().map(|c| (c.wr_id, c.status)).collect();
+    assert_eq!(got, [(1, WcStatus::RetryExcErr), (2, WcStatus::WrFlushErr)]);
+    assert_recvs_flushed(&p, &wc[2..], &[50, 51, 52, 53], 0);
+    p.qp_a.modify(&QpAttr::new().state(QpState::Error)).unwrap();
+    a_posts_recvs(&mut p, &[54]);
+    let wc = poll_n(&p.cq_a, 1, 5_000, "the RECV posted in ERR");
+    assert_recvs_flushed(&p, &wc, &[54], 4);
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+    assert_eq!(a_buffer(&p), before, "no RECV buffer written");
+}
+
+/// B's SEND races A's `modify(ERR)`: its RECV (the first) completes with
+/// the data or is flushed, never both, and the others are flushed after it,
+/// each exactly once, over several timings of the race.
+#[test]
+fn a_send_racing_modify_to_err_completes_its_recv_once() {
+    let mut outcomes = [0u32; 2];
+    for (k, delay) in [0usize, 60, 120, 200].into_iter().enumerate() {
+        let mut p = pair(0x70 + k as u64);
+        a_posts_recvs(&mut p, &[60, 61, 62]);
+        let sges = [Sge::new(&p.mr_b, 0, 200).unwrap()];
+        let wr = SendWr::new(5, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
+        p.qp_b.post_send(&[wr]).unwrap();
+        // the clock runs while the driver polls
+        let mut wc = if delay > 0 { try_poll_n(&p.cq_a, 1, delay) } else { vec![] };
+        assert!(wc.len() <= 1, "delay {delay}: {wc:?}");
+        p.qp_a.modify(&QpAttr::new().state(QpState::Error)).unwrap();
+        wc.extend(try_poll_n(&p.cq_a, 3 - wc.len(), 20_000));
+        wc.extend(try_poll_n(&p.cq_a, 1, 2_000));
+        assert_eq!(wc.len(), 3, "delay {delay}: one completion per RECV: {wc:?}");
+        let ids: Vec<u64> = wc.iter().map(|c| c.wr_id).collect();
+        assert_eq!(ids, [60, 61, 62], "delay {delay}: in order");
+        eprintln!("delay {delay}: RECV 60 {:?}", wc[0].status);
+        if wc[0].status == WcStatus::Success {
+            assert_eq!(wc[0].byte_len, 200, "delay {delay}");
+            assert_recvs_flushed(&p, &wc[1..], &[61, 62], 1);
+            outcomes[0] += 1;
+        } else {
+            assert_recvs_flushed(&p, &wc, &[60, 61, 62], 0);
+            outcomes[1] += 1;
+        }
+    }
+    eprintln!("SEND received before the modify: {}, flushed: {}", outcomes[0], outcomes[1]);
+    assert!(outcomes[0] > 0 && outcomes[1] > 0, "the SEND won the race and lost it: {outcomes:?}");
 }

@@ -276,10 +276,10 @@ fn qp_admit_truth_table() {
     let mut rng = Rng::new(0x9b_0004);
     let mut prev: Option<AdmitReason> = None;
     let mut counts = [0u32; 8];
-    let mut exceptions = [0u32; 2];
+    let mut exceptions = [0u32; 3];
     let mut n = 0u64;
     let flags = [(false, true), (true, true), (true, false)].into_iter();
-    let flags = flags.flat_map(|q| [(false, false), (true, false), (false, true)].map(move |f| (q, f)));
+    let flags = flags.flat_map(|q| [(false, false), (true, false), (false, true), (true, true)].map(move |f| (q, f)));
     for ((qpn_ok, pkey_ok), (on_chip, comp_error)) in flags {
         for state in 0..16u8 {
             for ty in 0..16u8 {
@@ -309,14 +309,19 @@ fn qp_admit_truth_table() {
                     let wire = admit(qpn_ok, pkey_ok, state, ty, op, false, false);
                     exceptions[0] += (on_chip && wire == AdmitReason::QpError && want == AdmitReason::Admit) as u32;
                     exceptions[1] += (comp_error && wire == AdmitReason::Admit && want == AdmitReason::QpError) as u32;
+                    // an RQ flush (a request made on chip) of a QP that works is not admitted
+                    exceptions[2] += (on_chip && !comp_error && wire == AdmitReason::Admit && want != wire) as u32;
                     prev = Some(want);
                     n += 1;
                 }
             }
         }
     }
-    assert_eq!(n, 9 * 16 * 16 * 256);
-    assert!(exceptions.iter().all(|&e| e > 0), "a timer's record in ERR, a request in error: {exceptions:?}");
+    assert_eq!(n, 12 * 16 * 16 * 256);
+    assert!(
+        exceptions.iter().all(|&e| e > 0),
+        "a timer's record in ERR, a request in error, an RQ flush not in error: {exceptions:?}"
+    );
     assert!(prev.is_some());
     for r in AdmitReason::ALL {
         assert!(counts[*r as usize] > 0, "{r:?} never produced");

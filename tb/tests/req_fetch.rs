@@ -123,6 +123,23 @@ fn random_run(seed: u64, nqp: u32, rounds: usize) {
     for &q in &qpns {
         add_qp(&mut b, q, 85, r.next() % 6);
     }
+    // two more QPs whose completer is in error (RTS, ERR): flushed, then
+    // each grant that finds nothing left asks for the RQ flush
+    let mut qpns = qpns;
+    for (k, st) in [QpState::ReadyToSend, QpState::Error].into_iter().enumerate() {
+        let q = (0..).map(|i| 0x3ff0 - 7 * i - k as u32).find(|q| !qpns.contains(q)).unwrap();
+        add_qp(&mut b, q, 100, 1 + k as u64);
+        let c = b.qpc.get_mut(&q).unwrap();
+        wr(qpc::STATE.info(), c, st as u64);
+        // (the requester not started: its cursor at 0, `work` WQEs posted)
+        wr(qpc::SQ_PROD.info(), c, 1 + k as u64);
+        let s = b.qps.get_mut(&q).unwrap();
+        s.fill(0);
+        wr(qps::COMP_STARTED.info(), s, 1);
+        wr(qps::COMP_ERROR.info(), s, 1);
+        wr(qps::UNA.info(), s, rd(qpc::SQ_PSN.info(), &b.qpc[&q]));
+        qpns.push(q);
+    }
     for _ in 0..rounds {
         b.drain(100_000);
         for &q in &qpns {
@@ -144,14 +161,15 @@ fn random_run(seed: u64, nqp: u32, rounds: usize) {
     assert_eq!(b.arms.len(), b.jobs.len() - b.errs.len(), "one retransmit timer arming per job that sent");
     let flushes = b.errs.iter().filter(|e| e.2 == REQ_ERR_FLUSH).count();
     eprintln!(
-        "{flushes} flush jobs, {} of them not at the cursor; {} pokes of QPs in ERR alone",
-        b.flush_moved, b.pokes
+        "{flushes} flush jobs, {} of them not at the cursor; {} pokes of QPs in ERR alone; {} RQ flushes",
+        b.flush_moved, b.pokes, b.rq_flushes
     );
     assert!(b.jobs.len() > 50 && b.stops > 10, "the run exercised jobs and stops");
     assert!(flushes > 0 && b.errs.len() > flushes, "the run exercised refusals and flush jobs");
     assert!(b.flush_moved > 0, "flush jobs at the completer's head or past a partly sent WQE");
     assert!(b.pokes > 0, "pokes of QPs the driver moved to ERR");
     assert!(b.pokes_left() == 0, "every poke made");
+    assert!(b.rq_flushes > 0 && b.rq_flushes_left() == 0, "every RQ flush asked, none more");
 }
 
 #[test]

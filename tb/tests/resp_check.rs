@@ -3,7 +3,8 @@
 //! sequences for one to a few QPs (in order, duplicates, gaps, wrong opcode
 //! sequences, bad lengths, no RECV posted, every PMTU, PSNs across the
 //! wrap) under random stalls on both ports, every record checked field by
-//! field (`rnic_tb::resp_check`); the latency and the rate, exactly.
+//! field (`rnic_tb::resp_check`), RQ flush records of QPs in error among
+//! them; the latency and the rate, exactly.
 
 use rnic_hw::consts::*;
 use rnic_hw::transport::RespCheck;
@@ -53,11 +54,15 @@ fn constants_match_the_model() {
 /// every record equals the model's decision, and every verdict occurs.
 /// The last three runs make the caller's write one cycle slower (seen by a
 /// packet offered two cycles after the take): the third forwarding record
-/// covers that.
+/// covers that. RQ flush records among the packets (each QP flushed once
+/// in error, sometimes twice, then never used again): both outcomes
+/// (RESP_EXEC_FLUSH; nothing to flush, RESP_FLUSH_NONE), for QPs not started,
+/// with a RECV being filled, right behind a packet of the same QP.
 #[test]
 fn random_sequences_match_the_model() {
     let mut seen = [0usize; 16];
     let (mut n, mut denied) = (0, 0);
+    let (mut f_exec, mut f_none, mut f_fresh, mut f_busy, mut f_behind, mut f_redundant) = (0, 0, 0, 0, 0, 0);
     for (seed, qps, p_same, p_offer, p_take, delay) in [
         (1, 1, 100, 100, 100, 0),
         (2, 3, 60, 70, 60, 0),
@@ -69,13 +74,23 @@ fn random_sequences_match_the_model() {
         (8, 1, 100, 100, 60, 1),
     ] {
         let mut s = Script::new(seed, qps, &Pmtu::ALL);
+        s.flushes = true;
         s.generate(3000, p_same);
         let mut b = bench(seed);
         (b.p_offer, b.p_take, b.write_delay) = (p_offer, p_take, delay);
-        n += s.cases.len();
+        n += s.cases.iter().filter(|c| !c.pkt.flush).count();
+        let flushes = s.cases.len() - s.cases.iter().filter(|c| !c.pkt.flush).count();
+        assert_eq!(flushes, s.flush_exec + s.flush_none);
         b.push(s.cases);
         b.run(100_000);
+        assert_eq!(b.records.len(), 3000 + flushes, "every case decided");
         denied += s.denied;
+        f_exec += s.flush_exec;
+        f_none += s.flush_none;
+        f_fresh += s.flush_fresh;
+        f_busy += s.flush_busy;
+        f_behind += s.flush_behind;
+        f_redundant += b.behind_first;
         for (k, v) in s.seen.iter().enumerate() {
             seen[k] += v;
         }
@@ -95,9 +110,16 @@ fn random_sequences_match_the_model() {
         RESP_NAK_SEQ,
         RESP_NAK_INV,
         RESP_RNR,
+        RESP_EXEC_FLUSH,
+        RESP_FLUSH_NONE,
     ] {
         assert!(seen[v as usize] >= 20, "verdict {v} seen {} times: {seen:?}", seen[v as usize]);
     }
+    let f = format!("flushes: {f_exec} executed, {f_none} found nothing, {f_fresh} not started, {f_busy} with a RECV being filled, {f_behind} right behind a packet of the QP, {f_redundant} finding nothing right behind the QP's first record (no write)");
+    eprintln!("{f}");
+    assert_eq!((seen[RESP_EXEC_FLUSH as usize], seen[RESP_FLUSH_NONE as usize]), (f_exec, f_none));
+    assert!(f_exec >= 1000 && f_none >= 800 && f_fresh >= 100 && f_busy >= 100 && f_behind >= 800, "{f}");
+    assert!(f_redundant >= 50, "{f}");
 }
 
 /// A packet into an idle block: its record is on `m_dec` LATENCY cycles
@@ -117,11 +139,12 @@ fn latency_is_constant() {
 }
 
 /// One packet per cycle, sustained, for one QP (back to back, forwarded)
-/// and for several.
+/// and for several, RQ flush records among them.
 #[test]
 fn one_packet_per_cycle() {
     for (qps, p_same) in [(1, 100), (4, 0), (3, 50)] {
         let mut s = Script::new(11 + qps, qps as usize, &Pmtu::ALL);
+        s.flushes = true;
         s.generate(2000, p_same);
         let mut b = bench(11);
         b.push(s.cases);

@@ -10,7 +10,10 @@
 //! the latency from a record to its first piece (WRITE; SEND with and
 //! without the RQ read, and with its RECV read ahead) and the period of a
 //! 4 KiB WRITE stream asserted exactly. Every RQ read must come after a
-//! record taken said the entry was posted (`s_side.rq_prod`).
+//! record taken said the entry was posted (`s_side.rq_prod`). RQ flush
+//! records (`RESP_EXEC_FLUSH`) in the mixed traffic (after a QP's failure,
+//! at the end of traffic, with 10..20 RECVs): one CQE per flushed RECV with
+//! its WR_ID, in RQ order; and the cycles per flushed RECV measured.
 
 use rnic_hw::transport::{RESP_EXEC_AHEAD_EXTRA, RESP_EXEC_SEND_PIECE_LATENCY};
 use rnic_hw::transport::{RESP_EXEC_FETCH_EXTRA, RESP_EXEC_PIECE_LATENCY, RESP_EXEC_PLACE_PERIOD};
@@ -20,6 +23,26 @@ use rnic_sim::models::resp_exec::Dut;
 use rnic_sim::Clocked;
 use rnic_tb::mr::{mtt_invalid, MrWorld};
 use rnic_tb::resp_exec::{clean_world, pmtu, ExecBench, ExecKnobs, Kinds, Traffic};
+
+/// Bounds of the RQ flush figures (`rq_flush_rate`: 20 RECVs, the RQ
+/// read's latency 40, no stalls; measured, rounded up). Cycles from a flush
+/// record taken to its first CQE offered on `m_cqe`: its first entry read
+/// at the flush (cold: 51 = 5 + `RESP_EXEC_FETCH_EXTRA` + 40) or read ahead
+/// by SENDs before (warm: 8 = 5 + `RESP_EXEC_AHEAD_EXTRA`).
+const FLUSH_COLD_FIRST_MAX: u64 = 51;
+const FLUSH_WARM_FIRST_MAX: u64 = 8;
+/// Cycles from one flushed RECV's CQE to the next when the next entry is
+/// in `RqAhead`'s window: CQE loaded and pushed into `AckHold` (2), the
+/// next entry asked (1) and handed out (2, `RQ_AHEAD_HIT_LATENCY`), the
+/// fetch-only walk over (1).
+const FLUSH_HIT_GAP: u64 = 6;
+/// Cycles per flushed RECV from the first CQE to the last (cold 9.32, warm
+/// 7.88: the window grows one entry per hit, so its first reads wait for
+/// the DMA), and from the record taken to its `qps` write (11.35, 7.83).
+const FLUSH_COLD_PER_MAX: f64 = 9.5;
+const FLUSH_WARM_PER_MAX: f64 = 8.0;
+const FLUSH_COLD_ALL_MAX: f64 = 11.5;
+const FLUSH_WARM_ALL_MAX: f64 = 8.0;
 
 /// Run the bench's records through a fresh model until everything is out.
 fn run(b: &mut ExecBench, limit: u64) {
@@ -42,8 +65,10 @@ fn run(b: &mut ExecBench, limit: u64) {
 }
 
 /// Three mixes of stalls and latencies; `p_send`, `p_write_imm`: percent
-/// of SEND and WRITE-with-immediate messages. Returns the kinds of records.
-fn mixes(p_send: u64, p_write_imm: u64, n: usize) -> Kinds {
+/// of SEND and WRITE-with-immediate messages; `p_flush_many`: percent of
+/// records before which a QP is flushed with 10..20 RECVs. Returns the
+/// kinds of records.
+fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, n: usize) -> Kinds {
     let mixes: [(u64, [u64; 9], u64, u64, usize); 3] = [
         (1, [70, 60, 70, 60, 50, 60, 70, 60, 70], 1, 12, 256),
         (2, [100; 9], 3, 3, 512),
@@ -56,6 +81,7 @@ fn mixes(p_send: u64, p_write_imm: u64, n: usize) -> Kinds {
         let mut t = Traffic::new(seed, w.clone(), 4, pmtu(mtu));
         t.p_send = p_send;
         t.p_write_imm = p_write_imm;
+        t.p_flush_many = p_flush_many;
         t.generate(n);
         let knobs = ExecKnobs {
             p_dec: p[0],
@@ -76,6 +102,10 @@ fn mixes(p_send: u64, p_write_imm: u64, n: usize) -> Kinds {
         let mut b = ExecBench::new(w, t.rq.clone(), knobs, seed);
         b.push(&t.recs);
         run(&mut b, 400_000);
+        // every flushed RECV gave one CQE (the bench checks each against its
+        // RECV's WR_ID and RQ index, in order)
+        let fl = b.cqe_log.iter().filter(|c| t.recs[c.1].flushed > 0).count();
+        assert_eq!(fl, t.kinds.flushed, "seed {seed}: flush CQEs");
         // every byte the model wrote, the pieces wrote, and no other
         assert_eq!(b.mem.len(), t.mem.len(), "seed {seed}: bytes written");
         for (a, v) in &t.mem {
@@ -93,26 +123,115 @@ fn mixes(p_send: u64, p_write_imm: u64, n: usize) -> Kinds {
         all.rnr += k.rnr;
         all.write_imm_cqe += k.write_imm_cqe;
         all.solicited_cqe += k.solicited_cqe;
+        all.flush_recs += k.flush_recs;
+        all.flush_none += k.flush_none;
+        all.flushed += k.flushed;
+        all.flush_many += k.flush_many;
+        all.flush_error += k.flush_error;
+        all.flush_deferred += k.flush_deferred;
+        all.flush_wrap += k.flush_wrap;
     }
     all
 }
 
 #[test]
 fn random_writes_under_stalls() {
-    let k = mixes(0, 0, 220);
+    let k = mixes(0, 0, 0, 220);
     // coverage: each kind of record well represented
     assert!(k.placed > 200 && k.failed > 25 && k.other > 45, "{k:?}");
 }
 
 #[test]
 fn random_sends_under_stalls() {
-    let k = mixes(50, 15, 300);
+    let k = mixes(50, 15, 0, 300);
+    println!("{k:?}");
     // coverage: SEND placements and completions, each RECV failure, RNR,
     // WRITE with immediate's completion
     assert!(k.send_placed > 150 && k.send_cqe_ok > 60 && k.write_imm_cqe > 15, "{k:?}");
     assert!(k.loc_len > 5 && k.loc_prot > 5 && k.loc_qp_op > 1 && k.rnr > 10, "{k:?}");
     // about half the successful RECV completions solicited (BTH.SE on a hash of the PSN)
     assert!(k.solicited_cqe * 4 > k.send_cqe_ok + k.write_imm_cqe, "{k:?}");
+    // RQ flushes: after failures (at once and deferred), at the end of traffic
+    assert!(k.flush_recs > 60 && k.flush_error > 50 && k.flush_deferred > 20, "{k:?}");
+    // and flushes of QPs with no RECV posted (RESP_FLUSH_NONE: no m_pkt, no CQE)
+    assert!(k.flush_none > 10, "{k:?}");
+}
+
+#[test]
+fn random_rq_flushes_under_stalls() {
+    let k = mixes(50, 15, 4, 200);
+    println!("{k:?}");
+    // flushes of more RECVs than RqAhead's window, some over the ring's end
+    assert!(k.flush_many > 12 && k.flush_wrap > 0 && k.flushed > 300, "{k:?}");
+    assert!(k.send_placed > 150 && k.flush_error > 25 && k.flush_deferred > 10, "{k:?}");
+}
+
+/// An RQ flush of QP 0's RECVs after `sends` one-packet SENDs consumed the
+/// first ones (their entries read ahead, so the flush finds its first
+/// RECV in `RqAhead`'s window; none: read at the flush), with no stalls:
+/// returns (cycles from the flush record taken to its first CQE offered,
+/// cycles per RECV from the first CQE to the last, cycles per RECV from the
+/// record taken to its `qps` write, the cycles between consecutive CQEs).
+fn flush_run(n: u64, sends: u64) -> (u64, f64, f64, Vec<u64>) {
+    const L: u64 = 25;
+    const RD: u64 = 40;
+    let mut rng = Rng(0xf105);
+    let w = clean_world(&mut rng);
+    let mut t = Traffic::new(13, w.clone(), 1, pmtu(1024));
+    let (w, key, va) = big_region(&t, w);
+    t.world = w.clone();
+    t.flush_stream(n, sends, vec![Sge { addr: va, len: 1024, lkey: key }], 300);
+    let f = sends as usize;
+    let m = (n - sends) as usize;
+    assert_eq!((t.recs.len(), t.kinds.send_cqe_ok, t.kinds.failed), (f + 1, f, 0));
+    assert_eq!((t.kinds.flush_recs, t.kinds.flushed, t.kinds.flush_wrap), (1, m, 1));
+    // the flush's CQEs: the RECVs left, in RQ order (the index wraps at 2^16)
+    let want: Vec<(u64, u64)> = (sends..n)
+        .map(|i| (0xF105_0000_0000_0000 + i, 0u16.wrapping_sub(n as u16 / 2).wrapping_add(i as u16) as u64))
+        .collect();
+    let got: Vec<(u64, u64)> = t.recs[f].cqes.iter().map(|c| (c[1], c[6])).collect();
+    assert_eq!(got, want);
+    let mut b = ExecBench::new(w, t.rq.clone(), ExecKnobs::fast(L, RD), 1);
+    b.push(&t.recs);
+    run(&mut b, 20_000);
+    // one CQE per RECV (each checked in order by the bench)
+    let cq: Vec<u64> = b.cqe_log.iter().filter(|c| c.1 == f).map(|c| c.0).collect();
+    assert_eq!(cq.len(), m);
+    // each entry read once
+    let mut addrs: Vec<u64> = b.rd_log.iter().map(|r| r.1).collect();
+    let reads = addrs.len();
+    addrs.sort();
+    addrs.dedup();
+    assert_eq!((reads, addrs.len()), (n as usize, n as usize), "{:x?}", b.rd_log);
+    let first = cq[0] - b.dec_taken[f];
+    let per = (cq[m - 1] - cq[0]) as f64 / (m - 1) as f64;
+    let all = (b.qps_log[f] - b.dec_taken[f]) as f64 / m as f64;
+    let gaps: Vec<u64> = cq.windows(2).map(|w| w[1] - w[0]).collect();
+    let t0 = b.dec_taken[f];
+    println!(
+        "flush of {m} RECVs after {sends} SENDs: first CQE {first} cycles, {per:.2} cycles/RECV, {all:.2} in all; \
+         CQE gaps {gaps:?}, reads at {:?}",
+        b.rd_log.iter().map(|r| r.0 as i64 - t0 as i64).collect::<Vec<_>>()
+    );
+    (first, per, all, gaps)
+}
+
+#[test]
+fn rq_flush_rate() {
+    assert_eq!((RESP_EXEC_FETCH_EXTRA, RESP_EXEC_AHEAD_EXTRA), (6, 3));
+    // cold: the first entry read at the flush
+    let (first, per, all, gaps) = flush_run(20, 0);
+    assert!(first <= FLUSH_COLD_FIRST_MAX, "first CQE {first}");
+    assert!(per <= FLUSH_COLD_PER_MAX && all <= FLUSH_COLD_ALL_MAX, "{per} {all}");
+    // entries found in the window: one RECV per FLUSH_HIT_GAP cycles (most of them)
+    let hits = gaps.iter().filter(|&&g| g <= FLUSH_HIT_GAP).count();
+    assert!(hits * 3 >= gaps.len() * 2, "{gaps:?}");
+    // warm: two SENDs read the first entries ahead
+    let (first, per, all, gaps) = flush_run(20, 2);
+    assert!(first <= FLUSH_WARM_FIRST_MAX, "first CQE {first}");
+    assert!(per <= FLUSH_WARM_PER_MAX && all <= FLUSH_WARM_ALL_MAX, "{per} {all}");
+    let hits = gaps.iter().filter(|&&g| g <= FLUSH_HIT_GAP).count();
+    assert!(hits * 3 >= gaps.len() * 2, "{gaps:?}");
 }
 
 /// A region of QP 0's PD made 1 MiB at a 2 MiB page, its MTT entry VALID,

@@ -3,9 +3,11 @@
 //! with its QP's `qpc` entry and a `qps` entry holding every earlier
 //! write-back of its QP and path (the hazard check), the admission of
 //! every header (`rnic_contract::qp_modify::admit`), the destinations and
-//! drop counters; the latency and the rates.
+//! drop counters; the RQ flush records (`s_rq_flush`) among them; the
+//! latency and the rates.
 
 use rnic_contract::codes::{QpState, QpType};
+use rnic_contract::qp_modify::AdmitReason;
 use rnic_hw::transport::RX_LOOKUP_LATENCY;
 use rnic_sim::models::rx_lookup;
 use rnic_tb::rx_lookup::{LookupBench, QPC_LOG};
@@ -16,22 +18,38 @@ type Bench = LookupBench<rx_lookup::Dut>;
 /// atomic ACK; a UD SEND ONLY (a wrong type for an RC QP).
 const OPCODES: [u8; 7] = [0x04, 0x06, 0x0c, 0x11, 0x0f, 0x12, 0x64];
 
+/// `qps` QPs for the headers (and the RQ flushes), and two more that only
+/// RQ flushes name (so every seed has QPs whose flush is admitted, whatever
+/// its traffic): one in ERR, one in RTS whose completer is in error.
 fn setup(b: &mut Bench, qps: usize) -> Vec<u32> {
     let mut qpns = vec![];
+    let draw = |b: &mut Bench| 1 + (b.rng.next() % ((1 << QPC_LOG) - 1)) as u32;
     for k in 0..qps {
-        let qpn = 1 + (b.rng.next() % ((1 << QPC_LOG) - 1)) as u32;
+        let qpn = draw(b);
         if qpns.contains(&qpn) {
             continue;
         }
-        // most in RTS; some RTR (no responses), INIT, ERR, a UC QP
+        // most in RTS; some RTR (no responses), ERR, INIT, a UC QP, one
+        // whose completer is in error (its requests dropped)
         let (state, ty) = match k % 10 {
+            6 => (QpState::ReadyToSend, QpType::Rc),
             7 => (QpState::ReadyToReceive, QpType::Rc),
-            8 => ([QpState::Init, QpState::Error][k / 10 % 2], QpType::Rc),
+            8 => ([QpState::Error, QpState::Init][k / 10 % 2], QpType::Rc),
             9 => (QpState::ReadyToSend, QpType::Uc),
             _ => (QpState::ReadyToSend, QpType::Rc),
         };
         b.add_qp(qpn, state as u64, ty as u64);
+        if k % 10 == 6 {
+            b.set_comp_error(qpn, true);
+        }
         qpns.push(qpn);
+    }
+    let mut all = qpns.clone();
+    for (state, comp_error) in [(QpState::Error, false), (QpState::ReadyToSend, true)] {
+        let qpn = std::iter::repeat_with(|| draw(b)).find(|q| !all.contains(q)).unwrap();
+        b.add_qp(qpn, state as u64, QpType::Rc as u64);
+        b.set_comp_error(qpn, comp_error);
+        all.push(qpn);
     }
     qpns
 }
@@ -52,6 +70,8 @@ fn random_traffic(b: &mut Bench, qpns: &[u32], n: usize) {
 fn random_headers_under_stalls() {
     let mut reasons = [0u64; rnic_hw::transport::RX_DROP_REASONS];
     let mut comp_error_drops = 0;
+    let mut flushes = [0u64; 2];
+    let mut flush_admits = [0u64; 2];
     for (seed, qps, p, lat, wb) in [
         (1, 3, 100, (2, 40), (1, 30)),
         (2, 12, 60, (2, 8), (1, 5)),
@@ -68,6 +88,16 @@ fn random_headers_under_stalls() {
         assert_eq!(b.dests, 1500, "seed {seed}: a destination per header");
         assert!(b.wakes > 50, "seed {seed}: {} wakes", b.wakes);
         comp_error_drops += b.comp_error_drops;
+        eprintln!(
+            "seed {seed}: RQ flushes admitted {} (QP in ERR {}, completer in error {}), dropped {}; records {:?}",
+            b.flushes[0], b.flush_admits[0], b.flush_admits[1], b.flushes[1], b.records
+        );
+        assert_eq!(b.flushes[0], b.flush_admits.iter().sum::<u64>(), "seed {seed}: flushes admitted as expected");
+        assert!(b.flushes[0] > 5 && b.flushes[1] > 5, "seed {seed}: RQ flushes admitted / dropped {:?}", b.flushes);
+        for k in 0..2 {
+            flushes[k] += b.flushes[k];
+            flush_admits[k] += b.flush_admits[k];
+        }
         for (k, n) in b.drops.iter().enumerate() {
             reasons[k] += n;
         }
@@ -76,6 +106,75 @@ fn random_headers_under_stalls() {
     assert!(reasons.iter().filter(|&&n| n > 10).count() >= 6, "drops of every reason the traffic makes: {reasons:?}");
     assert!(reasons[rnic_contract::qp_modify::AdmitReason::BadPkey as usize] > 10, "P_Key drops: {reasons:?}");
     assert!(comp_error_drops > 10, "requests of QPs whose completer is in error: {comp_error_drops}");
+    assert!(flushes[0] > 100 && flushes[1] > 100, "RQ flushes admitted / dropped: {flushes:?}");
+    assert!(flush_admits.iter().all(|&n| n > 30), "flushes admitted in ERR / completer in error: {flush_admits:?}");
+}
+
+/// RQ flush records one by one, each kind of QP: admitted only for a QP in
+/// ERR or whose completer is in error (a request-path record with its
+/// write-back), dropped uncounted elsewhere and for a QPN that names none;
+/// never a destination. Then flushes pushed while a burst of headers of the
+/// same QPs waits: they overtake the headers not yet taken.
+#[test]
+fn rq_flush_records() {
+    let mut b = Bench::new(rx_lookup::Dut::new(), 11);
+    (b.p_any_pkey, b.p_comp_error, b.p_flush) = (0, 0, 0);
+    let kinds = [
+        (QpState::Error, QpType::Rc, false, true),
+        (QpState::ReadyToSend, QpType::Rc, true, true),
+        (QpState::ReadyToReceive, QpType::Rc, true, true),
+        (QpState::Error, QpType::Rc, true, true),
+        (QpState::ReadyToSend, QpType::Rc, false, false),
+        (QpState::Init, QpType::Rc, true, false),
+        (QpState::Reset, QpType::Rc, false, false),
+        (QpState::Error, QpType::Uc, false, false), // an RC opcode for a UC QP
+    ];
+    let mut want = [0u64; 2];
+    for (q, &(state, ty, comp_error, admitted)) in kinds.iter().enumerate() {
+        let qpn = 1 + q as u32;
+        b.add_qp(qpn, state as u64, ty as u64);
+        b.set_comp_error(qpn, comp_error);
+        want[!admitted as usize] += 1;
+    }
+    for qpn in 1..=kinds.len() as u32 {
+        b.push_flush(qpn);
+    }
+    b.push_flush(0);
+    b.push_flush(1 << QPC_LOG);
+    want[1] += 2;
+    b.run(5_000);
+    assert_eq!(b.flushes, want, "RQ flushes admitted / dropped");
+    assert_eq!(b.records, [want[0], 0]);
+    assert_eq!(b.dests, 0, "an RQ flush has no destination");
+    assert!(b.drops.iter().all(|&n| n == 0), "an RQ flush's drop is not counted: {:?}", b.drops);
+
+    // headers of the admitting QPs (and a working one) queued, flushes pushed
+    // while they wait: the order follows what the block took
+    let mut b = Bench::new(rx_lookup::Dut::new(), 12);
+    (b.p_any_pkey, b.p_comp_error, b.p_flush) = (0, 0, 0);
+    (b.lat_min, b.lat_max, b.wb_min, b.wb_max) = (2, 20, 1, 10);
+    for (qpn, state, comp_error) in
+        [(1, QpState::Error, false), (2, QpState::ReadyToSend, true), (3, QpState::ReadyToSend, false)]
+    {
+        b.add_qp(qpn, state as u64, QpType::Rc as u64);
+        b.set_comp_error(qpn, comp_error);
+    }
+    let mut n_hdr = 0;
+    for round in 0..40u32 {
+        for k in 0..10u32 {
+            b.push(1 + (round + k) % 3, [0x04, 0x06, 0x11][(k % 3) as usize]);
+            n_hdr += 1;
+        }
+        b.push_flush(1 + round % 3);
+        for _ in 0..(round % 7) * 3 {
+            b.step();
+        }
+    }
+    b.run(100_000);
+    assert_eq!(b.dests, n_hdr, "a destination per header, none per flush");
+    let admitted = (0..40u32).filter(|r| r % 3 != 2).count() as u64;
+    assert_eq!(b.flushes, [admitted, 40 - admitted], "RQ flushes admitted / dropped");
+    assert_eq!(b.drops[AdmitReason::QpNotReady as usize], 0, "no flush drop counted");
 }
 
 #[test]
@@ -83,7 +182,7 @@ fn latency_and_rates() {
     // one header into an idle block, both caches answering H cycles after the request is taken
     for h in [1u64, 3, 20] {
         let mut b = Bench::new(rx_lookup::Dut::new(), 7);
-        (b.p_any_pkey, b.p_comp_error) = (0, 0);
+        (b.p_any_pkey, b.p_comp_error, b.p_flush) = (0, 0, 0);
         (b.lat_min, b.lat_max) = (h, h);
         b.add_qp(5, QpState::ReadyToSend as u64, QpType::Rc as u64);
         b.push(5, 0x04);
@@ -92,7 +191,7 @@ fn latency_and_rates() {
     }
     // distinct QPs back to back: one header per two cycles
     let mut b = Bench::new(rx_lookup::Dut::new(), 8);
-    (b.p_any_pkey, b.p_comp_error) = (0, 0); // every header admitted
+    (b.p_any_pkey, b.p_comp_error, b.p_flush) = (0, 0, 0); // every header admitted, no flush
     b.p_write = 0; // write-backs share the `qps` port with the reads
     for q in 1..=200u32 {
         b.add_qp(q, QpState::ReadyToSend as u64, QpType::Rc as u64);
@@ -106,7 +205,7 @@ fn latency_and_rates() {
     assert!(r.windows(2).all(|w| w[1] - w[0] == 2), "a record every two cycles");
     // one QP's requests: one per loop (record taken -> write-back -> next read)
     let mut b = Bench::new(rx_lookup::Dut::new(), 9);
-    (b.p_any_pkey, b.p_comp_error) = (0, 0); // every header admitted
+    (b.p_any_pkey, b.p_comp_error, b.p_flush) = (0, 0, 0); // every header admitted, no flush
     (b.wb_min, b.wb_max) = (10, 10);
     b.add_qp(9, QpState::ReadyToSend as u64, QpType::Rc as u64);
     for _ in 0..50 {

@@ -6,6 +6,7 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `start` + `qpn`, `index`, `fresh`, `offset`, `plen`, `rq_base`, `rq_log`, `rq_prod`, `sges` | in | a walk: RQ entry `index` of QP `qpn` (`fresh`: the RECV starts with this packet; `rq_prod`: the QP's `RQ_PROD` as the packet saw it), the packet's `plen` bytes at byte `offset` of the RECV; `sges` low: fetch only (a WRITE with immediate needs the WR_ID) |
+//! | `again` | in | a pulse, after `done`: the entry after the one held, of the same QP and ring, with the inputs `start` registered (`sges` low: an RQ flush's next RECV, fetch only) |
 //! | `inval` | in | a pulse: a QP context was loaded or invalidated; the entries read ahead are forgotten |
 //! | `m_rd` / `s_rd` | out / in | DMA read client of the child [`RqAhead`]: RQ entries at `rq_base` + (index mod 2^`rq_log`) x 64, one beat each (`tuser[0]`: DMA error); `tready` constant 1 |
 //! | `q` ([`SgeReqOut`], ports `q_*`) | out | the SGE pieces' translation requests {`va`, `len`, `key`, `last`}, valid/ready, from registers; `last` on the packet's final one |
@@ -63,6 +64,7 @@ pub struct RecvWalk {
     pub rq_log: Signal<In, Bits<4>>,
     pub rq_prod: Signal<In, Bits<16>>,
     pub sges: Signal<In, Bit>,
+    pub again: Signal<In, Bit>,
     pub inval: Signal<In, Bit>,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
@@ -125,6 +127,14 @@ impl Logic for RecvWalk {
             }
         }
 
+        // the next entry of the same ring (an RQ flush walks the RECVs posted)
+        if self.again.val() {
+            self.c_index.d.next = self.c_index.q.val() + 1;
+            self.ask.d.next = true;
+            self.rd_wait.d.next = true;
+            self.c_valid.d.next = false;
+        }
+
         // ---- the RQ entry, asked of RqAhead; it stays in RqAhead's output register
         if self.ask.q.val() {
             self.ask.d.next = false;
@@ -147,7 +157,7 @@ impl Logic for RecvWalk {
         self.c_num.next = self.ahead.ent_data.val().get_bits::<8>(RW_NUM_SGE);
 
         // ---- the walk (child): SGE `sge` of the entry in RqAhead's output register
-        self.walk.start.next = self.start.val();
+        self.walk.start.next = self.start.val() | self.again.val();
         self.walk.offset.next = self.offset.val();
         self.walk.plen.next = self.plen.val();
         self.walk.go.next = (self.start.val() & self.hit.val()) | self.beat.val();

@@ -38,7 +38,10 @@
 //! the completer a record (`m_err`) that flushes its list, writes
 //! COMP_ERROR and wakes the QP, whose next grant flushes from HEAD_WQE
 //! (the cursor may point at WQEs the completer already completed, or at a
-//! partly sent one whose entry is its own); its job
+//! partly sent one whose entry is its own); a stop of a grant whose
+//! completer is in error (nothing left to flush) carries `cerr`, for which
+//! the parent asks the responder to flush the receive queue
+//! (`ReqFetch::m_rq_flush`); its job
 //! (jctx bit 156, a first send, never a resend, CURSOR_PKT 0) names the
 //! cursor's WQE, or CURSOR_WQE + 1 (`d1_cwqe1`, its address in `d2_addr1`)
 //! when the cursor's was partly sent, or, with COMP_ERROR and HEAD_WQE past
@@ -87,6 +90,10 @@ pub struct ReqDecide {
     /// With `stop`: a grant of a QP in ERR whose completer is not in error
     /// yet; the parent asks the completer for its flush.
     pub poke: Signal<Out, Bit>,
+    /// With `stop`: the QP's completer is in error and its send queue has
+    /// nothing left to flush; the parent asks the responder to flush the
+    /// receive queue (`ReqFetch::m_rq_flush`).
+    pub cerr: Signal<Out, Bit>,
     pub slot: Signal<Out, Bits<3>>,
     pub addr: Signal<Out, Bits<64>>,
     pub jctx: Signal<Out, Bits<REQ_JCTX_BITS>>,
@@ -139,6 +146,7 @@ pub struct ReqDecide {
     d2_slot: Reg<Bits<3>>,
     d2_go: Reg<Bit>,
     d2_poke: Reg<Bit>,
+    d2_cerr: Reg<Bit>,
     d2_addr: Reg<Bits<64>>,
     d2_haddr: Reg<Bits<64>>,
     d2_rw: Reg<Bit>,
@@ -195,7 +203,7 @@ impl Logic for ReqDecide {
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
             d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_c0, d1_rew, d1_hwqe,
             d1_rpkt, d1_rc0, d1_rackb, d1_rlim, d1_ackb, d1_lim, d1_flush, d1_cerr, d1_errq, d1_cwqe1, d2_v, d2_slot,
-            d2_poke, d2_go, d2_addr, d2_haddr, d2_rw, d2_s1, d2_addr1, d2_jctx, d2_wctx
+            d2_poke, d2_cerr, d2_go, d2_addr, d2_haddr, d2_rw, d2_s1, d2_addr1, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -207,6 +215,7 @@ impl Logic for ReqDecide {
         self.issue.next = self.d2_act.val() & self.d2_go.q.val();
         self.stop.next = self.d2_act.val() & !self.d2_go.q.val();
         self.poke.next = self.d2_poke.q.val();
+        self.cerr.next = self.d2_cerr.q.val();
         self.slot.next = self.d2_slot.q.val();
         self.addr.next = self.d2_addr.q.val();
         if self.d2_rw.q.val() {
@@ -382,6 +391,7 @@ impl Logic for ReqDecide {
             self.d2_v.d.next = true;
             self.d2_slot.d.next = self.d1_slot.q.val();
             self.d2_poke.d.next = self.d1_ok.q.val() & self.d1_errq.q.val();
+            self.d2_cerr.d.next = self.d1_ok.q.val() & self.d1_cerr.q.val();
             self.d2_go.d.next = self.d1_ok.q.val() & self.ngo.val();
             if self.d1_flush.q.val() {
                 self.d2_go.d.next = self.d1_ok.q.val() & self.fgo.val() & !self.d1_errq.q.val();

@@ -16,6 +16,7 @@
 //! | `m_job` (`ReqJobOut`) | out | the job for `ReqGen`, from registers |
 //! | `s_rdone` (`ReqDoneIn`) | in | `ReqGen`'s done per job, in job order; `ready` is a register |
 //! | `m_sdone` (`DoneOut`) | out | the scheduler's done per grant, from registers |
+//! | `m_rq_flush` (`QpnOut`) | out | the QPN of a grant that stopped with `ReqDecide::cerr` (its completer in error, its send queue flushed): the receive queue's flush, for `RxLookup::s_rq_flush`; from a register, and a stop waits while it is full |
 //! | `m_err` ([`ReqErrOut`]) | out | a job that failed in `ReqGen`: qpn, sq_index, err (`REQ_ERR_*`), for the completer; or a poke (sq_index 0, `REQ_ERR_FLUSH`): a grant of a QP in ERR whose completer is not in error yet, whose record makes the completer flush |
 //! | `s_rewind` (`QpnIn`) | in | go-back-N from the completer: the QP's next grant restarts its cursor at UNA ([`RewindTable`], `ReqDecide`) |
 //! | `m_arm` (`ArmOut`) | out | per job that sent: (re)arm the QP's retransmit timer with `qpc.TIMEOUT` |
@@ -94,7 +95,7 @@ use super::{
     ArmOut, DoneOut, QpnIn, ReqDecide, ReqDoneIn, ReqJobOut, ReqSlots, ReqWqeStage, ReqWriteBack, RewindTable,
     SlotQueue,
 };
-use super::{PATH_BITS, REQ_INDEX_BITS};
+use super::{QpnOut, PATH_BITS, REQ_INDEX_BITS};
 use super::{REQ_PKT_BITS, REQ_PSN_BITS, REQ_QPN_BITS, SCHED_SLOTS};
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -177,6 +178,10 @@ pub struct ReqFetch {
     pub m_job: ReqJobOut,
     pub s_rdone: ReqDoneIn,
     pub m_err: ReqErrOut,
+    /// A QP whose completer is in error and whose send queue is flushed (a
+    /// grant that stops with `ReqDecide::cerr`): its receive queue's flush,
+    /// for `RxLookup::s_rq_flush`; from a register.
+    pub m_rq_flush: QpnOut<REQ_QPN_BITS>,
     /// Go-back-N commands (`Completer::m_rewind`).
     pub s_rewind: QpnIn<REQ_QPN_BITS>,
     /// Arm the retransmit timer after each job that sent.
@@ -209,6 +214,9 @@ pub struct ReqFetch {
     // ---- a poke for the completer (`ReqDecide::poke`), beside `wb`'s error records
     pk_v: Reg<Bit>,
     pk_qpn: Reg<Bits<REQ_QPN_BITS>>,
+    // ---- an RQ flush for the responder (`ReqDecide::cerr`)
+    rf_v: Reg<Bit>,
+    rf_qpn: Reg<Bits<REQ_QPN_BITS>>,
 
     // ---- locals
     ohead: Signal<Local, Bits<3>>,
@@ -222,7 +230,7 @@ pub struct ReqFetch {
 impl Logic for ReqFetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more, pk_v, pk_qpn);
+        dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more, pk_v, pk_qpn, rf_v, rf_qpn);
         clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb, rewind);
         self.rewind.reset.next = self.reset.val();
         QpnIn::<REQ_QPN_BITS>::link(&mut self.s_rewind, &mut self.rewind.s_add);
@@ -257,6 +265,16 @@ impl Logic for ReqFetch {
         if self.decide.stop.val() & self.decide.poke.val() {
             self.pk_v.d.next = true;
             self.pk_qpn.d.next = self.decide.wctx.val().get_bits::<REQ_QPN_BITS>(69);
+        }
+        // the receive queue's flush once the send queue's is done
+        self.m_rq_flush.qpn.next = self.rf_qpn.q.val();
+        self.m_rq_flush.valid.next = self.rf_v.q.val();
+        if self.m_rq_flush.ready.val() {
+            self.rf_v.d.next = false;
+        }
+        if self.decide.stop.val() & self.decide.cerr.val() {
+            self.rf_v.d.next = true;
+            self.rf_qpn.d.next = self.decide.wctx.val().get_bits::<REQ_QPN_BITS>(69);
         }
         CacheReqOut::<512, 64>::link(&mut self.m_qps, &mut self.wb.m_qps);
         self.freed.next = 0.into();
@@ -308,7 +326,7 @@ impl Logic for ReqFetch {
         self.decide.issue_free.next = self.rd_free.val();
         // (and a poke waits for the one before it)
         self.decide.stop_free.next =
-            self.dn_free.val() & !self.wb.done.val() & !self.wqe.stop.val() & !self.pk_v.q.val();
+            self.dn_free.val() & !self.wb.done.val() & !self.wqe.stop.val() & !self.pk_v.q.val() & !self.rf_v.q.val();
         self.order.pop.next = self.decide.take.val();
         self.jctx.write_addr.next = self.decide.slot.val();
         self.jctx.write_data.next = self.decide.jctx.val();
@@ -389,6 +407,7 @@ impl Logic for ReqFetch {
             self.rd_v.d.next = false;
             self.dn_v.d.next = false;
             self.pk_v.d.next = false;
+            self.rf_v.d.next = false;
         }
     }
 }

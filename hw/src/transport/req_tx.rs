@@ -15,6 +15,7 @@
 //! | `m_xreq` / `s_xresp` | out / in | the translation unit (`MrXlate::s_req`/`m_resp`, through the core's request mux) |
 //! | `m_push` | out | `Inflight`'s PUSH of each WQE's record (`ReqGen::m_push`) |
 //! | `m_err` | out | a WQE `ReqGen` refused (`REQ_ERR_*`), `ReqFetch::m_err`, for the completer |
+//! | `m_rq_flush` | out | a QP in error whose send queue is flushed (`ReqFetch::m_rq_flush`), for the responder's RQ flush (`RxLookup::s_rq_flush`) |
 //! | `s_rewind` / `m_arm` | in / out | go-back-N commands from the completer; the retransmit timer's armings (`ReqFetch`'s) |
 //! | `m_xerr` | out | a WQE whose payload translation failed (`MrError` code), `ReqPayload::m_err`, once per WQE, for the completer |
 //! | `m_hdr` / `m_axis` | out | to `TxArb` source 0: the packets' headers and their payloads (headers in order, payloads in the headers' order) |
@@ -37,9 +38,9 @@
 //! `REQ_SETUP_PHASES` + 2 cycles at least.
 
 use super::{
-    ArmOut, DoneOut, InflightCmdOut, LaneOut, PayloadGather, PieceOut, QpnIn, ReqDoneOut, ReqErrOut, ReqFetch, ReqGen,
-    ReqHdrOut, ReqJobOut, ReqPayload, XlateErrOut, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
-    REQ_QPN_BITS,
+    ArmOut, DoneOut, InflightCmdOut, LaneOut, PayloadGather, PieceOut, QpnIn, QpnOut, ReqDoneOut, ReqErrOut, ReqFetch,
+    ReqGen, ReqHdrOut, ReqJobOut, ReqPayload, XlateErrOut, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
+    INFLIGHT_QPN_BITS, REQ_QPN_BITS,
 };
 use crate::axis::{AxisIn, AxisOut, HdrOut};
 use crate::host::{CacheReqOut, CacheRespIn, RdCmdOut};
@@ -71,6 +72,7 @@ pub struct ReqTx {
     pub s_xresp: MrRespIn,
     pub m_push: InflightCmdOut<INFLIGHT_QPN_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_ENTRY_BITS>,
     pub m_err: ReqErrOut,
+    pub m_rq_flush: QpnOut<REQ_QPN_BITS>,
     pub s_rewind: QpnIn<REQ_QPN_BITS>,
     pub m_arm: ArmOut<REQ_QPN_BITS>,
     pub m_xerr: XlateErrOut,
@@ -101,6 +103,7 @@ impl Logic for ReqTx {
         RdCmdOut::link(&mut self.m_wqe_rd, &mut self.fetch.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_wqe_rd, &mut self.fetch.s_rd);
         ReqErrOut::link(&mut self.m_err, &mut self.fetch.m_err);
+        QpnOut::<REQ_QPN_BITS>::link(&mut self.m_rq_flush, &mut self.fetch.m_rq_flush);
         QpnIn::<REQ_QPN_BITS>::link(&mut self.s_rewind, &mut self.fetch.s_rewind);
         ArmOut::<REQ_QPN_BITS>::link(&mut self.m_arm, &mut self.fetch.m_arm);
         InflightCmdOut::<INFLIGHT_QPN_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_ENTRY_BITS>::link(

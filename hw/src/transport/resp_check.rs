@@ -17,6 +17,14 @@
 //!    `MAX_DEST_RD_ATOMIC` > 0; an atomic's VA 8-byte aligned; WRITE packets
 //!    adding up to the DMA length; the MSN; AckReq -> ACK now, else pending.
 //!
+//! An RQ flush record (`RXF_RQ_FLUSH`, made on chip for a QP in error and
+//! admitted only then: docs/transport_blocks.md, "The receive queue's
+//! flush") is no request: no check above, no ACK; when the QP's next RECV
+//! (`RECV_WQE`) differs from `RQ_PROD` its verdict is `RESP_EXEC_FLUSH`
+//! (`recv_new`, `recv_index` = RECV_WQE, `cqe_len` 0) and the new state has
+//! RECV_WQE = RQ_PROD, RECV_VALID and RECV_PLACED clear; else
+//! `RESP_FLUSH_NONE` (no payload to drop, not a silent drop's count).
+//!
 //! Ports:
 //!
 //! | port | dir | what |
@@ -101,6 +109,10 @@ pub const RESP_VERDICT_BITS: usize = 4;
 const _: () = assert!(RESP_STATE_BITS == 312 && QPS_RESP_LSB == 200 && RESP_RNR < 16);
 const _: () = assert!(qps::REPLAY_HEAD.byte == 62 && qps::REPLAY_COUNT.pos() + 5 <= 512);
 const _: () = assert!(QPSR_RECV_SGE_W == 2 && ACC_REMOTE_ATOMIC < 8);
+const _: () = assert!(
+    MTU_512 == MTU_256 + 1 && MTU_1024 == MTU_256 + 2 && MTU_2048 == MTU_256 + 3 && MTU_4096 == MTU_256 + 4,
+    "`pmtu_m1`: the PMTU codes in order, one step each"
+);
 const _: () = assert!(
     qpc::REMOTE_READ.pos() == QPC_REMOTE_ACC + 1 && qpc::REMOTE_ATOMIC.pos() == QPC_REMOTE_ACC + 2,
     "the QP's three remote rights are adjacent"
@@ -189,6 +201,8 @@ pub struct RespFields {
     pub qps: Signal<In, Bits<512>>,
     pub opcode: Signal<Out, Bits<8>>,
     pub ackreq: Signal<Out, Bit>,
+    /// An RQ flush record (`RXF_RQ_FLUSH`), not a packet.
+    pub flush: Signal<Out, Bit>,
     pub qpn: Signal<Out, Bits<24>>,
     pub psn: Signal<Out, Bits<24>>,
     pub va: Signal<Out, Bits<64>>,
@@ -212,6 +226,7 @@ impl Logic for RespFields {
     fn update(&mut self) {
         self.opcode.next = self.hdr.val().get_bits::<8>(RXF_OPCODE);
         self.ackreq.next = self.hdr.val().get_bit(RXF_ACKREQ);
+        self.flush.next = self.hdr.val().get_bit(RXF_RQ_FLUSH);
         self.qpn.next = self.hdr.val().get_bits::<24>(RXF_DESTQP);
         self.psn.next = self.hdr.val().get_bits::<24>(RXF_PSN);
         self.va.next = self.hdr.val().get_bits::<64>(RXF_ATOMIC_VA);
@@ -245,6 +260,7 @@ pub struct RespCheck {
     sk_valid: Reg<Bit>,
     sk_opcode: Reg<Bits<8>>,
     sk_ackreq: Reg<Bit>,
+    sk_flush: Reg<Bit>,
     sk_qpn: Reg<Bits<24>>,
     sk_psn: Reg<Bits<24>>,
     sk_va: Reg<Bits<64>>,
@@ -262,6 +278,7 @@ pub struct RespCheck {
     // ---- what P0 loads (skid register or input)
     src_opcode: Signal<Local, Bits<8>>,
     src_ackreq: Signal<Local, Bit>,
+    src_flush: Signal<Local, Bit>,
     src_qpn: Signal<Local, Bits<24>>,
     src_psn: Signal<Local, Bits<24>>,
     src_va: Signal<Local, Bits<64>>,
@@ -279,6 +296,7 @@ pub struct RespCheck {
     merged: Signal<Local, Bits<RESP_STATE_BITS>>,
     init_st: Signal<Local, Bits<RESP_STATE_BITS>>,
     pmtu_bytes: Signal<Local, Bits<16>>,
+    pmtu_m1: Signal<Local, Bits<16>>,
     rd_sum: Signal<Local, Bits<33>>,
     len_ok: Signal<Local, Bit>,
     too_long: Signal<Local, Bit>,
@@ -295,6 +313,7 @@ pub struct RespCheck {
     p0_psn1: Reg<Bits<24>>,
     p0_npkts: Reg<Bits<24>>,
     p0_ackreq: Reg<Bit>,
+    p0_flush: Reg<Bit>,
     p0_req: Reg<Bit>,
     p0_send: Reg<Bit>,
     p0_write: Reg<Bit>,
@@ -366,6 +385,7 @@ impl Logic for RespCheck {
             sk_valid,
             sk_opcode,
             sk_ackreq,
+            sk_flush,
             sk_qpn,
             sk_psn,
             sk_va,
@@ -388,6 +408,7 @@ impl Logic for RespCheck {
             p0_psn1,
             p0_npkts,
             p0_ackreq,
+            p0_flush,
             p0_req,
             p0_send,
             p0_write,
@@ -456,6 +477,7 @@ impl Logic for RespCheck {
         }
         self.sk_opcode.d.next = self.fields.opcode.val();
         self.sk_ackreq.d.next = self.fields.ackreq.val();
+        self.sk_flush.d.next = self.fields.flush.val();
         self.sk_qpn.d.next = self.fields.qpn.val();
         self.sk_psn.d.next = self.fields.psn.val();
         self.sk_va.d.next = self.fields.va.val();
@@ -473,6 +495,7 @@ impl Logic for RespCheck {
         if self.sk_valid.q.val() {
             self.sk_opcode.d.next = self.sk_opcode.q.val();
             self.sk_ackreq.d.next = self.sk_ackreq.q.val();
+            self.sk_flush.d.next = self.sk_flush.q.val();
             self.sk_qpn.d.next = self.sk_qpn.q.val();
             self.sk_psn.d.next = self.sk_psn.q.val();
             self.sk_va.d.next = self.sk_va.q.val();
@@ -491,6 +514,7 @@ impl Logic for RespCheck {
         // what P0 loads: the skid register first (it is older)
         self.src_opcode.next = self.fields.opcode.val();
         self.src_ackreq.next = self.fields.ackreq.val();
+        self.src_flush.next = self.fields.flush.val();
         self.src_qpn.next = self.fields.qpn.val();
         self.src_psn.next = self.fields.psn.val();
         self.src_va.next = self.fields.va.val();
@@ -508,6 +532,7 @@ impl Logic for RespCheck {
         if self.sk_valid.q.val() {
             self.src_opcode.next = self.sk_opcode.q.val();
             self.src_ackreq.next = self.sk_ackreq.q.val();
+            self.src_flush.next = self.sk_flush.q.val();
             self.src_qpn.next = self.sk_qpn.q.val();
             self.src_psn.next = self.sk_psn.q.val();
             self.src_va.next = self.sk_va.q.val();
@@ -551,6 +576,7 @@ impl Logic for RespCheck {
         self.p0_psn.d.next = self.src_psn.val();
         self.p0_psn1.d.next = self.src_psn.val() + 1;
         self.p0_ackreq.d.next = self.src_ackreq.val();
+        self.p0_flush.d.next = self.src_flush.val();
         self.p0_va.d.next = self.src_va.val();
         self.p0_rkey.d.next = self.src_rkey.val();
         self.p0_dmalen.d.next = self.src_dmalen.val();
@@ -605,6 +631,14 @@ impl Logic for RespCheck {
         } else if self.src_pmtu.val() == MTU_4096 {
             self.pmtu_bytes.next = 4096.into();
         }
+        // the PMTU minus one, each bit a function of the code alone (one LUT
+        // before the READ's add, not a priority mux and a subtract): 8 ones,
+        // then one more per code step above 256 (other codes: 256)
+        self.pmtu_m1.next = bit_cast::<16, 8>(255.into())
+            | (bit_cast::<16, 1>(((self.src_pmtu.val() >= MTU_512) & (self.src_pmtu.val() <= MTU_4096)).into()) << 8)
+            | (bit_cast::<16, 1>(((self.src_pmtu.val() >= MTU_1024) & (self.src_pmtu.val() <= MTU_4096)).into()) << 9)
+            | (bit_cast::<16, 1>(((self.src_pmtu.val() >= MTU_2048) & (self.src_pmtu.val() <= MTU_4096)).into()) << 10)
+            | (bit_cast::<16, 1>((self.src_pmtu.val() == MTU_4096).into()) << 11);
         self.len_ok.next = self.src_plen.val() <= self.pmtu_bytes.val();
         if (self.src_opcode.val() == BTH_RC_SEND_FIRST)
             | (self.src_opcode.val() == BTH_RC_SEND_MIDDLE)
@@ -659,7 +693,7 @@ impl Logic for RespCheck {
             | (self.src_opcode.val() == BTH_RC_WRITE_LAST_IMM)
             | (self.src_opcode.val() == BTH_RC_WRITE_ONLY_IMM);
         // a READ's response packets: max(1, ceil(len / PMTU))
-        self.rd_sum.next = bit_cast::<33, 32>(self.src_dmalen.val()) + bit_cast::<33, 16>(self.pmtu_bytes.val() - 1);
+        self.rd_sum.next = bit_cast::<33, 32>(self.src_dmalen.val()) + bit_cast::<33, 16>(self.pmtu_m1.val());
         self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(8);
         if self.src_pmtu.val() == MTU_512 {
             self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(9);
@@ -683,6 +717,7 @@ impl Logic for RespCheck {
             self.p0_psn1.d.next = self.p0_psn1.q.val();
             self.p0_npkts.d.next = self.p0_npkts.q.val();
             self.p0_ackreq.d.next = self.p0_ackreq.q.val();
+            self.p0_flush.d.next = self.p0_flush.q.val();
             self.p0_req.d.next = self.p0_req.q.val();
             self.p0_send.d.next = self.p0_send.q.val();
             self.p0_write.d.next = self.p0_write.q.val();
@@ -715,6 +750,7 @@ impl Logic for RespCheck {
         self.dec.psn1.next = self.p0_psn1.q.val();
         self.dec.npkts.next = self.p0_npkts.q.val();
         self.dec.ackreq.next = self.p0_ackreq.q.val();
+        self.dec.flush.next = self.p0_flush.q.val();
         self.dec.req.next = self.p0_req.q.val();
         self.dec.send.next = self.p0_send.q.val();
         self.dec.write.next = self.p0_write.q.val();
@@ -785,7 +821,8 @@ impl Logic for RespCheck {
             self.p1_recv_offset.d.next = self.dec.recv_offset.val();
             self.p1_recv_done.d.next = self.dec.recv_done.val();
             self.p1_cqe_len.d.next = self.dec.cqe_len.val();
-            self.p1_write.d.next = self.dec.changed.val() | self.p0_init.q.val();
+            // (a state forwarded from P1 has started: `p0_init` is P0's load's)
+            self.p1_write.d.next = self.dec.changed.val() | (self.p0_init.q.val() & !self.p0_hit.q.val());
             self.p1_st.d.next = self.dec.new_st.val();
             self.h1_valid.d.next = self.p1_valid.q.val();
             self.h1_qpn.d.next = self.p1_qpn.q.val();
@@ -838,6 +875,8 @@ pub struct RespDecide {
     pub psn1: Signal<In, Bits<24>>,
     pub npkts: Signal<In, Bits<24>>,
     pub ackreq: Signal<In, Bit>,
+    /// An RQ flush record: no PSN, sequence or MSN check, no ACK.
+    pub flush: Signal<In, Bit>,
     pub req: Signal<In, Bit>,
     pub send: Signal<In, Bit>,
     pub write: Signal<In, Bit>,
@@ -914,6 +953,7 @@ pub struct RespDecide {
     v_nak_inv: Signal<Local, Bit>,
     v_rnr: Signal<Local, Bit>,
     v_dup_ack: Signal<Local, Bit>,
+    v_flush: Signal<Local, Bit>,
     // the new state's fields
     n_nak_sent: Signal<Local, Bit>,
     n_ack_pending: Signal<Local, Bit>,
@@ -983,7 +1023,10 @@ impl Logic for RespDecide {
         // ---- the verdict, in the model's order: not a request or the QP
         // stopped; ahead; behind; invalid (opcode, sequence, length, DMA
         // length, resources, alignment, WRITE lengths); RNR; executed
-        self.live.next = self.req.val() & (self.in_prog.val() != IP_ERROR);
+        self.live.next = self.req.val() & !self.flush.val() & (self.in_prog.val() != IP_ERROR);
+        // an RQ flush (admitted only for a QP in error): every posted RECV
+        // from the next one (a SEND may have been filling it) to RQ_PROD
+        self.v_flush.next = self.flush.val() & self.rq_avail.val();
         self.bad_all.next = self.bad.val() | !self.seq_ok.val() | (self.write.val() & !self.fits.val());
         self.rnr_now.next = self.rnr_if.val() & !self.rq_avail.val();
         self.v_exec.next = self.live.val() & self.eq.val() & !self.bad_all.val() & !self.rnr_now.val();
@@ -998,7 +1041,12 @@ impl Logic for RespDecide {
         self.v_exec_atomic.next = self.v_exec.val() & self.atomic.val();
         self.v_dup_ack.next = self.v_dup.val() & (self.send.val() | self.write.val());
         self.verdict.next = RESP_DROP.into();
-        if self.v_nak_seq.val() {
+        // (a flush is no request: every other verdict is low with it)
+        if self.v_flush.val() {
+            self.verdict.next = RESP_EXEC_FLUSH.into();
+        } else if self.flush.val() {
+            self.verdict.next = RESP_FLUSH_NONE.into();
+        } else if self.v_nak_seq.val() {
             self.verdict.next = RESP_NAK_SEQ.into();
         } else if self.v_nak_inv.val() {
             self.verdict.next = RESP_NAK_INV.into();
@@ -1082,7 +1130,9 @@ impl Logic for RespDecide {
         }
 
         // ---- the RECV WQE: a SEND's, or a WRITE with immediate's at its end
-        self.recv_new.next = (self.v_exec_send.val() & self.starts.val()) | (self.v_exec_write.val() & self.imm.val());
+        self.recv_new.next = (self.v_exec_send.val() & self.starts.val())
+            | (self.v_exec_write.val() & self.imm.val())
+            | self.v_flush.val();
         self.recv_done.next = (self.v_exec_send.val() & self.ends.val()) | (self.v_exec_write.val() & self.imm.val());
         self.recv_index.next = self.recv_wqe.val();
         self.recv_offset.next = self.base_placed.val();
@@ -1090,6 +1140,10 @@ impl Logic for RespDecide {
         if self.write.val() {
             self.recv_offset.next = 0.into();
             self.cqe_len.next = self.total_eff.val();
+        }
+        if self.flush.val() {
+            self.recv_offset.next = 0.into();
+            self.cqe_len.next = 0.into();
         }
 
         // ---- the new state
@@ -1156,6 +1210,12 @@ impl Logic for RespDecide {
         if self.v_rnr.val() {
             self.n_nak_sent.next = true;
         }
+        // a flush completes every RECV up to RQ_PROD (`resp_exec` walks them)
+        if self.v_flush.val() {
+            self.n_recv_valid.next = false;
+            self.n_recv_wqe.next = self.rq_prod.val();
+            self.n_placed.next = 0.into();
+        }
         self.aeth_msn.next = self.n_msn.val();
         self.one.next = true;
         self.changed.next = self.v_exec_send.val()
@@ -1164,7 +1224,8 @@ impl Logic for RespDecide {
             | self.v_exec_atomic.val()
             | self.v_nak_seq.val()
             | self.v_nak_inv.val()
-            | self.v_rnr.val();
+            | self.v_rnr.val()
+            | self.v_flush.val();
         self.new_st.next = (bit_cast::<RESP_STATE_BITS, 1>(self.one.val().into()) << QPSR_STARTED)
             | (bit_cast::<RESP_STATE_BITS, 1>(self.n_nak_sent.val().into()) << QPSR_NAK_SENT)
             | (bit_cast::<RESP_STATE_BITS, 1>(self.n_ack_pending.val().into()) << QPSR_ACK_PENDING)

@@ -62,7 +62,16 @@
 //! An executed atomic is checked the same way over its 8 bytes (the head's
 //! answer gives their IOVA), run by `AtomicExec` with the record held, and
 //! answered by an ATOMIC ACKNOWLEDGE carrying the original value (in the
-//! request's `va` field, `atomic` set). Records of other verdicts pass
+//! request's `va` field, `atomic` set). An RQ flush (`RESP_EXEC_FLUSH`)
+//! fetches each RECV from `recv_index` up to `s_side.rq_prod` through
+//! `RecvWalk` (`again`: the next entry) and pushes its CQE (WR_FLUSH_ERR,
+//! LOC_QP_OP_ERR if its read failed; opcode RECV, `byte_len` 0) into
+//! `AckHold`, one after the other, then offers its `qps` write; it has no
+//! `m_pkt` (no payload), no `m_ack`; nor has a flush that found no RECV
+//! (`RESP_FLUSH_NONE`), whose `qps` write passes through. A failure's `qps` write of a record
+//! with a RECV sets RECV_WQE to the RECV after it when the failure
+//! completed it, else to it, and clears RECV_VALID, so a flush completes
+//! every other RECV exactly once. Records of other verdicts pass
 //! their ACK/NAK and `qps` write through and drop the payload.
 //!
 //! **Order of events.** One record at a time: taken, its requests offered
@@ -304,6 +313,17 @@ pub struct RespExec {
     r_imm_valid: Reg<Bit>,
     r_se: Reg<Bit>,
     r_cq: Reg<Bits<24>>,
+    /// An RQ flush (`RESP_EXEC_FLUSH`): RQ_PROD (the walk ends before it),
+    /// the current entry's CQE loaded.
+    r_flush: Reg<Bit>,
+    /// A flush that found no RECV (`RESP_FLUSH_NONE`): no payload, so no `m_pkt`.
+    r_nopkt: Reg<Bit>,
+    r_end: Reg<Bits<16>>,
+    fl_cq: Reg<Bit>,
+    /// `r_index` + 1 differs from `r_end`: a register (the compare is off
+    /// the `again` path; `r_index` changes at most once per RECV, several
+    /// cycles apart).
+    fl_more: Reg<Bit>,
     /// An executed READ: its RETH and the QP's PMTU, for its responses.
     r_read: Reg<Bit>,
     r_rd_va: Reg<Bits<64>>,
@@ -386,6 +406,11 @@ pub struct RespExec {
     err: Signal<Local, Bit>,
     sge_off: Signal<Local, Bits<32>>,
     a_go: Signal<Local, Bit>,
+    is_flush: Signal<Local, Bit>,
+    fl_load: Signal<Local, Bit>,
+    fl_pushed: Signal<Local, Bit>,
+    recv_next: Signal<Local, Bits<16>>,
+    err_data: Signal<Local, Bits<512>>,
     kind: TypeTag<Self>,
 }
 
@@ -421,6 +446,11 @@ impl Logic for RespExec {
             r_imm_valid,
             r_se,
             r_cq,
+            r_flush,
+            r_nopkt,
+            r_end,
+            fl_cq,
+            fl_more,
             r_read,
             r_rd_va,
             r_rd_len,
@@ -483,8 +513,10 @@ impl Logic for RespExec {
         self.is_send.next = self.s_dec.verdict.val() == RESP_EXEC_SEND;
         self.place.next =
             ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) | self.is_send.val()) & self.s_side.plen.val().any();
-        self.use_walk.next =
-            self.is_send.val() | ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) & self.s_dec.recv_done.val());
+        self.is_flush.next = self.s_dec.verdict.val() == RESP_EXEC_FLUSH;
+        self.use_walk.next = self.is_send.val()
+            | ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) & self.s_dec.recv_done.val())
+            | self.is_flush.val();
         if self.take.val() {
             self.in_ready.d.next = false;
             self.r_qpn.d.next = self.s_dec.qpn.val();
@@ -512,6 +544,10 @@ impl Logic for RespExec {
             self.r_imm_valid.d.next = self.s_side.imm_valid.val();
             self.r_se.d.next = self.s_side.se.val();
             self.r_cq.d.next = self.s_side.recv_cq.val();
+            self.r_flush.d.next = self.is_flush.val();
+            self.r_nopkt.d.next = self.s_dec.verdict.val() == RESP_FLUSH_NONE;
+            self.r_end.d.next = self.s_side.rq_prod.val();
+            self.fl_cq.d.next = false;
             self.r_read.d.next = self.s_dec.verdict.val() == RESP_EXEC_READ;
             self.r_rd_va.d.next = self.s_dec.va.val();
             self.r_rd_len.d.next = self.s_dec.len.val();
@@ -704,6 +740,7 @@ impl Logic for RespExec {
         self.m_atom.swap_add.next = self.r_swap.q.val();
         self.m_atom.valid.next = self.a_valid.q.val();
         self.finish.next = self.draining.q.val()
+            & !self.r_flush.q.val()
             & !self.pend.q.val().any()
             & (!self.r_walk.q.val() | self.walk.done.val())
             & (!self.r_atomic.q.val() | self.fail.q.val() | self.a_done.q.val());
@@ -712,10 +749,27 @@ impl Logic for RespExec {
         self.s_bad.next = self.r_walk.q.val() & self.walk.bad.val();
         self.err.next = self.fail.q.val() | self.s_len.val() | self.s_bad.val() | self.a_err.q.val();
         self.sge_off.next = self.r_data.q.val().get_bits::<32>(QPS_SGE_OFFSET_POS) ^ self.walk.pos_off.val();
+        // a failure's `qps` write: IN_PROGRESS ERROR; a record with a RECV
+        // leaves RECV_WQE at the RECV after it when it completed it with an
+        // error (a SEND's failure, a WQE that cannot be walked), else at it
+        // (a WRITE with immediate refused consumes none), and RECV_VALID
+        // clear: an RQ flush completes each other RECV exactly once
+        self.recv_next.next = self.r_index.q.val();
+        if self.r_send.q.val() | self.s_bad.val() {
+            self.recv_next.next = self.r_index.q.val() + 1;
+        }
+        self.err_data.next =
+            self.r_data.q.val().replace_bit(QPS_IN_PROGRESS_POS, true).replace_bit(QPS_IN_PROGRESS_POS + 1, true);
+        if self.r_walk.q.val() {
+            self.err_data.next = ((self.err_data.val() & !(bit_cast::<512, 16>(0xFFFF.into()) << QPS_RECV_WQE_POS))
+                | (bit_cast::<512, 16>(self.recv_next.val()) << QPS_RECV_WQE_POS))
+                .replace_bit(QPS_RECV_VALID_POS, false);
+        }
         if self.finish.val() {
             self.draining.d.next = false;
             self.out_wait.d.next = true;
-            self.pkt_valid.d.next = true;
+            // (a flush record has no payload: nothing for `PayloadScatter`)
+            self.pkt_valid.d.next = !self.r_nopkt.q.val();
             self.pkt_drop.d.next = !self.r_place.q.val() | self.err.val();
             // an executed READ is answered by its responses (`RespGen`), in the ACKs' order
             self.ack_valid.d.next = self.r_ack.q.val() | self.err.val() | self.r_read.q.val() | self.r_atomic.q.val();
@@ -763,12 +817,7 @@ impl Logic for RespExec {
                     self.ack_code.d.next = AETH_NAK_INVALID_REQ.into();
                 }
                 self.ack_msn.d.next = self.r_msn_before.q.val();
-                self.qw_data.d.next = self
-                    .r_data
-                    .q
-                    .val()
-                    .replace_bit(QPS_IN_PROGRESS_POS, true)
-                    .replace_bit(QPS_IN_PROGRESS_POS + 1, true);
+                self.qw_data.d.next = self.err_data.val();
                 self.cqe_opcode.d.next = WCO_RECV.into();
                 self.cqe_len.d.next = self.r_offset.q.val();
                 self.cqe_status.d.next = WCS_LOC_PROT_ERR.into();
@@ -780,6 +829,41 @@ impl Logic for RespExec {
                     self.cqe_status.d.next = WCS_LOC_LEN_ERR.into();
                 }
             }
+        }
+        // ---- an RQ flush: each RECV from `recv_index` up to RQ_PROD fetched
+        // (its WR_ID), completed with WR_FLUSH_ERR (LOC_QP_OP_ERR when its
+        // read failed) through `AckHold`, then the next; after the last the
+        // `qps` write (RECV_WQE = RQ_PROD), no ACK, no payload
+        self.fl_load.next = self.draining.q.val() & self.r_flush.q.val() & self.walk.done.val() & !self.fl_cq.q.val();
+        if self.fl_load.val() {
+            self.fl_cq.d.next = true;
+            self.cqe_valid.d.next = true;
+            self.cqe_status.d.next = WCS_WR_FLUSH_ERR.into();
+            if self.walk.bad.val() {
+                self.cqe_status.d.next = WCS_LOC_QP_OP_ERR.into();
+            }
+            self.cqe_opcode.d.next = WCO_RECV.into();
+            self.cqe_len.d.next = 0.into();
+            self.cqe_with_imm.d.next = false;
+            self.cqe_solicited.d.next = false;
+        }
+        self.fl_pushed.next = self.r_flush.q.val()
+            & self.draining.q.val()
+            & self.fl_cq.q.val()
+            & self.cqe_valid.q.val()
+            & self.acks.s_cqe.ready.val();
+        self.fl_more.d.next = (self.r_index.q.val() + 1) != self.r_end.q.val();
+        self.walk.again.next = self.fl_pushed.val() & self.fl_more.q.val();
+        if self.fl_pushed.val() & self.fl_more.q.val() {
+            self.r_index.d.next = self.r_index.q.val() + 1;
+            self.fl_cq.d.next = false;
+        }
+        if self.fl_pushed.val() & !self.fl_more.q.val() {
+            self.draining.d.next = false;
+            self.out_wait.d.next = true;
+            self.qw_valid.d.next = true;
+            self.qw_mask.d.next = self.r_mask.q.val();
+            self.qw_data.d.next = self.r_data.q.val();
         }
         // the next record once this one's outputs are taken: they are
         // driven from the record registers
@@ -843,6 +927,7 @@ impl Logic for RespExec {
             self.qw_valid.d.next = false;
             self.a_valid.d.next = false;
             self.a_sent.d.next = false;
+            self.fl_cq.d.next = false;
         }
     }
 }

@@ -14,6 +14,7 @@
 //! | `s_hdr` | in | `RxHold::m_hdr`: headers in the `wire::RX_HDR_FIELDS` layout; `tready` a register |
 //! | `s_expire` | in | a QP's retransmit timer ran out (`RetryTimer::m_expire`): taken into a register, it enters ahead of the next header as the record of an ACKNOWLEDGE with a PSN sequence NAK syndrome (`TIMER_OPCODE`, `TIMER_SYNDROME`) and the bit `RXF_TIMER` set, for `CompAck` (a NAK at UNA that always resends); it has no `m_dest` and its admission drop is not counted |
 //! | `s_local` | in | a send WQE the requester refused (`ReqTx::m_err`'s QPN): taken into a register, it enters as a timer's record does (after a waiting expiry), with `RXF_LOCAL_ERR` set beside `RXF_TIMER`: `CompAck` flushes the QP's list, the refused WQE's entry completing with its own status |
+//! | `s_rq_flush` | in | a QP whose posted RECVs must be flushed (`ReqFetch::m_rq_flush`: the send queue of a QP in error is done): taken into a register, it enters after a waiting expiry and refused WQE, as a request-path record (opcode `FLUSH_OPCODE`, `RXF_TIMER` and `RXF_RQ_FLUSH` set), admitted only for a QP in error (`record_admits`), for `RespCheck`, which completes the QP's posted RECVs with WR_FLUSH_ERR; no `m_dest`, its drop not counted |
 //! | `m_qpc` / `s_qpc` | out / in | a `qpc` cache user port: reads, id = the slot; answers in any order, always taken |
 //! | `m_qps` / `s_qps` | out / in | a `qps` cache user port: the reads (id = slot) and the receive side's writes (id bit 5), in one port so a write taken before a read of its entry is seen by it; write answers are dropped |
 //! | `s_req_wb` / `s_comp_wb` | in | one item per request (response) packet delivered, in order, after its execution: its `qps` write (`mask` 0: none). Taking it retires the packet from the hazard check |
@@ -104,6 +105,7 @@ pub struct RxLookup {
     pub s_hdr: HdrIn<1024>,
     pub s_expire: ExpireIn<24>,
     pub s_local: QpnIn<24>,
+    pub s_rq_flush: QpnIn<24>,
     pub m_qpc: CacheReqOut<1024, 128>,
     pub s_qpc: CacheRespIn<1024>,
     pub m_qps: CacheReqOut<512, 64>,
@@ -128,6 +130,9 @@ pub struct RxLookup {
     e_rnr: Reg<Bit>,
     l_valid: Reg<Bit>,
     l_qpn: Reg<Bits<24>>,
+    f_valid: Reg<Bit>,
+    f_qpn: Reg<Bits<24>>,
+    syn_flush: Signal<Local, Bit>,
     syn_qpn: Signal<Local, Bits<24>>,
     take_exp: Signal<Local, Bit>,
     exp_hdr: Signal<Local, Bits<1024>>,
@@ -250,7 +255,7 @@ impl Logic for RxLookup {
     fn update(&mut self) {
         dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, i_names, got_c, got_s, bad, rw, rh, rcnt);
         dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data, q_wake);
-        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn, e_rnr, l_valid, l_qpn);
+        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn, e_rnr, l_valid, l_qpn, f_valid, f_qpn);
         dff_setup!(self, clock, a_valid, a_age, a_hdr, a_qpc, a_qps, a_meta, a_bad, d_valid, d_dest);
         clock!(self, clock, req_fl, resp_fl, hdr_ram, qpc_ram, qps_ram, meta_ram, wr, wc, qp_adm);
         self.req_fl.reset.next = self.reset.val();
@@ -279,14 +284,28 @@ impl Logic for RxLookup {
             self.l_valid.d.next = true;
             self.l_qpn.d.next = self.s_local.qpn.val();
         }
-        self.take_exp.next = (self.e_valid.q.val() | self.l_valid.q.val()) & !self.i_valid.q.val();
+        // an RQ flush waits in a third register, behind both (a request-path record)
+        self.s_rq_flush.ready.next = !self.f_valid.q.val();
+        if self.s_rq_flush.valid.val() & !self.f_valid.q.val() {
+            self.f_valid.d.next = true;
+            self.f_qpn.d.next = self.s_rq_flush.qpn.val();
+        }
+        self.take_exp.next =
+            (self.e_valid.q.val() | self.l_valid.q.val() | self.f_valid.q.val()) & !self.i_valid.q.val();
+        self.syn_flush.next = !self.e_valid.q.val() & !self.l_valid.q.val();
         if self.take_exp.val() & self.e_valid.q.val() {
             self.e_valid.d.next = false;
         }
         if self.take_exp.val() & !self.e_valid.q.val() {
             self.l_valid.d.next = false;
         }
-        self.syn_qpn.next = self.l_qpn.q.val();
+        if self.take_exp.val() & self.syn_flush.val() {
+            self.f_valid.d.next = false;
+        }
+        self.syn_qpn.next = self.f_qpn.q.val();
+        if self.l_valid.q.val() {
+            self.syn_qpn.next = self.l_qpn.q.val();
+        }
         if self.e_valid.q.val() {
             self.syn_qpn.next = self.e_qpn.q.val();
         }
@@ -295,10 +314,20 @@ impl Logic for RxLookup {
             | (bit_cast::<1024, 24>(self.syn_qpn.val()) << TIMER_SH_DESTQP)
             | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_FLAG)
             | (bit_cast::<1024, 1>((self.e_valid.q.val() & self.e_rnr.q.val()).into()) << TIMER_SH_RNR)
-            | (bit_cast::<1024, 1>((!self.e_valid.q.val()).into()) << TIMER_SH_LOCAL);
-        self.s_hdr.tready.next = !self.i_valid.q.val() & !self.e_valid.q.val() & !self.l_valid.q.val();
-        self.take_hdr.next =
-            self.s_hdr.tvalid.val() & !self.i_valid.q.val() & !self.e_valid.q.val() & !self.l_valid.q.val();
+            | (bit_cast::<1024, 1>((!self.e_valid.q.val() & self.l_valid.q.val()).into()) << TIMER_SH_LOCAL);
+        if self.syn_flush.val() {
+            self.exp_hdr.next = (bit_cast::<1024, 8>(FLUSH_OPCODE.into()) << TIMER_SH_OPCODE)
+                | (bit_cast::<1024, 24>(self.f_qpn.q.val()) << TIMER_SH_DESTQP)
+                | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_FLAG)
+                | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_RQ_FLUSH);
+        }
+        self.s_hdr.tready.next =
+            !self.i_valid.q.val() & !self.e_valid.q.val() & !self.l_valid.q.val() & !self.f_valid.q.val();
+        self.take_hdr.next = self.s_hdr.tvalid.val()
+            & !self.i_valid.q.val()
+            & !self.e_valid.q.val()
+            & !self.l_valid.q.val()
+            & !self.f_valid.q.val();
         self.in_op.next = self.s_hdr.tdata.val().get_bits::<8>(RXF_OPCODE);
         self.in_resp.next = (self.in_op.val().get_bits::<3>(5) == 0)
             & (self.in_op.val().get_bits::<5>(0) >= RC_RESP_FIRST)
@@ -308,11 +337,13 @@ impl Logic for RxLookup {
         self.req_fl.probe_qpn.next = self.s_hdr.tdata.val().get_bits::<24>(RXF_DESTQP);
         self.resp_fl.probe_qpn.next = self.s_hdr.tdata.val().get_bits::<24>(RXF_DESTQP);
         if self.take_exp.val() {
-            self.resp_fl.probe.next = true;
+            self.req_fl.probe.next = self.syn_flush.val();
+            self.req_fl.probe_qpn.next = self.syn_qpn.val();
+            self.resp_fl.probe.next = !self.syn_flush.val();
             self.resp_fl.probe_qpn.next = self.syn_qpn.val();
             self.i_valid.d.next = true;
             self.i_hdr.d.next = self.exp_hdr.val();
-            self.i_resp.d.next = true;
+            self.i_resp.d.next = !self.syn_flush.val();
             self.i_qpn.d.next = self.syn_qpn.val();
             self.i_names.d.next = self.syn_qpn.val().any() & !(self.syn_qpn.val() & self.qpn_high.val()).any();
         }
@@ -523,7 +554,8 @@ impl Logic for RxLookup {
         self.qp_adm.qp_type.next = self.a_qpc.q.val().get_bits::<4>(QPC_TYPE);
         self.qp_adm.opcode.next = self.a_hdr.q.val().get_bits::<8>(RXF_OPCODE);
         // a timer's or a refused WQE's record passes in ERR (the completer
-        // flushes); a request for a QP whose completer is in error does not
+        // flushes), an RQ flush only in error; a request for a QP whose
+        // completer is in error does not
         self.qp_adm.on_chip.next = self.a_hdr.q.val().get_bit(RXF_TIMER);
         self.qp_adm.comp_error.next =
             self.a_qps.q.val().get_bit(QPS_COMP_STARTED) & self.a_qps.q.val().get_bit(QPS_COMP_ERROR);
@@ -590,6 +622,7 @@ impl Logic for RxLookup {
             self.wk_valid.d.next = false;
             self.e_valid.d.next = false;
             self.l_valid.d.next = false;
+            self.f_valid.d.next = false;
             self.a_valid.d.next = false;
             self.a_age.d.next = false;
             self.d_valid.d.next = false;
