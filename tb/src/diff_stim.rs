@@ -2025,6 +2025,7 @@ fn resp_check(s: &mut dyn Sim) -> Outcome {
             set_wide(s, "s_pkt.qps", &st);
         }
         s.set("s_pkt.valid", offered as u64);
+        s.set("fwd", 1);
         let take = rng.chance(70);
         s.set("m_dec.ready", take as u64);
         s.eval();

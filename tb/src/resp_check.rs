@@ -761,6 +761,7 @@ pub struct RespBench<M: Model> {
 }
 
 const PORTS: &[&str] = &[
+    "fwd",
     "s_pkt.hdr",
     "s_pkt.qpc",
     "s_pkt.qps",
@@ -856,7 +857,10 @@ impl<M: Model> RespBench<M> {
             self.p("m_dec.valid"),
             self.p("m_dec.ready"),
         );
+        let fwd = self.p("fwd");
         let d = &mut self.sim.dut;
+        // this caller writes as it takes a record: the block forwards
+        d.set_at(fwd, 1);
         d.set_words(ph, &hdr);
         d.set_words(pc, &qpc_w);
         d.set_words(ps, &qps_w);

@@ -254,6 +254,15 @@ pub struct RespCheck {
     pub reset: Signal<In, Bit>,
     pub s_pkt: RespPktIn,
     pub m_dec: RespDecOut,
+    /// Forward the state of the records decided before (module doc). The
+    /// core ties it low: `RxLookup`'s hazard check gives every packet a
+    /// `qps` holding its QP's earlier writes, which are `RespExec`'s (a
+    /// failure's ERROR and RECV index, a SEND's SGE position), newer than
+    /// a record this block decided: a record kept in H1/H2 while the
+    /// pipeline waits would hand a later packet of its QP the state before
+    /// those writes. A caller that writes when it takes the record (the
+    /// bench) ties it high.
+    pub fwd: Signal<In, Bit>,
 
     fields: RespFields,
     // ---- input skid register
@@ -553,13 +562,13 @@ impl Logic for RespCheck {
         // (P1 and H1 become H1 and H2 in this advance; the packet now in P0
         // is decided in it and forwarded from P1 through `hit`)
         self.merged.next = self.src_st.val();
-        if self.h2_valid.q.val() & (self.h2_qpn.q.val() == self.src_qpn.val()) {
+        if self.fwd.val() & self.h2_valid.q.val() & (self.h2_qpn.q.val() == self.src_qpn.val()) {
             self.merged.next = self.h2_st.q.val();
         }
-        if self.h1_valid.q.val() & (self.h1_qpn.q.val() == self.src_qpn.val()) {
+        if self.fwd.val() & self.h1_valid.q.val() & (self.h1_qpn.q.val() == self.src_qpn.val()) {
             self.merged.next = self.h1_st.q.val();
         }
-        if self.p1_valid.q.val() & (self.p1_qpn.q.val() == self.src_qpn.val()) {
+        if self.fwd.val() & self.p1_valid.q.val() & (self.p1_qpn.q.val() == self.src_qpn.val()) {
             self.merged.next = self.p1_st.q.val();
         }
         // a QP not started yet: EPSN from RQ_PSN, the RQ index from RQ_CONS
@@ -570,7 +579,7 @@ impl Logic for RespCheck {
         if !(self.merged.val() >> QPSR_STARTED).get_bit(0) {
             self.p0_st.d.next = self.init_st.val();
         }
-        self.p0_hit.d.next = self.p0_valid.q.val() & (self.p0_qpn.q.val() == self.src_qpn.val());
+        self.p0_hit.d.next = self.fwd.val() & self.p0_valid.q.val() & (self.p0_qpn.q.val() == self.src_qpn.val());
         self.p0_valid.d.next = self.sk_valid.q.val() | self.in_fire.val();
         self.p0_qpn.d.next = self.src_qpn.val();
         self.p0_psn.d.next = self.src_psn.val();

@@ -92,6 +92,9 @@ impl Logic for Responder {
         self.tx.reset.next = self.reset.val();
 
         // ---- a packet in: the decision and its side record together
+        // no forwarding: `RxLookup`'s hazard check gives each packet its
+        // QP's state after every earlier write (`RespCheck::fwd`)
+        self.check.fwd.next = false;
         self.check.s_pkt.hdr.next = self.s_pkt.hdr.val();
         self.check.s_pkt.qpc.next = self.s_pkt.qpc.val();
         self.check.s_pkt.qps.next = self.s_pkt.qps.val();

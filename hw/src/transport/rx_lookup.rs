@@ -29,7 +29,7 @@
 //! completer's) waits until that write has been queued on `m_qps` ahead of
 //! its own read (`RxInflight`, one per path). So every record carries a
 //! `qps` entry holding all its QP's earlier writes, and the stages after need
-//! no forwarding of their own (theirs stays as a margin). The cost: packets
+//! no forwarding of their own (`RespCheck`'s is off in the core: `fwd` low). The cost: packets
 //! of one QP are one per lookup-to-write-back loop (docs/core.md).
 //!
 //! **Order of events.** A header is taken into the issue register; its QPN
@@ -296,7 +296,9 @@ impl Logic for RxLookup {
         if self.take_exp.val() & self.e_valid.q.val() {
             self.e_valid.d.next = false;
         }
-        if self.take_exp.val() & !self.e_valid.q.val() {
+        // (only when it is the one taken: a refused WQE's record taken on
+        // `s_local` in the cycle an RQ flush leaves must stay)
+        if self.take_exp.val() & !self.e_valid.q.val() & self.l_valid.q.val() {
             self.l_valid.d.next = false;
         }
         if self.take_exp.val() & self.syn_flush.val() {
