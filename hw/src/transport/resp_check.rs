@@ -111,7 +111,7 @@ const _: () = assert!(qps::REPLAY_HEAD.byte == 62 && qps::REPLAY_COUNT.pos() + 5
 const _: () = assert!(QPSR_RECV_SGE_W == 2 && ACC_REMOTE_ATOMIC < 8);
 const _: () = assert!(
     MTU_512 == MTU_256 + 1 && MTU_1024 == MTU_256 + 2 && MTU_2048 == MTU_256 + 3 && MTU_4096 == MTU_256 + 4,
-    "`pmtu_m1`: the PMTU codes in order, one step each"
+    "`fields_steps`: the PMTU codes in order, one step each"
 );
 const _: () = assert!(
     qpc::REMOTE_READ.pos() == QPC_REMOTE_ACC + 1 && qpc::REMOTE_ATOMIC.pos() == QPC_REMOTE_ACC + 2,
@@ -277,6 +277,7 @@ pub struct RespCheck {
     sk_dmalen: Reg<Bits<32>>,
     sk_plen: Reg<Bits<16>>,
     sk_pmtu: Reg<Bits<3>>,
+    sk_steps: Reg<Bits<4>>,
     sk_min_rnr: Reg<Bits<5>>,
     sk_max_dest: Reg<Bits<8>>,
     sk_acc: Reg<Bits<3>>,
@@ -295,6 +296,8 @@ pub struct RespCheck {
     src_dmalen: Signal<Local, Bits<32>>,
     src_plen: Signal<Local, Bits<16>>,
     src_pmtu: Signal<Local, Bits<3>>,
+    fields_steps: Signal<Local, Bits<4>>,
+    src_steps: Signal<Local, Bits<4>>,
     src_min_rnr: Signal<Local, Bits<5>>,
     src_max_dest: Signal<Local, Bits<8>>,
     src_acc: Signal<Local, Bits<3>>,
@@ -402,6 +405,7 @@ impl Logic for RespCheck {
             sk_dmalen,
             sk_plen,
             sk_pmtu,
+            sk_steps,
             sk_min_rnr,
             sk_max_dest,
             sk_acc,
@@ -494,6 +498,20 @@ impl Logic for RespCheck {
         self.sk_dmalen.d.next = self.fields.dmalen.val();
         self.sk_plen.d.next = self.fields.plen.val();
         self.sk_pmtu.d.next = self.fields.pmtu.val();
+        // the PMTU's steps above 256 as a thermometer (bit i: PMTU >= 512 << i;
+        // other codes: 256), made from the input alone and kept beside the
+        // code in the skid register, so the READ's packet count starts from a
+        // mux of two registers/ports rather than from comparisons after it
+        self.fields_steps.next =
+            bit_cast::<4, 1>(((self.fields.pmtu.val() >= MTU_512) & (self.fields.pmtu.val() <= MTU_4096)).into())
+                | (bit_cast::<4, 1>(
+                    ((self.fields.pmtu.val() >= MTU_1024) & (self.fields.pmtu.val() <= MTU_4096)).into(),
+                ) << 1)
+                | (bit_cast::<4, 1>(
+                    ((self.fields.pmtu.val() >= MTU_2048) & (self.fields.pmtu.val() <= MTU_4096)).into(),
+                ) << 2)
+                | (bit_cast::<4, 1>((self.fields.pmtu.val() == MTU_4096).into()) << 3);
+        self.sk_steps.d.next = self.fields_steps.val();
         self.sk_min_rnr.d.next = self.fields.min_rnr.val();
         self.sk_max_dest.d.next = self.fields.max_dest.val();
         self.sk_acc.d.next = self.fields.acc.val();
@@ -512,6 +530,7 @@ impl Logic for RespCheck {
             self.sk_dmalen.d.next = self.sk_dmalen.q.val();
             self.sk_plen.d.next = self.sk_plen.q.val();
             self.sk_pmtu.d.next = self.sk_pmtu.q.val();
+            self.sk_steps.d.next = self.sk_steps.q.val();
             self.sk_min_rnr.d.next = self.sk_min_rnr.q.val();
             self.sk_max_dest.d.next = self.sk_max_dest.q.val();
             self.sk_acc.d.next = self.sk_acc.q.val();
@@ -531,6 +550,7 @@ impl Logic for RespCheck {
         self.src_dmalen.next = self.fields.dmalen.val();
         self.src_plen.next = self.fields.plen.val();
         self.src_pmtu.next = self.fields.pmtu.val();
+        self.src_steps.next = self.fields_steps.val();
         self.src_min_rnr.next = self.fields.min_rnr.val();
         self.src_max_dest.next = self.fields.max_dest.val();
         self.src_acc.next = self.fields.acc.val();
@@ -549,6 +569,7 @@ impl Logic for RespCheck {
             self.src_dmalen.next = self.sk_dmalen.q.val();
             self.src_plen.next = self.sk_plen.q.val();
             self.src_pmtu.next = self.sk_pmtu.q.val();
+            self.src_steps.next = self.sk_steps.q.val();
             self.src_min_rnr.next = self.sk_min_rnr.q.val();
             self.src_max_dest.next = self.sk_max_dest.q.val();
             self.src_acc.next = self.sk_acc.q.val();
@@ -640,14 +661,8 @@ impl Logic for RespCheck {
         } else if self.src_pmtu.val() == MTU_4096 {
             self.pmtu_bytes.next = 4096.into();
         }
-        // the PMTU minus one, each bit a function of the code alone (one LUT
-        // before the READ's add, not a priority mux and a subtract): 8 ones,
-        // then one more per code step above 256 (other codes: 256)
-        self.pmtu_m1.next = bit_cast::<16, 8>(255.into())
-            | (bit_cast::<16, 1>(((self.src_pmtu.val() >= MTU_512) & (self.src_pmtu.val() <= MTU_4096)).into()) << 8)
-            | (bit_cast::<16, 1>(((self.src_pmtu.val() >= MTU_1024) & (self.src_pmtu.val() <= MTU_4096)).into()) << 9)
-            | (bit_cast::<16, 1>(((self.src_pmtu.val() >= MTU_2048) & (self.src_pmtu.val() <= MTU_4096)).into()) << 10)
-            | (bit_cast::<16, 1>((self.src_pmtu.val() == MTU_4096).into()) << 11);
+        // the PMTU minus one: 8 ones, then one more per step above 256
+        self.pmtu_m1.next = bit_cast::<16, 8>(255.into()) | (bit_cast::<16, 4>(self.src_steps.val()) << 8);
         self.len_ok.next = self.src_plen.val() <= self.pmtu_bytes.val();
         if (self.src_opcode.val() == BTH_RC_SEND_FIRST)
             | (self.src_opcode.val() == BTH_RC_SEND_MIDDLE)
@@ -704,14 +719,14 @@ impl Logic for RespCheck {
         // a READ's response packets: max(1, ceil(len / PMTU))
         self.rd_sum.next = bit_cast::<33, 32>(self.src_dmalen.val()) + bit_cast::<33, 16>(self.pmtu_m1.val());
         self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(8);
-        if self.src_pmtu.val() == MTU_512 {
-            self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(9);
-        } else if self.src_pmtu.val() == MTU_1024 {
-            self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(10);
-        } else if self.src_pmtu.val() == MTU_2048 {
-            self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(11);
-        } else if self.src_pmtu.val() == MTU_4096 {
+        if self.src_steps.val().get_bit(3) {
             self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(12);
+        } else if self.src_steps.val().get_bit(2) {
+            self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(11);
+        } else if self.src_steps.val().get_bit(1) {
+            self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(10);
+        } else if self.src_steps.val().get_bit(0) {
+            self.p0_npkts.d.next = self.rd_sum.val().get_bits::<24>(9);
         }
         if !self.src_dmalen.val().any() {
             self.p0_npkts.d.next = 1.into();
