@@ -391,7 +391,7 @@ fn perf_stops_with_no_transport_and_prints_no_figure() {
         assert!(
             err.contains(&format!(
                 "rnic-perf {test}: the device has no transport: id_features {:#010x} has no RC bit",
-                rnic_contract::regs::id_features::ATOMICS.mask()
+                rnic_contract::regs::id_features::ATOMICS.mask() | rnic_contract::regs::id_features::TRANSLATION.mask()
             )),
             "{err}"
         );

@@ -418,13 +418,22 @@ impl QpPair {
         &self._keep.0
     }
 
-    /// A signaled WRITE of `len` bytes from A's `src` to B's `dst`.
-    pub fn write(&mut self, wr_id: u64, src: u64, dst: u64, len: u32) {
-        let sge = Sge::new(&self.mr_a, src, len).unwrap();
-        let remote = RemoteAddr { addr: self.mr_b.addr() + dst, rkey: self.mr_b.rkey() };
-        let sges = [sge];
+    /// B's protection domain (for more regions on B).
+    pub fn pd_b(&self) -> &ProtectionDomain {
+        &self._keep.1
+    }
+
+    /// A signaled WRITE of `len` bytes from A's `src` to `remote`.
+    pub fn write_to(&mut self, wr_id: u64, src: u64, remote: RemoteAddr, len: u32) {
+        let sges = [Sge::new(&self.mr_a, src, len).unwrap()];
         let wr = SendWr::new(wr_id, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
         self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// A signaled WRITE of `len` bytes from A's `src` to B's `dst`.
+    pub fn write(&mut self, wr_id: u64, src: u64, dst: u64, len: u32) {
+        let remote = RemoteAddr { addr: self.mr_b.addr() + dst, rkey: self.mr_b.rkey() };
+        self.write_to(wr_id, src, remote, len);
     }
 
     /// A signaled SEND of `len` bytes from A's `src`.

@@ -72,10 +72,11 @@ fn the_driver_runs_the_simulated_host_side() {
     assert_eq!((attr.max_qp, attr.max_cq), (1022, 1024), "1024 QPs less QP 0 and 1, 1024 CQs");
     assert_eq!(attr.max_qp_wr, 1 << 15);
     assert_eq!(attr.irq_vectors, 2048);
-    // Today's RTL announces atomics (RC's bit waits for rnic-perf; no UC,
-    // UD, inline, raw rings, MPT/MTT context commands yet), drives no MPT
-    // limit and no MAC.
-    assert_eq!(attr.features, rnic_contract::regs::id_features::ATOMICS.mask());
+    // Today's RTL announces atomics and translation (the MPT/MTT context
+    // commands; RC's bit waits for rnic-perf; no UC, UD, inline, raw rings),
+    // drives no MPT limit and no MAC.
+    use rnic_contract::regs::id_features::{ATOMICS, TRANSLATION};
+    assert_eq!(attr.features, ATOMICS.mask() | TRANSLATION.mask());
     assert_eq!(
         attr.max_mr,
         1 << ContextConfig::default().log_mrs,
@@ -366,14 +367,28 @@ fn the_driver_runs_the_simulated_host_side() {
     probe.run_until(20_000, "more send work", |b| b.tp.work.len() == 2);
 
     // ---- deregistration clears the entry; a new region has a new key
+    // With TRANSLATION the device caches MPT entries and MTT lines: each
+    // registration loaded its entry, the deregistration invalidates it and
+    // each MTT entry of the region (it spans three pages: 100 bytes into the
+    // buffer), each command waited for (a command the device refused,
+    // `ctx_status.ERROR`, fails the call).
     let (key, slot) = (mr.lkey(), mr.mpt_index());
+    let mr_cmds = |probe: &SimProbe| -> Vec<(ContextOp, ContextTable, u32)> {
+        ctx_commands(probe).into_iter().filter(|c| c.1 == ContextTable::Mpt || c.1 == ContextTable::Mtt).collect()
+    };
+    let before = mr_cmds(&probe);
+    assert_eq!(before[0], (ContextOp::Load, ContextTable::Mpt, slot), "registration loads the MPT entry: {before:?}");
     mr.deregister().unwrap();
     let entry = probe.read_iova(mpt_base + (mpt::SIZE as u64) * u64::from(slot), mpt::SIZE);
     assert_eq!(mpt::VALID.get(&entry), Ok(false));
+    let cmds = mr_cmds(&probe)[before.len()..].to_vec();
+    assert_eq!(cmds.len(), 4, "{cmds:?}");
+    assert_eq!(cmds[0], (ContextOp::Invalidate, ContextTable::Mpt, slot), "{cmds:?}");
+    let first_mtt = cmds[1].2;
+    let want: Vec<_> = (0..3).map(|i| (ContextOp::Invalidate, ContextTable::Mtt, first_mtt + i)).collect();
+    assert_eq!(cmds[1..], want[..], "then its three MTT entries");
     let mr2 = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
     assert_ne!(mr2.lkey(), key, "the old key is not given again");
-    // Without TRANSLATION the device caches no MPT entry: no MPT command.
-    assert!(ctx_commands(&probe).iter().all(|c| c.1 != ContextTable::Mpt && c.1 != ContextTable::Mtt));
     drop(mr2);
 
     // ---- teardown: contexts invalidated, memory freed, nothing went wrong

@@ -316,6 +316,53 @@ fn status_ready_after_the_tables_are_cleared() {
     assert!(last_zero < CORE_INIT_CYCLES + 200 && first_one > CORE_INIT_CYCLES, "{last_zero} {first_one}");
 }
 
+/// Deregistration takes a region's key away at once, although B's
+/// translation unit caches MPT entries and MTT lines: the driver
+/// invalidates them (`id_features.TRANSLATION`). A WRITE into a region of B
+/// caches its entry and its MTT line; after its deregistration a region
+/// over another buffer takes its MTT entries (first fit) and maybe its MPT
+/// slot, and A's WRITE into it lands in the new buffer (a stale MTT line
+/// would put it in the old one); a WRITE with the old key is refused (NAK
+/// remote access error), the old buffer untouched.
+#[test]
+fn a_deregistered_region_loses_its_key_and_its_pages_at_once() {
+    let mut p = QpPair::connect(0x61, (0x4_0000, 0x9_0000), RcTimers::default());
+    let rights = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
+    let (old_buf, new_buf) = (p.b.ctx.alloc_buffer(8192).unwrap(), p.b.ctx.alloc_buffer(8192).unwrap());
+    let old = p.pd_b().reg_mr(&old_buf, 0, 8192, rights).unwrap();
+    let old_remote = RemoteAddr { addr: old.addr(), rkey: old.rkey() };
+    p.write_to(1, 0, RemoteAddr { addr: old.addr() + 0x800, rkey: old.rkey() }, 600);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the first WRITE");
+    assert_eq!((wc[0].wr_id, wc[0].status), (1, WcStatus::Success));
+    let mut got = vec![0u8; 600];
+    old_buf.read(0x800, &mut got).unwrap();
+    let mut want = vec![0u8; 600];
+    p.buf_a.read(0, &mut want).unwrap();
+    assert!(got == want, "the first WRITE landed in the old region");
+
+    old.deregister().unwrap();
+    let new = p.pd_b().reg_mr(&new_buf, 0, 8192, rights).unwrap();
+    p.write_to(2, 1000, RemoteAddr { addr: new.addr() + 0x800, rkey: new.rkey() }, 600);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the WRITE into the new region");
+    assert_eq!((wc[0].wr_id, wc[0].status), (2, WcStatus::Success));
+    new_buf.read(0x800, &mut got).unwrap();
+    p.buf_a.read(1000, &mut want).unwrap();
+    assert!(got == want, "the WRITE into the new region landed in its buffer");
+    old_buf.read(0x800, &mut got).unwrap();
+    p.buf_a.read(0, &mut want).unwrap();
+    assert!(got == want, "the old buffer still holds the first WRITE only");
+
+    p.write_to(3, 2000, old_remote, 600);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the WRITE with the old key");
+    assert_eq!((wc[0].wr_id, wc[0].status), (3, WcStatus::RemAccessErr), "the old key is refused");
+    let mut whole = vec![0u8; 8192];
+    old_buf.read(0, &mut whole).unwrap();
+    assert!(whole[..0x800].iter().all(|&b| b == 0) && whole[0x800 + 600..].iter().all(|&b| b == 0));
+    assert!(whole[0x800..0x800 + 600] == want[..], "nothing written into the old buffer after its deregistration");
+    let cb = p.b.ctx.query_counters().unwrap();
+    assert_eq!(cb.naks[2], 1, "B refused the old key once (NAK remote access error): {cb:?}");
+}
+
 /// WRITE goodput's cycle counts. (Session 20: the ACKs pass `resp_tx`, 4
 /// cycles longer: `RespGen` and `ReqPayload`'s header hold; 4 KiB x 16
 /// completes one poll later, 5856 instead of 5840.)
