@@ -367,26 +367,30 @@ fn the_driver_runs_the_simulated_host_side() {
     probe.run_until(20_000, "more send work", |b| b.tp.work.len() == 2);
 
     // ---- deregistration clears the entry; a new region has a new key
-    // With TRANSLATION the device caches MPT entries and MTT lines: each
-    // registration loaded its entry, the deregistration invalidates it and
-    // each MTT entry of the region (it spans three pages: 100 bytes into the
-    // buffer), each command waited for (a command the device refused,
-    // `ctx_status.ERROR`, fails the call).
+    // With TRANSLATION the device caches MPT entries and MTT lines: the
+    // registration loaded the region's MTT lines and its entry, the
+    // deregistration invalidates both (the region spans three pages: 100
+    // bytes into the buffer), each command waited for (a command the device
+    // refused, `ctx_status.ERROR`, fails the call).
     let (key, slot) = (mr.lkey(), mr.mpt_index());
     let mr_cmds = |probe: &SimProbe| -> Vec<(ContextOp, ContextTable, u32)> {
         ctx_commands(probe).into_iter().filter(|c| c.1 == ContextTable::Mpt || c.1 == ContextTable::Mtt).collect()
     };
     let before = mr_cmds(&probe);
-    assert_eq!(before[0], (ContextOp::Load, ContextTable::Mpt, slot), "registration loads the MPT entry: {before:?}");
     mr.deregister().unwrap();
     let entry = probe.read_iova(mpt_base + (mpt::SIZE as u64) * u64::from(slot), mpt::SIZE);
     assert_eq!(mpt::VALID.get(&entry), Ok(false));
+    // the MTT lines (8 entries) its three entries fall in: one command each
+    let first = mpt::MTT_BASE.get(&entry).unwrap();
+    let per_line = rnic_contract::mr::MTT_PER_LINE;
+    let lines: Vec<u32> = (first / per_line..=(first + 2) / per_line).map(|l| (l * per_line).max(first)).collect();
+    let mtt_cmds = |op| lines.iter().map(move |&e| (op, ContextTable::Mtt, e));
+    let want_reg: Vec<_> = mtt_cmds(ContextOp::Load).chain([(ContextOp::Load, ContextTable::Mpt, slot)]).collect();
+    assert_eq!(before[..want_reg.len()], want_reg[..], "registration: the MTT lines, then the MPT entry");
     let cmds = mr_cmds(&probe)[before.len()..].to_vec();
-    assert_eq!(cmds.len(), 4, "{cmds:?}");
-    assert_eq!(cmds[0], (ContextOp::Invalidate, ContextTable::Mpt, slot), "{cmds:?}");
-    let first_mtt = cmds[1].2;
-    let want: Vec<_> = (0..3).map(|i| (ContextOp::Invalidate, ContextTable::Mtt, first_mtt + i)).collect();
-    assert_eq!(cmds[1..], want[..], "then its three MTT entries");
+    let want: Vec<_> =
+        [(ContextOp::Invalidate, ContextTable::Mpt, slot)].into_iter().chain(mtt_cmds(ContextOp::Invalidate)).collect();
+    assert_eq!(cmds, want, "deregistration: the MPT entry, then the MTT lines");
     let mr2 = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
     assert_ne!(mr2.lkey(), key, "the old key is not given again");
     drop(mr2);

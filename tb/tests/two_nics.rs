@@ -363,6 +363,45 @@ fn a_deregistered_region_loses_its_key_and_its_pages_at_once() {
     assert_eq!(cb.naks[2], 1, "B refused the old key once (NAK remote access error): {cb:?}");
 }
 
+/// The MTT cache holds lines of 8 entries, and regions are given entries
+/// first fit, so a line can hold one region's entries and free ones: a
+/// WRITE into region 1 caches its line, free entries included; region 2,
+/// registered next, takes those free entries, and its first WRITE must be
+/// translated through them as written at registration, not as cached
+/// (the driver invalidates the lines a new region's entries fall in).
+#[test]
+fn a_new_region_sharing_a_cached_mtt_line_is_translated_from_its_own_entries() {
+    use rnic_contract::layouts::mpt;
+    let mut p = QpPair::connect(0x62, (0x4_0000, 0x9_0000), RcTimers::default());
+    let rights = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
+    let page = rnic_driver::hw::PAGE_SIZE;
+    let (buf1, buf2) = (p.b.ctx.alloc_buffer(5 * page).unwrap(), p.b.ctx.alloc_buffer(3 * page).unwrap());
+    let r1 = p.pd_b().reg_mr(&buf1, 0, 5 * page, rights).unwrap();
+    p.write_to(1, 0, RemoteAddr { addr: r1.addr() + 0x100, rkey: r1.rkey() }, 600);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the WRITE into region 1");
+    assert_eq!((wc[0].wr_id, wc[0].status), (1, WcStatus::Success));
+    let r2 = p.pd_b().reg_mr(&buf2, 0, 3 * page, rights).unwrap();
+    let (mpt_base, _) = p.b.ctx.table_base(rnic_contract::codes::ContextTable::Mpt);
+    let mtt_of = |mr: &MemoryRegion| {
+        let e = p.b.probe.read_iova(mpt_base + (mpt::SIZE as u64) * u64::from(mr.mpt_index()), mpt::SIZE);
+        mpt::MTT_BASE.get(&e).unwrap()
+    };
+    let (m1, m2) = (mtt_of(&r1), mtt_of(&r2));
+    assert_eq!(m2, m1 + 5, "first fit: region 2's entries follow region 1's");
+    assert_eq!(
+        m1 / 8,
+        m2 / 8,
+        "the precondition: region 2's first entry ({m2}) is in the line region 1's first page cached ({m1})"
+    );
+    p.write_to(2, 1000, RemoteAddr { addr: r2.addr() + 0x100, rkey: r2.rkey() }, 600);
+    let wc = poll_n(&p.cq_a, 1, 20_000, "the WRITE into region 2");
+    assert_eq!((wc[0].wr_id, wc[0].status), (2, WcStatus::Success), "region 2's first page translates");
+    let (mut got, mut want) = (vec![0u8; 600], vec![0u8; 600]);
+    buf2.read(0x100, &mut got).unwrap();
+    p.buf_a.read(1000, &mut want).unwrap();
+    assert!(got == want, "the WRITE landed in region 2's buffer");
+}
+
 /// WRITE goodput's cycle counts. (Session 20: the ACKs pass `resp_tx`, 4
 /// cycles longer: `RespGen` and `ReqPayload`'s header hold; 4 KiB x 16
 /// completes one poll later, 5856 instead of 5840.)
