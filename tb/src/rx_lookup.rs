@@ -17,19 +17,41 @@
 //! Expected per header: admission by `rnic_contract::qp_modify::admit`, the
 //! record (header, the `qpc` entry) in order per path, and `m_dest`.
 //!
-//! RQ flush records: QPNs queued by [`LookupBench::push_flush`] or drawn at
-//! random (`p_flush` percent of the cycles while headers are queued: mostly
-//! a QP of the tables, now and then 0 or a QPN above the table) are offered
-//! in order on `s_rq_flush` under random valid. Each becomes the record the
-//! block synthesizes (opcode `FLUSH_OPCODE`, the QPN, `RXF_TIMER` and
-//! `RXF_RQ_FLUSH` set, every other bit 0), admitted by `admit` as an
-//! on-chip request (P_Key not checked), on the request path with its QP's
-//! counter like any request record and with its write-back; no `m_dest`,
-//! no counted drop. Its place among the request-path records is the order
-//! in which the block took them: a flush waits in its register and enters
-//! the lookup before any header taken after it (`s_hdr.tready` is low while
-//! it waits), a header taken in the same cycle goes first.
-//! `s_expire` and `s_local` are not driven (held at 0).
+//! Records made on chip, on the block's three inputs: timer expiries
+//! (`s_expire`, [`LookupBench::push_expire`]), refused WQEs and pokes
+//! (`s_local`, [`LookupBench::push_local`]) and RQ flushes (`s_rq_flush`,
+//! [`LookupBench::push_flush`]), queued by the test or drawn at random
+//! (`p_expire`, `p_local`, `p_flush` percent of the cycles while headers are
+//! queued: mostly a QP of the tables, now and then 0 or a QPN above the
+//! table), each offered in order on its port under random valid (held until
+//! taken). Each becomes the record the block synthesizes, every bit not
+//! named here 0: an expiry the ACKNOWLEDGE `TIMER_OPCODE` with AETH syndrome
+//! `TIMER_SYNDROME`, the QPN, `RXF_TIMER`, and `RXF_TIMER_RNR` as the
+//! port's `kind`; a refused WQE the same with `RXF_LOCAL_ERR` instead of
+//! `RXF_TIMER_RNR`; a flush opcode `FLUSH_OPCODE`, the QPN, `RXF_TIMER` and
+//! `RXF_RQ_FLUSH`. Admitted by `admit` as on-chip records (P_Key not
+//! checked): expiries and refused WQEs are responses (in RTS, SQD and ERR),
+//! flushes requests (only for a QP in error); each with its path's counter
+//! and its write-back like any record of the path; no `m_dest`, no counted
+//! drop.
+//!
+//! Their order: the bench mirrors the block's three registers (`e`, `l`,
+//! `f`): a record taken on its port (valid and ready) is in its register
+//! from the next cycle on, and the port's `ready` must then be low (else
+//! the record was lost); a register whose `ready` rises again was taken
+//! into the lookup in the cycle before. At most one register is taken per
+//! cycle, and it must be the first of those holding a record in the
+//! priority e > l > f (a record taken on a port in the same cycle does not
+//! compete: it is not in its register yet); a `ready` low with no record
+//! given fails. The record then joins its path's expected records at that
+//! point: after every header taken up to that cycle, before any header
+//! taken after it (`s_hdr.tready` is low while a register holds a record,
+//! and the issue register is full in the cycle after a take). So a record
+//! lost, doubled, taken out of priority or out of place fails the bench.
+//! The bench counts cycles by the number of full registers, takes of a
+//! register past lower-priority ones waiting, and takes in the cycle
+//! another register was loaded (the interplay the block's clear logic
+//! must get right).
 
 use crate::comp_ack::words_of;
 use crate::req_fetch::{apply_masked, CachePort};
@@ -41,6 +63,15 @@ use rnic_hw::transport::RX_DROP_REASONS;
 use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
 use std::collections::{HashMap, VecDeque};
+
+/// The on-chip inputs, in the block's priority order: index of `s_expire`,
+/// `s_local`, `s_rq_flush` in [`LookupBench::on_chip`] and the other
+/// per-input arrays.
+pub const EXPIRE: usize = 0;
+pub const LOCAL: usize = 1;
+pub const FLUSH: usize = 2;
+/// The on-chip inputs' port names, in priority order.
+pub const CHIP_PORTS: [&str; 3] = ["s_expire", "s_local", "s_rq_flush"];
 
 /// The bench's `qpc_log_entries`.
 pub const QPC_LOG: u32 = 10;
@@ -78,8 +109,11 @@ pub struct Hdr {
     pub qpn: u32,
     pub opcode: u8,
     pub reason: AdmitReason,
-    /// An RQ flush record (`s_rq_flush`), not a header.
-    pub flush: bool,
+    /// A record made on chip, not a header: its input ([`EXPIRE`],
+    /// [`LOCAL`], [`FLUSH`]).
+    pub chip: Option<usize>,
+    /// An expiry's `kind` (an RNR timer's).
+    pub rnr: bool,
 }
 
 impl Hdr {
@@ -106,6 +140,20 @@ struct Held {
 /// A write-back on its port: QPN, write, wake.
 type WbItem = (u32, bool, bool);
 
+/// One on-chip input and the bench's mirror of the block's register behind it.
+struct Chip {
+    /// Records still to offer, in order.
+    queue: VecDeque<Hdr>,
+    /// The front is offered (held valid until taken).
+    offered: bool,
+    /// The register's record as of the last cycle.
+    reg: Option<Hdr>,
+    /// The record taken on the port in the last cycle (in the register from now on).
+    load: Option<Hdr>,
+    /// qpn, valid, ready, kind (`s_expire` only).
+    ports: [usize; 4],
+}
+
 pub struct LookupBench<M: Model> {
     pub sim: Clocked<M>,
     pub rng: Rng,
@@ -129,16 +177,34 @@ pub struct LookupBench<M: Model> {
     /// Requests expected dropped because their QP's completer is in error.
     pub comp_error_drops: u64,
     /// Percent of cycles, while headers are queued, that queue an RQ flush
-    /// of a random QPN (most of them a QP of the tables).
+    /// (an expiry, a refused WQE's record) of a random QPN (most of them a
+    /// QP of the tables).
     pub p_flush: u64,
-    /// RQ flush records: admitted (seen on `m_req`) and dropped (expected).
-    pub flushes: [u64; 2],
+    pub p_expire: u64,
+    pub p_local: u64,
+    /// Percent of cycles an on-chip input's next record is first offered
+    /// (then held valid until taken); `None`: `p_hdr`.
+    pub p_chip_valid: Option<u64>,
+    /// Per on-chip input ([`EXPIRE`], [`LOCAL`], [`FLUSH`]): records
+    /// admitted (seen on `m_req` / `m_resp`) and dropped (taken into the
+    /// lookup, admission refused as expected).
+    pub on_chip: [[u64; 2]; 3],
+    /// Per on-chip input: records queued, and those expected admitted
+    /// (decided when queued).
+    pub chip_pushed: [u64; 3],
+    pub chip_admits: [u64; 3],
     /// Admitted flushes of QPs in ERR and of QPs whose completer is in
     /// error (not in ERR), as expected when taken.
     pub flush_admits: [u64; 2],
     /// QPNs of the tables, in the order they were added.
     qp_list: Vec<u32>,
-    flush_queue: VecDeque<Hdr>,
+    chip: [Chip; 3],
+    /// Cycles by the number of on-chip registers holding a record (0..=3).
+    pub full_cycles: [u64; 4],
+    /// `[x][y]`: register `x` taken while `y` (lower priority) held a record.
+    pub took_over: [[u64; 3]; 3],
+    /// `[x][y]`: register `x` taken in the cycle a record was taken on port `y`.
+    pub take_load: [[u64; 3]; 3],
     pub qpc_tab: HashMap<u32, Vec<u8>>,
     pub qps_tab: HashMap<u32, Vec<u8>>,
     /// Per QP and path: the counter every record must carry.
@@ -163,7 +229,6 @@ pub struct LookupBench<M: Model> {
     pub dests: u64,
     pending_taken: VecDeque<(u64, bool, AdmitReason)>,
     offered: [bool; 3],
-    flush_offered: bool,
 }
 
 struct Ports {
@@ -173,7 +238,6 @@ struct Ports {
     wake: [usize; 3],    // qpn valid ready
     dest: [usize; 3],
     cnt: [usize; RX_DROP_REASONS],
-    flush: [usize; 3], // qpn valid ready
 }
 
 impl<M: Model> LookupBench<M> {
@@ -188,16 +252,27 @@ impl<M: Model> LookupBench<M> {
             dest: ["dest", "valid", "ready"].map(|f| d.port(&format!("m_dest.{f}"))),
             wake: ["qpn", "valid", "ready"].map(|f| d.port(&format!("m_wake.{f}"))),
             cnt: std::array::from_fn(|k| d.port(&format!("cnt_drop.{k}"))),
-            flush: ["qpn", "valid", "ready"].map(|f| d.port(&format!("s_rq_flush.{f}"))),
         };
+        let chip = CHIP_PORTS.map(|n| Chip {
+            queue: VecDeque::new(),
+            offered: false,
+            reg: None,
+            load: None,
+            ports: ["qpn", "valid", "ready", "kind"].map(|f| {
+                if f == "kind" && n != "s_expire" {
+                    usize::MAX
+                } else {
+                    d.port(&format!("{n}.{f}"))
+                }
+            }),
+        });
         let qpc_port = CachePort::new(d, "m_qpc", "s_qpc");
         let qps_port = CachePort::new(d, "m_qps", "s_qps");
         let mut sim = Clocked::new(dut);
         sim.dut.set("qpn_high", qpn_high(QPC_LOG));
-        // the timer's and the refused WQE's inputs are not exercised here
-        sim.dut.set("s_expire.valid", 0);
-        sim.dut.set("s_local.valid", 0);
-        sim.dut.set("s_rq_flush.valid", 0);
+        for n in CHIP_PORTS {
+            sim.dut.set(&format!("{n}.valid"), 0);
+        }
         sim.reset(4);
         LookupBench {
             sim,
@@ -215,10 +290,18 @@ impl<M: Model> LookupBench<M> {
             p_comp_error: 10,
             comp_error_drops: 0,
             p_flush: 3,
-            flushes: [0, 0],
+            p_expire: 0,
+            p_local: 0,
+            p_chip_valid: None,
+            on_chip: [[0; 2]; 3],
+            chip_pushed: [0; 3],
+            chip_admits: [0; 3],
             flush_admits: [0, 0],
             qp_list: vec![],
-            flush_queue: VecDeque::new(),
+            chip,
+            full_cycles: [0; 4],
+            took_over: [[0; 3]; 3],
+            take_load: [[0; 3]; 3],
             qpc_tab: HashMap::new(),
             qps_tab: HashMap::new(),
             want_ctr: HashMap::new(),
@@ -239,7 +322,6 @@ impl<M: Model> LookupBench<M> {
             dests: 0,
             pending_taken: VecDeque::new(),
             offered: [false; 3],
-            flush_offered: false,
         }
     }
 
@@ -295,23 +377,68 @@ impl<M: Model> LookupBench<M> {
     /// Queues an RQ flush of `qpn` for `s_rq_flush`, with the record the
     /// block must make of it and its admission.
     pub fn push_flush(&mut self, qpn: u32) {
+        self.push_chip(FLUSH, qpn, false);
+    }
+
+    /// Queues a timer's expiry of `qpn` (an RNR timer's if `rnr`) for `s_expire`.
+    pub fn push_expire(&mut self, qpn: u32, rnr: bool) {
+        self.push_chip(EXPIRE, qpn, rnr);
+    }
+
+    /// Queues a refused WQE's record (or a poke) of `qpn` for `s_local`.
+    pub fn push_local(&mut self, qpn: u32) {
+        self.push_chip(LOCAL, qpn, false);
+    }
+
+    /// Queues a record of on-chip input `x` for `qpn`, with the record the
+    /// block must make of it and its admission.
+    fn push_chip(&mut self, x: usize, qpn: u32, rnr: bool) {
+        assert_eq!(
+            (TIMER_SH_FLAG, TIMER_SH_RNR, TIMER_SH_LOCAL, TIMER_SH_RQ_FLUSH),
+            (RXF_TIMER as u64, RXF_TIMER_RNR as u64, RXF_LOCAL_ERR as u64, RXF_RQ_FLUSH as u64)
+        );
+        let opcode = if x == FLUSH { FLUSH_OPCODE } else { TIMER_OPCODE };
         let mut bytes = vec![0u8; 128];
-        set_field(&mut bytes, TIMER_SH_OPCODE as usize, 8, FLUSH_OPCODE);
+        set_field(&mut bytes, TIMER_SH_OPCODE as usize, 8, opcode);
         set_field(&mut bytes, TIMER_SH_DESTQP as usize, 24, qpn as u64);
-        set_field(&mut bytes, TIMER_SH_FLAG as usize, 1, 1);
-        set_field(&mut bytes, TIMER_SH_RQ_FLUSH as usize, 1, 1);
-        assert_eq!((TIMER_SH_FLAG as usize, TIMER_SH_RQ_FLUSH as usize), (RXF_TIMER, RXF_RQ_FLUSH));
+        set_field(&mut bytes, RXF_TIMER, 1, 1);
+        match x {
+            EXPIRE => {
+                set_field(&mut bytes, TIMER_SH_SYNDROME as usize, 8, TIMER_SYNDROME);
+                set_field(&mut bytes, RXF_TIMER_RNR, 1, rnr as u64);
+            }
+            LOCAL => {
+                set_field(&mut bytes, TIMER_SH_SYNDROME as usize, 8, TIMER_SYNDROME);
+                set_field(&mut bytes, RXF_LOCAL_ERR, 1, 1);
+            }
+            _ => set_field(&mut bytes, RXF_RQ_FLUSH, 1, 1),
+        }
         let qpn_ok = names_qp(qpn, QPC_LOG);
         assert!(!qpn_ok || self.qpc_tab.contains_key(&qpn), "QP {qpn} has no tables");
         let (state, ty, _) = self.qp_ctx(qpn);
         let comp_error = self.comp_error(qpn);
         // an on-chip record: no P_Key to check
-        let opcode = FLUSH_OPCODE as u8;
+        let opcode = opcode as u8;
         let reason = admit(qpn_ok, true, state, ty, opcode, true, comp_error);
+        self.chip_pushed[x] += 1;
         if reason == AdmitReason::Admit {
-            self.flush_admits[(state != QpState::Error as u8) as usize] += 1;
+            self.chip_admits[x] += 1;
+            if x == FLUSH {
+                self.flush_admits[(state != QpState::Error as u8) as usize] += 1;
+            }
         }
-        self.flush_queue.push_back(Hdr { bytes, qpn, opcode, reason, flush: true });
+        self.chip[x].queue.push_back(Hdr { bytes, qpn, opcode, reason, chip: Some(x), rnr: x == EXPIRE && rnr });
+    }
+
+    /// A random QPN for an on-chip record: mostly a QP of the tables, now
+    /// and then 0 or a QPN above the table.
+    fn random_qpn(&mut self) -> u32 {
+        match self.rng.next() % 20 {
+            0 => 0,
+            1 => (1 << QPC_LOG) + (self.rng.next() % 5000) as u32,
+            _ if self.qp_list.is_empty() => 0,
+            _ => self.qp_list[(self.rng.next() % self.qp_list.len() as u64) as usize],
+        }
     }
 
     /// Queues a header for `qpn` with `opcode` (other bits random).
@@ -332,8 +459,8 @@ impl<M: Model> LookupBench<M> {
         if comp_error && reason == AdmitReason::QpError && state != QpState::Error as u8 {
             self.comp_error_drops += 1;
         }
-        let h = Hdr { bytes, qpn, opcode, reason, flush: false };
-        // the header's record is expected when the block takes it (flush
+        let h = Hdr { bytes, qpn, opcode, reason, chip: None, rnr: false };
+        // the header's record is expected when the block takes it (on-chip
         // records may come between); its destination in header order
         self.exp_dest.push_back(h.dest());
         self.queue.push_back(h);
@@ -346,7 +473,7 @@ impl<M: Model> LookupBench<M> {
     /// Every header through, every record written back.
     pub fn done(&self) -> bool {
         self.queue.is_empty()
-            && self.flush_queue.is_empty()
+            && self.chip.iter().all(|c| c.queue.is_empty() && c.reg.is_none() && c.load.is_none())
             && self.exp_rec.iter().all(|q| q.is_empty())
             && self.exp_dest.is_empty()
             && self.held.iter().all(|q| q.is_empty())
@@ -361,9 +488,12 @@ impl<M: Model> LookupBench<M> {
         while !self.done() {
             assert!(
                 self.sim.cycle() - start < limit,
-                "stuck: {} headers and {} flushes left",
+                "stuck: {} headers and {:?} on-chip records left",
                 self.queue.len(),
-                self.flush_queue.len()
+                self.chip
+                    .iter()
+                    .map(|c| c.queue.len() + c.reg.is_some() as usize + c.load.is_some() as usize)
+                    .collect::<Vec<_>>()
             );
             self.step();
         }
@@ -377,15 +507,14 @@ impl<M: Model> LookupBench<M> {
 
     pub fn step(&mut self) {
         let now = self.sim.cycle();
-        // an RQ flush of a random QPN now and then while headers flow
-        if self.p_flush > 0 && !self.queue.is_empty() && self.rng.chance(self.p_flush) {
-            let qpn = match self.rng.next() % 20 {
-                0 => 0,
-                1 => (1 << QPC_LOG) + (self.rng.next() % 5000) as u32,
-                _ if self.qp_list.is_empty() => 0,
-                _ => self.qp_list[(self.rng.next() % self.qp_list.len() as u64) as usize],
-            };
-            self.push_flush(qpn);
+        // on-chip records of random QPNs now and then while headers flow
+        for x in [EXPIRE, LOCAL, FLUSH] {
+            let p = [self.p_expire, self.p_local, self.p_flush][x];
+            if p > 0 && !self.queue.is_empty() && self.rng.chance(p) {
+                let qpn = self.random_qpn();
+                let rnr = x == EXPIRE && self.rng.chance(50);
+                self.push_chip(x, qpn, rnr);
+            }
         }
         let p = &self.p;
         let d = &mut self.sim.dut;
@@ -396,10 +525,16 @@ impl<M: Model> LookupBench<M> {
             d.set_words(p.hdr[0], &words_of(&h.bytes));
         }
         d.set_at(p.hdr[1], offer as u64);
-        let offer_flush = !self.flush_queue.is_empty() && (self.flush_offered || self.rng.chance(self.p_hdr));
-        self.flush_offered = offer_flush;
-        d.set_at(p.flush[0], self.flush_queue.front().map_or(0, |f| f.qpn as u64));
-        d.set_at(p.flush[1], offer_flush as u64);
+        let p_valid = self.p_chip_valid.unwrap_or(self.p_hdr);
+        for c in self.chip.iter_mut() {
+            let offer = !c.queue.is_empty() && (c.offered || self.rng.chance(p_valid));
+            c.offered = offer;
+            d.set_at(c.ports[0], c.queue.front().map_or(0, |f| f.qpn as u64));
+            d.set_at(c.ports[1], offer as u64);
+            if c.ports[3] != usize::MAX {
+                d.set_at(c.ports[3], c.queue.front().is_some_and(|f| f.rnr) as u64);
+            }
+        }
         let (rc, rs) = (self.rng.chance(self.p_cache), self.rng.chance(self.p_cache));
         self.qpc_port.drive(d, &mut self.rng, now, rc);
         self.qps_port.drive(d, &mut self.rng, now, rs);
@@ -433,9 +568,61 @@ impl<M: Model> LookupBench<M> {
         d.eval();
 
         // ---- outputs, before the edge
-        // the records in the order the block took them: a header taken in
-        // this cycle enters the issue register before a flush taken with it
+        // the on-chip registers (each port's `ready` is its register's
+        // emptiness): one that held a record and is empty now was taken into
+        // the lookup in the last cycle, ahead of any header taken from now on
+        let rdy: [bool; 3] = std::array::from_fn(|x| d.bit_at(self.chip[x].ports[2]));
+        let taken: Vec<usize> = (0..3).filter(|&x| self.chip[x].reg.is_some() && rdy[x]).collect();
+        assert!(taken.len() <= 1, "cycle {}: on-chip registers {taken:?} taken in one cycle", now - 1);
+        if let Some(&x) = taken.first() {
+            for (y, c) in self.chip.iter().enumerate() {
+                if let Some(w) = c.reg.as_ref().filter(|_| y != x) {
+                    assert!(
+                        y > x,
+                        "cycle {}: {} taken while {} (QP {}) waited",
+                        now - 1,
+                        CHIP_PORTS[x],
+                        CHIP_PORTS[y],
+                        w.qpn
+                    );
+                    self.took_over[x][y] += 1;
+                }
+                if c.load.is_some() {
+                    self.take_load[x][y] += 1;
+                }
+            }
+            let h = self.chip[x].reg.take().unwrap();
+            // never counted, never a destination
+            if h.reason == AdmitReason::Admit {
+                self.exp_rec[h.is_resp() as usize].push_back(h);
+            } else {
+                self.on_chip[x][1] += 1;
+            }
+        }
+        for (x, c) in self.chip.iter_mut().enumerate() {
+            if c.reg.is_none() {
+                if let Some(h) = c.load.take() {
+                    assert!(!rdy[x], "cycle {}: {}'s record of QP {} was lost", now - 1, CHIP_PORTS[x], h.qpn);
+                    c.reg = Some(h);
+                } else {
+                    assert!(rdy[x], "cycle {now}: {}'s register full with no record given", CHIP_PORTS[x]);
+                }
+            }
+        }
+        self.full_cycles[self.chip.iter().filter(|c| c.reg.is_some()).count()] += 1;
+        for (x, c) in self.chip.iter_mut().enumerate() {
+            if c.offered && rdy[x] {
+                c.load = c.queue.pop_front();
+                c.offered = false;
+            }
+        }
+        // the headers in the order the block took them, among the records
+        // above (a header is taken only while the three registers are empty)
         if offer && d.bit_at(p.hdr[2]) {
+            assert!(
+                self.chip.iter().all(|c| c.reg.is_none()),
+                "cycle {now}: a header taken while an on-chip record waits"
+            );
             let h = self.queue.pop_front().unwrap();
             self.offered[0] = false;
             self.taken_at.push_back(now);
@@ -444,16 +631,6 @@ impl<M: Model> LookupBench<M> {
                 self.drops[h.reason as usize] += 1;
             } else {
                 self.exp_rec[h.is_resp() as usize].push_back(h);
-            }
-        }
-        if offer_flush && d.bit_at(p.flush[2]) {
-            let f = self.flush_queue.pop_front().unwrap();
-            self.flush_offered = false;
-            // never counted, never a destination
-            if f.reason == AdmitReason::Admit {
-                self.exp_rec[0].push_back(f);
-            } else {
-                self.flushes[1] += 1;
             }
         }
         for (port, tab, width) in
@@ -500,8 +677,8 @@ impl<M: Model> LookupBench<M> {
                     h.qpn
                 );
                 self.records[i] += 1;
-                if h.flush {
-                    self.flushes[0] += 1;
+                if let Some(x) = h.chip {
+                    self.on_chip[x][0] += 1;
                 }
                 let write = self.rng.chance(self.p_write);
                 let due = now + self.wb_min + self.rng.next() % (self.wb_max - self.wb_min + 1);

@@ -3,14 +3,15 @@
 //! with its QP's `qpc` entry and a `qps` entry holding every earlier
 //! write-back of its QP and path (the hazard check), the admission of
 //! every header (`rnic_contract::qp_modify::admit`), the destinations and
-//! drop counters; the RQ flush records (`s_rq_flush`) among them; the
-//! latency and the rates.
+//! drop counters; the records made on chip among them (`s_expire`,
+//! `s_local`, `s_rq_flush`: each once, in the order and priority of the
+//! block's registers); the latency and the rates.
 
 use rnic_contract::codes::{QpState, QpType};
 use rnic_contract::qp_modify::AdmitReason;
 use rnic_hw::transport::RX_LOOKUP_LATENCY;
 use rnic_sim::models::rx_lookup;
-use rnic_tb::rx_lookup::{LookupBench, QPC_LOG};
+use rnic_tb::rx_lookup::{LookupBench, EXPIRE, FLUSH, LOCAL, QPC_LOG};
 
 type Bench = LookupBench<rx_lookup::Dut>;
 
@@ -18,9 +19,10 @@ type Bench = LookupBench<rx_lookup::Dut>;
 /// atomic ACK; a UD SEND ONLY (a wrong type for an RC QP).
 const OPCODES: [u8; 7] = [0x04, 0x06, 0x0c, 0x11, 0x0f, 0x12, 0x64];
 
-/// `qps` QPs for the headers (and the RQ flushes), and two more that only
-/// RQ flushes name (so every seed has QPs whose flush is admitted, whatever
-/// its traffic): one in ERR, one in RTS whose completer is in error.
+/// `qps` QPs for the headers (and the on-chip records), and two more that
+/// only on-chip records name (so every seed has QPs whose flush is
+/// admitted, whatever its traffic): one in ERR, one in RTS whose completer
+/// is in error.
 fn setup(b: &mut Bench, qps: usize) -> Vec<u32> {
     let mut qpns = vec![];
     let draw = |b: &mut Bench| 1 + (b.rng.next() % ((1 << QPC_LOG) - 1)) as u32;
@@ -90,12 +92,20 @@ fn random_headers_under_stalls() {
         comp_error_drops += b.comp_error_drops;
         eprintln!(
             "seed {seed}: RQ flushes admitted {} (QP in ERR {}, completer in error {}), dropped {}; records {:?}",
-            b.flushes[0], b.flush_admits[0], b.flush_admits[1], b.flushes[1], b.records
+            b.on_chip[FLUSH][0], b.flush_admits[0], b.flush_admits[1], b.on_chip[FLUSH][1], b.records
         );
-        assert_eq!(b.flushes[0], b.flush_admits.iter().sum::<u64>(), "seed {seed}: flushes admitted as expected");
-        assert!(b.flushes[0] > 5 && b.flushes[1] > 5, "seed {seed}: RQ flushes admitted / dropped {:?}", b.flushes);
+        assert_eq!(
+            b.on_chip[FLUSH][0],
+            b.flush_admits.iter().sum::<u64>(),
+            "seed {seed}: flushes admitted as expected"
+        );
+        assert!(
+            b.on_chip[FLUSH][0] > 5 && b.on_chip[FLUSH][1] > 5,
+            "seed {seed}: RQ flushes admitted / dropped {:?}",
+            b.on_chip[FLUSH]
+        );
         for k in 0..2 {
-            flushes[k] += b.flushes[k];
+            flushes[k] += b.on_chip[FLUSH][k];
             flush_admits[k] += b.flush_admits[k];
         }
         for (k, n) in b.drops.iter().enumerate() {
@@ -143,7 +153,7 @@ fn rq_flush_records() {
     b.push_flush(1 << QPC_LOG);
     want[1] += 2;
     b.run(5_000);
-    assert_eq!(b.flushes, want, "RQ flushes admitted / dropped");
+    assert_eq!(b.on_chip[FLUSH], want, "RQ flushes admitted / dropped");
     assert_eq!(b.records, [want[0], 0]);
     assert_eq!(b.dests, 0, "an RQ flush has no destination");
     assert!(b.drops.iter().all(|&n| n == 0), "an RQ flush's drop is not counted: {:?}", b.drops);
@@ -173,8 +183,124 @@ fn rq_flush_records() {
     b.run(100_000);
     assert_eq!(b.dests, n_hdr, "a destination per header, none per flush");
     let admitted = (0..40u32).filter(|r| r % 3 != 2).count() as u64;
-    assert_eq!(b.flushes, [admitted, 40 - admitted], "RQ flushes admitted / dropped");
+    assert_eq!(b.on_chip[FLUSH], [admitted, 40 - admitted], "RQ flushes admitted / dropped");
     assert_eq!(b.drops[AdmitReason::QpNotReady as usize], 0, "no flush drop counted");
+}
+
+/// Expiries (both kinds) and refused WQEs' records one by one, each kind
+/// of QP: admitted (on the response path, with its write-back) in RTS, SQD
+/// and ERR whatever the completer's error, dropped uncounted in RTR, INIT,
+/// RESET, for a UC QP and for a QPN that names none; never a destination.
+#[test]
+fn expire_and_local_records() {
+    let mut b = Bench::new(rx_lookup::Dut::new(), 13);
+    (b.p_any_pkey, b.p_comp_error, b.p_flush) = (0, 0, 0);
+    let kinds = [
+        (QpState::ReadyToSend, QpType::Rc, false, true),
+        (QpState::ReadyToSend, QpType::Rc, true, true),
+        (QpState::SendQueueDrained, QpType::Rc, false, true),
+        (QpState::Error, QpType::Rc, false, true),
+        (QpState::Error, QpType::Rc, true, true),
+        (QpState::ReadyToReceive, QpType::Rc, false, false),
+        (QpState::Init, QpType::Rc, false, false),
+        (QpState::Reset, QpType::Rc, false, false),
+        (QpState::ReadyToSend, QpType::Uc, false, false), // an RC opcode for a UC QP
+    ];
+    let mut want = [0u64; 2];
+    for (q, &(state, ty, comp_error, admitted)) in kinds.iter().enumerate() {
+        let qpn = 1 + q as u32;
+        b.add_qp(qpn, state as u64, ty as u64);
+        b.set_comp_error(qpn, comp_error);
+        want[!admitted as usize] += 1;
+    }
+    for qpn in (1..=kinds.len() as u32).chain([0, 1 << QPC_LOG]) {
+        b.push_expire(qpn, false);
+        b.push_expire(qpn, true);
+        b.push_local(qpn);
+    }
+    want[1] += 2;
+    b.run(5_000);
+    assert_eq!(b.on_chip[EXPIRE], [2 * want[0], 2 * want[1]], "expiries admitted / dropped");
+    assert_eq!(b.on_chip[LOCAL], want, "refused WQEs' records admitted / dropped");
+    assert_eq!(b.on_chip[FLUSH], [0, 0]);
+    assert_eq!(b.records, [0, 3 * want[0]]);
+    assert_eq!(b.dests, 0, "an on-chip record has no destination");
+    assert!(b.drops.iter().all(|&n| n == 0), "an on-chip record's drop is not counted: {:?}", b.drops);
+}
+
+/// The three on-chip inputs at once, at high rates, among random headers
+/// under output and cache stalls: the registers are often full together,
+/// records are taken in the cycle others arrive, and every record must come
+/// out once, in the order and priority the block's rules give (the bench's
+/// register mirror: a record taken on `s_local` in the cycle an RQ flush
+/// left its register was lost before 679f30e). The counts of the interplay
+/// come from the bench.
+#[test]
+fn on_chip_records_together() {
+    const HEADERS: usize = 1500;
+    const ROUNDS: usize = 20;
+    const BURST: usize = 150;
+    const QUIET: usize = 250;
+    // seed, QPs, percent per input and cycle in a burst, stalls, cache latency, write-back delay
+    for (seed, qps, p_chip, pv, p, lat, wb) in [
+        (21, 30, 25, 20, 50, (2, 20), (1, 15)),
+        (22, 6, 30, 10, 40, (1, 40), (0, 30)),
+        (23, 60, 20, 30, 70, (3, 3), (1, 5)),
+        (24, 12, 35, 15, 60, (2, 10), (2, 20)),
+    ] {
+        let mut b = Bench::new(rx_lookup::Dut::new(), seed);
+        (b.p_hdr, b.p_cache, b.p_take, b.p_wb) = (p.max(70), p.max(50), p, p);
+        (b.lat_min, b.lat_max, b.wb_min, b.wb_max) = (lat.0, lat.1, wb.0, wb.1);
+        b.p_chip_valid = Some(pv);
+        let qpns = setup(&mut b, qps);
+        random_traffic(&mut b, &qpns, HEADERS);
+        let t0 = b.sim.cycle();
+        // bursts of on-chip records (more than the lookup takes: the
+        // registers fill and stay full), each followed by a quiet spell in
+        // which the backlog drains and headers pass
+        for _ in 0..ROUNDS {
+            (b.p_expire, b.p_local, b.p_flush) = (p_chip, p_chip, p_chip);
+            for _ in 0..BURST {
+                b.step();
+            }
+            (b.p_expire, b.p_local, b.p_flush) = (0, 0, 0);
+            for _ in 0..QUIET {
+                b.step();
+            }
+        }
+        b.run(1_000_000);
+        let cycles = b.sim.cycle() - t0;
+        eprintln!(
+            "seed {seed}: {cycles} cycles; on-chip admitted/dropped {:?}; records {:?}; cycles with 0..3 registers full {:?}; took over {:?}; taken as another loaded {:?}",
+            b.on_chip, b.records, b.full_cycles, b.took_over, b.take_load
+        );
+        for x in [EXPIRE, LOCAL, FLUSH] {
+            // each record once: seen on its path if admitted, else dropped
+            assert_eq!(b.on_chip[x][0], b.chip_admits[x], "seed {seed}: input {x}: records admitted as expected");
+            assert_eq!(b.on_chip[x][0] + b.on_chip[x][1], b.chip_pushed[x], "seed {seed}: input {x}: every record");
+            assert!(
+                b.on_chip[x][0] > 100 && b.on_chip[x][1] > 50,
+                "seed {seed}: input {x}: admitted / dropped {:?}",
+                b.on_chip[x]
+            );
+        }
+        // the registers full together, a take past each lower-priority
+        // register waiting, and the cycles the old defect needed (a flush
+        // taken as a refused WQE's record was loaded), besides other takes
+        // with a load
+        assert!(
+            b.full_cycles[2] > 1000 && b.full_cycles[3] > 1000,
+            "seed {seed}: cycles with 2, 3 registers full {:?}",
+            b.full_cycles
+        );
+        for (x, y) in [(EXPIRE, LOCAL), (EXPIRE, FLUSH), (LOCAL, FLUSH)] {
+            assert!(b.took_over[x][y] > 300, "seed {seed}: took {x} over {y}: {:?}", b.took_over);
+        }
+        assert!(b.take_load[FLUSH][LOCAL] > 20, "seed {seed}: flushes taken as a local record was loaded");
+        let with_load: u64 = (0..3).flat_map(|x| (0..3).map(move |y| (x, y))).map(|(x, y)| b.take_load[x][y]).sum();
+        assert!(with_load > 80, "seed {seed}: takes with a load {:?}", b.take_load);
+        assert_eq!(b.dests, HEADERS as u64, "seed {seed}: a destination per header");
+    }
 }
 
 #[test]
