@@ -45,9 +45,12 @@
 //! compete: it is not in its register yet); a `ready` low with no record
 //! given fails. The record then joins its path's expected records at that
 //! point: after every header taken up to that cycle, before any header
-//! taken after it (`s_hdr.tready` is low while a register holds a record,
-//! and the issue register is full in the cycle after a take). So a record
-//! lost, doubled, taken out of priority or out of place fails the bench.
+//! taken after it (the issue register is full in the cycle after a take).
+//! Turns: while a register holds a record, a header may be taken only if
+//! the last record taken was made on chip, and a register may not be taken
+//! in a cycle a header was offered after such a record (the header's turn).
+//! So a record lost, doubled, taken out of priority, out of place or out of
+//! turn fails the bench.
 //! The bench counts cycles by the number of full registers, takes of a
 //! register past lower-priority ones waiting, and takes in the cycle
 //! another register was loaded (the interplay the block's clear logic
@@ -203,6 +206,12 @@ pub struct LookupBench<M: Model> {
     pub full_cycles: [u64; 4],
     /// `[x][y]`: register `x` taken while `y` (lower priority) held a record.
     pub took_over: [[u64; 3]; 3],
+    /// Headers taken while an on-chip record waited (their turn).
+    pub hdr_past_chip: u64,
+    /// The last record taken into the lookup was made on chip.
+    chip_last: bool,
+    /// A header was offered in the last cycle.
+    hdr_offered_last: bool,
     /// `[x][y]`: register `x` taken in the cycle a record was taken on port `y`.
     pub take_load: [[u64; 3]; 3],
     pub qpc_tab: HashMap<u32, Vec<u8>>,
@@ -301,6 +310,9 @@ impl<M: Model> LookupBench<M> {
             chip,
             full_cycles: [0; 4],
             took_over: [[0; 3]; 3],
+            hdr_past_chip: 0,
+            chip_last: false,
+            hdr_offered_last: false,
             take_load: [[0; 3]; 3],
             qpc_tab: HashMap::new(),
             qps_tab: HashMap::new(),
@@ -575,6 +587,13 @@ impl<M: Model> LookupBench<M> {
         let taken: Vec<usize> = (0..3).filter(|&x| self.chip[x].reg.is_some() && rdy[x]).collect();
         assert!(taken.len() <= 1, "cycle {}: on-chip registers {taken:?} taken in one cycle", now - 1);
         if let Some(&x) = taken.first() {
+            assert!(
+                !(self.chip_last && self.hdr_offered_last),
+                "cycle {}: {} taken after an on-chip record while a header waited (its turn)",
+                now - 1,
+                CHIP_PORTS[x]
+            );
+            self.chip_last = true;
             for (y, c) in self.chip.iter().enumerate() {
                 if let Some(w) = c.reg.as_ref().filter(|_| y != x) {
                     assert!(
@@ -617,12 +636,14 @@ impl<M: Model> LookupBench<M> {
             }
         }
         // the headers in the order the block took them, among the records
-        // above (a header is taken only while the three registers are empty)
+        // above (while a register holds a record, only after one made on chip)
+        self.hdr_offered_last = offer;
         if offer && d.bit_at(p.hdr[2]) {
-            assert!(
-                self.chip.iter().all(|c| c.reg.is_none()),
-                "cycle {now}: a header taken while an on-chip record waits"
-            );
+            if self.chip.iter().any(|c| c.reg.is_some()) {
+                assert!(self.chip_last, "cycle {now}: a header taken out of turn while an on-chip record waits");
+                self.hdr_past_chip += 1;
+            }
+            self.chip_last = false;
             let h = self.queue.pop_front().unwrap();
             self.offered[0] = false;
             self.taken_at.push_back(now);

@@ -238,7 +238,9 @@ fn expire_and_local_records() {
 #[test]
 fn on_chip_records_together() {
     const HEADERS: usize = 1500;
-    const ROUNDS: usize = 20;
+    // (40 rounds: headers take turns with the records, so a round has fewer
+    // of the cycles counted below than when records went first)
+    const ROUNDS: usize = 40;
     const BURST: usize = 150;
     const QUIET: usize = 250;
     // seed, QPs, percent per input and cycle in a burst, stalls, cache latency, write-back delay
@@ -298,8 +300,46 @@ fn on_chip_records_together() {
         }
         assert!(b.take_load[FLUSH][LOCAL] > 20, "seed {seed}: flushes taken as a local record was loaded");
         let with_load: u64 = (0..3).flat_map(|x| (0..3).map(move |y| (x, y))).map(|(x, y)| b.take_load[x][y]).sum();
-        assert!(with_load > 80, "seed {seed}: takes with a load {:?}", b.take_load);
+        assert!(with_load > 30, "seed {seed}: takes with a load {:?}", b.take_load);
         assert_eq!(b.dests, HEADERS as u64, "seed {seed}: a destination per header");
+    }
+}
+
+/// On-chip records arriving without pause, faster than the lookup takes
+/// them, do not hold headers back: the two take turns. (Before the turns
+/// a header waited until all three registers were empty: at 12 % per input
+/// 2 headers of 1000 were taken in 10^6 cycles.)
+#[test]
+fn headers_take_turns_with_on_chip_records() {
+    const HEADERS: usize = 1000;
+    for (seed, p_chip) in [(31u64, 40u64), (32, 100)] {
+        let mut b = Bench::new(rx_lookup::Dut::new(), seed);
+        (b.p_hdr, b.p_cache, b.p_take, b.p_wb) = (100, 100, 100, 100);
+        (b.lat_min, b.lat_max, b.wb_min, b.wb_max) = (1, 3, 0, 2);
+        b.p_chip_valid = Some(100);
+        (b.p_expire, b.p_local, b.p_flush) = (p_chip, p_chip, p_chip);
+        let qpns = setup(&mut b, 40);
+        random_traffic(&mut b, &qpns, HEADERS);
+        let t0 = b.sim.cycle();
+        b.run(1_000_000);
+        let cycles = b.sim.cycle() - t0;
+        let chip: u64 = (0..3).map(|x| b.on_chip[x][0] + b.on_chip[x][1]).sum();
+        eprintln!(
+            "seed {seed}: {HEADERS} headers and {chip} on-chip records in {cycles} cycles; {} headers taken while a record waited; registers full {:?}",
+            b.hdr_past_chip, b.full_cycles
+        );
+        assert_eq!(b.dests, HEADERS as u64, "seed {seed}: a destination per header");
+        assert!(
+            b.hdr_past_chip * 10 > HEADERS as u64 * 9,
+            "seed {seed}: headers taken in their turn: {}",
+            b.hdr_past_chip
+        );
+        assert!(chip > HEADERS as u64, "seed {seed}: the records outnumbered the headers: {chip}");
+        for x in [EXPIRE, LOCAL, FLUSH] {
+            assert_eq!(b.on_chip[x][0], b.chip_admits[x], "seed {seed}: input {x}: records admitted as expected");
+            assert_eq!(b.on_chip[x][0] + b.on_chip[x][1], b.chip_pushed[x], "seed {seed}: input {x}: every record");
+        }
+        assert!(cycles < 8 * (HEADERS as u64 + chip), "seed {seed}: {cycles} cycles");
     }
 }
 

@@ -11,8 +11,8 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `qpn_high` | in | `RegFile::qpn_high` (through `HostIf`): the QPN bits that must be clear for a QPN to name a QP (the table's `qpc_log_entries` and the build's `LOG_QPS`); a QPN with one of them set, or 0, names no QP and is not looked up |
-//! | `s_hdr` | in | `RxHold::m_hdr`: headers in the `wire::RX_HDR_FIELDS` layout; `tready` a register |
-//! | `s_expire` | in | a QP's retransmit timer ran out (`RetryTimer::m_expire`): taken into a register, it enters ahead of the next header as the record of an ACKNOWLEDGE with a PSN sequence NAK syndrome (`TIMER_OPCODE`, `TIMER_SYNDROME`) and the bit `RXF_TIMER` set, for `CompAck` (a NAK at UNA that always resends); it has no `m_dest` and its admission drop is not counted |
+//! | `s_hdr` | in | `RxHold::m_hdr`: headers in the `wire::RX_HDR_FIELDS` layout; `tready` a function of registers only |
+//! | `s_expire` | in | a QP's retransmit timer ran out (`RetryTimer::m_expire`): taken into a register, it enters the lookup as the record of an ACKNOWLEDGE with a PSN sequence NAK syndrome (`TIMER_OPCODE`, `TIMER_SYNDROME`) and the bit `RXF_TIMER` set, for `CompAck` (a NAK at UNA that always resends); it has no `m_dest` and its admission drop is not counted |
 //! | `s_local` | in | a send WQE the requester refused (`ReqTx::m_err`'s QPN): taken into a register, it enters as a timer's record does (after a waiting expiry), with `RXF_LOCAL_ERR` set beside `RXF_TIMER`: `CompAck` flushes the QP's list, the refused WQE's entry completing with its own status |
 //! | `s_rq_flush` | in | a QP whose posted RECVs must be flushed (`ReqFetch::m_rq_flush`: the send queue of a QP in error is done): taken into a register, it enters after a waiting expiry and refused WQE, as a request-path record (opcode `FLUSH_OPCODE`, `RXF_TIMER` and `RXF_RQ_FLUSH` set), admitted only for a QP in error (`record_admits`), for `RespCheck`, which completes the QP's posted RECVs with WR_FLUSH_ERR; no `m_dest`, its drop not counted |
 //! | `m_qpc` / `s_qpc` | out / in | a `qpc` cache user port: reads, id = the slot; answers in any order, always taken |
@@ -31,6 +31,14 @@
 //! `qps` entry holding all its QP's earlier writes, and the stages after need
 //! no forwarding of their own (`RespCheck`'s is off in the core: `fwd` low). The cost: packets
 //! of one QP are one per lookup-to-write-back loop (docs/core.md).
+//!
+//! **Turns.** The three on-chip records enter in priority order (expiry,
+//! refused WQE, RQ flush); while one of them and a header both wait, they
+//! take turns (`chip_last`: a header goes after each on-chip record), so a
+//! burst of timer expiries over many QPs delays the headers (among them the
+//! ACKs that would stop those timers) by one issue slot each, not for the
+//! whole burst. Their order does not matter: every record is judged by its
+//! QP's state when it is looked up, whichever comes first.
 //!
 //! **Order of events.** A header is taken into the issue register; its QPN
 //! is compared with the path's packets in flight in that cycle. Issued (one
@@ -132,6 +140,10 @@ pub struct RxLookup {
     l_qpn: Reg<Bits<24>>,
     f_valid: Reg<Bit>,
     f_qpn: Reg<Bits<24>>,
+    // the last record taken into the issue stage was made on chip: a header
+    // waiting now goes before the next on-chip record
+    chip_last: Reg<Bit>,
+    any_chip: Signal<Local, Bit>,
     syn_flush: Signal<Local, Bit>,
     syn_qpn: Signal<Local, Bits<24>>,
     take_exp: Signal<Local, Bit>,
@@ -255,7 +267,7 @@ impl Logic for RxLookup {
     fn update(&mut self) {
         dff_setup!(self, clock, i_valid, i_hdr, i_resp, i_qpn, i_names, got_c, got_s, bad, rw, rh, rcnt);
         dff_setup!(self, clock, p_valid, p_qpn, p_id, q_valid, q_op, q_qpn, q_id, q_mask, q_data, q_wake);
-        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn, e_rnr, l_valid, l_qpn, f_valid, f_qpn);
+        dff_setup!(self, clock, wk_valid, wk_qpn, e_valid, e_qpn, e_rnr, l_valid, l_qpn, f_valid, f_qpn, chip_last);
         dff_setup!(self, clock, a_valid, a_age, a_hdr, a_qpc, a_qps, a_meta, a_bad, d_valid, d_dest);
         clock!(self, clock, req_fl, resp_fl, hdr_ram, qpc_ram, qps_ram, meta_ram, wr, wc, qp_adm);
         self.req_fl.reset.next = self.reset.val();
@@ -290,8 +302,11 @@ impl Logic for RxLookup {
             self.f_valid.d.next = true;
             self.f_qpn.d.next = self.s_rq_flush.qpn.val();
         }
+        // on-chip records and headers take turns while both wait (a burst of
+        // timer expiries must not hold back the ACKs that would stop them)
+        self.any_chip.next = self.e_valid.q.val() | self.l_valid.q.val() | self.f_valid.q.val();
         self.take_exp.next =
-            (self.e_valid.q.val() | self.l_valid.q.val() | self.f_valid.q.val()) & !self.i_valid.q.val();
+            self.any_chip.val() & !self.i_valid.q.val() & !(self.chip_last.q.val() & self.s_hdr.tvalid.val());
         self.syn_flush.next = !self.e_valid.q.val() & !self.l_valid.q.val();
         if self.take_exp.val() & self.e_valid.q.val() {
             self.e_valid.d.next = false;
@@ -323,13 +338,16 @@ impl Logic for RxLookup {
                 | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_FLAG)
                 | (bit_cast::<1024, 1>(true.into()) << TIMER_SH_RQ_FLUSH);
         }
-        self.s_hdr.tready.next =
-            !self.i_valid.q.val() & !self.e_valid.q.val() & !self.l_valid.q.val() & !self.f_valid.q.val();
-        self.take_hdr.next = self.s_hdr.tvalid.val()
-            & !self.i_valid.q.val()
-            & !self.e_valid.q.val()
-            & !self.l_valid.q.val()
-            & !self.f_valid.q.val();
+        // (from registers only: no on-chip record waits, or the last taken was one)
+        self.s_hdr.tready.next = !self.i_valid.q.val() & (!self.any_chip.val() | self.chip_last.q.val());
+        self.take_hdr.next =
+            self.s_hdr.tvalid.val() & !self.i_valid.q.val() & (!self.any_chip.val() | self.chip_last.q.val());
+        if self.take_exp.val() {
+            self.chip_last.d.next = true;
+        }
+        if self.take_hdr.val() {
+            self.chip_last.d.next = false;
+        }
         self.in_op.next = self.s_hdr.tdata.val().get_bits::<8>(RXF_OPCODE);
         self.in_resp.next = (self.in_op.val().get_bits::<3>(5) == 0)
             & (self.in_op.val().get_bits::<5>(0) >= RC_RESP_FIRST)
@@ -625,6 +643,7 @@ impl Logic for RxLookup {
             self.e_valid.d.next = false;
             self.l_valid.d.next = false;
             self.f_valid.d.next = false;
+            self.chip_last.d.next = false;
             self.a_valid.d.next = false;
             self.a_age.d.next = false;
             self.d_valid.d.next = false;
