@@ -11,9 +11,10 @@
 //! hold another region's entries and free ones: cached for that region, it
 //! would hand a new region's accesses the free entries as they were
 //! (`two_nics::a_new_region_sharing_a_cached_mtt_line_is_translated_from_its_own_entries`).
-//! Deregistering clears the entry's VALID bit, and on such a device
-//! invalidates the cached MPT entry and the region's MTT lines, waiting for
-//! each command, before the slot and the pages are reused.
+//! Deregistering clears the VALID bits of the entry and of the region's MTT
+//! entries, and on such a device invalidates the cached MPT entry and the
+//! region's MTT lines, waiting for each command, before the slot and the
+//! pages are reused.
 
 use crate::buffer::{BufInner, DmaBuffer};
 use crate::device::Shared;
@@ -268,6 +269,12 @@ impl MemoryRegion {
         let ctx: &Shared = &self.pd.ctx;
         let result = (|| {
             ctx.write_entry(&ctx.tables.mpt, self.index, &self.entry(false)?)?;
+            // The region's MTT entries without VALID too: an access whose
+            // key was checked before the Invalidate below and that reads its
+            // MTT line after it gets `MttInvalid`, not the freed pages.
+            let mtt_table = &ctx.tables.mtt;
+            let none = vec![0u8; self.pages as usize * mtt::SIZE];
+            ctx.hw()?.dma_write(&mtt_table.region, mtt_table.offset(self.mtt_base), &none)?;
             if ctx.translates() {
                 ctx.ctx_cmd(ContextOp::Invalidate, ContextTable::Mpt, self.index)?;
                 for e in mtt_lines(self.mtt_base, self.pages) {

@@ -120,11 +120,25 @@ fn random_headers_under_stalls() {
     assert!(flush_admits.iter().all(|&n| n > 30), "flushes admitted in ERR / completer in error: {flush_admits:?}");
 }
 
+/// QPs 1, 2, .. of the given (state, type, completer in error, admitted)
+/// kinds; the records expected admitted and dropped, one per QP.
+fn add_kinds(b: &mut Bench, kinds: &[(QpState, QpType, bool, bool)]) -> [u64; 2] {
+    let mut want = [0u64; 2];
+    for (q, &(state, ty, comp_error, admitted)) in kinds.iter().enumerate() {
+        let qpn = 1 + q as u32;
+        b.add_qp(qpn, state as u64, ty as u64);
+        b.set_comp_error(qpn, comp_error);
+        want[!admitted as usize] += 1;
+    }
+    want
+}
+
 /// RQ flush records one by one, each kind of QP: admitted only for a QP in
 /// ERR or whose completer is in error (a request-path record with its
 /// write-back), dropped uncounted elsewhere and for a QPN that names none;
 /// never a destination. Then flushes pushed while a burst of headers of the
-/// same QPs waits: they overtake the headers not yet taken.
+/// same QPs waits: they enter between the headers (taking turns with them),
+/// in the order the bench's mirror checks.
 #[test]
 fn rq_flush_records() {
     let mut b = Bench::new(rx_lookup::Dut::new(), 11);
@@ -139,13 +153,7 @@ fn rq_flush_records() {
         (QpState::Reset, QpType::Rc, false, false),
         (QpState::Error, QpType::Uc, false, false), // an RC opcode for a UC QP
     ];
-    let mut want = [0u64; 2];
-    for (q, &(state, ty, comp_error, admitted)) in kinds.iter().enumerate() {
-        let qpn = 1 + q as u32;
-        b.add_qp(qpn, state as u64, ty as u64);
-        b.set_comp_error(qpn, comp_error);
-        want[!admitted as usize] += 1;
-    }
+    let mut want = add_kinds(&mut b, &kinds);
     for qpn in 1..=kinds.len() as u32 {
         b.push_flush(qpn);
     }
@@ -206,13 +214,7 @@ fn expire_and_local_records() {
         (QpState::Reset, QpType::Rc, false, false),
         (QpState::ReadyToSend, QpType::Uc, false, false), // an RC opcode for a UC QP
     ];
-    let mut want = [0u64; 2];
-    for (q, &(state, ty, comp_error, admitted)) in kinds.iter().enumerate() {
-        let qpn = 1 + q as u32;
-        b.add_qp(qpn, state as u64, ty as u64);
-        b.set_comp_error(qpn, comp_error);
-        want[!admitted as usize] += 1;
-    }
+    let mut want = add_kinds(&mut b, &kinds);
     for qpn in (1..=kinds.len() as u32).chain([0, 1 << QPC_LOG]) {
         b.push_expire(qpn, false);
         b.push_expire(qpn, true);

@@ -326,6 +326,7 @@ fn status_ready_after_the_tables_are_cleared() {
 /// remote access error), the old buffer untouched.
 #[test]
 fn a_deregistered_region_loses_its_key_and_its_pages_at_once() {
+    use rnic_contract::layouts::mpt;
     let mut p = QpPair::connect(0x61, (0x4_0000, 0x9_0000), RcTimers::default());
     let rights = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
     let (old_buf, new_buf) = (p.b.ctx.alloc_buffer(8192).unwrap(), p.b.ctx.alloc_buffer(8192).unwrap());
@@ -340,8 +341,15 @@ fn a_deregistered_region_loses_its_key_and_its_pages_at_once() {
     p.buf_a.read(0, &mut want).unwrap();
     assert!(got == want, "the first WRITE landed in the old region");
 
+    let (mpt_base, _) = p.b.ctx.table_base(rnic_contract::codes::ContextTable::Mpt);
+    let mtt_of = |mr: &MemoryRegion| {
+        let e = p.b.probe.read_iova(mpt_base + (mpt::SIZE as u64) * u64::from(mr.mpt_index()), mpt::SIZE);
+        mpt::MTT_BASE.get(&e).unwrap()
+    };
+    let old_mtt = mtt_of(&old);
     old.deregister().unwrap();
     let new = p.pd_b().reg_mr(&new_buf, 0, 8192, rights).unwrap();
+    assert_eq!(mtt_of(&new), old_mtt, "the precondition: the new region takes the old one's MTT entries");
     p.write_to(2, 1000, RemoteAddr { addr: new.addr() + 0x800, rkey: new.rkey() }, 600);
     let wc = poll_n(&p.cq_a, 1, 20_000, "the WRITE into the new region");
     assert_eq!((wc[0].wr_id, wc[0].status), (2, WcStatus::Success));
