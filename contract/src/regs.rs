@@ -340,6 +340,19 @@ registers! {
         ERROR = bit 1, width 1;
     }
 
+    /// The span of the next MTT context command: entries `INDEX .. INDEX +
+    /// COUNT` of `ctx_cmd`, which acts on every line of the device's MTT
+    /// cache they fall in, one per cycle or so, so registering or
+    /// deregistering a large region is one command. Taken with each
+    /// `ctx_cmd` write (a later write of this register does not change a
+    /// command already written); commands on other tables ignore it. A span
+    /// that reaches past the table fails (`ctx_status.ERROR`) and drops
+    /// nothing.
+    ctx_count @ 0x0168: u32, Rw, reset 0 {
+        /// MTT entries from `ctx_cmd.INDEX`; 0 and 1 both mean one.
+        COUNT = bit 0, width 24;
+    }
+
     /// Raw receive ring, low half of its IOVA: 2^LOG_SLOTS slots of
     /// 2^LOG_SLOT_BYTES bytes, each a `raw_header` and a frame. The device
     /// writes here every frame the parser classifies as raw: non-RoCE frames

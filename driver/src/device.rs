@@ -263,6 +263,15 @@ impl Shared {
         Err(Error::ContextTimeout { op, table, index, polls: CTX_POLLS })
     }
 
+    /// Runs a context command over MTT entries `index .. index + count`
+    /// (`ctx_count`, then `ctx_cmd`): the device acts on every cache line they
+    /// fall in, so a region of any size costs one command.
+    pub(crate) fn ctx_mtt_span(&self, op: ContextOp, index: u32, count: u32) -> Result<()> {
+        let word = regs::ctx_count::COUNT.encode(count)?;
+        self.hw()?.write32(regs::ctx_count::OFFSET, word)?;
+        self.ctx_cmd(op, ContextTable::Mtt, index)
+    }
+
     /// Rings the doorbell: one 64-bit write, low half then high half, with
     /// the context's hardware held between them.
     pub(crate) fn doorbell(&self, kind: DoorbellKind, queue: u32, index: u16, solicited: bool) -> Result<()> {

@@ -5,16 +5,18 @@
 //! slot's previous one: `rnic_contract::mr::draw_key` over the OS CSPRNG,
 //! docs/memory.md), writes one MTT
 //! entry per 4 KiB page and the MPT entry into the host-memory tables, and
-//! on a device with `TRANSLATION` issues a context Load of each MTT line its
-//! entries fall in and of the MPT entry. The device caches MTT lines of
-//! `MTT_PER_LINE` entries, and entries are given first fit, so a line can
-//! hold another region's entries and free ones: cached for that region, it
-//! would hand a new region's accesses the free entries as they were
+//! on a device with `TRANSLATION` issues one context Load over its MTT
+//! entries (`ctx_count` spans them: the device renews each cache line they
+//! fall in) and one of the MPT entry. The device caches MTT lines of
+//! `rnic_contract::mr::MTT_PER_LINE` entries, and entries are given first
+//! fit, so a line can hold another region's entries and free ones: cached
+//! for that region, it would hand a new region's accesses the free entries
+//! as they were
 //! (`two_nics::a_new_region_sharing_a_cached_mtt_line_is_translated_from_its_own_entries`).
 //! Deregistering clears the VALID bits of the entry and of the region's MTT
-//! entries, and on such a device invalidates the cached MPT entry and the
-//! region's MTT lines, waiting for each command, before the slot and the
-//! pages are reused.
+//! entries, and on such a device invalidates the cached MPT entry and then
+//! the region's MTT lines (one spanning command), waiting for each command,
+//! before the slot and the pages are reused.
 
 use crate::buffer::{BufInner, DmaBuffer};
 use crate::device::Shared;
@@ -24,7 +26,6 @@ use crate::hw::{LOG_PAGE_SIZE, PAGE_SIZE};
 use crate::pd::{PdInner, ProtectionDomain};
 use rnic_contract::codes::{ContextOp, ContextTable};
 use rnic_contract::layouts::{mpt, mtt};
-use rnic_contract::mr::MTT_PER_LINE;
 use std::fmt;
 use std::ops::BitOr;
 use std::rc::Rc;
@@ -189,9 +190,9 @@ impl ProtectionDomain {
         let mtt_table = &ctx.tables.mtt;
         ctx.hw()?.dma_write(&mtt_table.region, mtt_table.offset(mtt_base), &entries)?;
         if ctx.translates() {
-            for e in mtt_lines(mtt_base, pages) {
-                ctx.ctx_cmd(ContextOp::Load, ContextTable::Mtt, e)?;
-            }
+            // every MTT line the entries fall in: the first and last may be
+            // cached beside other regions' entries (first fit)
+            ctx.ctx_mtt_span(ContextOp::Load, mtt_base, pages)?;
         }
         ctx.write_entry(&ctx.tables.mpt, index, &mr.entry(true)?)?;
         if ctx.translates() {
@@ -199,15 +200,6 @@ impl ProtectionDomain {
         }
         Ok(mr)
     }
-}
-
-/// One MTT entry of each line (`MTT_PER_LINE` entries, the device's cache
-/// granule) that entries `base .. base + pages` fall in: the first entry,
-/// then each line's first. A context command on an MTT entry acts on its
-/// line.
-fn mtt_lines(base: u32, pages: u32) -> impl Iterator<Item = u32> {
-    let lines = if pages == 0 { 0..0 } else { base / MTT_PER_LINE..(base + pages - 1) / MTT_PER_LINE + 1 };
-    lines.map(move |l| (l * MTT_PER_LINE).max(base))
 }
 
 impl MemoryRegion {
@@ -277,9 +269,7 @@ impl MemoryRegion {
             ctx.hw()?.dma_write(&mtt_table.region, mtt_table.offset(self.mtt_base), &none)?;
             if ctx.translates() {
                 ctx.ctx_cmd(ContextOp::Invalidate, ContextTable::Mpt, self.index)?;
-                for e in mtt_lines(self.mtt_base, self.pages) {
-                    ctx.ctx_cmd(ContextOp::Invalidate, ContextTable::Mtt, e)?;
-                }
+                ctx.ctx_mtt_span(ContextOp::Invalidate, self.mtt_base, self.pages)?;
             }
             Ok(())
         })();
@@ -304,34 +294,6 @@ impl Drop for MemoryRegion {
     fn drop(&mut self) {
         if let Err(e) = self.release() {
             self.pd.ctx.teardown_failed(e);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn mtt_lines_name_each_line_once() {
-        let l = |b, p| mtt_lines(b, p).collect::<Vec<u32>>();
-        assert_eq!(l(0, 1), [0]);
-        assert_eq!(l(0, 8), [0]);
-        assert_eq!(l(0, 9), [0, 8]);
-        assert_eq!(l(7, 2), [7, 8]);
-        assert_eq!(l(5, 3), [5]);
-        assert_eq!(l(13, 20), [13, 16, 24, 32]);
-        assert_eq!(l(13, 0), Vec::<u32>::new());
-        for (b, p) in [(0u32, 1u32), (3, 30), (8, 8), (9, 64)] {
-            let lines: Vec<u32> = l(b, p).iter().map(|e| e / MTT_PER_LINE).collect();
-            let want: Vec<u32> = (b..b + p).map(|e| e / MTT_PER_LINE).fold(vec![], |mut v, x| {
-                if v.last() != Some(&x) {
-                    v.push(x)
-                }
-                v
-            });
-            assert_eq!(lines, want, "every line of {b}..{} once", b + p);
-            assert!(l(b, p).iter().all(|&e| e >= b && e < b + p), "each named entry is the region's");
         }
     }
 }

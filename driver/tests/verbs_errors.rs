@@ -144,14 +144,14 @@ fn memory_regions() {
     let foreign = other.alloc_buffer(64).unwrap();
     assert_eq!(pd.reg_mr(&foreign, 0, 8, lw).unwrap_err(), Error::Mismatch { what: "buffer" });
 
-    // Register: MTT entries, a Load of their line, the MPT entry, then a Load
-    // of it (TRANSLATION).
+    // Register: MTT entries, one Load spanning them, the MPT entry, then a
+    // Load of it (TRANSLATION).
     let a = pd.reg_mr(&buf, 0, 5 * PAGE_SIZE, lw).unwrap();
     assert_eq!(
         h.commands(),
         [
-            CtxCommand { op: ContextOp::Load, table: ContextTable::Mtt, index: 0, failed: false },
-            CtxCommand { op: ContextOp::Load, table: ContextTable::Mpt, index: a.mpt_index(), failed: false }
+            CtxCommand { op: ContextOp::Load, table: ContextTable::Mtt, index: 0, count: 5, failed: false },
+            CtxCommand { op: ContextOp::Load, table: ContextTable::Mpt, index: a.mpt_index(), count: 1, failed: false }
         ]
     );
     // 5 of 8 pages used: 4 more do not fit, 3 do.
@@ -167,13 +167,16 @@ fn memory_regions() {
     let c = pd.reg_mr(&buf, 0, 1, lw).unwrap();
     assert_eq!(pd.reg_mr(&buf, 0, 1, lw).unwrap_err(), Error::Exhausted { resource: Resource::Mpt, capacity: 2 });
 
-    // Deregister: Invalidate of the MPT entry, then of each MTT line its
-    // entries fall in (5 entries from 0: line 0 alone).
+    // Deregister: Invalidate of the MPT entry, then one spanning the
+    // region's 5 MTT entries.
     let n = h.commands().len();
     let (slot, key) = (a.mpt_index(), a.lkey());
     a.deregister().unwrap();
-    let cmds: Vec<_> = h.commands()[n..].iter().map(|c| (c.op, c.table, c.index)).collect();
-    assert_eq!(cmds, [(ContextOp::Invalidate, ContextTable::Mpt, slot), (ContextOp::Invalidate, ContextTable::Mtt, 0)]);
+    let cmds: Vec<_> = h.commands()[n..].iter().map(|c| (c.op, c.table, c.index, c.count)).collect();
+    assert_eq!(
+        cmds,
+        [(ContextOp::Invalidate, ContextTable::Mpt, slot, 1), (ContextOp::Invalidate, ContextTable::Mtt, 0, 5)]
+    );
     let again = pd.reg_mr(&buf, 0, 1, lw).unwrap();
     assert_eq!(again.mpt_index(), slot);
     assert_ne!(again.lkey(), key, "a fresh tag");

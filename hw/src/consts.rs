@@ -52,6 +52,7 @@ rtl_consts! {
     REG_QPS_BASE_HI: u64 = regs::qps_base_hi::OFFSET;
     REG_CTX_CMD: u64 = regs::ctx_cmd::OFFSET;
     REG_CTX_STATUS: u64 = regs::ctx_status::OFFSET;
+    REG_CTX_COUNT: u64 = regs::ctx_count::OFFSET;
     /// The window of 64-bit counter registers (`regs::COUNTER_WINDOW`, 512
     /// bytes: offset bits 15:9): a read there asks the core's counters,
     /// index = bits 8:3.

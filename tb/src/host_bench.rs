@@ -455,6 +455,7 @@ impl<D: Model> HostBench<D> {
     }
 
     /// Runs a context command to its end; returns `ctx_status.ERROR`.
+    /// `ctx_count` stays as it was (0 after reset: one MTT entry).
     pub fn ctx_cmd(&mut self, op: ContextOp, table: ContextTable, index: u32) -> bool {
         let word = regs::ctx_cmd::OP.encode(op as u32).unwrap()
             | regs::ctx_cmd::TABLE.encode(table as u32).unwrap()
@@ -467,6 +468,13 @@ impl<D: Model> HostBench<D> {
             }
         }
         panic!("context command {op:?} {table:?} {index} still busy after 100 polls");
+    }
+
+    /// A context command over `count` MTT entries from `index` (`ctx_count`,
+    /// then `ctx_cmd`); returns `ctx_status.ERROR`.
+    pub fn ctx_span(&mut self, op: ContextOp, index: u32, count: u32) -> bool {
+        self.write32(regs::ctx_count::OFFSET, count);
+        self.ctx_cmd(op, ContextTable::Mtt, index)
     }
 
     /// Bring-up as the contract describes: identify, tables, enable.

@@ -38,6 +38,29 @@ fn ctx_commands(probe: &SimProbe) -> Vec<(ContextOp, ContextTable, u32)> {
         .collect()
 }
 
+/// Context commands with their span: (op, table, index, count), count the
+/// last `ctx_count` written before an MTT command (0 read as 1), 1 for the
+/// other tables.
+fn ctx_spans(probe: &SimProbe) -> Vec<(ContextOp, ContextTable, u32, u32)> {
+    let mut count = 0;
+    let mut out = vec![];
+    for &(off, w, _) in probe.register_writes().iter() {
+        if off == regs::ctx_count::OFFSET {
+            count = regs::ctx_count::COUNT.get(w);
+        } else if off == regs::ctx_cmd::OFFSET {
+            let table = ContextTable::from_raw(regs::ctx_cmd::TABLE.get(w).into()).unwrap();
+            let n = if table == ContextTable::Mtt { count.max(1) } else { 1 };
+            out.push((
+                ContextOp::from_raw(regs::ctx_cmd::OP.get(w).into()).unwrap(),
+                table,
+                regs::ctx_cmd::INDEX.get(w),
+                n,
+            ));
+        }
+    }
+    out
+}
+
 /// Doorbells the driver rang, decoded from the register writes (low half,
 /// then high half).
 fn doorbells(probe: &SimProbe) -> Vec<Doorbell> {
@@ -373,24 +396,21 @@ fn the_driver_runs_the_simulated_host_side() {
     // bytes into the buffer), each command waited for (a command the device
     // refused, `ctx_status.ERROR`, fails the call).
     let (key, slot) = (mr.lkey(), mr.mpt_index());
-    let mr_cmds = |probe: &SimProbe| -> Vec<(ContextOp, ContextTable, u32)> {
-        ctx_commands(probe).into_iter().filter(|c| c.1 == ContextTable::Mpt || c.1 == ContextTable::Mtt).collect()
+    let mr_cmds = |probe: &SimProbe| -> Vec<(ContextOp, ContextTable, u32, u32)> {
+        ctx_spans(probe).into_iter().filter(|c| c.1 == ContextTable::Mpt || c.1 == ContextTable::Mtt).collect()
     };
     let before = mr_cmds(&probe);
     mr.deregister().unwrap();
     let entry = probe.read_iova(mpt_base + (mpt::SIZE as u64) * u64::from(slot), mpt::SIZE);
     assert_eq!(mpt::VALID.get(&entry), Ok(false));
-    // the MTT lines (8 entries) its three entries fall in: one command each
+    // one MTT command spans its three entries (the device acts on each line)
     let first = mpt::MTT_BASE.get(&entry).unwrap();
-    let per_line = rnic_contract::mr::MTT_PER_LINE;
-    let lines: Vec<u32> = (first / per_line..=(first + 2) / per_line).map(|l| (l * per_line).max(first)).collect();
-    let mtt_cmds = |op| lines.iter().map(move |&e| (op, ContextTable::Mtt, e));
-    let want_reg: Vec<_> = mtt_cmds(ContextOp::Load).chain([(ContextOp::Load, ContextTable::Mpt, slot)]).collect();
-    assert_eq!(before[..want_reg.len()], want_reg[..], "registration: the MTT lines, then the MPT entry");
+    let want_reg = [(ContextOp::Load, ContextTable::Mtt, first, 3), (ContextOp::Load, ContextTable::Mpt, slot, 1)];
+    assert_eq!(before[..2], want_reg[..], "registration: the MTT entries, then the MPT entry");
     let cmds = mr_cmds(&probe)[before.len()..].to_vec();
-    let want: Vec<_> =
-        [(ContextOp::Invalidate, ContextTable::Mpt, slot)].into_iter().chain(mtt_cmds(ContextOp::Invalidate)).collect();
-    assert_eq!(cmds, want, "deregistration: the MPT entry, then the MTT lines");
+    let want =
+        [(ContextOp::Invalidate, ContextTable::Mpt, slot, 1), (ContextOp::Invalidate, ContextTable::Mtt, first, 3)];
+    assert_eq!(cmds, want, "deregistration: the MPT entry, then the MTT entries");
     let mr2 = pd.reg_mr(&buf, 0, 64, AccessFlags::LOCAL_WRITE).unwrap();
     assert_ne!(mr2.lkey(), key, "the old key is not given again");
     drop(mr2);

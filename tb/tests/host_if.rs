@@ -797,6 +797,68 @@ fn store_shows_the_producer_indices_and_load_rereads() {
     assert_eq!(read(&mut b, 3), changed, "after the Load: the host's new entry");
 }
 
+/// An MTT command spans `ctx_count` entries: a region of 40 pages over
+/// entries 4..44 (lines 0..5) is translated at its first, a middle and its
+/// last page, which caches three lines; its entries are then rewritten in
+/// host memory. A command over the first entry alone renews the first
+/// line only (the cache does hold the others); one over all 40 entries
+/// renews every line; a span past the table fails and drops nothing.
+#[test]
+fn an_mtt_command_spans_every_line_of_its_entries() {
+    let mut b = bench(23);
+    b.flush_mmio();
+    let (first, pages) = (4u32, 40u64);
+    let key = mpt::key(5, 0x3C, 4);
+    let mut e = [0u8; 64];
+    mpt::VA_BASE.set(&mut e, 0x2000_0000).unwrap();
+    mpt::LENGTH.set(&mut e, pages << 12).unwrap();
+    mpt::KEY.set(&mut e, key).unwrap();
+    mpt::PD.set(&mut e, 7).unwrap();
+    mpt::VALID.set(&mut e, true).unwrap();
+    mpt::LOG_PAGE_SIZE.set(&mut e, 12).unwrap();
+    mpt::MTT_BASE.set(&mut e, first).unwrap();
+    b.write_host(MPT_TABLE + 64 * 5, &e);
+    // mapping `gen` puts page k at RINGS + gen * 16 MiB + k * 64 KiB
+    let map = |b: &mut HostBench, gen: u64| {
+        for k in 0..pages {
+            let mut m = [0u8; 8];
+            mtt::ADDR.set(&mut m, RINGS + (gen << 24) + (k << 16)).unwrap();
+            mtt::VALID.set(&mut m, true).unwrap();
+            b.write_host(MTT_TABLE + 8 * (u64::from(first) + k), &m);
+        }
+    };
+    // the IOVA each of pages 0, 20 and 39 translates to
+    let probe = |b: &mut HostBench| -> Vec<u64> {
+        b.tp.xanswers.clear();
+        for (id, k) in [0u64, 20, 39].into_iter().enumerate() {
+            b.tp.xreqs.push_back(XReq { key, pd: 7, va: 0x2000_0000 + (k << 12) + 8, len: 8, access: 0, id: id as u8 });
+        }
+        b.until(3000, "three translations", |b| b.tp.idle() && b.tp.xanswers.len() == 3);
+        b.tp.xanswers
+            .iter()
+            .map(|a| {
+                assert_eq!(a.verdict, 0, "{a:?}");
+                a.iova
+            })
+            .collect()
+    };
+    let at = |gen: u64, k: u64| RINGS + (gen << 24) + (k << 16) + 8;
+    map(&mut b, 1);
+    assert_eq!(probe(&mut b), [at(1, 0), at(1, 20), at(1, 39)]);
+    map(&mut b, 2);
+    assert!(!b.ctx_span(ContextOp::Load, first, 1), "one entry");
+    assert_eq!(probe(&mut b), [at(2, 0), at(1, 20), at(1, 39)], "only the first line renewed: the others are cached");
+    map(&mut b, 3);
+    assert!(!b.ctx_span(ContextOp::Invalidate, first + 2, 0), "count 0 is one entry");
+    assert_eq!(probe(&mut b), [at(3, 0), at(1, 20), at(1, 39)]);
+    assert!(b.ctx_span(ContextOp::Load, first, 1021), "entries 4..1025 reach past the table's 1024");
+    assert_eq!(probe(&mut b), [at(3, 0), at(1, 20), at(1, 39)], "a failed span drops nothing");
+    assert_eq!(b.read32(regs::ctx_count::OFFSET), 1021, "ctx_count reads back");
+    assert!(!b.ctx_span(ContextOp::Load, first, pages as u32), "the region's 40 entries");
+    assert_eq!(probe(&mut b), [at(3, 0), at(3, 20), at(3, 39)], "every line renewed");
+    assert!(!b.ctx_span(ContextOp::Invalidate, 1000, 24), "entries 1000..1024: the table's end");
+}
+
 /// Each transport port answers: reads through both `qpc` users and the
 /// `qps` readers return the host's entries; masked writes through `qps`
 /// users 0 and 2 are in host memory after a Store, with the other bytes

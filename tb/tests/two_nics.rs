@@ -435,6 +435,61 @@ fn a_new_region_sharing_a_cached_mtt_line_is_translated_from_its_own_entries() {
     assert!(got == want, "the WRITE landed in region 2's buffer");
 }
 
+/// A region spans many MTT lines, and the registration's one spanning Load
+/// renews each of them, the last included: region X (21 pages) and Y (3
+/// pages, first fit behind it, sharing X's last line) are written; X is
+/// deregistered; a WRITE into Y caches that shared line again, with X's
+/// entries as deregistration left them (not VALID); region Z takes X's
+/// entries, and WRITEs into its first, a middle and its last page land in
+/// its buffer (a Load of Z's first line alone would leave its last page
+/// refused: `MttInvalid`, a remote access error).
+#[test]
+fn a_region_over_many_mtt_lines_is_renewed_to_its_last_line() {
+    use rnic_contract::layouts::mpt;
+    let mut p = QpPair::connect(0x63, (0x4_0000, 0x9_0000), RcTimers::default());
+    let rights = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
+    let page = rnic_driver::hw::PAGE_SIZE;
+    let n = 21;
+    let bx = p.b.ctx.alloc_buffer(n * page).unwrap();
+    let by = p.b.ctx.alloc_buffer(3 * page).unwrap();
+    let bz = p.b.ctx.alloc_buffer(n * page).unwrap();
+    let x = p.pd_b().reg_mr(&bx, 0, n * page, rights).unwrap();
+    let y = p.pd_b().reg_mr(&by, 0, 3 * page, rights).unwrap();
+    let (mpt_base, _) = p.b.ctx.table_base(rnic_contract::codes::ContextTable::Mpt);
+    let mtt_of = |p: &QpPair, mr: &MemoryRegion| {
+        let e = p.b.probe.read_iova(mpt_base + (mpt::SIZE as u64) * u64::from(mr.mpt_index()), mpt::SIZE);
+        mpt::MTT_BASE.get(&e).unwrap()
+    };
+    let (mx, my) = (mtt_of(&p, &x), mtt_of(&p, &y));
+    let per_line = rnic_contract::mr::MTT_PER_LINE;
+    assert_eq!(my, mx + n as u32, "first fit: Y's entries follow X's");
+    assert_eq!((my - 1) / per_line, my / per_line, "the precondition: X's last entry and Y's first share a line");
+    assert!((mx + n as u32 - 1) / per_line >= mx / per_line + 2, "X spans at least three lines");
+    let mut id = 0;
+    let mut write = |p: &mut QpPair, mr: &MemoryRegion, offset: usize, src: u64| {
+        id += 1;
+        p.write_to(id, src, RemoteAddr { addr: mr.addr() + offset as u64, rkey: mr.rkey() }, 300);
+        let wc = poll_n(&p.cq_a, 1, 20_000, "a WRITE");
+        assert_eq!((wc[0].wr_id, wc[0].status), (id, WcStatus::Success), "WRITE at page {}", offset / page);
+    };
+    for k in [0, n / 2, n - 1] {
+        write(&mut p, &x, k * page + 0x40, 0);
+    }
+    write(&mut p, &y, 0x40, 0);
+    x.deregister().unwrap();
+    write(&mut p, &y, 0x80, 400);
+    let z = p.pd_b().reg_mr(&bz, 0, n * page, rights).unwrap();
+    assert_eq!(mtt_of(&p, &z), mx, "the precondition: Z takes X's entries");
+    for (i, k) in [0, n / 2, n - 1].into_iter().enumerate() {
+        let src = 1000 + 400 * i as u64;
+        write(&mut p, &z, k * page + 0x100, src);
+        let (mut got, mut want) = (vec![0u8; 300], vec![0u8; 300]);
+        bz.read(k * page + 0x100, &mut got).unwrap();
+        p.buf_a.read(src as usize, &mut want).unwrap();
+        assert!(got == want, "the WRITE into Z's page {k} landed in Z's buffer");
+    }
+}
+
 /// WRITE goodput's cycle counts. (Session 20: the ACKs pass `resp_tx`, 4
 /// cycles longer: `RespGen` and `ReqPayload`'s header hold; 4 KiB x 16
 /// completes one poll later, 5856 instead of 5840.)

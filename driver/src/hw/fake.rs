@@ -93,6 +93,9 @@ pub struct CtxCommand {
     pub table: ContextTable,
     /// Which entry.
     pub index: u32,
+    /// The entries an MTT command spans (`ctx_count` at the command, 0 read
+    /// as 1); 1 for the other tables.
+    pub count: u32,
     /// Whether it failed (`ctx_status.ERROR`).
     pub failed: bool,
 }
@@ -220,17 +223,21 @@ impl State {
             self.ctx_error = true;
             return;
         };
+        let count = match table {
+            ContextTable::Mtt => regs::ctx_count::COUNT.get(self.reg(regs::ctx_count::OFFSET)).max(1),
+            _ => 1,
+        };
         let (base, log, size) = self.table(table);
         let mut failed = std::mem::take(&mut self.fail_next_ctx)
             || !self.supported(table)
-            || u64::from(index) >> log != 0
+            || (u64::from(index) + u64::from(count) - 1) >> log != 0
             || base == 0;
         let addr = base + u64::from(index) * size as u64;
         if !failed {
             failed = !self.execute(op, table, index, addr, size);
         }
         self.ctx_error = failed;
-        self.commands.push(CtxCommand { op, table, index, failed });
+        self.commands.push(CtxCommand { op, table, index, count, failed });
     }
 
     fn execute(&mut self, op: ContextOp, table: ContextTable, index: u32, addr: u64, size: usize) -> bool {

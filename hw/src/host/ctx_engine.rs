@@ -14,6 +14,11 @@
 //! * MPT entry n / MTT entry n: any op invalidates the MPT entry or the MTT
 //!   line holding entry n in the translation unit's caches (their entries
 //!   are never written by the device, so a Store has nothing to write back).
+//!   An MTT command spans `count` entries (`ctx_count`; 0 is one): the last
+//!   entry is computed and checked against the table in two registered
+//!   steps (`Span`, `Bound`), then each line from the first entry's to the
+//!   last's is invalidated in turn, one invalidate in flight (about 6 cycles
+//!   a line), so a region of any size is one command for the driver.
 //!
 //! One command at a time; `busy` while it runs (until every cache answered
 //! or the translation unit said done), `error` if it failed (index beyond
@@ -47,6 +52,8 @@ pub enum CtxState {
     Write,
     WriteWait,
     Cache,
+    Span,
+    Bound,
     Inv,
     InvWait,
 }
@@ -90,6 +97,9 @@ pub struct CtxEngine {
     sent: Reg<Bits<2>>,
     got: Reg<Bits<2>>,
     index: Reg<Bits<24>>,
+    /// An MTT command's span: `count` - 1, then the last entry (bit 24: past 2^24).
+    cnt_m1: Reg<Bits<24>>,
+    last: Reg<Bits<25>>,
     entry: Reg<Bits<512>>,
     beat: Reg<Bit>,
     err: Reg<Bit>,
@@ -111,7 +121,8 @@ impl Logic for CtxEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, op, table, sent, got, index, entry, beat, err, dma_err, live, wdata, wkeep, waddr, wlen
+            self, clock, state, op, table, sent, got, index, cnt_m1, last, entry, beat, err, dma_err, live, wdata,
+            wkeep, waddr, wlen
         );
         self.cq_addr.next = self.cqc_base.val() + (bit_cast::<64, 24>(self.index.q.val()) << 6);
         // the command's entry exists in the host table and in this build
@@ -214,6 +225,10 @@ impl Logic for CtxEngine {
                     self.op.d.next = self.s_cmd.op.val();
                     self.table.d.next = self.s_cmd.table.val();
                     self.index.d.next = self.s_cmd.index.val();
+                    self.cnt_m1.d.next = 0.into();
+                    if self.s_cmd.count.val().any() {
+                        self.cnt_m1.d.next = self.s_cmd.count.val() - 1;
+                    }
                     self.err.d.next = false;
                     self.beat.d.next = false;
                     self.sent.d.next = 0.into();
@@ -222,6 +237,8 @@ impl Logic for CtxEngine {
                         self.err.d.next = true;
                     } else if self.s_cmd.table.val() == TABLE_QP {
                         self.state.d.next = CtxState::Cache;
+                    } else if self.s_cmd.table.val() == TABLE_MTT {
+                        self.state.d.next = CtxState::Span;
                     } else if self.s_cmd.table.val() != TABLE_CQ {
                         self.state.d.next = CtxState::Inv;
                     } else if self.s_cmd.op.val() == OP_LOAD {
@@ -241,6 +258,19 @@ impl Logic for CtxEngine {
                     self.state.d.next = CtxState::Idle;
                 }
             }
+            CtxState::Span => {
+                self.last.d.next = bit_cast::<25, 24>(self.index.q.val()) + bit_cast::<25, 24>(self.cnt_m1.q.val());
+                self.state.d.next = CtxState::Bound;
+            }
+            CtxState::Bound => {
+                // the last entry must be in the table too; a span past it drops nothing
+                self.state.d.next = CtxState::Inv;
+                if ((bit_cast::<32, 25>(self.last.q.val()) >> self.mtt_log.val()) != 0) | self.last.q.val().get_bit(24)
+                {
+                    self.err.d.next = true;
+                    self.state.d.next = CtxState::Idle;
+                }
+            }
             CtxState::Inv => {
                 if self.m_inv.ready.val() {
                     self.state.d.next = CtxState::InvWait;
@@ -249,6 +279,15 @@ impl Logic for CtxEngine {
             CtxState::InvWait => {
                 if self.s_inv.valid.val() {
                     self.state.d.next = CtxState::Idle;
+                    // an MTT span: on to the next line until the last entry's
+                    if (self.table.q.val() == TABLE_MTT)
+                        & (self.index.q.val().get_bits::<21>(MTT_LINE_SHIFT)
+                            != self.last.q.val().get_bits::<21>(MTT_LINE_SHIFT))
+                    {
+                        // the next line's first entry (8 entries a line)
+                        self.index.d.next = (self.index.q.val() | 7) + 1;
+                        self.state.d.next = CtxState::Inv;
+                    }
                 }
             }
             CtxState::Read => {

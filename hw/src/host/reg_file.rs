@@ -63,13 +63,15 @@ pub struct DoorbellIn {
     pub ready: Signal<Out, Bit>,
 }
 
-/// A context command (`ctx_cmd`): `op` a `ContextOp`, `table` a `ContextTable`.
+/// A context command (`ctx_cmd`): `op` a `ContextOp`, `table` a `ContextTable`;
+/// `count` the MTT entries it spans (`ctx_count` as it was at the command's write).
 #[derive(LogicInterface, Default)]
 #[join = "CtxCmdIn"]
 pub struct CtxCmdOut {
     pub op: Signal<Out, Bits<4>>,
     pub table: Signal<Out, Bits<4>>,
     pub index: Signal<Out, Bits<24>>,
+    pub count: Signal<Out, Bits<24>>,
     pub valid: Signal<Out, Bit>,
     pub ready: Signal<In, Bit>,
 }
@@ -80,6 +82,7 @@ pub struct CtxCmdIn {
     pub op: Signal<In, Bits<4>>,
     pub table: Signal<In, Bits<4>>,
     pub index: Signal<In, Bits<24>>,
+    pub count: Signal<In, Bits<24>>,
     pub valid: Signal<In, Bit>,
     pub ready: Signal<Out, Bit>,
 }
@@ -158,6 +161,9 @@ pub struct RegFile {
     db_lo_q: Reg<Bits<32>>,
     ctx_valid: Reg<Bit>,
     ctx_word: Reg<Bits<32>>,
+    /// `ctx_count` as software wrote it, and as the command in `ctx_word` took it.
+    r_ctx_count: Reg<Bits<24>>,
+    ctx_count_q: Reg<Bits<24>>,
     bvalid: Reg<Bit>,
     rvalid: Reg<Bit>,
     rdata: Reg<Bits<32>>,
@@ -216,6 +222,8 @@ impl Logic for RegFile {
             db_lo_q,
             ctx_valid,
             ctx_word,
+            r_ctx_count,
+            ctx_count_q,
             bvalid,
             rvalid,
             rdata,
@@ -329,6 +337,10 @@ impl Logic for RegFile {
                 if self.waddr.val() == REG_CTX_CMD {
                     self.ctx_valid.d.next = true;
                     self.ctx_word.d.next = self.wdata.val();
+                    self.ctx_count_q.d.next = self.r_ctx_count.q.val();
+                }
+                if self.waddr.val() == REG_CTX_COUNT {
+                    self.r_ctx_count.d.next = self.wdata.val().get_bits::<24>(0);
                 }
             }
         }
@@ -377,6 +389,9 @@ impl Logic for RegFile {
         }
         if self.raddr.val() == REG_IRQ_MODERATION {
             self.rword.next = self.r_irq_mod.q.val();
+        }
+        if self.raddr.val() == REG_CTX_COUNT {
+            self.rword.next = bit_cast::<32, 24>(self.r_ctx_count.q.val());
         }
         if self.raddr.val() == REG_IRQ_EVENTS {
             self.rword.next = bit_cast::<32, 16>(self.r_irq_events.q.val());
@@ -520,6 +535,7 @@ impl Logic for RegFile {
         self.m_ctx.index.next = self.ctx_word.q.val().get_bits::<24>(0);
         self.m_ctx.table.next = self.ctx_word.q.val().get_bits::<4>(CTX_TABLE);
         self.m_ctx.op.next = self.ctx_word.q.val().get_bits::<4>(CTX_OP);
+        self.m_ctx.count.next = self.ctx_count_q.q.val();
 
         if self.reset.val() | self.soft.q.val() {
             self.r_ctrl.d.next = false;
@@ -544,6 +560,7 @@ impl Logic for RegFile {
             self.r_mtt_lo.d.next = 0.into();
             self.r_mtt_hi.d.next = 0.into();
             self.r_mtt_log.d.next = 0.into();
+            self.r_ctx_count.d.next = 0.into();
             self.db_valid.d.next = false;
             self.ctx_valid.d.next = false;
             self.irq_pending.d.next = false;
