@@ -342,7 +342,7 @@ registers! {
 
     /// The span of the next MTT context command: entries `INDEX .. INDEX +
     /// COUNT` of `ctx_cmd`, which acts on every line of the device's MTT
-    /// cache they fall in, one per cycle or so, so registering or
+    /// cache they fall in, about 8 cycles a line, so registering or
     /// deregistering a large region is one command. Taken with each
     /// `ctx_cmd` write (a later write of this register does not change a
     /// command already written); commands on other tables ignore it. A span

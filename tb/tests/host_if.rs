@@ -857,6 +857,15 @@ fn an_mtt_command_spans_every_line_of_its_entries() {
     assert!(!b.ctx_span(ContextOp::Load, first, pages as u32), "the region's 40 entries");
     assert_eq!(probe(&mut b), [at(3, 0), at(3, 20), at(3, 39)], "every line renewed");
     assert!(!b.ctx_span(ContextOp::Invalidate, 1000, 24), "entries 1000..1024: the table's end");
+    // the cost: one line against the whole table's 128 lines
+    let t = b.now();
+    assert!(!b.ctx_span(ContextOp::Invalidate, 0, 1));
+    let one = b.now() - t;
+    let t = b.now();
+    assert!(!b.ctx_span(ContextOp::Invalidate, 0, 1024));
+    let all = b.now() - t;
+    eprintln!("ctx_span: 1 line {one} cycles, 128 lines {all} cycles");
+    assert!(all - one <= 127 * 10, "at most 10 cycles a line (8 today, polls included): 1 line {one}, 128 lines {all}");
 }
 
 /// Each transport port answers: reads through both `qpc` users and the

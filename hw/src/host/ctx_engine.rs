@@ -17,7 +17,7 @@
 //!   An MTT command spans `count` entries (`ctx_count`; 0 is one): the last
 //!   entry is computed and checked against the table in two registered
 //!   steps (`Span`, `Bound`), then each line from the first entry's to the
-//!   last's is invalidated in turn, one invalidate in flight (about 6 cycles
+//!   last's is invalidated in turn, one invalidate in flight (about 8 cycles
 //!   a line), so a region of any size is one command for the driver.
 //!
 //! One command at a time; `busy` while it runs (until every cache answered
