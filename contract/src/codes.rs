@@ -288,6 +288,14 @@ codes! {
         Mtt = 3,
         /// Address handles (`ah`) for UD sends.
         Ah = 4,
+        /// The counters (`regs::COUNTER_WINDOW`), as one entry (index 0):
+        /// Store writes the whole window, byte for byte as the registers
+        /// read (512 bytes, the reserved registers 0), to host memory at
+        /// `counters_base`, one MMIO command instead of two reads per
+        /// counter. Counters keep counting while the window is written (a
+        /// few hundred cycles), as between register reads. Load and
+        /// Invalidate fail.
+        Counters = 5,
     }
 
     /// What a context command does (`ctx_cmd.OP`). Zero is no operation, so a

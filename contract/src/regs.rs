@@ -353,6 +353,19 @@ registers! {
         COUNT = bit 0, width 24;
     }
 
+    /// Where a Store on the `Counters` table writes the counter window
+    /// (`COUNTER_WINDOW`, 512 bytes), low half of its IOVA.
+    counters_base_lo @ 0x0170: u32, Rw, reset 0 {
+        /// Bits 31:0 of the IOVA; 512-byte aligned (bits 8:0 read 0).
+        ADDR = bit 0, width 32;
+    }
+
+    /// Where the counter window is written, high half of its IOVA.
+    counters_base_hi @ 0x0174: u32, Rw, reset 0 {
+        /// Bits 63:32 of the IOVA.
+        ADDR = bit 0, width 32;
+    }
+
     /// Raw receive ring, low half of its IOVA: 2^LOG_SLOTS slots of
     /// 2^LOG_SLOT_BYTES bytes, each a `raw_header` and a frame. The device
     /// writes here every frame the parser classifies as raw: non-RoCE frames

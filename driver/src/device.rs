@@ -186,6 +186,9 @@ pub const GID_TABLE_LEN: usize = 16;
 pub const DEFAULT_PKEY: u16 = 0xFFFF;
 /// Status reads a context command may stay busy for.
 pub const CTX_POLLS: u32 = 10_000;
+
+/// Bytes of the counter window's image in host memory.
+const COUNTER_BYTES: usize = (regs::COUNTER_WINDOW.end - regs::COUNTER_WINDOW.start) as usize;
 /// Device time bring-up waits for `status.READY` (the core needs about
 /// 2^14 cycles, 66 us at 250 MHz, after reset).
 pub const READY_TIMEOUT: Duration = Duration::from_millis(2);
@@ -211,6 +214,8 @@ pub(crate) struct Tables {
     pub mpt: Table,
     pub mtt: Table,
     pub ah: Table,
+    /// Where the device writes the counter window (`ContextTable::Counters`).
+    pub counters: Table,
 }
 
 pub(crate) struct Allocators {
@@ -314,7 +319,7 @@ impl Drop for Shared {
         // tell, so failures here end with the context.
         let _ = hw.write32(regs::ctrl::OFFSET, 0);
         let t = &self.tables;
-        for t in [&t.qpc, &t.qps, &t.cqc, &t.mpt, &t.mtt, &t.ah] {
+        for t in [&t.qpc, &t.qps, &t.cqc, &t.mpt, &t.mtt, &t.ah, &t.counters] {
             let _ = hw.free_dma(&t.region);
         }
     }
@@ -469,6 +474,8 @@ impl Context {
                 Some(regs::mtt_log_entries::OFFSET),
             ),
             (log_ah, ah::SIZE, regs::ah_base_lo::OFFSET, regs::ah_base_hi::OFFSET, Some(regs::ah_log_entries::OFFSET)),
+            // the counter window's image, one entry (a page: 512-byte aligned)
+            (0, COUNTER_BYTES, regs::counters_base_lo::OFFSET, regs::counters_base_hi::OFFSET, None),
         ];
         for (log, entry, lo, hi, log_reg) in specs {
             let region = match hw.alloc_dma(entry << log) {
@@ -495,8 +502,8 @@ impl Context {
             }
             return Err(e);
         }
-        let [qpc_t, qps_t, cqc_t, mpt_t, mtt_t, ah_t] =
-            [tables[0], tables[1], tables[2], tables[3], tables[4], tables[5]];
+        let [qpc_t, qps_t, cqc_t, mpt_t, mtt_t, ah_t, cnt_t] =
+            [tables[0], tables[1], tables[2], tables[3], tables[4], tables[5], tables[6]];
         // QP 0 and 1 are reserved (QP1, the GSI, comes with connection management).
         let qpn = Pool::new(Resource::Qp, 2, 1 << log_qp);
         attr.max_qp = qpn.capacity();
@@ -520,7 +527,7 @@ impl Context {
         let shared = Shared {
             hw: RefCell::new(hw),
             attr,
-            tables: Tables { qpc: qpc_t, qps: qps_t, cqc: cqc_t, mpt: mpt_t, mtt: mtt_t, ah: ah_t },
+            tables: Tables { qpc: qpc_t, qps: qps_t, cqc: cqc_t, mpt: mpt_t, mtt: mtt_t, ah: ah_t, counters: cnt_t },
             alloc: RefCell::new(alloc),
             gids: RefCell::new(gids),
             teardown: RefCell::new(Vec::new()),
@@ -620,17 +627,26 @@ impl Context {
             ContextTable::Mpt => &self.shared.tables.mpt,
             ContextTable::Mtt => &self.shared.tables.mtt,
             ContextTable::Ah => &self.shared.tables.ah,
+            ContextTable::Counters => &self.shared.tables.counters,
         };
         (t.region.iova, t.log)
     }
 
-    /// Reads every counter register (`regs::cnt_*`), each low half
-    /// then high half (the device latches the high half on the low read).
+    /// Every counter (`regs::cnt_*`), through one context command: a Store
+    /// on `ContextTable::Counters` writes the counter window into host
+    /// memory, read from there. Each counter is exact; the window is not
+    /// one instant (the device writes it over a few hundred cycles).
     pub fn query_counters(&self) -> Result<Counters> {
-        let mut hw = self.shared.hw()?;
+        // one command: the device writes the whole window into host memory
+        // (two MMIO reads per counter otherwise)
+        self.shared.ctx_cmd(ContextOp::Store, ContextTable::Counters, 0)?;
+        let mut window = [0u8; COUNTER_BYTES];
+        let t = &self.shared.tables.counters;
+        self.shared.hw()?.dma_read(&t.region, 0, &mut window)?;
         let mut c = Counters::default();
         for (v, offset) in c.fields_mut() {
-            *v = hw.read64(offset)?;
+            let at = (offset - regs::COUNTER_WINDOW.start) as usize;
+            *v = u64::from_le_bytes(window[at..at + 8].try_into().expect("8 bytes"));
         }
         Ok(c)
     }

@@ -53,6 +53,8 @@ rtl_consts! {
     REG_CTX_CMD: u64 = regs::ctx_cmd::OFFSET;
     REG_CTX_STATUS: u64 = regs::ctx_status::OFFSET;
     REG_CTX_COUNT: u64 = regs::ctx_count::OFFSET;
+    REG_COUNTERS_BASE_LO: u64 = regs::counters_base_lo::OFFSET;
+    REG_COUNTERS_BASE_HI: u64 = regs::counters_base_hi::OFFSET;
     /// The window of 64-bit counter registers (`regs::COUNTER_WINDOW`, 512
     /// bytes: offset bits 15:9): a read there asks the core's counters,
     /// index = bits 8:3.
@@ -85,6 +87,7 @@ rtl_consts! {
     TABLE_CQ: u64 = ContextTable::Cq as u8;
     TABLE_MPT: u64 = ContextTable::Mpt as u8;
     TABLE_MTT: u64 = ContextTable::Mtt as u8;
+    TABLE_COUNTERS: u64 = ContextTable::Counters as u8;
     OP_LOAD: u64 = ContextOp::Load as u8;
     OP_STORE: u64 = ContextOp::Store as u8;
     OP_INVALIDATE: u64 = ContextOp::Invalidate as u8;

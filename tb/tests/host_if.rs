@@ -741,6 +741,92 @@ fn counters_read_through_the_window() {
     assert_eq!(b.read32(regs::scratch::OFFSET), 0, "other registers as before");
 }
 
+/// A Store on the `Counters` table writes the counter window into host
+/// memory, byte for byte as the registers read (the reserved registers 0),
+/// while counter registers read through the window at the same time stay
+/// right (the dump asks the counter mux only when `RegFile` does not).
+#[test]
+fn counters_dump_into_host_memory() {
+    use rnic_contract::regs::{COUNTERS, COUNTER_WINDOW};
+    use rnic_sim::Model;
+    // slow memory writes: the dump's 8 writes take long enough for counter
+    // reads through the window to run beside it
+    let mut b = HostBench::new(PcieConfig { write_latency: 1500, ..PcieConfig::gen3_x16() }, 24);
+    b.bring_up();
+    let n = COUNTERS as usize;
+    let value = |k: usize| (0xC0DE_0000_u64 + k as u64) << 24 | (0x5A00 + k as u64);
+    let port = |k: usize| if k < 32 { format!("cnt_{k}") } else { format!("cnt_hi_{}", k - 32) };
+    for k in 0..n {
+        b.sim.dut.set(&port(k), value(k));
+    }
+    let dump = RINGS + 0x7_0200;
+    let bytes = (COUNTER_WINDOW.end - COUNTER_WINDOW.start) as usize;
+    b.write_host(dump, &vec![0xEE; bytes + 64]);
+    b.write32(regs::counters_base_lo::OFFSET, dump as u32 | 0x1FF);
+    b.write32(regs::counters_base_hi::OFFSET, (dump >> 32) as u32);
+    assert_eq!(b.read32(regs::counters_base_lo::OFFSET), dump as u32, "512-byte aligned");
+    let word = regs::ctx_cmd::OP.encode(ContextOp::Store as u32).unwrap()
+        | regs::ctx_cmd::TABLE.encode(ContextTable::Counters as u32).unwrap();
+    let t = b.now();
+    b.write32(regs::ctx_cmd::OFFSET, word);
+    // counter reads while the dump runs, each between two reads of BUSY
+    let mut during = 0;
+    for k in (0..n).rev() {
+        let before = regs::ctx_status::BUSY.get(b.read32(regs::ctx_status::OFFSET)) == 1;
+        let at = COUNTER_WINDOW.start + 8 * k as u32;
+        let (lo, hi) = (b.read32(at), b.read32(at + 4));
+        assert_eq!((u64::from(hi) << 32) | u64::from(lo), value(k), "counter {k} read during the dump");
+        let after = regs::ctx_status::BUSY.get(b.read32(regs::ctx_status::OFFSET)) == 1;
+        during += usize::from(before && after);
+    }
+    eprintln!("{during} of {n} counter reads inside the dump");
+    assert!(during >= 4, "only {during} counter reads inside the dump");
+    let mut polls = 0;
+    while regs::ctx_status::BUSY.get(b.read32(regs::ctx_status::OFFSET)) == 1 {
+        polls += 1;
+        assert!(polls < 100, "the dump still busy after {polls} polls");
+    }
+    eprintln!("counter dump: {} cycles to BUSY low, counter reads and polls included", b.now() - t);
+    assert_eq!(regs::ctx_status::ERROR.get(b.read32(regs::ctx_status::OFFSET)), 0);
+    let image = b.read_host(dump, bytes + 64);
+    for k in 0..bytes / 8 {
+        let got = u64::from_le_bytes(image[8 * k..8 * k + 8].try_into().unwrap());
+        let want = if k < n { value(k) } else { 0 };
+        assert_eq!(got, want, "register {k} of the window");
+    }
+    assert!(image[bytes..].iter().all(|&x| x == 0xEE), "nothing past the window written");
+    // at the usual write latency, dumps back to back (each command waits in
+    // RegFile behind the one running) with a counter read after each: the
+    // reads land on every phase of the dumps' counter asks
+    let mut b2 = HostBench::new(PcieConfig::gen3_x16(), 25);
+    b2.bring_up();
+    for k in 0..n {
+        b2.sim.dut.set(&port(k), value(k));
+    }
+    b2.write32(regs::counters_base_lo::OFFSET, dump as u32);
+    b2.write32(regs::counters_base_hi::OFFSET, (dump >> 32) as u32);
+    for i in 0..60 {
+        b2.write32(regs::ctx_cmd::OFFSET, word);
+        let k = (i * 7) % n;
+        let at = COUNTER_WINDOW.start + 8 * k as u32;
+        let (lo, hi) = (b2.read32(at), b2.read32(at + 4));
+        assert_eq!((u64::from(hi) << 32) | u64::from(lo), value(k), "counter {k} read beside dump {i}");
+    }
+    assert!(!b2.ctx_cmd(ContextOp::Invalidate, ContextTable::Qp, 5), "after the dumps");
+    let image = b2.read_host(dump, 8 * n);
+    for k in 0..n {
+        assert_eq!(u64::from_le_bytes(image[8 * k..8 * k + 8].try_into().unwrap()), value(k), "dumped counter {k}");
+    }
+    // only Store, only entry 0
+    assert!(b.ctx_cmd(ContextOp::Load, ContextTable::Counters, 0), "Load fails");
+    assert!(b.ctx_cmd(ContextOp::Store, ContextTable::Counters, 1), "entry 1 fails");
+    // a dump into unmapped memory fails and says so
+    b.port.host.iommu.set_mode(rnic_host::FaultMode::Count);
+    b.write32(regs::counters_base_hi::OFFSET, 0x7F);
+    assert!(b.ctx_cmd(ContextOp::Store, ContextTable::Counters, 0), "a dump into unmapped memory fails");
+    assert!(!b.ctx_cmd(ContextOp::Invalidate, ContextTable::Qp, 5), "the engine goes on");
+}
+
 #[test]
 fn context_dma_errors_are_reported() {
     let mut b = bench(19);

@@ -203,13 +203,17 @@ impl State {
                 (self.base(regs::mtt_base_lo::OFFSET), self.reg(regs::mtt_log_entries::OFFSET), mtt::SIZE)
             }
             ContextTable::Ah => (self.base(regs::ah_base_lo::OFFSET), self.reg(regs::ah_log_entries::OFFSET), ah::SIZE),
+            ContextTable::Counters => {
+                let w = regs::COUNTER_WINDOW;
+                (self.base(regs::counters_base_lo::OFFSET), 0, (w.end - w.start) as usize)
+            }
         }
     }
 
     fn supported(&self, table: ContextTable) -> bool {
         let f = self.config.features;
         match table {
-            ContextTable::Qp | ContextTable::Cq => true,
+            ContextTable::Qp | ContextTable::Cq | ContextTable::Counters => true,
             ContextTable::Mpt | ContextTable::Mtt => regs::id_features::TRANSLATION.get(f) == 1,
             ContextTable::Ah => regs::id_features::UD.get(f) == 1,
         }
@@ -271,6 +275,12 @@ impl State {
                 None => false,
             },
             (ContextOp::Store, ContextTable::Qp) => self.qps.contains_key(&index),
+            (ContextOp::Store, ContextTable::Counters) => {
+                // the window as the registers read (a counter's halves from `regs`)
+                let image: Vec<u8> = regs::COUNTER_WINDOW.step_by(4).flat_map(|o| self.reg(o).to_le_bytes()).collect();
+                self.mem_write(addr, &image)
+            }
+            (_, ContextTable::Counters) => false,
             (ContextOp::Invalidate, ContextTable::Cq) => {
                 self.cqs.remove(&index);
                 true

@@ -20,6 +20,16 @@
 //!   last's is invalidated in turn, one invalidate in flight (about 8 cycles
 //!   a line), so a region of any size is one command for the driver.
 //!
+//! * Counters (index 0), Store: the counter window (`regs::COUNTER_WINDOW`,
+//!   64 registers) written to `counters_base`, 8 beats of 8 counters. Each
+//!   counter is asked of the parent's counter mux (`cnt_ask` with
+//!   `cnt_index`, in a cycle when `RegFile`'s own counter read does not hold
+//!   it: `cnt_busy` low) and taken a cycle later into the top of `wdata`,
+//!   which shifts down by one counter (a fixed shift), so the eighth take
+//!   leaves the beat in order; then the beat's write at `counters_base` +
+//!   64 x beat (the base is 512-byte aligned: an OR). About 150 cycles and
+//!   8 writes in all, instead of 128 MMIO reads.
+//!
 //! One command at a time; `busy` while it runs (until every cache answered
 //! or the translation unit said done), `error` if it failed (index beyond
 //! the table or this build, a table this build does not cache (AH), an
@@ -52,6 +62,8 @@ pub enum CtxState {
     Write,
     WriteWait,
     Cache,
+    CntAsk,
+    CntTake,
     Span,
     Bound,
     Inv,
@@ -68,6 +80,14 @@ pub struct CtxEngine {
     pub cqc_log: Signal<In, Bits<5>>,
     pub mpt_log: Signal<In, Bits<5>>,
     pub mtt_log: Signal<In, Bits<5>>,
+    /// Where a counter dump goes (512-byte aligned).
+    pub counters_base: Signal<In, Bits<64>>,
+    /// The counter mux: `cnt_ask` takes it this cycle for `cnt_index`, whose
+    /// value is `cnt_data` the next; only while `cnt_busy` (`RegFile`'s read) is low.
+    pub cnt_ask: Signal<Out, Bit>,
+    pub cnt_index: Signal<Out, Bits<6>>,
+    pub cnt_data: Signal<In, Bits<64>>,
+    pub cnt_busy: Signal<In, Bit>,
     pub s_cmd: CtxCmdIn,
     pub busy: Signal<Out, Bit>,
     pub error: Signal<Out, Bit>,
@@ -100,6 +120,9 @@ pub struct CtxEngine {
     /// An MTT command's span: `count` - 1, then the last entry (bit 24: past 2^24).
     cnt_m1: Reg<Bits<24>>,
     last: Reg<Bits<25>>,
+    /// A counter dump: the next counter to ask (bit 6: all 64 asked).
+    cnt_k: Reg<Bits<7>>,
+    dump: Reg<Bit>,
     entry: Reg<Bits<512>>,
     beat: Reg<Bit>,
     err: Reg<Bit>,
@@ -121,8 +144,8 @@ impl Logic for CtxEngine {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, state, op, table, sent, got, index, cnt_m1, last, entry, beat, err, dma_err, live, wdata,
-            wkeep, waddr, wlen
+            self, clock, state, op, table, sent, got, index, cnt_m1, last, cnt_k, dump, entry, beat, err, dma_err,
+            live, wdata, wkeep, waddr, wlen
         );
         self.cq_addr.next = self.cqc_base.val() + (bit_cast::<64, 24>(self.index.q.val()) << 6);
         // the command's entry exists in the host table and in this build
@@ -144,6 +167,10 @@ impl Logic for CtxEngine {
         if self.s_cmd.table.val() == TABLE_MTT {
             self.known.next = true;
             self.in_table.next = (bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.mtt_log.val()) == 0;
+        }
+        if self.s_cmd.table.val() == TABLE_COUNTERS {
+            self.known.next = self.s_cmd.op.val() == OP_STORE;
+            self.in_table.next = !self.s_cmd.index.val().any();
         }
         if !((self.s_cmd.op.val() == OP_LOAD)
             | (self.s_cmd.op.val() == OP_STORE)
@@ -230,6 +257,7 @@ impl Logic for CtxEngine {
                         self.cnt_m1.d.next = self.s_cmd.count.val() - 1;
                     }
                     self.err.d.next = false;
+                    self.dump.d.next = false;
                     self.beat.d.next = false;
                     self.sent.d.next = 0.into();
                     self.got.d.next = 0.into();
@@ -237,6 +265,10 @@ impl Logic for CtxEngine {
                         self.err.d.next = true;
                     } else if self.s_cmd.table.val() == TABLE_QP {
                         self.state.d.next = CtxState::Cache;
+                    } else if self.s_cmd.table.val() == TABLE_COUNTERS {
+                        self.cnt_k.d.next = 0.into();
+                        self.dump.d.next = true;
+                        self.state.d.next = CtxState::CntAsk;
                     } else if self.s_cmd.table.val() == TABLE_MTT {
                         self.state.d.next = CtxState::Span;
                     } else if self.s_cmd.table.val() != TABLE_CQ {
@@ -256,6 +288,23 @@ impl Logic for CtxEngine {
             CtxState::Cache => {
                 if self.got_n.val().all() {
                     self.state.d.next = CtxState::Idle;
+                }
+            }
+            CtxState::CntAsk => {
+                if !self.cnt_busy.val() {
+                    self.state.d.next = CtxState::CntTake;
+                }
+            }
+            CtxState::CntTake => {
+                self.wdata.d.next = (self.wdata.q.val() >> 64) | (bit_cast::<512, 64>(self.cnt_data.val()) << 448);
+                self.cnt_k.d.next = self.cnt_k.q.val() + 1;
+                self.state.d.next = CtxState::CntAsk;
+                if self.cnt_k.q.val().get_bits::<3>(0).all() {
+                    self.waddr.d.next =
+                        self.counters_base.val() | (bit_cast::<64, 3>(self.cnt_k.q.val().get_bits::<3>(3)) << 6);
+                    self.wkeep.d.next = 0xFFFF_FFFF_FFFF_FFFFu64.into();
+                    self.wlen.d.next = 64.into();
+                    self.state.d.next = CtxState::Write;
                 }
             }
             CtxState::Span => {
@@ -341,9 +390,14 @@ impl Logic for CtxEngine {
             CtxState::WriteWait => {
                 if self.wr_done.val() {
                     self.state.d.next = CtxState::Idle;
+                    // a dump goes on to its next beat, unless this was the last or failed
+                    if self.dump.q.val() & !self.cnt_k.q.val().get_bit(6) {
+                        self.state.d.next = CtxState::CntAsk;
+                    }
                     if self.wr_done_err.val() {
                         self.err.d.next = true;
                         self.dma_err.d.next = true;
+                        self.state.d.next = CtxState::Idle;
                     }
                 }
             }
@@ -363,6 +417,8 @@ impl Logic for CtxEngine {
         self.m_cq.mod_time.next = self.entry.q.val().get_bits::<16>(CQC_MOD_TIME);
         self.m_cq.live.next = self.live.q.val();
 
+        self.cnt_ask.next = (self.state.q.val() == CtxState::CntAsk) & !self.cnt_busy.val();
+        self.cnt_index.next = self.cnt_k.q.val().get_bits::<6>(0);
         self.busy.next = self.state.q.val() != CtxState::Idle;
         self.error.next = self.err.q.val();
         self.dma_error.next = self.dma_err.q.val();

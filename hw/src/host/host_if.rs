@@ -127,6 +127,7 @@ pub struct HostIf {
     qpn_high_out: Reg<Bits<24>>,
     qp_inval_r: Reg<Bit>,
     cnt_q: Reg<Bits<64>>,
+    cnt_sel: Signal<Local, Bits<CNT_INDEX_BITS>>,
     dma: DmaEngine,
     ctx: CtxEngine,
     cq: CqEngine,
@@ -271,6 +272,9 @@ impl Logic for HostIf {
         self.ctx.cqc_log.next = self.regs.cqc_log.val();
         self.ctx.mpt_log.next = self.regs.mpt_log.val();
         self.ctx.mtt_log.next = self.regs.mtt_log.val();
+        self.ctx.counters_base.next = self.regs.counters_base.val();
+        self.ctx.cnt_busy.next = self.regs.cnt_busy.val();
+        self.ctx.cnt_data.next = self.cnt_q.q.val();
         self.db.qpn_high.next = self.regs.qpn_high.val();
         // a register of its own at the boundary (the lookup is another block)
         self.qpn_high_out.d.next = self.regs.qpn_high.val();
@@ -301,8 +305,13 @@ impl Logic for HostIf {
         self.qp_inval.next = self.qp_inval_r.q.val();
 
         // ---- counters: the one RegFile asks for, through a register
-        // (a case: one parallel mux, not a chain of ifs)
-        match self.regs.cnt_index.val().index() {
+        // (a case: one parallel mux, not a chain of ifs); the context
+        // engine's dump asks in cycles when RegFile's read does not hold it
+        self.cnt_sel.next = self.regs.cnt_index.val();
+        if self.ctx.cnt_ask.val() {
+            self.cnt_sel.next = self.ctx.cnt_index.val();
+        }
+        match self.cnt_sel.val().index() {
             0 => self.cnt_q.d.next = self.cnt[0].val(),
             1 => self.cnt_q.d.next = self.cnt[1].val(),
             2 => self.cnt_q.d.next = self.cnt[2].val(),

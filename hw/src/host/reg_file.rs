@@ -112,6 +112,8 @@ pub struct RegFile {
     pub mpt_log: Signal<Out, Bits<5>>,
     pub mtt_base: Signal<Out, Bits<64>>,
     pub mtt_log: Signal<Out, Bits<5>>,
+    /// Where a counter dump goes (`counters_base_*`, 512-byte aligned).
+    pub counters_base: Signal<Out, Bits<64>>,
     pub irq_mod_count: Signal<Out, Bits<16>>,
     pub irq_mod_time: Signal<Out, Bits<16>>,
     pub m_db: DoorbellOut,
@@ -122,6 +124,9 @@ pub struct RegFile {
     pub cnt_index: Signal<Out, Bits<CNT_INDEX_BITS>>,
     pub cnt_data: Signal<In, Bits<64>>,
     pub ctx_busy: Signal<In, Bit>,
+    /// A counter read holds the counter mux (`cnt_index`) this cycle or the
+    /// next: another user may ask it only while this is low (a register).
+    pub cnt_busy: Signal<Out, Bit>,
     pub ctx_error: Signal<In, Bit>,
     /// Some block of the core still clears its tables after reset
     /// (`status.READY` reads its inverse).
@@ -163,6 +168,8 @@ pub struct RegFile {
     ctx_word: Reg<Bits<32>>,
     /// `ctx_count` as software wrote it, and as the command in `ctx_word` took it.
     r_ctx_count: Reg<Bits<24>>,
+    r_cntd_lo: Reg<Bits<32>>,
+    r_cntd_hi: Reg<Bits<32>>,
     ctx_count_q: Reg<Bits<24>>,
     bvalid: Reg<Bit>,
     rvalid: Reg<Bit>,
@@ -223,6 +230,8 @@ impl Logic for RegFile {
             ctx_valid,
             ctx_word,
             r_ctx_count,
+            r_cntd_lo,
+            r_cntd_hi,
             ctx_count_q,
             bvalid,
             rvalid,
@@ -339,6 +348,12 @@ impl Logic for RegFile {
                     self.ctx_word.d.next = self.wdata.val();
                     self.ctx_count_q.d.next = self.r_ctx_count.q.val();
                 }
+                if self.waddr.val() == REG_COUNTERS_BASE_LO {
+                    self.r_cntd_lo.d.next = self.wdata.val() & 0xFFFF_FE00u64;
+                }
+                if self.waddr.val() == REG_COUNTERS_BASE_HI {
+                    self.r_cntd_hi.d.next = self.wdata.val();
+                }
                 if self.waddr.val() == REG_CTX_COUNT {
                     self.r_ctx_count.d.next = self.wdata.val().get_bits::<24>(0);
                 }
@@ -389,6 +404,12 @@ impl Logic for RegFile {
         }
         if self.raddr.val() == REG_IRQ_MODERATION {
             self.rword.next = self.r_irq_mod.q.val();
+        }
+        if self.raddr.val() == REG_COUNTERS_BASE_LO {
+            self.rword.next = self.r_cntd_lo.q.val();
+        }
+        if self.raddr.val() == REG_COUNTERS_BASE_HI {
+            self.rword.next = self.r_cntd_hi.q.val();
         }
         if self.raddr.val() == REG_CTX_COUNT {
             self.rword.next = bit_cast::<32, 24>(self.r_ctx_count.q.val());
@@ -448,6 +469,7 @@ impl Logic for RegFile {
         // a counter: its index out now, its value two cycles later
         self.in_cnt.next = self.raddr.val().get_bits::<7>(9) == CNT_PAGE;
         self.cnt_index.next = self.c_index.q.val();
+        self.cnt_busy.next = self.c_busy.q.val();
         if self.s_axil.arvalid.val() & !self.rvalid.q.val() & !self.c_busy.q.val() {
             if self.in_cnt.val() {
                 self.c_busy.d.next = true;
@@ -524,6 +546,8 @@ impl Logic for RegFile {
         self.mtt_base.next =
             (bit_cast::<64, 32>(self.r_mtt_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_mtt_lo.q.val());
         self.mtt_log.next = self.r_mtt_log.q.val();
+        self.counters_base.next =
+            (bit_cast::<64, 32>(self.r_cntd_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_cntd_lo.q.val());
         self.irq_mod_count.next = self.r_irq_mod.q.val().get_bits::<16>(0);
         self.irq_mod_time.next = self.r_irq_mod.q.val().get_bits::<16>(IRQ_MOD_TIME);
         self.m_db.valid.next = self.db_valid.q.val();
@@ -561,6 +585,8 @@ impl Logic for RegFile {
             self.r_mtt_hi.d.next = 0.into();
             self.r_mtt_log.d.next = 0.into();
             self.r_ctx_count.d.next = 0.into();
+            self.r_cntd_lo.d.next = 0.into();
+            self.r_cntd_hi.d.next = 0.into();
             self.db_valid.d.next = false;
             self.ctx_valid.d.next = false;
             self.irq_pending.d.next = false;
