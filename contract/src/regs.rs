@@ -340,8 +340,8 @@ registers! {
         ERROR = bit 1, width 1;
     }
 
-    /// The span of the next MTT context command: entries `INDEX .. INDEX +
-    /// COUNT` of `ctx_cmd`, which acts on every line of the device's MTT
+    /// The span of the next MTT context command, in entries from
+    /// `ctx_cmd.INDEX`; the command acts on every line of the device's MTT
     /// cache they fall in, about 8 cycles a line, so registering or
     /// deregistering a large region is one command. Taken with each
     /// `ctx_cmd` write (a later write of this register does not change a

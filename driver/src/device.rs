@@ -247,12 +247,17 @@ impl Shared {
 
     /// Runs a context command to its end.
     pub(crate) fn ctx_cmd(&self, op: ContextOp, table: ContextTable, index: u32) -> Result<()> {
+        self.ctx_cmd_polls(op, table, index, CTX_POLLS)
+    }
+
+    /// A context command, given up after `max_polls` reads of `ctx_status`.
+    fn ctx_cmd_polls(&self, op: ContextOp, table: ContextTable, index: u32, max_polls: u32) -> Result<()> {
         let word = regs::ctx_cmd::OP.encode(op.raw().into())?
             | regs::ctx_cmd::TABLE.encode(table.raw().into())?
             | regs::ctx_cmd::INDEX.encode(index)?;
         let mut hw = self.hw()?;
         hw.write32(regs::ctx_cmd::OFFSET, word)?;
-        for polls in 1..=CTX_POLLS {
+        for polls in 1..=max_polls {
             let status = hw.read32(regs::ctx_status::OFFSET)?;
             if regs::ctx_status::BUSY.get(status) == 0 {
                 if regs::ctx_status::ERROR.get(status) == 1 {
@@ -260,21 +265,24 @@ impl Shared {
                 }
                 return Ok(());
             }
-            if polls == CTX_POLLS {
+            if polls == max_polls {
                 break;
             }
             hw.relax();
         }
-        Err(Error::ContextTimeout { op, table, index, polls: CTX_POLLS })
+        Err(Error::ContextTimeout { op, table, index, polls: max_polls })
     }
 
     /// Runs a context command over MTT entries `index .. index + count`
     /// (`ctx_count`, then `ctx_cmd`): the device acts on every cache line they
     /// fall in, so a region of any size costs one command.
+    /// The device takes about 8 cycles a line, under one MMIO read: the poll
+    /// budget grows by one poll a line.
     pub(crate) fn ctx_mtt_span(&self, op: ContextOp, index: u32, count: u32) -> Result<()> {
         let word = regs::ctx_count::COUNT.encode(count)?;
         self.hw()?.write32(regs::ctx_count::OFFSET, word)?;
-        self.ctx_cmd(op, ContextTable::Mtt, index)
+        let polls = CTX_POLLS.saturating_add(count / rnic_contract::mr::MTT_PER_LINE);
+        self.ctx_cmd_polls(op, ContextTable::Mtt, index, polls)
     }
 
     /// Rings the doorbell: one 64-bit write, low half then high half, with

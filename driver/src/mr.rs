@@ -26,6 +26,7 @@ use crate::hw::{LOG_PAGE_SIZE, PAGE_SIZE};
 use crate::pd::{PdInner, ProtectionDomain};
 use rnic_contract::codes::{ContextOp, ContextTable};
 use rnic_contract::layouts::{mpt, mtt};
+use rnic_contract::regs;
 use std::fmt;
 use std::ops::BitOr;
 use std::rc::Rc;
@@ -138,12 +139,10 @@ impl ProtectionDomain {
         let pages = ((offset + len - 1) / PAGE_SIZE - first_page + 1) as u32;
         let (index, key, mtt_base) = {
             let mut a = ctx.alloc.borrow_mut();
-            if pages > a.mtt.capacity() {
-                return Err(Error::TooLarge {
-                    what: "memory region pages",
-                    requested: pages.into(),
-                    max: a.mtt.capacity().into(),
-                });
+            // one context command spans the pages (`ctx_count.COUNT`)
+            let max = a.mtt.capacity().min(regs::ctx_count::COUNT.mask());
+            if pages > max {
+                return Err(Error::TooLarge { what: "memory region pages", requested: pages.into(), max: max.into() });
             }
             let mut failed = None;
             let mut rng = || {

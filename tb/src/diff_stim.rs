@@ -949,7 +949,10 @@ fn reg_file(s: &mut dyn Sim) -> Outcome {
     let mut rng = Rng(0x5eed_0006);
     reset(s)?;
     let mut ops = bring_up(0x10_0000_0000, 0x11_0000_0000);
+    ops.push(Op::W(regs::counters_base_lo::OFFSET, 0x1234_5FFF));
+    ops.push(Op::W(regs::counters_base_hi::OFFSET, 0x77));
     for q in 0..6u32 {
+        ops.push(Op::W(regs::ctx_count::OFFSET, 0xFF00_0001 + 1000 * q));
         ops.extend(doorbell(
             [DoorbellKind::SqProducer, DoorbellKind::RqProducer, DoorbellKind::CqArm][q as usize % 3],
             q * 77,
@@ -1266,6 +1269,7 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
     s.set("cqc_log", 4);
     s.set("mpt_log", 4);
     s.set("mtt_log", 6);
+    s.set("counters_base", 0x30_0000);
     reset(s)?;
     let mut cmds: VecDeque<(u64, u64, u64)> = VecDeque::new();
     for i in 0..64u64 {
@@ -1279,16 +1283,23 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
         };
         cmds.push_back((op as u64, table as u64, (i * 5) % 19)); // 16..18 are beyond the QP/CQ/MPT tables
     }
+    // counter dumps (Store, entry 0), and two refused (entry 1, a Load)
+    let counters = ContextTable::Counters as u64;
+    for (at, op, index) in [(5, ContextOp::Store, 0), (21, ContextOp::Store, 0), (33, ContextOp::Store, 1)] {
+        cmds.insert(at, (op as u64, counters, index));
+    }
+    cmds.insert(50, (ContextOp::Load as u64, counters, 0));
+    cmds.insert(58, (ContextOp::Store as u64, counters, 0));
     let want = cmds.len();
     let (mut cmd_on, mut done, mut cqs, mut errors) = (false, 0, 0u64, 0u64);
     let (mut cache_ops, mut invs) = (0u64, 0u64);
-    let mut dma_errors = 0u64;
+    let (mut dma_errors, mut asks) = (0u64, 0u64);
     mem.err_every = 9;
     let mut cq = None::<u64>;
     // the two caches' answers (due cycle, err) and the translation unit's done
     let mut answers: [VecDeque<(u64, bool)>; 2] = [VecDeque::new(), VecDeque::new()];
     let mut inv_due: Option<u64> = None;
-    let limit = s.now() + 8000;
+    let limit = s.now() + 12000;
     let mut tail = 0;
     while tail < 20 {
         tail = if done == want && !bit(s, "busy") { tail + 1 } else { 0 };
@@ -1300,9 +1311,14 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
             s.set("s_cmd.op", op);
             s.set("s_cmd.table", t);
             s.set("s_cmd.index", i);
+            // MTT spans of 0 to 39 entries (some past the 64-entry table)
+            s.set("s_cmd.count", rng.next() % 40);
             cmd_on = true;
         }
         s.set("s_cmd.valid", cmd_on as u64);
+        // the counter mux: RegFile holds it now and then; any value comes back
+        s.set("cnt_busy", rng.chance(30) as u64);
+        s.set("cnt_data", rng.next());
         let cr = rng.chance(70);
         s.set("m_cq.ready", cr as u64);
         s.set("m_cq_query.ready", 1);
@@ -1344,6 +1360,7 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
             done += 1;
         }
         cqs += (cr && bit(s, "m_cq.valid")) as u64;
+        asks += s.get("cnt_ask") & 1;
         errors += s.get("error") & 1;
         dma_errors += s.get("dma_error") & 1;
         s.step()?;
@@ -1352,7 +1369,8 @@ fn ctx_engine(s: &mut dyn Sim) -> Outcome {
         reached("context commands taken", done as u64, want as u64),
         reached("DMA errors reported", dma_errors, 1),
         reached("CQ context reads answered", mem.reads, 3),
-        reached("CQ write-backs (Store)", mem.writes, 2),
+        reached("CQ write-backs and counter beats", mem.writes, 2 + 8 * 2),
+        reached("counter asks", asks, 64 * 2),
         reached("QP cache operations (both caches)", cache_ops, 30),
         reached("translation invalidates done", invs, 6),
         reached("CQ setups out (CQ Load)", cqs, 3),

@@ -370,6 +370,13 @@ impl Hw for FakeHw {
                 s.doorbell(u64::from(value) << 32 | u64::from(lo));
             }
             regs::ctx_cmd::OFFSET => s.ctx_cmd(value),
+            // the device's masks: a 512-byte aligned base, a 24-bit count
+            regs::counters_base_lo::OFFSET => {
+                s.regs.insert(offset, value & !0x1FF);
+            }
+            regs::ctx_count::OFFSET => {
+                s.regs.insert(offset, value & regs::ctx_count::COUNT.mask());
+            }
             regs::events::OFFSET => {
                 let v = s.reg(offset) & !value;
                 s.regs.insert(offset, v);

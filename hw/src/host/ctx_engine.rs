@@ -27,13 +27,15 @@
 //!   it: `cnt_busy` low) and taken a cycle later into the top of `wdata`,
 //!   which shifts down by one counter (a fixed shift), so the eighth take
 //!   leaves the beat in order; then the beat's write at `counters_base` +
-//!   64 x beat (the base is 512-byte aligned: an OR). About 150 cycles and
-//!   8 writes in all, instead of 128 MMIO reads.
+//!   64 x beat (the base is 512-byte aligned: an OR): 128 cycles of asks
+//!   and 8 beat writes, each awaited (`wr_done`), instead of 68 MMIO reads.
 //!
 //! One command at a time; `busy` while it runs (until every cache answered
 //! or the translation unit said done), `error` if it failed (index beyond
-//! the table or this build, a table this build does not cache (AH), an
-//! unknown op, a cache answer with `err`, or a DMA error).
+//! the table or this build, an MTT span past the table or past 2^24, a
+//! table this build does not cache (AH), an op other than Store on the
+//! counters or an index other than 0, an unknown op, a cache answer with
+//! `err`, or a DMA error, which ends a dump at the failed beat).
 
 use super::{
     CacheReqOut, CacheRespIn, CqSetupOut, CtxCmdIn, QueryOut, RdCmdOut, WrStreamOut, CACHE_OP_FLUSH,
