@@ -76,12 +76,30 @@ impl Default for QpAccess {
 }
 
 /// A READ or atomic remembered for duplicates (rxe's responder resources).
+/// The hardware keeps the same list per QP (docs/replay_plan.md); its
+/// benches compare theirs with [`Responder::resources`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Resource {
+pub enum Resource {
     /// A READ: its PSN range and the buffer of the original request.
-    Read { first_psn: Psn, last_psn: Psn, va: u64, rkey: u32, len: u32 },
+    Read {
+        /// The request's PSN, the first response's.
+        first_psn: Psn,
+        /// The last response's PSN.
+        last_psn: Psn,
+        /// The request's RETH VA.
+        va: u64,
+        /// The request's RETH rkey.
+        rkey: u32,
+        /// The request's RETH DMA length.
+        len: u32,
+    },
     /// An atomic: its PSN and the value it returned.
-    Atomic { psn: Psn, orig: u64 },
+    Atomic {
+        /// The request's PSN.
+        psn: Psn,
+        /// The value the target word held before the atomic.
+        orig: u64,
+    },
 }
 
 /// The multi-packet message in progress, which fixes the opcodes allowed next.
@@ -179,7 +197,7 @@ pub struct Responder {
     pub(crate) write_remaining: u64,
     pub(crate) write_len: u32,
     /// READ/atomic replay cache, oldest first, at most `max_dest_rd_atomic`.
-    pub(crate) resources: VecDeque<Resource>,
+    resources: VecDeque<Resource>,
     /// The last packet executed was a SEND/WRITE packet without AckReq and
     /// is not yet acknowledged; its PSN is always `epsn - 1`.
     pub(crate) ack_pending: bool,
@@ -253,6 +271,12 @@ impl Responder {
     /// Counters.
     pub fn counters(&self) -> ResponderCounters {
         self.counters
+    }
+
+    /// The READ and atomic resources kept for duplicates, oldest first: at
+    /// most `max_dest_rd_atomic`, the oldest recycled by a new one.
+    pub fn resources(&self) -> impl ExactSizeIterator<Item = Resource> + '_ {
+        self.resources.iter().copied()
     }
 
     /// The per-QP state between packets (read-only).
@@ -726,7 +750,7 @@ impl Responder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ext::ImmDt;
+    use crate::ext::{AtomicEth, ImmDt};
     use crate::rc::{KeyError, MemFault};
 
     /// Memory granting every key, reading zeros, dropping writes.
@@ -776,5 +800,83 @@ mod tests {
         assert!(r.state().nak_sent);
         r.receive(&pkt(Opcode::RcSendOnly, 2, ExtHeaders::Bare, 0), &mut Open);
         assert!(r.state().error);
+    }
+
+    /// Memory granting every key, holding what is written (8-byte words).
+    #[derive(Default)]
+    struct Words(std::collections::HashMap<u64, u8>);
+    impl Memory for Words {
+        fn check(&self, _: u32, _: u32, _: u64, _: u64, _: Access) -> Result<(), KeyError> {
+            Ok(())
+        }
+        fn read(&self, addr: u64, out: &mut [u8]) -> Result<(), MemFault> {
+            for (i, b) in out.iter_mut().enumerate() {
+                *b = self.0.get(&(addr + i as u64)).copied().unwrap_or(0);
+            }
+            Ok(())
+        }
+        fn write(&mut self, addr: u64, data: &[u8]) -> Result<(), MemFault> {
+            for (i, &b) in data.iter().enumerate() {
+                self.0.insert(addr + i as u64, b);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn resources_keep_the_newest_and_answer_duplicates() {
+        let cfg = ResponderConfig {
+            dest_qp: 7,
+            pmtu: Pmtu::Mtu256,
+            start_psn: Psn::new(0xFF_FFFE),
+            max_dest_rd_atomic: 4,
+            min_rnr_timer: RnrTimer::new(3).unwrap(),
+            pd: 1,
+            max_recv_sge: 4,
+            access: QpAccess::ALL,
+        };
+        let mut r = Responder::new(cfg);
+        let mut mem = Words::default();
+        let read = |psn: u32, va: u64, len: u32| {
+            let reth = Reth { va, rkey: 5, dma_len: len };
+            RcPacket::new(Opcode::RcReadRequest, 7, Psn::new(psn), true, ExtHeaders::Reth(reth), Vec::new())
+        };
+        // Five READs of 2 packets each from PSN 0xFF_FFFE: PSNs wrap past 2^24.
+        let mut psn = 0xFF_FFFE;
+        for i in 0..5u64 {
+            assert_eq!(r.receive(&read(psn, 0x1000 * (i + 1), 512), &mut mem).len(), 2);
+            psn = (psn + 2) & 0xFF_FFFF;
+        }
+        let kept: Vec<Resource> = r.resources().collect();
+        assert_eq!(kept.len(), 4, "max_dest_rd_atomic bounds the list");
+        assert_eq!(
+            kept[0],
+            Resource::Read { first_psn: Psn::new(0), last_psn: Psn::new(1), va: 0x2000, rkey: 5, len: 512 },
+            "the oldest was recycled; the list is oldest first"
+        );
+        let before = r.counters();
+        // The first READ was recycled: its duplicate is dropped silently.
+        assert!(r.receive(&read(0xFF_FFFE, 0x1000, 512), &mut mem).is_empty());
+        assert_eq!(r.counters().dropped, before.dropped + 1);
+        // The second one's second packet is replayed from its PSN.
+        let replay = r.receive(&read(1, 0x2100, 256), &mut mem);
+        assert_eq!(replay.len(), 1);
+        assert_eq!(replay[0].psn(), Psn::new(1));
+        assert_eq!(r.counters().read_replays, before.read_replays + 1);
+        // An atomic's duplicate answers the saved value, though the word has changed since.
+        let fadd = |psn: u32| {
+            let eth = AtomicEth { va: 0x8000, rkey: 5, swap_add: 3, compare: 0 };
+            RcPacket::new(Opcode::RcFetchAdd, 7, Psn::new(psn), true, ExtHeaders::AtomicEth(eth), Vec::new())
+        };
+        mem.write(0x8000, &40u64.to_le_bytes()).unwrap();
+        let orig_of = |p: &[RcPacket]| p[0].ext.atomic_ack_eth().map(|a| a.orig_remote_data);
+        assert_eq!(orig_of(&r.receive(&fadd(psn), &mut mem)), Some(40));
+        assert_eq!(orig_of(&r.receive(&fadd(psn + 1), &mut mem)), Some(43));
+        assert_eq!(r.resources().last(), Some(Resource::Atomic { psn: Psn::new(psn + 1), orig: 43 }));
+        assert_eq!(orig_of(&r.receive(&fadd(psn), &mut mem)), Some(40), "the saved value, not the word's");
+        let mut word = [0; 8];
+        mem.read(0x8000, &mut word).unwrap();
+        assert_eq!(u64::from_le_bytes(word), 46, "a duplicate atomic is not executed again");
+        assert_eq!(r.counters().atomic_replays, before.atomic_replays + 1);
     }
 }
