@@ -465,12 +465,17 @@ rtl_consts! {
     QPSR_WRITE_RKEY: u64 = qps::WRITE_RKEY.pos() - 8 * qps::RESPONDER_BYTES.start;
     QPSR_WRITE_REMAINING: u64 = qps::WRITE_REMAINING.pos() - 8 * qps::RESPONDER_BYTES.start;
     QPSR_WRITE_LEN: u64 = qps::WRITE_LEN.pos() - 8 * qps::RESPONDER_BYTES.start;
-    /// Fields `resp_check` passes through: RECV_SGE, RECV_SGE_OFFSET, the replay cache's.
+    /// Fields `resp_check` passes through: RECV_SGE, RECV_SGE_OFFSET.
     QPSR_RECV_SGE: u64 = qps::RECV_SGE.pos() - 8 * qps::RESPONDER_BYTES.start;
     QPSR_SGE_OFFSET: u64 = qps::RECV_SGE_OFFSET.pos() - 8 * qps::RESPONDER_BYTES.start;
-    QPSR_REPLAY: u64 = qps::REPLAY_HEAD.pos() - 8 * qps::RESPONDER_BYTES.start;
-    /// `resp_check`'s `m_dec.wr_mask`: the responder's bytes but the replay cache's.
-    RESP_WR_MASK: u64 = ((1u64 << qps::REPLAY_HEAD.byte) - 1) & !((1u64 << qps::RESPONDER_BYTES.start) - 1);
+    /// The replay window (`resp_check` moves it on an executed READ or atomic).
+    QPSR_REPLAY_HEAD: u64 = qps::REPLAY_HEAD.pos() - 8 * qps::RESPONDER_BYTES.start;
+    QPSR_REPLAY_COUNT: u64 = qps::REPLAY_COUNT.pos() - 8 * qps::RESPONDER_BYTES.start;
+    /// The replay slots a QP has (`qp_modify::MAX_DEST_RD_ATOMIC`).
+    REPLAY_SLOTS: u64 = rnic_contract::qp_modify::MAX_DEST_RD_ATOMIC as u64;
+    /// `resp_check`'s `m_dec.wr_mask`: every responder byte (the replay
+    /// window's bits included, which spill from byte 62 into 63).
+    RESP_WR_MASK: u64 = !((1u64 << qps::RESPONDER_BYTES.start) - 1);
     /// `IN_PROGRESS` codes.
     IP_NONE: u64 = qps::IN_PROGRESS_NONE;
     IP_SEND: u64 = qps::IN_PROGRESS_SEND;

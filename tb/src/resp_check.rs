@@ -53,7 +53,9 @@ use rnic_hw::wire::{RX_HDR_BITS, RX_HDR_FIELDS};
 use rnic_proto::ext::{AtomicEth, ExtHeaders, Ieth, ImmDt, Reth};
 use rnic_proto::opcode::{Opcode, Pmtu, Transport};
 use rnic_proto::psn::Psn;
-use rnic_proto::rc::responder::{MessageInProgress, QpAccess, RecvWqe, Responder, ResponderConfig, ResponderState};
+use rnic_proto::rc::responder::{
+    MessageInProgress, QpAccess, RecvWqe, Resource, Responder, ResponderConfig, ResponderState,
+};
 use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket, Sge, WcStatus};
 use rnic_proto::RnrTimer;
 use rnic_sim::axis::Rng;
@@ -125,6 +127,9 @@ pub struct Expect {
     pub rq_next: u16,
     /// Whether the record writes the state (checked for flush records only).
     pub write: Option<bool>,
+    /// The model's READ/atomic resources after the packet, oldest first:
+    /// what the replay window `[REPLAY_HEAD, +REPLAY_COUNT)` must name.
+    pub replay: Vec<Resource>,
 }
 
 /// One packet: what is offered and what must come out.
@@ -197,6 +202,9 @@ pub struct Script {
     pub flush_fresh: usize,
     pub flush_busy: usize,
     pub flush_behind: usize,
+    /// READs and atomics executed with every replay slot of the QP in use
+    /// (the oldest recycled).
+    pub recycled: usize,
 }
 
 impl Script {
@@ -216,6 +224,7 @@ impl Script {
             flush_fresh: 0,
             flush_busy: 0,
             flush_behind: 0,
+            recycled: 0,
         };
         for _ in 0..n {
             let pmtu = pmtus[(s.rng.next() % pmtus.len() as u64) as usize];
@@ -385,6 +394,7 @@ impl Script {
             after,
             rq_next: ctx.rq_prod,
             write: Some(exec || !qp.started),
+            replay: vec![],
         };
         self.seen[verdict as usize] += 1;
         if exec {
@@ -415,6 +425,7 @@ impl Script {
         let before = qp.model.state();
         let counters = qp.model.counters();
         let recvs_before = qp.model.posted_recvs();
+        let full_before = qp.model.resources().len() == usize::from(qp.ctx.max_dest);
         let mut ctx = qp.ctx.clone();
         ctx.rq_prod = ctx.rq_cons.wrapping_add(qp.posted as u16);
         let responses = qp.model.receive(&pkt, &mut OpenMemory);
@@ -454,6 +465,9 @@ impl Script {
             RESP_DROP
         };
         self.seen[verdict as usize] += 1;
+        if full_before && (verdict == RESP_EXEC_READ || verdict == RESP_EXEC_ATOMIC) {
+            self.recycled += 1;
+        }
         let acc = qp.ctx.access;
         if verdict == RESP_NAK_INV
             && ((is_write && !acc.remote_write) || (is_read && !acc.remote_read) || (is_atomic && !acc.remote_atomic))
@@ -482,6 +496,7 @@ impl Script {
             after,
             rq_next,
             write: None,
+            replay: qp.model.resources().collect(),
         };
         let aeth = |p: &RcPacket| p.ext.aeth().copied().expect("a response with an AETH");
         match verdict {
@@ -748,6 +763,9 @@ pub struct RespBench<M: Model> {
     store: HashMap<u32, Vec<u8>>,
     /// The state the last record of each QP wrote (in record order).
     last: HashMap<u32, Vec<u8>>,
+    /// Each QP's 16 replay slots as the records fill them (slot `HEAD' +
+    /// COUNT' - 1` of an executed READ or atomic's new state).
+    slots: HashMap<u32, [Option<Resource>; REPLAY_SLOTS as usize]>,
     /// The previous record's QPN when it was its QP's first record.
     first_ahead: Option<u32>,
     /// Flushes that found nothing right behind their QP's first record (no
@@ -808,6 +826,7 @@ impl<M: Model> RespBench<M> {
             pending: VecDeque::new(),
             store: HashMap::new(),
             last: HashMap::new(),
+            slots: HashMap::new(),
             first_ahead: None,
             behind_first: 0,
             offered: None,
@@ -882,6 +901,10 @@ impl<M: Model> RespBench<M> {
                 self.behind_first += 1;
             }
             check(&case, &rec, now);
+            if !case.pkt.flush && !case.expect.after.error {
+                let slots = self.slots.entry(rec.qpn).or_default();
+                check_replay(&case, &rec, slots, now);
+            }
             if case.pkt.flush {
                 check_flush_state(&case, &rec, self.last.get(&rec.qpn), now);
             }
@@ -1024,6 +1047,27 @@ pub fn check(c: &Case, r: &Record, now: u64) {
         assert_eq!(qps::WRITE_RKEY.get(d).unwrap(), s.write_rkey, "{ctx}: WRITE_RKEY");
         assert_eq!(u64::from(qps::WRITE_REMAINING.get(d).unwrap()), s.write_remaining, "{ctx}: WRITE_REMAINING");
         assert_eq!(qps::WRITE_LEN.get(d).unwrap(), s.write_len, "{ctx}: WRITE_LEN");
+    }
+}
+
+/// The replay window of a record's new state against the model's
+/// resources: an executed READ or atomic fills slot `HEAD' + COUNT' - 1`
+/// with the model's newest resource, and the window `[HEAD', HEAD' +
+/// COUNT')` of `slots` must then hold the model's resources, oldest first.
+/// (Not for a QP the model put in error: a failed READ's slot is spent, the
+/// model remembers nothing.)
+pub fn check_replay(c: &Case, r: &Record, slots: &mut [Option<Resource>; REPLAY_SLOTS as usize], now: u64) {
+    let n = REPLAY_SLOTS as usize;
+    let head = usize::from(qps::REPLAY_HEAD.get(&r.wr_data).unwrap());
+    let count = usize::from(qps::REPLAY_COUNT.get(&r.wr_data).unwrap());
+    let ctx = format!("cycle {now}: QP {:#x} PSN {:#x} verdict {}", c.pkt.qpn, c.pkt.psn, r.verdict);
+    if r.verdict == RESP_EXEC_READ || r.verdict == RESP_EXEC_ATOMIC {
+        assert!(count >= 1, "{ctx}: an executed READ or atomic holds a slot");
+        slots[(head + count - 1) % n] = c.expect.replay.last().copied();
+    }
+    assert_eq!(count, c.expect.replay.len(), "{ctx}: REPLAY_COUNT against the model's resources");
+    for (i, want) in c.expect.replay.iter().enumerate() {
+        assert_eq!(slots[(head + i) % n].as_ref(), Some(want), "{ctx}: replay slot HEAD + {i} (HEAD {head})");
     }
 }
 

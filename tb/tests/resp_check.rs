@@ -57,12 +57,15 @@ fn constants_match_the_model() {
 /// covers that. RQ flush records among the packets (each QP flushed once
 /// in error, sometimes twice, then never used again): both outcomes
 /// (RESP_EXEC_FLUSH; nothing to flush, RESP_FLUSH_NONE), for QPs not started,
-/// with a RECV being filled, right behind a packet of the same QP.
+/// with a RECV being filled, right behind a packet of the same QP. The
+/// replay window (REPLAY_HEAD, REPLAY_COUNT) names the model's READ and
+/// atomic resources after every record, recycled ones included.
 #[test]
 fn random_sequences_match_the_model() {
     let mut seen = [0usize; 16];
     let (mut n, mut denied) = (0, 0);
     let (mut f_exec, mut f_none, mut f_fresh, mut f_busy, mut f_behind, mut f_redundant) = (0, 0, 0, 0, 0, 0);
+    let mut recycled = 0;
     for (seed, qps, p_same, p_offer, p_take, delay) in [
         (1, 1, 100, 100, 100, 0),
         (2, 3, 60, 70, 60, 0),
@@ -91,6 +94,7 @@ fn random_sequences_match_the_model() {
         f_busy += s.flush_busy;
         f_behind += s.flush_behind;
         f_redundant += b.behind_first;
+        recycled += s.recycled;
         for (k, v) in s.seen.iter().enumerate() {
             seen[k] += v;
         }
@@ -120,6 +124,8 @@ fn random_sequences_match_the_model() {
     assert_eq!((seen[RESP_EXEC_FLUSH as usize], seen[RESP_FLUSH_NONE as usize]), (f_exec, f_none));
     assert!(f_exec >= 1000 && f_none >= 800 && f_fresh >= 100 && f_busy >= 100 && f_behind >= 800, "{f}");
     assert!(f_redundant >= 50, "{f}");
+    // the replay window checked on every record (`check_replay`), full ones included
+    assert!(recycled >= 200, "READs and atomics recycling the oldest replay slot: {recycled}");
 }
 
 /// A packet into an idle block: its record is on `m_dec` LATENCY cycles

@@ -60,8 +60,11 @@
 //! and `EPSN` from `qpc.RQ_PSN`, while `RESP_STARTED` is clear). Not this
 //! block's and passed through unchanged: `RECV_SGE`, `RECV_SGE_OFFSET`
 //! (the stage that places a SEND's bytes replaces them in `wr_data` before
-//! the write: `wr_mask` covers them) and the replay cache's
-//! `REPLAY_HEAD`/`REPLAY_COUNT` (outside `wr_mask`).
+//! the write: `wr_mask` covers them). `REPLAY_HEAD`/`REPLAY_COUNT` are the
+//! window of the QP's replay slots (docs/replay_plan.md): an executed READ
+//! or atomic takes slot `HEAD + COUNT` (mod 16), or, with `COUNT` at the
+//! QP's `max_dest_rd_atomic` (at most 16), recycles slot `HEAD` and moves
+//! `HEAD` on; so its slot is `HEAD' + COUNT' - 1` of the new state.
 //!
 //! **Consecutive packets of one QP: forwarding.** The block forwards its own
 //! writes: a packet's state is the newest of the record just decided (the
@@ -118,11 +121,15 @@ const _: () = assert!(
     "the QP's three remote rights are adjacent"
 );
 
-/// Widths of the fields passed through (`RECV_SGE`; the replay cache's
-/// bits to the top of the word).
+/// Widths of the fields passed through (`RECV_SGE`) and of the replay
+/// window's bits, to the top of the word.
 const QPSR_RECV_SGE_W: usize = qps::RECV_SGE.width as usize;
-const QPSR_REPLAY_W: usize = RESP_STATE_BITS - QPSR_REPLAY as usize;
+const QPSR_REPLAY_W: usize = RESP_STATE_BITS - QPSR_REPLAY_HEAD as usize;
 const _: () = assert!(QPSR_REPLAY_W == 16 && qps::RECV_SGE_OFFSET.width == 32);
+const _: () = assert!(
+    qps::REPLAY_HEAD.width == 4 && qps::REPLAY_COUNT.width == 5 && 1 << qps::REPLAY_HEAD.width == REPLAY_SLOTS,
+    "the replay window's HEAD indexes the 16 slots, COUNT counts up to 16"
+);
 
 /// A packet for the decision: header, context, state.
 #[derive(LogicInterface, Default)]
@@ -347,6 +354,7 @@ pub struct RespCheck {
     p0_plen: Reg<Bits<32>>,
     p0_min_rnr: Reg<Bits<5>>,
     p0_rq_prod: Reg<Bits<16>>,
+    p0_max_res: Reg<Bits<5>>,
     p0_st: Reg<Bits<RESP_STATE_BITS>>,
     // ---- the decision (P0 -> P1)
     dec: RespDecide,
@@ -443,6 +451,7 @@ impl Logic for RespCheck {
             p0_plen,
             p0_min_rnr,
             p0_rq_prod,
+            p0_max_res,
             p0_st,
             p1_valid,
             p1_qpn,
@@ -613,6 +622,11 @@ impl Logic for RespCheck {
         self.p0_plen.d.next = bit_cast::<32, 16>(self.src_plen.val());
         self.p0_min_rnr.d.next = self.src_min_rnr.val();
         self.p0_rq_prod.d.next = self.src_rq_prod.val();
+        // the replay slots the QP uses: max_dest_rd_atomic, at most the 16 kept
+        self.p0_max_res.d.next = bit_cast::<5, 8>(self.src_max_dest.val());
+        if self.src_max_dest.val().get_bits::<4>(4).any() {
+            self.p0_max_res.d.next = REPLAY_SLOTS.into();
+        }
         // opcode: SEND 0..5, WRITE 6..11 (FIRST, MIDDLE, LAST, LAST_IMM, ONLY, ONLY_IMM)
         self.p0_send.d.next = self.src_opcode.val() < BTH_RC_WRITE_FIRST;
         self.p0_write.d.next =
@@ -763,6 +777,7 @@ impl Logic for RespCheck {
             self.p0_plen.d.next = self.p0_plen.q.val();
             self.p0_min_rnr.d.next = self.p0_min_rnr.q.val();
             self.p0_rq_prod.d.next = self.p0_rq_prod.q.val();
+            self.p0_max_res.d.next = self.p0_max_res.q.val();
         }
 
         // ---- the decision: P0's state, or the record just decided for the same QP
@@ -796,6 +811,7 @@ impl Logic for RespCheck {
         self.dec.plen.next = self.p0_plen.q.val();
         self.dec.min_rnr.next = self.p0_min_rnr.q.val();
         self.dec.rq_prod.next = self.p0_rq_prod.q.val();
+        self.dec.max_res.next = self.p0_max_res.q.val();
 
         // ---- P1 and the forwarding history move on `adv`
         self.p1_valid.d.next = self.p1_valid.q.val();
@@ -922,6 +938,8 @@ pub struct RespDecide {
     pub plen: Signal<In, Bits<32>>,
     pub min_rnr: Signal<In, Bits<5>>,
     pub rq_prod: Signal<In, Bits<16>>,
+    /// Replay slots in use at most (`max_dest_rd_atomic`, at most [`REPLAY_SLOTS`]).
+    pub max_res: Signal<In, Bits<5>>,
     pub verdict: Signal<Out, Bits<RESP_VERDICT_BITS>>,
     pub ack: Signal<Out, Bit>,
     pub syndrome: Signal<Out, Bits<8>>,
@@ -991,6 +1009,10 @@ pub struct RespDecide {
     n_wrkey: Signal<Local, Bits<32>>,
     n_wrem: Signal<Local, Bits<32>>,
     n_wlen: Signal<Local, Bits<32>>,
+    rp_head: Signal<Local, Bits<4>>,
+    rp_count: Signal<Local, Bits<5>>,
+    n_rp_head: Signal<Local, Bits<4>>,
+    n_rp_count: Signal<Local, Bits<5>>,
     one: Signal<Local, Bit>,
     kind: TypeTag<Self>,
 }
@@ -1183,6 +1205,19 @@ impl Logic for RespDecide {
         self.n_wrkey.next = self.wrkey.val();
         self.n_wrem.next = self.wrem.val();
         self.n_wlen.next = self.wlen.val();
+        // the replay window [HEAD, HEAD + COUNT) of 16 slots: an executed READ
+        // or atomic takes slot HEAD + COUNT, or recycles the oldest when full
+        self.rp_head.next = bit_cast::<4, RESP_STATE_BITS>(self.st.val() >> QPSR_REPLAY_HEAD);
+        self.rp_count.next = bit_cast::<5, RESP_STATE_BITS>(self.st.val() >> QPSR_REPLAY_COUNT);
+        self.n_rp_head.next = self.rp_head.val();
+        self.n_rp_count.next = self.rp_count.val();
+        if self.v_exec_read.val() | self.v_exec_atomic.val() {
+            if self.rp_count.val() >= self.max_res.val() {
+                self.n_rp_head.next = self.rp_head.val() + 1;
+            } else {
+                self.n_rp_count.next = self.rp_count.val() + 1;
+            }
+        }
         if self.v_nak_seq.val() | self.v_rnr.val() {
             self.n_nak_sent.next = true;
         }
@@ -1268,8 +1303,7 @@ impl Logic for RespDecide {
             | (bit_cast::<RESP_STATE_BITS, 32>(self.n_wrkey.val()) << QPSR_WRITE_RKEY)
             | (bit_cast::<RESP_STATE_BITS, 32>(self.n_wrem.val()) << QPSR_WRITE_REMAINING)
             | (bit_cast::<RESP_STATE_BITS, 32>(self.n_wlen.val()) << QPSR_WRITE_LEN)
-            | (bit_cast::<RESP_STATE_BITS, QPSR_REPLAY_W>(bit_cast::<QPSR_REPLAY_W, RESP_STATE_BITS>(
-                self.st.val() >> QPSR_REPLAY,
-            )) << QPSR_REPLAY);
+            | (bit_cast::<RESP_STATE_BITS, 4>(self.n_rp_head.val()) << QPSR_REPLAY_HEAD)
+            | (bit_cast::<RESP_STATE_BITS, 5>(self.n_rp_count.val()) << QPSR_REPLAY_COUNT);
     }
 }
