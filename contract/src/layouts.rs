@@ -293,9 +293,15 @@ layouts! {
         /// Responder: the WRITE in progress, its total length (a WRITE with
         /// immediate's completion reports it).
         WRITE_LEN: u32 = byte 58, bit 0, width 32;
-        /// Responder: the replay cache's oldest entry.
+        /// Responder: the oldest of the QP's live slots in the replay table
+        /// (`resource`): the live slots are the window `[REPLAY_HEAD,
+        /// REPLAY_HEAD + REPLAY_COUNT)`, modulo `resource::SLOTS` (16). An
+        /// executed READ or atomic takes slot `REPLAY_HEAD + REPLAY_COUNT`,
+        /// or recycles `REPLAY_HEAD` (which then advances) when
+        /// `REPLAY_COUNT` has reached `qpc.MAX_DEST_RD_ATOMIC`.
         REPLAY_HEAD: u8 = byte 62, bit 0, width 4;
-        /// Responder: entries in the replay cache (at most `qpc.MAX_DEST_RD_ATOMIC`).
+        /// Responder: the live slots in the replay table (`resource`) from
+        /// `REPLAY_HEAD` on, at most `qpc.MAX_DEST_RD_ATOMIC` (16).
         REPLAY_COUNT: u8 = byte 62, bit 4, width 5;
     } {
         /// Bytes the requester writes.
@@ -331,6 +337,49 @@ layouts! {
                 assert!(owned(INFO.fields[i]), "a qps field crosses its owner's bytes");
                 i += 1;
             }
+        };
+    }
+
+    /// A responder resource, one slot of the replay table: an RDMA READ or
+    /// an atomic the RC responder executed, kept so that a duplicate of it
+    /// is answered as the first was (a READ's responses again from the
+    /// duplicate's PSN, an atomic's saved original value;
+    /// docs/replay_plan.md). Each QP has `SLOTS` slots; slot `s` of QP `q`
+    /// is at `replay_base + q * QP_BYTES + s * SIZE` (`replay_base_lo/hi`).
+    /// The responder writes a slot for every READ or atomic it executes
+    /// (the slot `qps.REPLAY_HEAD` and `REPLAY_COUNT` name) and reads the QP's
+    /// `QP_BYTES` to answer a duplicate; only slots inside the QP's window
+    /// `[REPLAY_HEAD, REPLAY_HEAD + REPLAY_COUNT)` are live. The driver
+    /// zeroes a QP's slots at create and at RESET and never writes them
+    /// while the QP lives.
+    resource, 32 bytes {
+        /// A READ's first response PSN (the request's PSN); an atomic's PSN.
+        FIRST_PSN: u32 = byte 0, bit 0, width 24;
+        /// The slot holds a resource (a second check beside the window).
+        VALID: bool = byte 3, bit 0, width 1;
+        /// An atomic (else a READ).
+        ATOMIC: bool = byte 3, bit 1, width 1;
+        /// A READ's last response PSN; an atomic: `FIRST_PSN`.
+        LAST_PSN: u32 = byte 4, bit 0, width 24;
+        /// READ: the RETH's virtual address. Atomic: the original value
+        /// (ORIG) it returned, sent again to a duplicate.
+        VA: u64 = byte 8, bit 0, width 64;
+        /// READ: the RETH's rkey (a duplicate replays only with the same
+        /// one). Not compared for an atomic.
+        RKEY: u32 = byte 16, bit 0, width 32;
+        /// READ: the RETH's DMA length in bytes. Not compared for an atomic.
+        LEN: u32 = byte 20, bit 0, width 32;
+    } {
+        /// Slots a QP has: the most READs and atomics a responder keeps
+        /// (`qp_modify::MAX_DEST_RD_ATOMIC`).
+        pub const SLOTS: usize = 16;
+        /// Bytes of one QP's slots: the replay table holds as many QPs as
+        /// `qpc_log_entries` says.
+        pub const QP_BYTES: usize = SLOTS * SIZE;
+        const _: () = {
+            assert!(SLOTS == crate::qp_modify::MAX_DEST_RD_ATOMIC as usize);
+            assert!(1 << super::qps::REPLAY_HEAD.width == SLOTS);
+            assert!(1 << super::qps::REPLAY_COUNT.width > SLOTS, "REPLAY_COUNT holds SLOTS");
         };
     }
 

@@ -69,7 +69,7 @@ pub use error::Error;
 /// changes meaning.
 pub const ABI_MAJOR: u16 = 0;
 /// ABI minor version: changes when something is added in reserved space.
-pub const ABI_MINOR: u16 = 7;
+pub const ABI_MINOR: u16 = 8;
 /// The version as `id_version` reads: MAJOR in bits 31:16, MINOR in 15:0.
 pub const ABI_VERSION: u32 = (ABI_MAJOR as u32) << 16 | ABI_MINOR as u32;
 

@@ -318,6 +318,21 @@ registers! {
         ADDR = bit 0, width 32;
     }
 
+    /// Replay table (`resource` entries, `resource::QP_BYTES` per QP indexed
+    /// by QPN, as many QPs as `qpc_log_entries` says), low half of its IOVA.
+    /// The responder keeps its executed READs and atomics there to answer
+    /// duplicates; the device owns a QP's slots while the QP lives.
+    replay_base_lo @ 0x0158: u32, Rw, reset 0 {
+        /// Bits 31:0 of the table's IOVA; 4 KiB aligned.
+        ADDR = bit 0, width 32;
+    }
+
+    /// Replay table, high half of its IOVA.
+    replay_base_hi @ 0x015C: u32, Rw, reset 0 {
+        /// Bits 63:32 of the table's IOVA.
+        ADDR = bit 0, width 32;
+    }
+
     /// A context command: the device may cache entries of every table, so the
     /// driver tells it when an entry changed in host memory and asks for its
     /// state back. Writing starts the command; wait for `ctx_status.BUSY` to

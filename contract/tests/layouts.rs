@@ -242,6 +242,7 @@ fn every_declared_layout_passes_the_checks() {
             ("cqe", 32),
             ("qpc", 128),
             ("qps", 64),
+            ("resource", 32),
             ("cqc", 64),
             ("mpt", 64),
             ("mtt", 8),
@@ -297,4 +298,52 @@ fn qps_fields_sit_in_their_owners_bytes() {
     assert_eq!(qps::NEXT_PSN.get(&e).unwrap(), 0xA5A5A5);
     assert_eq!(qps::UNA.get(&e).unwrap(), 0);
     assert_eq!(qps::EPSN.get(&e).unwrap(), 0xA5A5A5);
+}
+
+#[test]
+fn the_replay_table_holds_sixteen_resources_a_qp() {
+    use rnic_contract::layouts::{qps, resource};
+    assert_eq!((resource::SIZE, resource::SLOTS, resource::QP_BYTES), (32, 16, 512));
+    assert_eq!(resource::SLOTS, usize::from(rnic_contract::qp_modify::MAX_DEST_RD_ATOMIC));
+    assert_eq!(1 << qps::REPLAY_HEAD.width, resource::SLOTS, "HEAD names a slot");
+    assert_eq!(qps::REPLAY_COUNT.width, 5, "COUNT reaches SLOTS");
+    assert!(layout_is_sound(&resource::INFO), "no overlap, inside the entry");
+    let at: Vec<(&str, usize, usize)> = resource::FIELDS.iter().map(|f| (f.name, f.pos(), f.width as usize)).collect();
+    assert_eq!(
+        at,
+        [
+            ("FIRST_PSN", 0, 24),
+            ("VALID", 24, 1),
+            ("ATOMIC", 25, 1),
+            ("LAST_PSN", 32, 24),
+            ("VA", 64, 64),
+            ("RKEY", 128, 32),
+            ("LEN", 160, 32),
+        ]
+    );
+    // Every field at its largest leaves bytes 24..32 (reserved) and the
+    // bits between fields at 0.
+    let mut e = [0u8; resource::SIZE];
+    for f in resource::FIELDS {
+        assert!(f.bytes_needed() <= 24, "{} past byte 24", f.name);
+        f.write_raw(&mut e, if f.width == 64 { u64::MAX } else { (1 << f.width) - 1 }).unwrap();
+    }
+    assert_eq!(e[24..], [0; 8]);
+    assert_eq!((e[3], e[7]), (0b11, 0), "VALID and ATOMIC in byte 3; byte 7 free");
+    let set = e.iter().map(|b| b.count_ones()).sum::<u32>();
+    assert_eq!(set, resource::FIELDS.iter().map(|f| f.width).sum::<u32>(), "no two fields share a bit");
+    // An entry as the responder writes it, read back.
+    let mut r = [0u8; resource::SIZE];
+    resource::FIRST_PSN.set(&mut r, 0xFF_FFFE).unwrap();
+    resource::VALID.set(&mut r, true).unwrap();
+    resource::LAST_PSN.set(&mut r, 0x00_0003).unwrap();
+    resource::VA.set(&mut r, 0x1234_5678_9ABC_DEF0).unwrap();
+    resource::RKEY.set(&mut r, 0xCAFE_0001).unwrap();
+    resource::LEN.set(&mut r, 5 * 1024).unwrap();
+    assert_eq!(r[..8], [0xFE, 0xFF, 0xFF, 0x01, 0x03, 0x00, 0x00, 0x00]);
+    assert_eq!(resource::ATOMIC.get(&r), Ok(false));
+    assert_eq!(resource::LEN.get(&r), Ok(5120));
+    // Slot s of QP q, from the table's base.
+    let slot = |q: usize, s: usize| q * resource::QP_BYTES + s * resource::SIZE;
+    assert_eq!((slot(0, 15), slot(1, 0), slot(3, 2)), (480, 512, 1600));
 }

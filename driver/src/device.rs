@@ -11,7 +11,7 @@ use crate::alloc::{KeySlots, Pool, Runs};
 use crate::error::{Error, Resource, Result};
 use crate::hw::{DmaRegion, Hw};
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu};
-use rnic_contract::layouts::{ah, cqc, mpt, mtt, qpc, qps, recv_wqe, send_wqe};
+use rnic_contract::layouts::{ah, cqc, mpt, mtt, qpc, qps, recv_wqe, resource, send_wqe};
 use rnic_contract::regs::{self, Doorbell};
 use std::cell::{RefCell, RefMut};
 use std::fmt;
@@ -210,6 +210,8 @@ impl Table {
 pub(crate) struct Tables {
     pub qpc: Table,
     pub qps: Table,
+    /// The replay table: one entry of `resource::QP_BYTES` (its 16 slots) per QP.
+    pub replay: Table,
     pub cqc: Table,
     pub mpt: Table,
     pub mtt: Table,
@@ -326,8 +328,9 @@ impl Drop for Shared {
         // Stop the device before its tables go; a destructor has no one to
         // tell, so failures here end with the context.
         let _ = hw.write32(regs::ctrl::OFFSET, 0);
-        let t = &self.tables;
-        for t in [&t.qpc, &t.qps, &t.cqc, &t.mpt, &t.mtt, &t.ah, &t.counters] {
+        // Named in full, so a table added to `Tables` cannot be left out here.
+        let Tables { qpc, qps, replay, cqc, mpt, mtt, ah, counters } = &self.tables;
+        for t in [qpc, qps, replay, cqc, mpt, mtt, ah, counters] {
             let _ = hw.free_dma(&t.region);
         }
     }
@@ -450,7 +453,7 @@ impl Context {
         // The device stops before its tables change.
         hw.write32(regs::ctrl::OFFSET, 0)?;
         let mut tables: Vec<Table> = Vec::new();
-        // The QPS table has as many entries as the QP table: no size register of its own.
+        // The QPS and replay tables have as many entries as the QP table: no size register of their own.
         let specs = [
             (
                 log_qp,
@@ -460,6 +463,7 @@ impl Context {
                 Some(regs::qpc_log_entries::OFFSET),
             ),
             (log_qp, qps::SIZE, regs::qps_base_lo::OFFSET, regs::qps_base_hi::OFFSET, None),
+            (log_qp, resource::QP_BYTES, regs::replay_base_lo::OFFSET, regs::replay_base_hi::OFFSET, None),
             (
                 log_cq,
                 cqc::SIZE,
@@ -510,8 +514,8 @@ impl Context {
             }
             return Err(e);
         }
-        let [qpc_t, qps_t, cqc_t, mpt_t, mtt_t, ah_t, cnt_t] =
-            [tables[0], tables[1], tables[2], tables[3], tables[4], tables[5], tables[6]];
+        let [qpc_t, qps_t, replay_t, cqc_t, mpt_t, mtt_t, ah_t, cnt_t] =
+            [tables[0], tables[1], tables[2], tables[3], tables[4], tables[5], tables[6], tables[7]];
         // QP 0 and 1 are reserved (QP1, the GSI, comes with connection management).
         let qpn = Pool::new(Resource::Qp, 2, 1 << log_qp);
         attr.max_qp = qpn.capacity();
@@ -535,7 +539,16 @@ impl Context {
         let shared = Shared {
             hw: RefCell::new(hw),
             attr,
-            tables: Tables { qpc: qpc_t, qps: qps_t, cqc: cqc_t, mpt: mpt_t, mtt: mtt_t, ah: ah_t, counters: cnt_t },
+            tables: Tables {
+                qpc: qpc_t,
+                qps: qps_t,
+                replay: replay_t,
+                cqc: cqc_t,
+                mpt: mpt_t,
+                mtt: mtt_t,
+                ah: ah_t,
+                counters: cnt_t,
+            },
             alloc: RefCell::new(alloc),
             gids: RefCell::new(gids),
             teardown: RefCell::new(Vec::new()),

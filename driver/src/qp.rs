@@ -23,7 +23,7 @@ use crate::qp_state::{self, QpAttrMask};
 use crate::wr::{encode_recv, encode_send, RecvWr, SendLimits, SendWr};
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, QpType};
 use rnic_contract::layout::{FieldValue, LayoutField};
-use rnic_contract::layouts::{qpc, qps, recv_wqe, send_wqe};
+use rnic_contract::layouts::{qpc, qps, recv_wqe, resource, send_wqe};
 use rnic_contract::regs::id_features;
 use rnic_contract::ring;
 use std::cell::RefCell;
@@ -232,8 +232,10 @@ impl QpBuilder<'_> {
             qpc::SQ_BASE.set(&mut e, sq.iova)?;
             qpc::RQ_BASE.set(&mut e, rq.iova)?;
             ctx.write_entry(&ctx.tables.qpc, qpn, &e)?;
-            // The transport state starts at zero (docs/transport.md, "Per-QP transport state").
+            // The transport state starts at zero (docs/transport.md, "Per-QP transport state"),
+            // and so do the QP's replay slots (`resource`), whatever a QP of that number left.
             ctx.write_entry(&ctx.tables.qps, qpn, &[0; qps::SIZE])?;
+            ctx.write_entry(&ctx.tables.replay, qpn, &[0; resource::QP_BYTES])?;
             let rings = Rc::new(RefCell::new(Rings { sq_log, rq_log, sq_prod: 0, sq_cons: 0, rq_prod: 0, rq_cons: 0 }));
             let same = Rc::ptr_eq(&self.send_cq.inner, &self.recv_cq.inner);
             self.send_cq
@@ -575,6 +577,7 @@ impl QueuePair {
             }
             ctx.write_entry(&ctx.tables.qpc, self.qpn, &e)?;
             ctx.write_entry(&ctx.tables.qps, self.qpn, &[0; qps::SIZE])?;
+            ctx.write_entry(&ctx.tables.replay, self.qpn, &[0; resource::QP_BYTES])?;
             let mut hw = ctx.hw()?;
             hw.dma_write(&self.sq, 0, &vec![0; self.sq.len])?;
             hw.dma_write(&self.rq, 0, &vec![0; self.rq.len])?;

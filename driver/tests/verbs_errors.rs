@@ -67,7 +67,7 @@ fn open_refuses_another_device_and_gives_memory_back() {
     }
     assert_eq!(h.regions(), 0, "the tables are freed");
     assert_eq!(h.register_writes().last(), Some(&(regs::ctrl::OFFSET, 0)), "and the device stopped");
-    // Room for the QP and CQ tables, not the rest.
+    // Room for the QP context and state tables (192 KiB), not the rest (the replay table's 512 KiB comes next).
     let hw = FakeHw::new(FakeConfig { dma_bytes: 200 << 10, ..FakeConfig::default() });
     let h = hw.handle();
     assert!(matches!(Device::from_hw(hw).open().unwrap_err(), Error::Hw(HwError::NoMemory { .. })));
@@ -948,4 +948,48 @@ fn the_qps_table_is_programmed_and_each_qp_starts_from_zero_state() {
     assert!(h.write_iova(at(qp.qp_num()), &[0x5A; qps::SIZE]));
     qp.modify(&QpAttr::new().state(QpState::Reset)).unwrap();
     assert_eq!(h.read_iova(at(qp.qp_num()), qps::SIZE).unwrap(), vec![0; qps::SIZE], "zeroed at RESET");
+}
+
+#[test]
+fn the_replay_table_is_programmed_and_each_qp_starts_with_empty_slots() {
+    use rnic_contract::layouts::{qps, resource};
+    let (ctx, h) = open(FakeConfig::default());
+    let w = h.register_writes();
+    let reg = |off: u32| w.iter().rev().find(|(o, _)| *o == off).map(|&(_, v)| u64::from(v)).unwrap();
+    let base = reg(regs::replay_base_hi::OFFSET) << 32 | reg(regs::replay_base_lo::OFFSET);
+    let qps_base = reg(regs::qps_base_hi::OFFSET) << 32 | reg(regs::qps_base_lo::OFFSET);
+    let (qpc_base, log) = ctx.table_base(ContextTable::Qp);
+    assert!(base != qpc_base && base != qps_base, "a table of its own");
+    assert_eq!(base % PAGE_SIZE as u64, 0, "4 KiB aligned");
+    // QP_BYTES (16 slots of 32 bytes) for each of the QP table's entries, and no more.
+    let bytes = resource::QP_BYTES << log;
+    assert_eq!(bytes, 512 << 10, "the default 2^10 QPs");
+    assert!(h.write_iova(base, &vec![0xEE; bytes]), "the whole table is allocated");
+    assert!(!h.write_iova(base + bytes as u64, &[0]), "it ends there");
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(8, None).unwrap();
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    let slots = |qpn: u32| h.read_iova(base + u64::from(qpn) * resource::QP_BYTES as u64, resource::QP_BYTES).unwrap();
+    let dirty =
+        |qpn: u32, b: u8| h.write_iova(base + u64::from(qpn) * resource::QP_BYTES as u64, &[b; resource::QP_BYTES]);
+    let qpn = qp.qp_num();
+    assert_eq!(slots(qpn), vec![0; resource::QP_BYTES], "zeroed at create");
+    assert_eq!(slots(qpn - 1), vec![0xEE; resource::QP_BYTES], "its neighbours untouched");
+    assert_eq!(slots(qpn + 1), vec![0xEE; resource::QP_BYTES]);
+    to_rts(&mut qp, &ctx);
+    // What the device left in the slots (and its window in `qps`) is
+    // cleared when the QP goes back to RESET.
+    assert!(dirty(qpn, 0x5A));
+    assert!(h.write_iova(qps_base + u64::from(qpn) * qps::SIZE as u64, &[0x5A; qps::SIZE]));
+    qp.modify(&QpAttr::new().state(QpState::Reset)).unwrap();
+    assert_eq!(slots(qpn), vec![0; resource::QP_BYTES], "zeroed at RESET");
+    let e = h.read_iova(qps_base + u64::from(qpn) * qps::SIZE as u64, qps::SIZE).unwrap();
+    assert_eq!((qps::REPLAY_HEAD.get(&e), qps::REPLAY_COUNT.get(&e)), (Ok(0), Ok(0)), "an empty window");
+    assert_eq!(slots(qpn + 1), vec![0xEE; resource::QP_BYTES]);
+    // A QP created on a number a destroyed one left dirty starts empty too.
+    drop(qp);
+    assert!(dirty(qpn, 0x77));
+    let again = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
+    assert_eq!(again.qp_num(), qpn, "the number is reused");
+    assert_eq!(slots(qpn), vec![0; resource::QP_BYTES]);
 }

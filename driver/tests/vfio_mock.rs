@@ -445,9 +445,10 @@ fn the_driver_brings_a_vfio_device_up() {
     assert_eq!((attr.max_qp, attr.max_cq, attr.max_mr, attr.max_qp_wr), (14, 16, 16, 4096));
     assert_eq!(attr.irq_vectors, 4, "the smaller of the device's 16 and the 4 eventfds");
     assert_eq!((attr.vendor_id, attr.vendor_part_id), (MOCK_PCI_IDS.0.into(), MOCK_PCI_IDS.1.into()));
-    // Six context tables mapped for the device (qpc, qps, cqc, mpt, mtt,
-    // ah), and the page the counter window is written to.
-    assert_eq!(sys.0.borrow().dma_maps.len(), 7);
+    // Seven tables mapped for the device (qpc, qps, the replay table of
+    // `resource` slots since ABI 0.8, cqc, mpt, mtt, ah), and the page the
+    // counter window is written to.
+    assert_eq!(sys.0.borrow().dma_maps.len(), 8);
     let pd = ctx.alloc_pd().unwrap();
     let buf = ctx.alloc_buffer(PAGE_SIZE).unwrap();
     assert!(pd.reg_mr(&buf, 0, 64, rnic_driver::AccessFlags::LOCAL_WRITE).is_ok());
@@ -455,7 +456,8 @@ fn the_driver_brings_a_vfio_device_up() {
     drop(pd);
     drop(buf);
     let s = sys.0.borrow();
-    assert_eq!(s.dma_unmaps.len(), 8, "tables, the counter page and the buffer unmapped when the last object goes");
+    // The eight regions of bring-up and the buffer.
+    assert_eq!(s.dma_unmaps.len(), 9, "tables, the counter page and the buffer unmapped when the last object goes");
 }
 
 #[test]
