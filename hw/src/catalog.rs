@@ -103,6 +103,7 @@ catalog! {
     exec_side => crate::transport::ExecSide, 200;
     ack_hold => crate::transport::AckHold, 200;
     atomic_exec => crate::transport::AtomicExec, 300;
+    replay_table => crate::transport::ReplayTable, 300;
     comp_ack => crate::transport::CompAck, 200;
     comp_read => crate::transport::CompRead, 200;
     rx_lookup => crate::transport::RxLookup, 200;

@@ -7,7 +7,7 @@
 //! the RTL follows on the next build.
 
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, SendOpcode, WcOpcode, WcStatus};
-use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, qps, recv_wqe, send_wqe, sge};
+use rnic_contract::layouts::{ah, cqc, cqe, mpt, qpc, qps, recv_wqe, resource, send_wqe, sge};
 use rnic_contract::mr::{Access, MrError, MTT_PER_LINE};
 use rnic_contract::regs;
 
@@ -471,8 +471,20 @@ rtl_consts! {
     /// The replay window (`resp_check` moves it on an executed READ or atomic).
     QPSR_REPLAY_HEAD: u64 = qps::REPLAY_HEAD.pos() - 8 * qps::RESPONDER_BYTES.start;
     QPSR_REPLAY_COUNT: u64 = qps::REPLAY_COUNT.pos() - 8 * qps::RESPONDER_BYTES.start;
-    /// The replay slots a QP has (`qp_modify::MAX_DEST_RD_ATOMIC`).
-    REPLAY_SLOTS: u64 = rnic_contract::qp_modify::MAX_DEST_RD_ATOMIC as u64;
+    /// The replay slots a QP has (`resource::SLOTS`), and their bytes in
+    /// the replay table (QPN << REPLAY_QP_SHIFT is a QP's offset).
+    REPLAY_SLOTS: u64 = resource::SLOTS;
+    REPLAY_QP_BYTES: u64 = resource::QP_BYTES;
+    REPLAY_QP_SHIFT: u64 = resource::QP_BYTES.trailing_zeros();
+    /// Bits of a replay table entry, and its fields' lowest bits (`layouts::resource`).
+    REPLAY_ENTRY_BITS: usize = 8 * resource::SIZE;
+    RP_FIRST_PSN: u64 = resource::FIRST_PSN.pos();
+    RP_VALID: u64 = resource::VALID.pos();
+    RP_ATOMIC: u64 = resource::ATOMIC.pos();
+    RP_LAST_PSN: u64 = resource::LAST_PSN.pos();
+    RP_VA: u64 = resource::VA.pos();
+    RP_RKEY: u64 = resource::RKEY.pos();
+    RP_LEN: u64 = resource::LEN.pos();
     /// `resp_check`'s `m_dec.wr_mask`: every responder byte (the replay
     /// window's bits included, which spill from byte 62 into 63).
     RESP_WR_MASK: u64 = !((1u64 << qps::RESPONDER_BYTES.start) - 1);

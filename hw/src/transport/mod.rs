@@ -31,6 +31,7 @@ mod payload_scatter;
 mod piece_hold;
 mod read_walk;
 mod recv_walk;
+mod replay_table;
 mod req_decide;
 mod req_fetch;
 mod req_fetch_parts;
@@ -79,6 +80,7 @@ pub use payload_scatter::{PayloadScatter, PktDoneIn, PktDoneOut, ScatterPktIn, S
 pub use piece_hold::{PieceHold, PIECE_HOLD_LATENCY, PIECE_HOLD_LOG};
 pub use read_walk::{ReadWalk, READ_WALK_READ_EXTRA};
 pub use recv_walk::{RecvWalk, RECV_WALK_ASK_EXTRA, RECV_WALK_READ_EXTRA};
+pub use replay_table::*;
 pub use req_decide::ReqDecide;
 pub use req_fetch::*;
 pub use req_fetch_parts::SlotQueue;
