@@ -50,6 +50,8 @@ rtl_consts! {
     REG_MTT_LOG: u64 = regs::mtt_log_entries::OFFSET;
     REG_QPS_BASE_LO: u64 = regs::qps_base_lo::OFFSET;
     REG_QPS_BASE_HI: u64 = regs::qps_base_hi::OFFSET;
+    REG_REPLAY_BASE_LO: u64 = regs::replay_base_lo::OFFSET;
+    REG_REPLAY_BASE_HI: u64 = regs::replay_base_hi::OFFSET;
     REG_CTX_CMD: u64 = regs::ctx_cmd::OFFSET;
     REG_CTX_STATUS: u64 = regs::ctx_status::OFFSET;
     REG_CTX_COUNT: u64 = regs::ctx_count::OFFSET;
