@@ -573,6 +573,10 @@ rtl_consts! {
     /// `RECV_WQE` and `RECV_VALID` in a 512-bit `qps` line (a failure's write).
     QPS_RECV_WQE_POS: u64 = qps::RECV_WQE.pos();
     QPS_RECV_VALID_POS: usize = qps::RECV_VALID.pos();
+    /// The replay window and the expected PSN in a `qps` entry (`resp_exec`'s puts and finds).
+    QPS_REPLAY_HEAD_POS: usize = qps::REPLAY_HEAD.pos();
+    QPS_REPLAY_COUNT_POS: usize = qps::REPLAY_COUNT.pos();
+    QPS_EPSN_POS: usize = qps::EPSN.pos();
     AETH_KIND_POS: usize = AETH_KIND_LSB;
     // ---- the completer's ACK path (hw/src/transport/comp_ack.rs)
     /// The AETH syndrome of a received header, lowest bit.
