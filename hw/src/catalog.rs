@@ -61,7 +61,7 @@ catalog! {
     rr_arb4 => crate::host::RrArb4, 300;
     dma_engine => crate::host::DmaEngine, 60;
     dma_rd_mux => crate::host::DmaRdMux<4>, 200;
-    dma_wr_mux => crate::host::DmaWrMux<4>, 200;
+    dma_wr_mux => crate::host::DmaWrMux<5>, 200;
     reg_file => crate::host::RegFile, 100;
     cq_engine => crate::host::CqEngine, 100;
     ctx_engine => crate::host::CtxEngine, 100;

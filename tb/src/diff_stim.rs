@@ -951,6 +951,8 @@ fn reg_file(s: &mut dyn Sim) -> Outcome {
     let mut ops = bring_up(0x10_0000_0000, 0x11_0000_0000);
     ops.push(Op::W(regs::counters_base_lo::OFFSET, 0x1234_5FFF));
     ops.push(Op::W(regs::counters_base_hi::OFFSET, 0x77));
+    ops.push(Op::W(regs::replay_base_lo::OFFSET, 0x89AB_CFFF));
+    ops.push(Op::W(regs::replay_base_hi::OFFSET, 0x66));
     for q in 0..6u32 {
         ops.push(Op::W(regs::ctx_count::OFFSET, 0xFF00_0001 + 1000 * q));
         ops.extend(doorbell(
@@ -1387,6 +1389,7 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
     const RINGS: u64 = 0x12_0000_0000;
     const N_CQES: u64 = 28;
     const N_PAY: usize = 12;
+    const N_REPLAY: usize = 6;
     let mut host = HostSpace { iommu: Iommu::counting(), ..HostSpace::new() };
     for (i, base) in [QPC, CQC, RINGS].into_iter().enumerate() {
         host.iommu.map(base, 16 << 20, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
@@ -1409,6 +1412,8 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
     s.set("cfg_max_payload", 1);
     reset(s)?;
     let mut ops = bring_up(QPC, CQC);
+    ops.push(Op::W(regs::replay_base_lo::OFFSET, (RINGS + 0xC0_0000) as u32));
+    ops.push(Op::W(regs::replay_base_hi::OFFSET, (RINGS >> 32) as u32));
     for &q in &qps {
         ops.extend(ctx_cmd(ContextOp::Load, ContextTable::Qp, q));
     }
@@ -1444,19 +1449,34 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
         })
         .collect();
     let (mut prd_on, mut pwr_on) = (false, false);
+    // the replay table's clients (shared with WQE reads and context write-backs): a QP's 512 bytes
+    // read, one 32-byte slot written
+    let mut replay_rd = Sink::new(s, "m_replay_rd");
+    let mut replay_rds: VecDeque<u64> = (0..N_REPLAY as u64).map(|k| RINGS + 0xC0_0000 + 512 * 7 * k).collect();
+    let mut replay_wrs: VecDeque<WriteJob> = (0..N_REPLAY as u64)
+        .map(|k| WriteJob {
+            addr: RINGS + 0xC0_0000 + 512 * 5 * k + 32 * (3 * k % 16),
+            data: (0..32).map(|x| (x + 16 * k) as u8).collect(),
+            beat: 0,
+        })
+        .collect();
+    let (mut rrd_on, mut rwr_on, mut replay_wr_done) = (false, false, 0u64);
     let limit = s.now() + 9000;
     while !(axil.done()
         && cqes >= N_CQES
         && pay_wr_done == N_PAY as u64
         && pay_rd.packets.len() == N_PAY
+        && replay_wr_done == N_REPLAY as u64
+        && replay_rd.packets.len() == N_REPLAY
         && port.idle())
     {
         assert!(
             s.now() < limit,
-            "host_if: stuck with {} register ops left, {cqes} CQEs, {} payload reads, {pay_wr_done} payload writes done, {} left, port {:?}",
+            "host_if: stuck with {} register ops left, {cqes} CQEs, {} payload reads, {pay_wr_done} payload writes done, {} left, {} replay reads, {replay_wr_done} replay writes done, port {:?}",
             axil.ops.len(),
             pay_rd.packets.len(),
             pay_wrs.len(),
+            replay_rd.packets.len(),
             port.stats
         );
         let now = s.now();
@@ -1495,6 +1515,24 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
             pwr_on = true;
         }
         s.set("s_pay_wr.tvalid", pwr_on as u64);
+        replay_rd.drive(s, &mut rng, 90);
+        if !rrd_on && !replay_rds.is_empty() && rng.chance(10) {
+            s.set("s_replay_rd.addr", replay_rds[0]);
+            s.set("s_replay_rd.len", 512);
+            rrd_on = true;
+        }
+        s.set("s_replay_rd.valid", rrd_on as u64);
+        if !rwr_on && !replay_wrs.is_empty() && rng.chance(10) {
+            let j = &replay_wrs[0];
+            let (w, keep, last) = write_beat(&mut rng, j.addr, &j.data, j.beat);
+            set_wide(s, "s_replay_wr.tdata", &w);
+            s.set("s_replay_wr.tkeep", keep);
+            s.set("s_replay_wr.tlast", last as u64);
+            s.set("s_replay_wr.addr", j.addr);
+            s.set("s_replay_wr.len", j.data.len() as u64);
+            rwr_on = true;
+        }
+        s.set("s_replay_wr.tvalid", rwr_on as u64);
         let irq_ready = rng.chance(70);
         s.set("m_irq.ready", irq_ready as u64);
         port.drive(s);
@@ -1519,6 +1557,20 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
             }
         }
         pay_wr_done += s.get("pay_wr_done") & 1;
+        replay_rd.sample(s);
+        if rrd_on && bit(s, "s_replay_rd.ready") {
+            rrd_on = false;
+            replay_rds.pop_front();
+        }
+        if rwr_on && bit(s, "s_replay_wr.tready") {
+            rwr_on = false;
+            let j = replay_wrs.front_mut().unwrap();
+            j.beat += 1;
+            if j.beat == aligned_beats(j.addr, j.data.len()) {
+                replay_wrs.pop_front();
+            }
+        }
+        replay_wr_done += s.get("replay_wr_done") & 1;
         irqs += (irq_ready && bit(s, "m_irq.valid")) as u64;
         port.sample(s, now);
         s.step()?;
@@ -1549,6 +1601,12 @@ fn host_if(s: &mut dyn Sim) -> Outcome {
             1,
         ),
         reached("payload writes done", pay_wr_done, N_PAY as u64),
+        reached(
+            "replay table reads delivered (512 bytes)",
+            replay_rd.packets.iter().filter(|p| p.0.len() == 512).count() as u64,
+            N_REPLAY as u64,
+        ),
+        reached("replay table writes done", replay_wr_done, N_REPLAY as u64),
         reached("DMA read requests at the boundary", port.stats.read_requests, 15),
         reached("DMA writes at the boundary", port.stats.write_requests, 50),
     ])

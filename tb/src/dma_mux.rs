@@ -1,5 +1,5 @@
 //! Benches for the DMA client multiplexers (`DmaRdMux`, `DmaWrMux`, catalog
-//! `dma_rd_mux` and `dma_wr_mux`, four clients each): the clients offer
+//! `dma_rd_mux` and `dma_wr_mux`, four and five clients): the clients offer
 //! random commands / writes with random stalls, a model of one engine
 //! client sits on the other side (commands and beats taken with random
 //! stalls; read data returned in command order, writes completed in issue
@@ -11,8 +11,9 @@ use rnic_sim::axis::Rng;
 use rnic_sim::{Clocked, Model};
 use std::collections::VecDeque;
 
-/// Clients of the catalog instances.
-pub const CLIENTS: usize = 4;
+/// Clients of the catalog instances (`DmaRdMux<4>`, `DmaWrMux<5>`).
+pub const RD_CLIENTS: usize = 4;
+pub const WR_CLIENTS: usize = 5;
 
 /// A beat's data words: a function of the client, its command's number and
 /// the beat's number, so a beat delivered to the wrong client or out of
@@ -37,15 +38,15 @@ pub struct RdCmd {
 }
 
 struct RdPorts {
-    c_addr: [usize; CLIENTS],
-    c_len: [usize; CLIENTS],
-    c_valid: [usize; CLIENTS],
-    c_ready: [usize; CLIENTS],
-    d_data: [usize; CLIENTS],
-    d_last: [usize; CLIENTS],
-    d_user: [usize; CLIENTS],
-    d_valid: [usize; CLIENTS],
-    d_ready: [usize; CLIENTS],
+    c_addr: [usize; RD_CLIENTS],
+    c_len: [usize; RD_CLIENTS],
+    c_valid: [usize; RD_CLIENTS],
+    c_ready: [usize; RD_CLIENTS],
+    d_data: [usize; RD_CLIENTS],
+    d_last: [usize; RD_CLIENTS],
+    d_user: [usize; RD_CLIENTS],
+    d_valid: [usize; RD_CLIENTS],
+    d_ready: [usize; RD_CLIENTS],
     m_addr: usize,
     m_len: usize,
     m_valid: usize,
@@ -69,7 +70,7 @@ struct EngineCmd {
     due: u64,
 }
 
-/// The read multiplexer with four clients and an engine model.
+/// The read multiplexer with [`RD_CLIENTS`] clients and an engine model.
 pub struct RdMuxBench<M: Model> {
     pub sim: Clocked<M>,
     p: RdPorts,
@@ -86,11 +87,11 @@ pub struct RdMuxBench<M: Model> {
     pub p_err: u64,
     /// Per client: commands not yet offered/taken.
     queued: Vec<VecDeque<RdCmd>>,
-    offered: [bool; CLIENTS],
+    offered: [bool; RD_CLIENTS],
     /// Per client: commands taken by the mux, not yet seen by the engine.
     in_mux: Vec<VecDeque<(u64, RdCmd)>>,
     /// Per client: the number of the next command it issues.
-    issued: [u64; CLIENTS],
+    issued: [u64; RD_CLIENTS],
     engine: VecDeque<EngineCmd>,
     /// Beat number within the engine's head command.
     engine_beat: u64,
@@ -101,7 +102,7 @@ pub struct RdMuxBench<M: Model> {
     /// Cycle each command was taken from its client.
     pub taken_at: Vec<(usize, u64)>,
     /// Beats delivered per client, and the cycle of every delivery.
-    pub delivered: [u64; CLIENTS],
+    pub delivered: [u64; RD_CLIENTS],
     pub beat_cycles: Vec<u64>,
     /// Engine beats taken by the mux (cycle each).
     pub engine_beats: Vec<u64>,
@@ -144,16 +145,16 @@ impl<M: Model> RdMuxBench<M> {
             p_engine_beat: 100,
             engine_delay: 0,
             p_err: 0,
-            queued: (0..CLIENTS).map(|_| VecDeque::new()).collect(),
-            offered: [false; CLIENTS],
-            in_mux: (0..CLIENTS).map(|_| VecDeque::new()).collect(),
-            issued: [0; CLIENTS],
+            queued: (0..RD_CLIENTS).map(|_| VecDeque::new()).collect(),
+            offered: [false; RD_CLIENTS],
+            in_mux: (0..RD_CLIENTS).map(|_| VecDeque::new()).collect(),
+            issued: [0; RD_CLIENTS],
             engine: VecDeque::new(),
             engine_beat: 0,
-            due: (0..CLIENTS).map(|_| VecDeque::new()).collect(),
+            due: (0..RD_CLIENTS).map(|_| VecDeque::new()).collect(),
             engine_order: vec![],
             taken_at: vec![],
-            delivered: [0; CLIENTS],
+            delivered: [0; RD_CLIENTS],
             beat_cycles: vec![],
             engine_beats: vec![],
             errors_seen: 0,
@@ -179,8 +180,8 @@ impl<M: Model> RdMuxBench<M> {
         let p = &self.p;
         let d = &mut self.sim.dut;
         // clients: commands (an offered command stays until taken) and data ready
-        let mut takes = [false; CLIENTS];
-        for c in 0..CLIENTS {
+        let mut takes = [false; RD_CLIENTS];
+        for c in 0..RD_CLIENTS {
             if !self.offered[c] && !self.queued[c].is_empty() && self.rng.chance(self.p_cmd) {
                 self.offered[c] = true;
             }
@@ -210,7 +211,7 @@ impl<M: Model> RdMuxBench<M> {
         let d = &self.sim.dut;
 
         // commands taken from the clients
-        for c in 0..CLIENTS {
+        for c in 0..RD_CLIENTS {
             if self.offered[c] && d.bit_at(p.c_ready[c]) {
                 let cmd = self.queued[c].pop_front().unwrap();
                 self.in_mux[c].push_back((self.issued[c], cmd));
@@ -222,7 +223,7 @@ impl<M: Model> RdMuxBench<M> {
         // a command taken by the engine: whose is it? the client whose oldest command in the mux it is
         if engine_takes && d.bit_at(p.m_valid) {
             let (addr, len) = (d.get_at(p.m_addr), d.get_at(p.m_len) as u32);
-            let c = (0..CLIENTS)
+            let c = (0..RD_CLIENTS)
                 .find(|&c| self.in_mux[c].front().is_some_and(|(_, k)| *k == RdCmd { addr, len }))
                 .unwrap_or_else(|| panic!("cycle {now}: the engine got a command no client's oldest: {addr:#x}+{len}"));
             let (seq, cmd) = self.in_mux[c].pop_front().unwrap();
@@ -244,7 +245,7 @@ impl<M: Model> RdMuxBench<M> {
             }
         }
         // beats delivered to the clients
-        for c in 0..CLIENTS {
+        for c in 0..RD_CLIENTS {
             if !(d.bit_at(p.d_valid[c]) && takes[c]) {
                 continue;
             }
@@ -290,13 +291,13 @@ impl WrJob {
 }
 
 struct WrPorts {
-    c_data: [usize; CLIENTS],
-    c_keep: [usize; CLIENTS],
-    c_last: [usize; CLIENTS],
-    c_addr: [usize; CLIENTS],
-    c_len: [usize; CLIENTS],
-    c_valid: [usize; CLIENTS],
-    c_ready: [usize; CLIENTS],
+    c_data: [usize; WR_CLIENTS],
+    c_keep: [usize; WR_CLIENTS],
+    c_last: [usize; WR_CLIENTS],
+    c_addr: [usize; WR_CLIENTS],
+    c_len: [usize; WR_CLIENTS],
+    c_valid: [usize; WR_CLIENTS],
+    c_ready: [usize; WR_CLIENTS],
     done: usize,
     done_err: usize,
     m_data: usize,
@@ -310,7 +311,7 @@ struct WrPorts {
     wr_done_err: usize,
 }
 
-/// The write multiplexer with four clients and an engine model.
+/// The write multiplexer with [`WR_CLIENTS`] clients and an engine model.
 pub struct WrMuxBench<M: Model> {
     pub sim: Clocked<M>,
     p: WrPorts,
@@ -324,8 +325,8 @@ pub struct WrMuxBench<M: Model> {
     pub p_err: u64,
     queued: Vec<VecDeque<WrJob>>,
     /// Per client: beat index within its head job, and whether it is offered.
-    beat_at: [usize; CLIENTS],
-    offered: [bool; CLIENTS],
+    beat_at: [usize; WR_CLIENTS],
+    offered: [bool; WR_CLIENTS],
     /// The write the engine is receiving: (client, job, beat index).
     engine_cur: Option<(usize, WrJob, usize)>,
     /// Per client: jobs taken by the mux, not yet started at the engine.
@@ -339,7 +340,7 @@ pub struct WrMuxBench<M: Model> {
     pub engine_order: Vec<(usize, u64)>,
     /// Cycle of every beat the engine took.
     pub engine_beats: Vec<u64>,
-    pub done_count: [u64; CLIENTS],
+    pub done_count: [u64; WR_CLIENTS],
     pub done_errs: u64,
     /// Cycles the engine model completed a write, and a client saw one.
     pub done_sent: Vec<u64>,
@@ -379,16 +380,16 @@ impl<M: Model> WrMuxBench<M> {
             p_engine_take: 100,
             done_delay: 0,
             p_err: 0,
-            queued: (0..CLIENTS).map(|_| VecDeque::new()).collect(),
-            beat_at: [0; CLIENTS],
-            offered: [false; CLIENTS],
+            queued: (0..WR_CLIENTS).map(|_| VecDeque::new()).collect(),
+            beat_at: [0; WR_CLIENTS],
+            offered: [false; WR_CLIENTS],
             engine_cur: None,
-            in_mux: (0..CLIENTS).map(|_| VecDeque::new()).collect(),
+            in_mux: (0..WR_CLIENTS).map(|_| VecDeque::new()).collect(),
             completions: VecDeque::new(),
-            expect_done: (0..CLIENTS).map(|_| VecDeque::new()).collect(),
+            expect_done: (0..WR_CLIENTS).map(|_| VecDeque::new()).collect(),
             engine_order: vec![],
             engine_beats: vec![],
-            done_count: [0; CLIENTS],
+            done_count: [0; WR_CLIENTS],
             done_errs: 0,
             done_sent: vec![],
             done_seen: vec![],
@@ -411,7 +412,7 @@ impl<M: Model> WrMuxBench<M> {
         let now = self.sim.cycle();
         let p = &self.p;
         let d = &mut self.sim.dut;
-        for c in 0..CLIENTS {
+        for c in 0..WR_CLIENTS {
             if !self.offered[c] && !self.queued[c].is_empty() && self.rng.chance(self.p_beat) {
                 self.offered[c] = true;
             }
@@ -443,9 +444,9 @@ impl<M: Model> WrMuxBench<M> {
 
         // completions to the clients (the register shows last cycle's)
         let (bits, errs) = (d.get_at(p.done), d.get_at(p.done_err));
-        assert_eq!(bits >> CLIENTS, 0, "cycle {now}: completion bits of clients that do not exist");
+        assert_eq!(bits >> WR_CLIENTS, 0, "cycle {now}: completion bits of clients that do not exist");
         assert_eq!(errs & !bits, 0, "cycle {now}: an error flag without a completion");
-        for c in 0..CLIENTS {
+        for c in 0..WR_CLIENTS {
             if bits >> c & 1 == 1 {
                 let want = self.expect_done[c]
                     .pop_front()
@@ -459,7 +460,7 @@ impl<M: Model> WrMuxBench<M> {
         assert!(bits.count_ones() <= 1, "cycle {now}: two completions at once");
 
         // beats taken from the clients
-        for c in 0..CLIENTS {
+        for c in 0..WR_CLIENTS {
             if self.offered[c] && d.bit_at(p.c_ready[c]) {
                 self.offered[c] = false;
                 self.beat_at[c] += 1;
@@ -478,7 +479,7 @@ impl<M: Model> WrMuxBench<M> {
             if self.engine_cur.is_none() {
                 // a new write: some client's oldest write not yet at the engine (its first beat may
                 // reach the engine before its last left the client: look at the queue heads too)
-                let c = (0..CLIENTS)
+                let c = (0..WR_CLIENTS)
                     .find(|&c| {
                         let head = self.in_mux[c].front().or(self.queued[c].front());
                         head.is_some_and(|j| j.addr == addr && j.len == len && j.beats[0] == w)

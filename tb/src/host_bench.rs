@@ -26,6 +26,8 @@ pub const RINGS: u64 = 0x12_0000_0000;
 pub const QPS_TABLE: u64 = 0x13_0000_0000;
 pub const MPT_TABLE: u64 = 0x14_0000_0000;
 pub const MTT_TABLE: u64 = 0x14_0010_0000;
+/// The responder's replay table (`replay_base`).
+pub const REPLAY_TABLE: u64 = 0x15_0000_0000;
 const MAP_BYTES: u64 = 64 << 20;
 
 /// A DMA write the device issued: its address, its bytes, and the cycle its
@@ -190,7 +192,7 @@ impl<D: Model> HostBench<D> {
         let plays_transport = has("s_cqe.valid");
         let mac = has("s_axis_rx.tvalid").then(MacSide::default);
         let mut host = HostSpace::new();
-        for (i, base) in [QPC_TABLE, CQC_TABLE, RINGS, QPS_TABLE, MPT_TABLE].into_iter().enumerate() {
+        for (i, base) in [QPC_TABLE, CQC_TABLE, RINGS, QPS_TABLE, MPT_TABLE, REPLAY_TABLE].into_iter().enumerate() {
             host.iommu.map(base, MAP_BYTES, 0x1_0000_0000 * (i as u64 + 1), Perms::RW).unwrap();
         }
         let port = DmaPort::new(&dut, host, pcie, seed);
@@ -489,6 +491,8 @@ impl<D: Model> HostBench<D> {
         self.write32(regs::cqc_log_entries::OFFSET, 10);
         self.write32(regs::qps_base_lo::OFFSET, QPS_TABLE as u32);
         self.write32(regs::qps_base_hi::OFFSET, (QPS_TABLE >> 32) as u32);
+        self.write32(regs::replay_base_lo::OFFSET, REPLAY_TABLE as u32);
+        self.write32(regs::replay_base_hi::OFFSET, (REPLAY_TABLE >> 32) as u32);
         self.write32(regs::mpt_base_lo::OFFSET, MPT_TABLE as u32);
         self.write32(regs::mpt_base_hi::OFFSET, (MPT_TABLE >> 32) as u32);
         self.write32(regs::mpt_log_entries::OFFSET, 4);

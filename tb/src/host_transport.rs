@@ -89,13 +89,16 @@ pub struct ReadPort {
     pub done: Vec<ReadDone>,
 }
 
-/// One DMA write client (`s_<name>`, completions on `<done>`).
+/// One DMA write client (`s_<name>`, completions on `<name>_done`, failures on `<name>_err`).
 pub struct WritePort {
     name: &'static str,
-    done_port: &'static str,
+    done_port: String,
+    err_port: String,
     pub queue: VecDeque<(u64, Vec<u8>)>,
     beat: usize,
     pub completions: u64,
+    /// Completion pulses with the error flag.
+    pub errors: u64,
 }
 
 pub struct Transport {
@@ -109,10 +112,10 @@ pub struct Transport {
     pub xreqs: VecDeque<XReq>,
     x_on: bool,
     pub xanswers: Vec<XAnswer>,
-    /// `wqe_rd`, `recv_rd`, `pay_rd`, `resp_rd`, `sq_rd`.
-    pub reads: [ReadPort; 5],
-    /// `pay_wr`, `comp_wr`.
-    pub writes: [WritePort; 2],
+    /// `wqe_rd`, `recv_rd`, `pay_rd`, `resp_rd`, `sq_rd`, `replay_rd`.
+    pub reads: [ReadPort; 6],
+    /// `pay_wr`, `comp_wr`, `replay_wr`.
+    pub writes: [WritePort; 3],
 }
 
 fn bytes_to_words(b: &[u8]) -> Vec<u32> {
@@ -147,7 +150,15 @@ impl Transport {
             cur_err: false,
             done: vec![],
         };
-        let wr = |name, done_port| WritePort { name, done_port, queue: VecDeque::new(), beat: 0, completions: 0 };
+        let wr = |name: &'static str| WritePort {
+            name,
+            done_port: format!("{name}_done"),
+            err_port: format!("{name}_err"),
+            queue: VecDeque::new(),
+            beat: 0,
+            completions: 0,
+            errors: 0,
+        };
         Transport {
             work_ready_pct: 100,
             work: vec![],
@@ -156,8 +167,8 @@ impl Transport {
             xreqs: VecDeque::new(),
             x_on: false,
             xanswers: vec![],
-            reads: [rd("wqe_rd"), rd("recv_rd"), rd("pay_rd"), rd("resp_rd"), rd("sq_rd")],
-            writes: [wr("pay_wr", "pay_wr_done"), wr("comp_wr", "comp_wr_done")],
+            reads: [rd("wqe_rd"), rd("recv_rd"), rd("pay_rd"), rd("resp_rd"), rd("sq_rd"), rd("replay_rd")],
+            writes: [wr("pay_wr"), wr("comp_wr"), wr("replay_wr")],
         }
     }
 
@@ -168,6 +179,11 @@ impl Transport {
 
     pub fn write_port(&mut self, name: &str) -> &mut WritePort {
         self.writes.iter_mut().find(|p| p.name == name).expect("a write client")
+    }
+
+    /// Write port by client name, to look at (completions, errors).
+    pub fn write_port_ref(&self, name: &str) -> &WritePort {
+        self.writes.iter().find(|p| p.name == name).expect("a write client")
     }
 
     /// Nothing queued or in flight on any port.
@@ -295,7 +311,8 @@ impl Transport {
                     p.beat = 0;
                 }
             }
-            p.completions += d.get(p.done_port) & 1;
+            p.completions += d.get(&p.done_port) & 1;
+            p.errors += d.get(&p.err_port) & 1;
         }
     }
 }

@@ -1,4 +1,4 @@
-//! The DMA client multiplexers (`DmaRdMux`, `DmaWrMux`, four clients):
+//! The DMA client multiplexers (the catalog's `DmaRdMux<4>` and `DmaWrMux<5>`):
 //! random commands and writes under random stalls on every port, with
 //! failed reads and writes, against the benches' references (each client's
 //! data and completions, in order, byte for byte); the round-robin order,
@@ -6,7 +6,7 @@
 
 use rnic_hw::host::{DmaRdMux, DmaWrMux};
 use rnic_sim::models::{dma_rd_mux, dma_wr_mux};
-use rnic_tb::dma_mux::{read_beats, RdCmd, RdMuxBench, WrJob, WrMuxBench, CLIENTS};
+use rnic_tb::dma_mux::{read_beats, RdCmd, RdMuxBench, WrJob, WrMuxBench, RD_CLIENTS, WR_CLIENTS};
 
 type Rd = RdMuxBench<dma_rd_mux::Dut>;
 type Wr = WrMuxBench<dma_wr_mux::Dut>;
@@ -25,7 +25,7 @@ fn reads_under_stalls_reach_their_clients() {
         let mut b = Rd::new(dma_rd_mux::Dut::new(), seed);
         (b.p_cmd, b.p_take, b.p_engine_cmd, b.p_engine_beat, b.engine_delay, b.p_err) =
             (p_cmd, p_take, p_ec, p_eb, delay, 10);
-        let mut want = [0u64; CLIENTS];
+        let mut want = [0u64; RD_CLIENTS];
         for _ in 0..400 {
             // skewed: client 0 issues most, client 3 least
             let c = [0, 0, 0, 1, 1, 2, 3][(b.rng.next() % 7) as usize];
@@ -44,13 +44,13 @@ fn reads_under_stalls_reach_their_clients() {
 fn reads_round_robin_every_other_cycle() {
     let mut b = Rd::new(dma_rd_mux::Dut::new(), 7);
     for k in 0..50 {
-        for c in 0..CLIENTS {
-            b.push(c, RdCmd { addr: 0x1000 * (k * CLIENTS + c) as u64, len: 64 });
+        for c in 0..RD_CLIENTS {
+            b.push(c, RdCmd { addr: 0x1000 * (k * RD_CLIENTS + c) as u64, len: 64 });
         }
     }
     b.run(10_000);
     let order: Vec<usize> = b.engine_order.iter().map(|&(c, _)| c).collect();
-    let rr: Vec<usize> = (0..200).map(|k| k % CLIENTS).collect();
+    let rr: Vec<usize> = (0..200).map(|k| k % RD_CLIENTS).collect();
     assert_eq!(order, rr, "round robin from client 0");
     for w in b.engine_order.windows(2) {
         assert_eq!(w[1].1 - w[0].1, 2, "a command every other cycle: {w:?}");
@@ -66,8 +66,8 @@ fn reads_round_robin_every_other_cycle() {
 fn read_data_flows_a_beat_per_cycle() {
     let mut b = Rd::new(dma_rd_mux::Dut::new(), 9);
     b.engine_delay = 30;
-    // four clients, 8 KiB each: the data of all the commands back to back
-    for c in 0..CLIENTS {
+    // every client, 8 KiB each: the data of all the commands back to back
+    for c in 0..RD_CLIENTS {
         for k in 0..4 {
             b.push(c, RdCmd { addr: ((c * 4 + k) as u64) << 16, len: 2048 });
         }
@@ -86,9 +86,10 @@ fn writes_under_stalls_complete_to_their_clients() {
     for (seed, p_beat, p_take, delay) in [(1, 60, 70, 5), (2, 100, 30, 0), (3, 25, 100, 40), (4, 90, 90, 1)] {
         let mut b = Wr::new(dma_wr_mux::Dut::new(), seed);
         (b.p_beat, b.p_engine_take, b.done_delay, b.p_err) = (p_beat, p_take, delay, 10);
-        let mut want = [0u64; CLIENTS];
+        let mut want = [0u64; WR_CLIENTS];
         for _ in 0..300 {
-            let c = [0, 0, 0, 1, 1, 2, 3][(b.rng.next() % 7) as usize];
+            // skewed: client 0 writes most, clients 3 and 4 least
+            let c = [0, 0, 0, 1, 1, 2, 3, 4][(b.rng.next() % 8) as usize];
             let j = WrJob::random(&mut b.rng, 6);
             want[c] += 1;
             b.push(c, j);
@@ -108,7 +109,7 @@ fn writes_follow_each_other_without_a_gap() {
     // one-beat and three-beat writes from every client
     let mut beats = 0;
     for k in 0..40 {
-        for c in 0..CLIENTS {
+        for c in 0..WR_CLIENTS {
             let j = WrJob::random(&mut b.rng, if k % 2 == 0 { 1 } else { 3 });
             beats += j.beats.len();
             b.push(c, j);
@@ -116,15 +117,15 @@ fn writes_follow_each_other_without_a_gap() {
     }
     b.run(10_000);
     let order: Vec<usize> = b.engine_order.iter().map(|&(c, _)| c).collect();
-    let rr: Vec<usize> = (0..160).map(|k| k % CLIENTS).collect();
+    let rr: Vec<usize> = (0..40 * WR_CLIENTS).map(|k| k % WR_CLIENTS).collect();
     assert_eq!(order, rr, "round robin from client 0");
     let n = b.engine_beats.len();
     assert_eq!(n, beats);
     // the first write is chosen, then taken, then offered: every later beat follows at once
     assert_eq!(b.engine_beats[n - 1] - b.engine_beats[0], n as u64 - 1, "no gap between writes");
-    assert_eq!(b.done_sent.len(), 160);
+    assert_eq!(b.done_sent.len(), 40 * WR_CLIENTS);
     for (s, c) in b.done_sent.iter().zip(&b.done_seen) {
-        assert_eq!(c - s, DmaWrMux::<4>::DONE_LATENCY, "completion latency");
+        assert_eq!(c - s, DmaWrMux::<5>::DONE_LATENCY, "completion latency");
     }
 }
 
@@ -134,7 +135,7 @@ fn thirty_two_writes_incomplete_hold_the_next() {
     b.done_delay = 1000;
     for k in 0..40 {
         let j = WrJob::random(&mut b.rng, 1);
-        b.push(k % CLIENTS, j);
+        b.push(k % WR_CLIENTS, j);
     }
     b.run(10_000);
     assert_eq!(b.engine_order.len(), 40);

@@ -1001,7 +1001,7 @@ fn transport_ports_answer() {
     b.tp.xreqs.push_back(XReq { key, pd: 7, va: 0x1000_0F00, len: 0x200, access: 0, id: 0x42 });
     // DMA: 200 bytes through each read client, 150 through each write client
     let mut reads = vec![];
-    for (k, name) in ["wqe_rd", "recv_rd", "pay_rd", "resp_rd", "sq_rd"].into_iter().enumerate() {
+    for (k, name) in ["wqe_rd", "recv_rd", "pay_rd", "resp_rd", "sq_rd", "replay_rd"].into_iter().enumerate() {
         let addr = RINGS + 0x80_0000 + 0x1000 * k as u64 + 13 * k as u64;
         let bytes = rand(200);
         b.write_host(addr, &bytes);
@@ -1009,7 +1009,7 @@ fn transport_ports_answer() {
         reads.push((name, bytes));
     }
     let mut writes = vec![];
-    for (k, name) in ["pay_wr", "comp_wr"].into_iter().enumerate() {
+    for (k, name) in ["pay_wr", "comp_wr", "replay_wr"].into_iter().enumerate() {
         let addr = RINGS + 0x90_0000 + 0x1000 * k as u64 + 7 * k as u64;
         let bytes = rand(150);
         b.tp.write_port(name).queue.push_back((addr, bytes.clone()));
@@ -1020,7 +1020,7 @@ fn transport_ports_answer() {
         b.tp.idle()
             && answers == [1, 1, 2, 1, 1]
             && b.tp.xanswers.len() == 2
-            && b.tp.writes.iter().all(|w| w.completions == 1)
+            && b.tp.writes.iter().all(|w| w.completions == 1 && w.errors == 0)
     });
     let one = |a: &[rnic_tb::host_transport::CacheAnswer]| {
         assert_eq!(a.len(), 1);
@@ -1057,6 +1057,76 @@ fn transport_ports_answer() {
         assert_eq!(b.read_host(addr, 150), bytes, "write at {addr:#x}");
     }
     assert_eq!(b.read32(regs::events::OFFSET), 0);
+}
+
+/// The replay table's side of `HostIf`: `replay_base_lo/hi` read back (the
+/// low half 4 KiB aligned) and drive `replay_base`; a 32-byte slot write on
+/// `s_replay_wr` (write client 3's fifth source, beside the context
+/// write-backs) changes exactly its bytes and pulses `replay_wr_done` once;
+/// a QP's 512 bytes read on `s_replay_rd` (read client 0's fourth port,
+/// beside a WQE read) come back in 8 beats, `tlast` on the 8th; soft reset
+/// clears the registers.
+#[test]
+fn the_replay_table_has_its_dma_clients() {
+    let mut b = bench(33);
+    b.flush_mmio();
+    assert_eq!(b.read32(regs::replay_base_lo::OFFSET), REPLAY_TABLE as u32);
+    assert_eq!(b.read32(regs::replay_base_hi::OFFSET), (REPLAY_TABLE >> 32) as u32);
+    b.write32(regs::replay_base_lo::OFFSET, 0x1234_5FFF);
+    b.write32(regs::replay_base_hi::OFFSET, 0xABCD);
+    assert_eq!(b.read32(regs::replay_base_lo::OFFSET), 0x1234_5000, "the replay table's base is 4 KiB aligned");
+    assert_eq!(b.read32(regs::replay_base_hi::OFFSET), 0xABCD);
+    assert_eq!(b.sim.dut.get("replay_base"), 0xABCD_1234_5000, "replay_base out");
+    b.write32(regs::replay_base_lo::OFFSET, REPLAY_TABLE as u32);
+    b.write32(regs::replay_base_hi::OFFSET, (REPLAY_TABLE >> 32) as u32);
+    assert_eq!(b.read32(regs::replay_base_hi::OFFSET), (REPLAY_TABLE >> 32) as u32);
+    assert_eq!(b.sim.dut.get("replay_base"), REPLAY_TABLE, "replay_base out");
+
+    // QP 9's slots, with their neighbours' bytes around them
+    let mut rng = Rng(0x5107);
+    let qp = REPLAY_TABLE + 9 * 512;
+    let around = qp - 256;
+    let before: Vec<u8> = (0..1024).map(|_| rng.next() as u8).collect();
+    b.write_host(around, &before);
+    // slot 5: offset 32 of a 64-byte line, so its beat keeps the upper 32 lanes
+    let slot = qp + 5 * 32;
+    assert_eq!(slot % 64, 32);
+    let entry: Vec<u8> = (0..32).map(|_| rng.next() as u8).collect();
+    b.tp.write_port("replay_wr").queue.push_back((slot, entry.clone()));
+    b.until(2000, "the slot write completes", |b| b.tp.write_port_ref("replay_wr").completions >= 1);
+    b.steps(300);
+    let w = &b.tp.write_port_ref("replay_wr");
+    assert_eq!((w.completions, w.errors), (1, 0), "one completion pulse, no error");
+    let at: Vec<&IssuedWrite> = b.writes.iter().filter(|w| w.addr == slot).collect();
+    assert_eq!(at.len(), 1, "one DMA write at the slot");
+    assert_eq!(at[0].bytes, entry, "its bytes: the kept lanes only");
+    let mut want = before.clone();
+    want[256 + 5 * 32..256 + 6 * 32].copy_from_slice(&entry);
+    assert_eq!(b.read_host(around, 1024), want, "the slot written, every byte around it as it was");
+
+    // the QP's 512 bytes, while a WQE read shares read client 0
+    let wqes = RINGS + 0x70_0000;
+    let wqe_bytes: Vec<u8> = (0..256).map(|_| rng.next() as u8).collect();
+    b.write_host(wqes, &wqe_bytes);
+    b.tp.read_port("wqe_rd").queue.push_back((wqes, 256));
+    b.tp.read_port("replay_rd").queue.push_back((qp, 512));
+    b.until(2000, "the replay read", |b| b.tp.idle());
+    b.steps(100);
+    let done = &b.tp.read_port("replay_rd").done;
+    assert_eq!(done.len(), 1, "one read delivered (tlast once)");
+    assert!(!done[0].err);
+    // the bench closes a read at its tlast, and every beat is 64 bytes: 8 beats, tlast on the 8th
+    assert_eq!(done[0].bytes.len(), 512, "8 beats up to tlast");
+    assert_eq!(done[0].bytes, want[256..768], "the QP's slots, the new one among them");
+    let done = &b.tp.read_port("wqe_rd").done;
+    assert_eq!(done.len(), 1);
+    assert_eq!(read_bytes(&done[0], 256), wqe_bytes, "the WQE read beside it");
+
+    // soft reset clears the base
+    b.write32(regs::ctrl::OFFSET, regs::ctrl::SOFT_RESET.encode(1).unwrap());
+    b.steps(4);
+    assert_eq!(b.read32(regs::replay_base_lo::OFFSET), 0);
+    assert_eq!(b.read32(regs::replay_base_hi::OFFSET), 0);
 }
 
 // ------------------------------------------------------------------ hazards

@@ -11,10 +11,10 @@
 //!   offering a first beat (the first client after the one served last),
 //!   chosen into a register when no write is in progress or in the cycle the
 //!   current write's last beat passes, so writes follow each other without a
-//!   gap. The granted client's beats pass a skid buffer (`addr` and `len`
-//!   carried in its `tuser`) whose registers drive `m_wr`; the clients see
-//!   the skid buffer's registered `tready`, so `m_wr.tready` reaches no
-//!   client.
+//!   gap. The granted client's beats (a case on the grant register `cur`
+//!   as a binary index) pass a skid buffer (`addr` and `len` carried in
+//!   its `tuser`) whose registers drive `m_wr`; the clients see the skid
+//!   buffer's registered `tready`, so `m_wr.tready` reaches no client.
 //! * **Completions.** The engine completes writes in issue order; the
 //!   source of each write (one-hot, a 32-place LUTRAM FIFO, pushed at the
 //!   grant) says whose completion it is. A grant waits while 32 writes are
@@ -62,6 +62,18 @@ pub struct DmaWrMux<const N: usize> {
     done_err_q: Reg<Bits<DMA_MUX_MAX_CLIENTS>>,
     // ---- beats out: tuser = len (bits 95:64), addr (63:0)
     beats: AxisSkidBuffer<512, 64, 96>,
+    // the clients' fields padded to DMA_MUX_MAX_CLIENTS (the absent ones repeat the last), chosen by
+    // `cur` as a binary index: a case is a mux tree (4:1 in a LUT6), where a chain of five (one-hot
+    // bits or index compares) mapped to twice the LUTs
+    pad_data: [Signal<Local, Bits<512>>; DMA_MUX_MAX_CLIENTS],
+    pad_keep: [Signal<Local, Bits<64>>; DMA_MUX_MAX_CLIENTS],
+    pad_last: [Signal<Local, Bit>; DMA_MUX_MAX_CLIENTS],
+    pad_addr: [Signal<Local, Bits<64>>; DMA_MUX_MAX_CLIENTS],
+    pad_len: [Signal<Local, Bits<32>>; DMA_MUX_MAX_CLIENTS],
+    cur_ix: Signal<Local, Bits<3>>,
+    sel_data: Signal<Local, Bits<512>>,
+    sel_keep: Signal<Local, Bits<64>>,
+    sel_last: Signal<Local, Bit>,
     sel_addr: Signal<Local, Bits<64>>,
     sel_len: Signal<Local, Bits<32>>,
     kind: TypeTag<Self>,
@@ -94,12 +106,24 @@ impl<const N: usize> Default for DmaWrMux<N> {
             done_q: Default::default(),
             done_err_q: Default::default(),
             beats: Default::default(),
+            pad_data: Default::default(),
+            pad_keep: Default::default(),
+            pad_last: Default::default(),
+            pad_addr: Default::default(),
+            pad_len: Default::default(),
+            cur_ix: Default::default(),
+            sel_data: Default::default(),
+            sel_keep: Default::default(),
+            sel_last: Default::default(),
             sel_addr: Default::default(),
             sel_len: Default::default(),
             kind: Default::default(),
         }
     }
 }
+
+// the case in `update` has one arm per client index, and `cur_ix` is 3 bits of an 8-bit one-hot `cur`
+const _: () = assert!(DMA_MUX_MAX_CLIENTS == 8);
 
 impl<const N: usize> DmaWrMux<N> {
     const FITS: () = assert!(N >= 1 && N <= DMA_MUX_MAX_CLIENTS);
@@ -118,23 +142,121 @@ impl<const N: usize> Logic for DmaWrMux<N> {
         self.rr.reset.next = self.reset.val();
 
         // ---- the granted client's beats into the skid buffer
-        self.beats.s_axis.tdata.next = 0.into();
-        self.beats.s_axis.tkeep.next = 0.into();
-        self.beats.s_axis.tlast.next = false;
-        self.sel_addr.next = 0.into();
-        self.sel_len.next = 0.into();
+        // pad j is client min(j, N - 1): indices past the clients (never in `cur`) repeat the last one,
+        // so with five the index's top bit alone picks client 4 (a LUT6's 4:1 and one more mux a bit;
+        // zeros there cost a third LUT a bit). The emitter takes only loop variables as indices: a
+        // loop of one over `N - 1`.
+        for i in (N - 1)..N {
+            for j in 0..8 {
+                self.pad_data[j].next = self.s_wr[i].tdata.val();
+                self.pad_keep[j].next = self.s_wr[i].tkeep.val();
+                self.pad_last[j].next = self.s_wr[i].tlast.val();
+                self.pad_addr[j].next = self.s_wr[i].addr.val();
+                self.pad_len[j].next = self.s_wr[i].len.val();
+            }
+        }
         self.beats.s_axis.tvalid.next = false;
         for i in 0..N {
             self.s_wr[i].tready.next = self.busy.q.val() & self.cur.q.val().get_bit(i) & self.beats.s_axis.tready.val();
+            self.pad_data[i].next = self.s_wr[i].tdata.val();
+            self.pad_keep[i].next = self.s_wr[i].tkeep.val();
+            self.pad_last[i].next = self.s_wr[i].tlast.val();
+            self.pad_addr[i].next = self.s_wr[i].addr.val();
+            self.pad_len[i].next = self.s_wr[i].len.val();
             if self.cur.q.val().get_bit(i) {
-                self.beats.s_axis.tdata.next = self.s_wr[i].tdata.val();
-                self.beats.s_axis.tkeep.next = self.s_wr[i].tkeep.val();
-                self.beats.s_axis.tlast.next = self.s_wr[i].tlast.val();
-                self.sel_addr.next = self.s_wr[i].addr.val();
-                self.sel_len.next = self.s_wr[i].len.val();
                 self.beats.s_axis.tvalid.next = self.busy.q.val() & self.s_wr[i].tvalid.val();
             }
         }
+        self.cur_ix.next = 0.into();
+        self.cur_ix.next = self.cur_ix.val().replace_bit(
+            0,
+            self.cur.q.val().get_bit(1)
+                | self.cur.q.val().get_bit(3)
+                | self.cur.q.val().get_bit(5)
+                | self.cur.q.val().get_bit(7),
+        );
+        self.cur_ix.next = self.cur_ix.val().replace_bit(
+            1,
+            self.cur.q.val().get_bit(2)
+                | self.cur.q.val().get_bit(3)
+                | self.cur.q.val().get_bit(6)
+                | self.cur.q.val().get_bit(7),
+        );
+        self.cur_ix.next = self.cur_ix.val().replace_bit(
+            2,
+            self.cur.q.val().get_bit(4)
+                | self.cur.q.val().get_bit(5)
+                | self.cur.q.val().get_bit(6)
+                | self.cur.q.val().get_bit(7),
+        );
+        match self.cur_ix.val().index() {
+            0 => {
+                self.sel_data.next = self.pad_data[0].val();
+                self.sel_keep.next = self.pad_keep[0].val();
+                self.sel_last.next = self.pad_last[0].val();
+                self.sel_addr.next = self.pad_addr[0].val();
+                self.sel_len.next = self.pad_len[0].val();
+            }
+            1 => {
+                self.sel_data.next = self.pad_data[1].val();
+                self.sel_keep.next = self.pad_keep[1].val();
+                self.sel_last.next = self.pad_last[1].val();
+                self.sel_addr.next = self.pad_addr[1].val();
+                self.sel_len.next = self.pad_len[1].val();
+            }
+            2 => {
+                self.sel_data.next = self.pad_data[2].val();
+                self.sel_keep.next = self.pad_keep[2].val();
+                self.sel_last.next = self.pad_last[2].val();
+                self.sel_addr.next = self.pad_addr[2].val();
+                self.sel_len.next = self.pad_len[2].val();
+            }
+            3 => {
+                self.sel_data.next = self.pad_data[3].val();
+                self.sel_keep.next = self.pad_keep[3].val();
+                self.sel_last.next = self.pad_last[3].val();
+                self.sel_addr.next = self.pad_addr[3].val();
+                self.sel_len.next = self.pad_len[3].val();
+            }
+            4 => {
+                self.sel_data.next = self.pad_data[4].val();
+                self.sel_keep.next = self.pad_keep[4].val();
+                self.sel_last.next = self.pad_last[4].val();
+                self.sel_addr.next = self.pad_addr[4].val();
+                self.sel_len.next = self.pad_len[4].val();
+            }
+            5 => {
+                self.sel_data.next = self.pad_data[5].val();
+                self.sel_keep.next = self.pad_keep[5].val();
+                self.sel_last.next = self.pad_last[5].val();
+                self.sel_addr.next = self.pad_addr[5].val();
+                self.sel_len.next = self.pad_len[5].val();
+            }
+            6 => {
+                self.sel_data.next = self.pad_data[6].val();
+                self.sel_keep.next = self.pad_keep[6].val();
+                self.sel_last.next = self.pad_last[6].val();
+                self.sel_addr.next = self.pad_addr[6].val();
+                self.sel_len.next = self.pad_len[6].val();
+            }
+            7 => {
+                self.sel_data.next = self.pad_data[7].val();
+                self.sel_keep.next = self.pad_keep[7].val();
+                self.sel_last.next = self.pad_last[7].val();
+                self.sel_addr.next = self.pad_addr[7].val();
+                self.sel_len.next = self.pad_len[7].val();
+            }
+            _ => {
+                self.sel_data.next = 0.into();
+                self.sel_keep.next = 0.into();
+                self.sel_last.next = false;
+                self.sel_addr.next = 0.into();
+                self.sel_len.next = 0.into();
+            }
+        }
+        self.beats.s_axis.tdata.next = self.sel_data.val();
+        self.beats.s_axis.tkeep.next = self.sel_keep.val();
+        self.beats.s_axis.tlast.next = self.sel_last.val();
         self.beats.s_axis.tuser.next =
             (bit_cast::<96, 32>(self.sel_len.val()) << 64) | bit_cast::<96, 64>(self.sel_addr.val());
         self.fire.next = self.beats.s_axis.tvalid.val() & self.beats.s_axis.tready.val();

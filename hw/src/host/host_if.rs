@@ -22,10 +22,14 @@
 //!
 //! | DMA client | read | write |
 //! |---|---|---|
-//! | 0 | WQEs: `s_wqe_rd` / `s_recv_rd` / `s_sq_rd` (a `DmaRdMux<3>`) | `s_pay_wr` (responder payload) |
+//! | 0 | WQEs: `s_wqe_rd` / `s_recv_rd` / `s_sq_rd`, and the replay table's reads `s_replay_rd` (a `DmaRdMux<4>`) | `s_pay_wr` (responder payload) |
 //! | 1 | `s_pay_rd` (requester payload) | `s_comp_wr` (completer payload) |
 //! | 2 | contexts: `qpc`, `qps`, `MrXlate`, CQ Loads (a `DmaRdMux<4>`) | CQEs (`cq_engine`) |
-//! | 3 | `s_resp_rd` (responder payload) | context write-backs: `qpc`, `qps`, `MrXlate`, CQ Stores (a `DmaWrMux<4>`) |
+//! | 3 | `s_resp_rd` (responder payload) | context write-backs: `qpc`, `qps`, `MrXlate`, CQ Stores, and the replay table's writes `s_replay_wr` (a `DmaWrMux<5>`) |
+//!
+//! The replay table (the responder's `ReplayTable`, at `replay_base`) writes
+//! one 32-byte slot per executed READ or atomic and reads a QP's 512 bytes
+//! per duplicate READ or atomic: rare, so it shares the muxed clients.
 //!
 //! Every port is driven by a child's register (or a register's mux); no
 //! ready reaches another port's ready or valid.
@@ -88,6 +92,10 @@ pub struct HostIf {
     /// Send WQEs read again by the completer (a READ's SGEs, `comp_read`).
     pub s_sq_rd: RdCmdIn,
     pub m_sq_rd: AxisOut<512, 64, 1>,
+    /// The responder's replay table: a QP's slots read for a duplicate
+    /// READ or atomic (engine client 0, shared).
+    pub s_replay_rd: RdCmdIn,
+    pub m_replay_rd: AxisOut<512, 64, 1>,
     pub s_pay_rd: RdCmdIn,
     pub m_pay_rd: AxisOut<512, 64, 1>,
     pub s_resp_rd: RdCmdIn,
@@ -100,12 +108,19 @@ pub struct HostIf {
     pub s_comp_wr: WrStreamIn,
     pub comp_wr_done: Signal<Out, Bit>,
     pub comp_wr_err: Signal<Out, Bit>,
+    /// The replay table's slot writes (engine client 3, shared with the
+    /// context write-backs), with their completions.
+    pub s_replay_wr: WrStreamIn,
+    pub replay_wr_done: Signal<Out, Bit>,
+    pub replay_wr_err: Signal<Out, Bit>,
     pub s_cqe: CqeIn,
     /// `ctrl.ENABLE`, for the transport.
     pub enable: Signal<Out, Bit>,
     /// `RegFile::qpn_high`, for the receive lookup (`rx_lookup`): the one
     /// computation of which QPNs name a QP.
     pub qpn_high: Signal<Out, Bits<24>>,
+    /// `RegFile::replay_base`, for the responder's replay table.
+    pub replay_base: Signal<Out, Bits<64>>,
     /// A pulse from a register: the context engine dropped a QP's cached
     /// context (ctx_cmd Load or Invalidate of the QP table); state kept
     /// outside the caches from that QP's context (the responder's RQ
@@ -137,9 +152,9 @@ pub struct HostIf {
     qps_cache: CtxCache<512, 64, QPS_CACHE_LOG>,
     qps_mux: CtxPortMux<512, 64, 4>,
     xlate: MrXlate,
-    wqe_rd: DmaRdMux<3>,
+    wqe_rd: DmaRdMux<4>,
     ctx_rd: DmaRdMux<4>,
-    ctx_wr: DmaWrMux<4>,
+    ctx_wr: DmaWrMux<5>,
     rd_err_seen: Reg<Bits<32>>,
     wr_err_seen: Reg<Bits<32>>,
     eng_reset: Signal<Local, Bit>,
@@ -181,13 +196,16 @@ impl Logic for HostIf {
         self.dma.cfg_max_read.next = self.cfg_max_read.val();
         self.dma.cfg_max_payload.next = self.cfg_max_payload.val();
 
-        // ---- DMA read clients: 0 WQEs (shared), 1 requester payload, 2 contexts (shared), 3 responder payload
+        // ---- DMA read clients: 0 WQEs and replay slots (shared), 1 requester payload, 2 contexts (shared),
+        // 3 responder payload
         RdCmdIn::link(&mut self.s_wqe_rd, &mut self.wqe_rd.s_cmd[0]);
         AxisOut::<512, 64, 1>::link(&mut self.m_wqe_rd, &mut self.wqe_rd.m_data[0]);
         RdCmdIn::link(&mut self.s_recv_rd, &mut self.wqe_rd.s_cmd[1]);
         AxisOut::<512, 64, 1>::link(&mut self.m_recv_rd, &mut self.wqe_rd.m_data[1]);
         RdCmdIn::link(&mut self.s_sq_rd, &mut self.wqe_rd.s_cmd[2]);
         AxisOut::<512, 64, 1>::link(&mut self.m_sq_rd, &mut self.wqe_rd.m_data[2]);
+        RdCmdIn::link(&mut self.s_replay_rd, &mut self.wqe_rd.s_cmd[3]);
+        AxisOut::<512, 64, 1>::link(&mut self.m_replay_rd, &mut self.wqe_rd.m_data[3]);
         RdCmdOut::join(&mut self.wqe_rd.m_cmd, &mut self.dma.s_rd[0]);
         AxisOut::<512, 64, 1>::join(&mut self.dma.m_rd[0], &mut self.wqe_rd.s_data);
         RdCmdIn::link(&mut self.s_pay_rd, &mut self.dma.s_rd[1]);
@@ -205,7 +223,8 @@ impl Logic for HostIf {
         RdCmdIn::link(&mut self.s_resp_rd, &mut self.dma.s_rd[3]);
         AxisOut::<512, 64, 1>::link(&mut self.m_resp_rd, &mut self.dma.m_rd[3]);
 
-        // ---- DMA write clients: 0 responder payload, 1 completer payload, 2 CQEs, 3 context write-backs (shared)
+        // ---- DMA write clients: 0 responder payload, 1 completer payload, 2 CQEs, 3 context write-backs and
+        // replay slots (shared)
         WrStreamIn::link(&mut self.s_pay_wr, &mut self.dma.s_wr[0]);
         WrStreamIn::link(&mut self.s_comp_wr, &mut self.dma.s_wr[1]);
         WrStreamOut::join(&mut self.cq.m_wr, &mut self.dma.s_wr[2]);
@@ -213,6 +232,7 @@ impl Logic for HostIf {
         WrStreamOut::join(&mut self.qps_cache.m_wr, &mut self.ctx_wr.s_wr[1]);
         WrStreamOut::join(&mut self.xlate.m_wr, &mut self.ctx_wr.s_wr[2]);
         WrStreamOut::join(&mut self.ctx.m_wr, &mut self.ctx_wr.s_wr[3]);
+        WrStreamIn::link(&mut self.s_replay_wr, &mut self.ctx_wr.s_wr[4]);
         WrStreamOut::join(&mut self.ctx_wr.m_wr, &mut self.dma.s_wr[3]);
         self.pay_wr_done.next = self.dma.wr_done.val().get_bit(0);
         self.pay_wr_err.next = self.dma.wr_done_err.val().get_bit(0);
@@ -229,6 +249,8 @@ impl Logic for HostIf {
         self.xlate.wr_done_err.next = self.ctx_wr.client_done_err.val().get_bit(2);
         self.ctx.wr_done.next = self.ctx_wr.client_done.val().get_bit(3);
         self.ctx.wr_done_err.next = self.ctx_wr.client_done_err.val().get_bit(3);
+        self.replay_wr_done.next = self.ctx_wr.client_done.val().get_bit(4);
+        self.replay_wr_err.next = self.ctx_wr.client_done_err.val().get_bit(4);
 
         // ---- the QP caches and their users
         CacheReqOut::<1024, 128>::join(&mut self.qpc_mux.m_req, &mut self.qpc_cache.s_req);
@@ -263,6 +285,7 @@ impl Logic for HostIf {
         self.qpc_cache.tbl_log.next = self.regs.qpc_log.val();
         self.qps_cache.tbl_base.next = self.regs.qps_base.val();
         self.qps_cache.tbl_log.next = self.regs.qpc_log.val();
+        self.replay_base.next = self.regs.replay_base.val();
         self.xlate.mpt_base.next = self.regs.mpt_base.val();
         self.xlate.mpt_log.next = self.regs.mpt_log.val();
         self.xlate.mtt_base.next = self.regs.mtt_base.val();

@@ -22,7 +22,7 @@
 //! cycles later than the others. Reading a low half latches the high half;
 //! the high half of the same counter read next returns the latched value
 //! (any other high half reads live), as the contract asks. The table bases
-//! (QPC, QPS, CQC, MPT, MTT) are 4 KiB aligned (low 12 bits read 0).
+//! (QPC, QPS, replay, CQC, MPT, MTT) are 4 KiB aligned (low 12 bits read 0).
 
 use super::{AxilIn, IrqOut};
 use crate::consts::*;
@@ -107,6 +107,9 @@ pub struct RegFile {
     pub cqc_log: Signal<Out, Bits<5>>,
     /// The QP transport state table (`qps`, as many entries as `qpc_log`).
     pub qps_base: Signal<Out, Bits<64>>,
+    /// The responder's replay table (`replay_base_*`, `resource::QP_BYTES`
+    /// a QP, as many QPs as `qpc_log`), for its `ReplayTable`.
+    pub replay_base: Signal<Out, Bits<64>>,
     /// The MPT and MTT tables (`mpt_*`, `mtt_*`), for the translation unit.
     pub mpt_base: Signal<Out, Bits<64>>,
     pub mpt_log: Signal<Out, Bits<5>>,
@@ -154,6 +157,8 @@ pub struct RegFile {
     r_cqc_log: Reg<Bits<5>>,
     r_qps_lo: Reg<Bits<32>>,
     r_qps_hi: Reg<Bits<32>>,
+    r_replay_lo: Reg<Bits<32>>,
+    r_replay_hi: Reg<Bits<32>>,
     r_mpt_lo: Reg<Bits<32>>,
     r_mpt_hi: Reg<Bits<32>>,
     r_mpt_log: Reg<Bits<5>>,
@@ -217,6 +222,8 @@ impl Logic for RegFile {
             r_cqc_log,
             r_qps_lo,
             r_qps_hi,
+            r_replay_lo,
+            r_replay_hi,
             r_mpt_lo,
             r_mpt_hi,
             r_mpt_log,
@@ -316,6 +323,12 @@ impl Logic for RegFile {
                 }
                 if self.waddr.val() == REG_QPS_BASE_HI {
                     self.r_qps_hi.d.next = self.wdata.val();
+                }
+                if self.waddr.val() == REG_REPLAY_BASE_LO {
+                    self.r_replay_lo.d.next = self.wdata.val() & 0xFFFF_F000u64;
+                }
+                if self.waddr.val() == REG_REPLAY_BASE_HI {
+                    self.r_replay_hi.d.next = self.wdata.val();
                 }
                 if self.waddr.val() == REG_MPT_BASE_LO {
                     self.r_mpt_lo.d.next = self.wdata.val() & 0xFFFF_F000u64;
@@ -441,6 +454,12 @@ impl Logic for RegFile {
         if self.raddr.val() == REG_QPS_BASE_HI {
             self.rword.next = self.r_qps_hi.q.val();
         }
+        if self.raddr.val() == REG_REPLAY_BASE_LO {
+            self.rword.next = self.r_replay_lo.q.val();
+        }
+        if self.raddr.val() == REG_REPLAY_BASE_HI {
+            self.rword.next = self.r_replay_hi.q.val();
+        }
         if self.raddr.val() == REG_MPT_BASE_LO {
             self.rword.next = self.r_mpt_lo.q.val();
         }
@@ -540,6 +559,8 @@ impl Logic for RegFile {
         self.cqc_log.next = self.r_cqc_log.q.val();
         self.qps_base.next =
             (bit_cast::<64, 32>(self.r_qps_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_qps_lo.q.val());
+        self.replay_base.next =
+            (bit_cast::<64, 32>(self.r_replay_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_replay_lo.q.val());
         self.mpt_base.next =
             (bit_cast::<64, 32>(self.r_mpt_hi.q.val()) << 32) | bit_cast::<64, 32>(self.r_mpt_lo.q.val());
         self.mpt_log.next = self.r_mpt_log.q.val();
@@ -578,6 +599,8 @@ impl Logic for RegFile {
             self.r_cqc_log.d.next = 0.into();
             self.r_qps_lo.d.next = 0.into();
             self.r_qps_hi.d.next = 0.into();
+            self.r_replay_lo.d.next = 0.into();
+            self.r_replay_hi.d.next = 0.into();
             self.r_mpt_lo.d.next = 0.into();
             self.r_mpt_hi.d.next = 0.into();
             self.r_mpt_log.d.next = 0.into();
