@@ -255,18 +255,12 @@ impl Logic for RnicCore {
         MrRespOut::join(&mut self.xlate.m_resp[2], &mut self.responder.s_pay_xresp);
         RdCmdOut::join(&mut self.responder.m_pay_rd, &mut self.host.s_resp_rd);
         AxisOut::<D, K, 1>::join(&mut self.host.m_resp_rd, &mut self.responder.s_pay_rd);
-        // the replay table's DMA clients: idle until the responder's `ReplayTable` is wired to them
-        // (`replay_base` unused until then)
-        self.host.s_replay_wr.tdata.next = 0.into();
-        self.host.s_replay_wr.tkeep.next = 0.into();
-        self.host.s_replay_wr.tlast.next = false;
-        self.host.s_replay_wr.addr.next = 0.into();
-        self.host.s_replay_wr.len.next = 0.into();
-        self.host.s_replay_wr.tvalid.next = false;
-        self.host.s_replay_rd.addr.next = 0.into();
-        self.host.s_replay_rd.len.next = 0.into();
-        self.host.s_replay_rd.valid.next = false;
-        self.host.m_replay_rd.tready.next = true;
+        // the responder's replay table (its READ and atomic resources) on its DMA clients
+        self.responder.rp_base.next = self.host.replay_base.val();
+        WrStreamOut::join(&mut self.responder.m_rp_wr, &mut self.host.s_replay_wr);
+        self.responder.rp_wr_done.next = self.host.replay_wr_done.val();
+        RdCmdOut::join(&mut self.responder.m_rp_rd, &mut self.host.s_replay_rd);
+        AxisOut::<D, K, 1>::join(&mut self.host.m_replay_rd, &mut self.responder.s_rp_rd);
 
         // ---- completions
         RecvCqeOut::join(&mut self.responder.m_cqe, &mut self.cqes.s_recv);

@@ -333,6 +333,10 @@ pub fn connect_rc_with(
     connect_rc_access(qp, ctx, peer, dest, psns, mtu, t, AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ);
 }
 
+/// The READs and atomics a QP [`connect_rc_access`] connects keeps as
+/// responder (`max_dest_rd_atomic`; its replay table's window).
+pub const RC_MAX_DEST_RD_ATOMIC: u8 = 4;
+
 /// [`connect_rc_with`] with the QP's remote rights `access` (the others
 /// give WRITE and READ, not atomics).
 #[allow(clippy::too_many_arguments)]
@@ -354,7 +358,7 @@ pub fn connect_rc_access(
         .path_mtu(mtu)
         .dest_qpn(dest)
         .rq_psn(psns.1)
-        .max_dest_rd_atomic(4)
+        .max_dest_rd_atomic(RC_MAX_DEST_RD_ATOMIC)
         .min_rnr_timer(t.min_rnr_timer);
     qp.modify(&rtr).expect("RTR");
     let rts = QpAttr::new()

@@ -10,7 +10,9 @@
 //! good. Then the goodput of a long READ. Atomics the same way: COMPARE_SWAP
 //! (matching and not) and FETCH_ADD between WRITEs and READs of the same
 //! words, each ATOMIC ACKNOWLEDGE's original value the model's and the
-//! region's bytes afterwards the model's.
+//! region's bytes afterwards the model's. Duplicates of READs and atomics
+//! as the model answers them (replayed from the replay table in host
+//! memory, or dropped), the counters the model's.
 
 use rnic_contract::codes::{Mtu, QpType};
 use rnic_driver::*;
@@ -19,7 +21,7 @@ use rnic_proto::rc::{Access, KeyError, MemFault, Memory, RcPacket};
 use rnic_proto::{decode_frame, AtomicEth, Opcode, Pmtu, Psn, RnrTimer};
 use rnic_tb::bad_packets::{pattern, Crafter};
 use rnic_tb::lone_nic::{idle, inject, open_nic, settle, tx_len, writes_len, Probe};
-use rnic_tb::sim_net::{connect_rc_access, nic_ip, RcTimers};
+use rnic_tb::sim_net::{connect_rc_access, nic_ip, RcTimers, RC_MAX_DEST_RD_ATOMIC};
 
 /// The (absent) peer's QP.
 const PEER_QPN: u32 = 0x77;
@@ -98,7 +100,7 @@ fn target_with(seed: u64, mtu: Mtu, epsn: u32, atomic: bool) -> Target {
         dest_qp: PEER_QPN,
         pmtu,
         start_psn: Psn::new(epsn),
-        max_dest_rd_atomic: 16,
+        max_dest_rd_atomic: RC_MAX_DEST_RD_ATOMIC.into(),
         min_rnr_timer: RnrTimer::new(12).unwrap(),
         pd: 0,
         max_recv_sge: 4,
@@ -111,7 +113,7 @@ fn target_with(seed: u64, mtu: Mtu, epsn: u32, atomic: bool) -> Target {
 }
 
 /// A request of the test's sequence.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 enum Req {
     /// A READ of `len` bytes at this offset in the region.
     Read(u64, u32),
@@ -122,6 +124,16 @@ enum Req {
     CmpSwap(u64, bool, u64),
     /// A FETCH_ADD at this offset.
     FetchAdd(u64, u64),
+    /// The request again at this PSN (a duplicate: the expected PSN stays).
+    Dup(u32, Box<Req>),
+}
+
+impl Req {
+    /// An original READ or atomic: the responder remembers it (one 32-byte
+    /// write into the replay table).
+    fn remembered(&self) -> bool {
+        matches!(self, Req::Read(..) | Req::CmpSwap(..) | Req::FetchAdd(..))
+    }
 }
 
 impl Target {
@@ -129,9 +141,13 @@ impl Target {
     /// sent for them after checking each against the model's packet.
     fn run(&mut self, psn: u32, reqs: &[Req]) -> Vec<(u64, Vec<u8>)> {
         let (mut frames, mut want) = (vec![], vec![]);
-        let mut psn = Psn::new(psn);
-        for &r in reqs {
-            let f = match r {
+        assert_eq!(Psn::new(psn), self.model.expected_psn(), "the sequence starts at the expected PSN");
+        for r in reqs {
+            let (r, psn) = match r {
+                Req::Dup(p, r) => (&**r, Psn::new(*p)),
+                r => (r, self.model.expected_psn()),
+            };
+            let f = match *r {
                 Req::Read(off, len) => {
                     self.crafter.read(self.qpn, psn.value(), self.region.base + off, self.region.rkey, len)
                 }
@@ -150,10 +166,10 @@ impl Target {
                     let e = AtomicEth { va: self.region.base + off, rkey: self.region.rkey, swap_add: add, compare: 0 };
                     self.crafter.atomic(self.qpn, Opcode::RcFetchAdd, psn.value(), e)
                 }
+                Req::Dup(..) => unreachable!("a duplicate of a duplicate"),
             };
             let p = RcPacket::from_roce(&decode_frame(&f).unwrap()).unwrap();
             let out = self.model.receive(&p, &mut self.region);
-            psn = self.model.expected_psn();
             want.extend(out);
             frames.push(f);
         }
@@ -173,13 +189,20 @@ impl Target {
             assert!(d.payload == w.payload, "frame {k} ({:?}): payload bytes", d.bth.opcode);
         }
         // only the WRITEs and the atomics that change a word write the
-        // region (a READ writes nothing, a compare that fails neither)
+        // region (a READ writes nothing, a compare that fails neither, a
+        // duplicate nothing); each original READ or atomic writes its 32-byte
+        // resource into the replay table, outside the region
         let writes: Vec<(u64, usize)> =
             self.probe.with(|h| h.writes[w0..].iter().map(|w| (w.addr, w.bytes.len())).collect());
-        let wrote: usize = writes.iter().map(|w| w.1).sum();
+        let (base, end) = (self.buf.iova(), self.buf.iova() + REGION as u64);
+        let inside = |a: u64| a >= base && a < end;
+        let wrote: usize = writes.iter().filter(|w| inside(w.0)).map(|w| w.1).sum();
         let n_writes = reqs.iter().filter(|r| matches!(r, Req::Write(_))).count();
         let n_atomic = reqs.iter().filter(|r| matches!(r, Req::CmpSwap(_, true, _) | Req::FetchAdd(..))).count();
-        assert_eq!(wrote, 64 * n_writes + 8 * n_atomic, "device writes: {writes:x?}");
+        assert_eq!(wrote, 64 * n_writes + 8 * n_atomic, "device writes into the region: {writes:x?}");
+        let kept: Vec<usize> = writes.iter().filter(|w| !inside(w.0)).map(|w| w.1).collect();
+        let n_kept = reqs.iter().filter(|r| r.remembered()).count();
+        assert_eq!(kept, vec![32; n_kept], "one 32-byte resource write per READ or atomic: {writes:x?}");
         // the region's bytes: the model's
         let mut now = vec![0u8; REGION];
         self.buf.read(0, &mut now).unwrap();
@@ -274,4 +297,61 @@ fn atomics_are_executed_as_the_model_executes_them() {
     assert_eq!(acks, 8, "one ATOMIC ACKNOWLEDGE per atomic");
     let c = t.ctx.query_counters().unwrap();
     assert_eq!((c.naks, c.silent_drops, c.dup_requests), ([0; 4], 0, 0), "{c:?}");
+}
+
+/// Duplicate READs and atomics, as the model answers them: a READ again
+/// from its first PSN and from a later one (the tail of its buffer), an
+/// atomic's saved value without running it again; a READ that asks other
+/// bytes and READs at an atomic's PSN (past the last READ's range) are
+/// dropped; after 17 more READs the newest one recycled is dropped,
+/// the oldest one kept still replayed. Every frame is the model's, the region's
+/// bytes too (the atomic's word written once), and the counters count the
+/// model's duplicates and drops.
+#[test]
+fn duplicates_are_replayed_as_the_model_replays_them() {
+    use Req::*;
+    let dup = |psn: u32, r: Req| Dup(psn & 0xff_ffff, Box::new(r));
+    for (seed, mtu, epsn) in [(6, Mtu::Mtu1024, 0x1000), (7, Mtu::Mtu256, 0xff_fffd), (8, Mtu::Mtu4096, 0x10)] {
+        let mut t = target_with(seed, mtu, epsn, true);
+        let b = t.model.config().pmtu.bytes() as u64;
+        let p = |k: u32| epsn + k;
+        // PSNs: a READ of 4 packets at p(0), FETCH_ADD p(4), READ p(5), COMPARE_SWAP p(6)
+        let long = Read(0, (3 * b + 5) as u32);
+        let short = Read(1000, 10);
+        t.run(epsn, &[long.clone(), FetchAdd(64, 5), short.clone(), CmpSwap(8, true, 7)]);
+        let next = t.model.expected_psn().value();
+        let sent = t.run(
+            next,
+            &[
+                dup(p(0), long),
+                dup(p(2), Read(2 * b, (b + 5) as u32)),
+                dup(p(1), Read(1, (2 * b + 5) as u32)),
+                dup(p(4), FetchAdd(64, 5)),
+                dup(p(4), short.clone()),
+                dup(p(6), short.clone()),
+                dup(p(5), short),
+                Write(256),
+            ],
+        );
+        let ops = summary(&sent);
+        eprintln!("PMTU {b}: duplicates answered {ops:x?}");
+        let c = t.model.counters();
+        assert_eq!((c.read_replays, c.atomic_replays, c.dropped), (3, 1, 3), "the model: {c:?}");
+        assert!(ops.iter().any(|o| o.0 == Opcode::RcAtomicAck), "the atomic's saved value");
+        // 17 READs recycle every slot
+        let first = t.model.expected_psn().value();
+        let reads: Vec<Req> = (0..17).map(|k| Read(8 * k, 8)).collect();
+        t.run(first, &reads);
+        // the QP keeps RC_MAX_DEST_RD_ATOMIC: READ k - 1 was recycled, READ k is kept
+        let k = 17 - u32::from(RC_MAX_DEST_RD_ATOMIC);
+        let (r0, r1) = (Read(8 * u64::from(k - 1), 8), Read(8 * u64::from(k), 8));
+        let next = t.model.expected_psn().value();
+        let sent = t.run(next, &[dup(first + k - 1, r0), dup(first + k, r1)]);
+        assert_eq!(sent.len(), 1, "the recycled READ dropped, the next replayed");
+        let m = t.model.counters();
+        assert_eq!((m.read_replays, m.dropped), (4, 4), "the model: {m:?}");
+        let c = t.ctx.query_counters().unwrap();
+        assert_eq!((c.dup_requests, c.silent_drops), (m.duplicates, m.dropped), "{c:?} against {m:?}");
+        assert_eq!(c.naks, [0; 4], "{c:?}");
+    }
 }

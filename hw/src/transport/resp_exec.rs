@@ -113,7 +113,7 @@
 
 use super::ScatterPktOut;
 use super::{AckHold, AtomicAnsIn, AtomicReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, RespReqOut};
-use super::{ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
+use super::{ReplayFindOut, ReplayFoundIn, ReplayPutOut, ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
 use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::RdCmdOut;
@@ -282,6 +282,12 @@ pub struct RespExec {
     pub m_qps: QpsWrOut,
     pub m_atom: AtomicReqOut,
     pub s_atom: AtomicAnsIn,
+    pub m_put: ReplayPutOut,
+    pub m_find: ReplayFindOut,
+    pub s_found: ReplayFoundIn,
+    /// A pulse from a register: a duplicate READ or atomic found nothing to
+    /// replay (dropped silently, counted as the model's `dropped`).
+    pub rp_miss: Signal<Out, Bit>,
     hold: PieceHold,
     walk: RecvWalk,
     acks: AckHold,
@@ -342,6 +348,18 @@ pub struct RespExec {
     a_sent: Reg<Bit>,
     a_done: Reg<Bit>,
     a_err: Reg<Bit>,
+    /// A duplicate READ or atomic (`RESP_DUP_READ`/`RESP_DUP_ATOMIC`): its
+    /// find offered, then held until `s_found`; a replayed atomic (its saved
+    /// value in `r_rd_va`); its READ's last byte (a replay's key check).
+    r_dup: Reg<Bit>,
+    r_dup_atomic: Reg<Bit>,
+    f_valid: Reg<Bit>,
+    r_ratomic: Reg<Bit>,
+    r_tail: Reg<Bits<64>>,
+    miss_q: Reg<Bit>,
+    /// An executed READ's or atomic's resource, for `ReplayTable`.
+    p_valid: Reg<Bit>,
+    p_slot: Reg<Bits<4>>,
     // ---- translation requests: the one offered, the head waiting behind the tail
     x_valid: Reg<Bit>,
     x_key: Reg<Bits<32>>,
@@ -411,6 +429,9 @@ pub struct RespExec {
     fl_pushed: Signal<Local, Bit>,
     recv_next: Signal<Local, Bits<16>>,
     err_data: Signal<Local, Bits<512>>,
+    is_dup: Signal<Local, Bit>,
+    tail_va: Signal<Local, Bits<64>>,
+    n_slot: Signal<Local, Bits<4>>,
     kind: TypeTag<Self>,
 }
 
@@ -465,6 +486,14 @@ impl Logic for RespExec {
             a_sent,
             a_done,
             a_err,
+            r_dup,
+            r_dup_atomic,
+            f_valid,
+            r_ratomic,
+            r_tail,
+            miss_q,
+            p_valid,
+            p_slot,
             x_valid,
             x_key,
             x_pd,
@@ -517,6 +546,35 @@ impl Logic for RespExec {
         self.use_walk.next = self.is_send.val()
             | ((self.s_dec.verdict.val() == RESP_EXEC_WRITE) & self.s_dec.recv_done.val())
             | self.is_flush.val();
+        self.is_dup.next = (self.s_dec.verdict.val() == RESP_DUP_READ) | (self.s_dec.verdict.val() == RESP_DUP_ATOMIC);
+        self.tail_va.next = self.s_dec.va.val() + bit_cast::<64, 32>(self.s_dec.len.val()) - 1;
+        // slot HEAD' + COUNT' - 1 of the new state (`RespCheck` moved the window)
+        self.n_slot.next = self.r_data.q.val().get_bits::<4>(QPS_REPLAY_HEAD_POS)
+            + self.r_data.q.val().get_bits::<4>(QPS_REPLAY_COUNT_POS)
+            - 1;
+        // ---- a duplicate's answer (before `take`: it comes only while a record is held)
+        self.miss_q.d.next = false;
+        if self.s_found.valid.val() {
+            if !self.s_found.hit.val() {
+                self.draining.d.next = true;
+                self.miss_q.d.next = true;
+            } else if self.r_dup_atomic.q.val() {
+                // the saved value, ACKed again; the atomic is not run again
+                self.r_rd_va.d.next = self.s_found.orig.val();
+                self.r_ratomic.d.next = true;
+                self.draining.d.next = true;
+            } else {
+                // the READ's responses again, after its key check again (the model's)
+                self.r_read.d.next = true;
+                self.draining.d.next = !self.r_rd_len.q.val().any();
+                self.answering.d.next = self.r_rd_len.q.val().any();
+                self.x_valid.d.next = self.r_rd_len.q.val().any();
+                self.head_pend.d.next = self.r_rd_len.q.val().any();
+                self.x_va.d.next = self.r_tail.q.val();
+                self.x_len.d.next = 1.into();
+                self.x_id.d.next = RESP_XID_TAIL.into();
+            }
+        }
         if self.take.val() {
             self.in_ready.d.next = false;
             self.r_qpn.d.next = self.s_dec.qpn.val();
@@ -560,6 +618,11 @@ impl Logic for RespExec {
             self.a_sent.d.next = false;
             self.a_done.d.next = false;
             self.a_err.d.next = false;
+            self.r_dup.d.next = self.is_dup.val();
+            self.r_dup_atomic.d.next = self.s_dec.verdict.val() == RESP_DUP_ATOMIC;
+            self.f_valid.d.next = self.is_dup.val();
+            self.r_ratomic.d.next = false;
+            self.r_tail.d.next = self.tail_va.val();
             // a SEND's requests come from the walk
             self.x_valid.d.next = (self.chk.val() | self.place.val()) & !self.is_send.val();
             self.x_key.d.next = self.s_dec.rkey.val();
@@ -579,12 +642,13 @@ impl Logic for RespExec {
             self.x_len.d.next = bit_cast::<32, 16>(self.s_side.plen.val());
             self.x_id.d.next = RESP_XID_HEAD.into();
             if self.chk.val() {
-                self.x_va.d.next = self.s_dec.va.val() + bit_cast::<64, 32>(self.s_dec.len.val()) - 1;
+                self.x_va.d.next = self.tail_va.val();
                 self.x_len.d.next = 1.into();
                 self.x_id.d.next = RESP_XID_TAIL.into();
             }
             self.answering.d.next = self.chk.val() | self.place.val();
-            self.draining.d.next = !(self.chk.val() | self.place.val());
+            // (a duplicate waits for its find's answer)
+            self.draining.d.next = !(self.chk.val() | self.place.val() | self.is_dup.val());
             self.fail.d.next = false;
             self.wcount.d.next = 0.into();
         }
@@ -712,9 +776,15 @@ impl Logic for RespExec {
         if self.m_qps.ready.val() {
             self.qw_valid.d.next = false;
         }
+        if self.p_valid.q.val() & self.m_put.ready.val() {
+            self.p_valid.d.next = false;
+        }
+        // (the next record only once the table holds this one's resource:
+        // a duplicate of it then finds it)
         self.free.next = self.pkt_gone.val()
             & (!(self.ack_valid.q.val() | self.cqe_valid.q.val()) | self.acks.s_ack.ready.val())
-            & (!self.qw_valid.q.val() | self.m_qps.ready.val());
+            & (!self.qw_valid.q.val() | self.m_qps.ready.val())
+            & (!self.p_valid.q.val() | self.m_put.ready.val());
         // the outputs are empty when a record is taken (below), so free here
         // an atomic whose check passed runs once every placed packet is written
         self.a_go.next = self.draining.q.val()
@@ -772,9 +842,16 @@ impl Logic for RespExec {
             self.pkt_valid.d.next = !self.r_nopkt.q.val();
             self.pkt_drop.d.next = !self.r_place.q.val() | self.err.val();
             // an executed READ is answered by its responses (`RespGen`), in the ACKs' order
-            self.ack_valid.d.next = self.r_ack.q.val() | self.err.val() | self.r_read.q.val() | self.r_atomic.q.val();
+            self.ack_valid.d.next = self.r_ack.q.val()
+                | self.err.val()
+                | self.r_read.q.val()
+                | self.r_atomic.q.val()
+                | self.r_ratomic.q.val();
             self.ack_read.d.next = self.r_read.q.val() & !self.err.val();
-            self.ack_atomic.d.next = self.r_atomic.q.val() & !self.err.val();
+            self.ack_atomic.d.next = (self.r_atomic.q.val() | self.r_ratomic.q.val()) & !self.err.val();
+            // an executed READ or atomic is remembered in the slot its new state names
+            self.p_valid.d.next = (self.r_read.q.val() | self.r_atomic.q.val()) & !self.err.val() & !self.r_dup.q.val();
+            self.p_slot.d.next = self.n_slot.val();
             self.ack_psn.d.next = self.r_aeth_psn.q.val();
             self.ack_kind.d.next = self.r_syndrome.q.val().get_bits::<2>(AETH_KIND_POS);
             self.ack_code.d.next = self.r_syndrome.q.val().get_bits::<5>(0);
@@ -830,6 +907,30 @@ impl Logic for RespExec {
                 }
             }
         }
+        self.m_put.qpn.next = self.r_qpn.q.val();
+        self.m_put.slot.next = self.p_slot.q.val();
+        self.m_put.atomic.next = self.r_atomic.q.val();
+        self.m_put.first_psn.next = self.r_psn.q.val();
+        self.m_put.end_psn.next = self.r_data.q.val().get_bits::<24>(QPS_EPSN_POS);
+        self.m_put.va.next = self.r_rd_va.q.val();
+        self.m_put.rkey.next = self.r_rd_rkey.q.val();
+        self.m_put.len.next = self.r_rd_len.q.val();
+        self.m_put.valid.next = self.p_valid.q.val();
+        // a duplicate's find: its RETH (an atomic's VA), the QP's window
+        if self.f_valid.q.val() & self.m_find.ready.val() {
+            self.f_valid.d.next = false;
+        }
+        self.m_find.qpn.next = self.r_qpn.q.val();
+        self.m_find.psn.next = self.r_psn.q.val();
+        self.m_find.atomic.next = self.r_dup_atomic.q.val();
+        self.m_find.va.next = self.r_rd_va.q.val();
+        self.m_find.rkey.next = self.r_rd_rkey.q.val();
+        self.m_find.len.next = self.r_rd_len.q.val();
+        self.m_find.head.next = self.r_data.q.val().get_bits::<4>(QPS_REPLAY_HEAD_POS);
+        self.m_find.count.next = self.r_data.q.val().get_bits::<5>(QPS_REPLAY_COUNT_POS);
+        self.m_find.pmtu.next = self.r_pmtu.q.val();
+        self.m_find.valid.next = self.f_valid.q.val();
+        self.rp_miss.next = self.miss_q.q.val();
         // ---- an RQ flush: each RECV from `recv_index` up to RQ_PROD fetched
         // (its WR_ID), completed with WR_FLUSH_ERR (LOC_QP_OP_ERR when its
         // read failed) through `AckHold`, then the next; after the last the
@@ -928,6 +1029,9 @@ impl Logic for RespExec {
             self.a_valid.d.next = false;
             self.a_sent.d.next = false;
             self.fl_cq.d.next = false;
+            self.f_valid.d.next = false;
+            self.p_valid.d.next = false;
+            self.miss_q.d.next = false;
         }
     }
 }

@@ -30,6 +30,10 @@ pub struct RespStats {
     pub reset: Signal<In, Bit>,
     pub dec_fire: Signal<In, Bit>,
     pub verdict: Signal<In, Bits<4>>,
+    /// A duplicate READ or atomic with nothing to replay (`RespExec::rp_miss`):
+    /// a silent drop. Never in a cycle with `dec_fire` of a `RESP_DROP`: the
+    /// miss comes while its record is held.
+    pub rp_miss: Signal<In, Bit>,
     pub ack_fire: Signal<In, Bit>,
     pub ack_kind: Signal<In, Bits<2>>,
     pub ack_code: Signal<In, Bits<5>>,
@@ -54,7 +58,7 @@ impl Logic for RespStats {
         if self.dec_fire.val() & (self.verdict.val() >= RESP_DUP_SEND) & (self.verdict.val() <= RESP_DUP_ATOMIC) {
             self.ev.next = self.ev.val() | 1;
         }
-        if self.dec_fire.val() & (self.verdict.val() == RESP_DROP) {
+        if (self.dec_fire.val() & (self.verdict.val() == RESP_DROP)) | self.rp_miss.val() {
             self.ev.next = self.ev.val() | 2;
         }
         if self.ack_fire.val() & (self.ack_kind.val() == 1) {

@@ -22,6 +22,7 @@
 //! | `m_pay_xreq` / `s_pay_xresp` | out / in | READ response payloads' translation (a second `XlateMux` port) |
 //! | `m_pay_rd` / `s_pay_rd` | out / in | READ response payloads' DMA reads (`HostIf::s_resp_rd` / `m_resp_rd`) |
 //! | `m_hdr` / `m_axis` | out | ACK/NAK, READ response and atomic ACK headers and the responses' payloads (`TxArb` source 2) |
+//! | `rp_base`, `m_rp_wr`, `rp_wr_done`, `m_rp_rd` / `s_rp_rd` | in, out, in, out / in | the child `ReplayTable`: the table's IOVA (`HostIf::replay_base`), one 32-byte write per executed READ or atomic (`HostIf::s_replay_wr`, `replay_wr_done`), one 512-byte read per duplicate READ or atomic (`HostIf::s_replay_rd` / `m_replay_rd`) |
 //!
 //! The gating docs/core.md describes: `s_pkt` is taken only while
 //! `ExecSide` has room (`s_room`), which is then pushed with the packet's
@@ -31,7 +32,8 @@
 
 use super::{
     AtomicAnsOut, AtomicExec, AtomicReqOut, ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut,
-    RecvCqeOut, RespCheck, RespExec, RespPktIn, RespReqOut, RespStats, RespTx, ScatterPktOut, RESP_NAK_CODES,
+    RecvCqeOut, ReplayFindOut, ReplayFoundOut, ReplayPutOut, ReplayTable, RespCheck, RespExec, RespPktIn, RespReqOut,
+    RespStats, RespTx, ScatterPktOut, RESP_NAK_CODES,
 };
 use crate::axis::{AxisIn, AxisOut, HdrOut};
 use crate::host::{RdCmdOut, WrStreamOut};
@@ -62,6 +64,13 @@ pub struct Responder {
     pub s_pay_rd: AxisIn<512, 64, 1>,
     pub m_hdr: HdrOut<TX_HDR_BITS>,
     pub m_axis: AxisOut<512, 64, 1>,
+    /// The replay table (`ReplayTable`): its base, its writes and their
+    /// completions, its reads.
+    pub rp_base: Signal<In, Bits<64>>,
+    pub m_rp_wr: WrStreamOut,
+    pub rp_wr_done: Signal<In, Bit>,
+    pub m_rp_rd: RdCmdOut,
+    pub s_rp_rd: AxisIn<512, 64, 1>,
     /// `RespStats`' counts: duplicate requests, silent drops, RNR NAKs, NAKs by AETH code.
     pub cnt_dup: Signal<Out, Bits<64>>,
     pub cnt_drop: Signal<Out, Bits<64>>,
@@ -71,6 +80,7 @@ pub struct Responder {
     side: ExecSide,
     exec: RespExec,
     atomic: AtomicExec,
+    replay: ReplayTable,
     scatter: PayloadScatter,
     tx: RespTx,
     stats: RespStats,
@@ -82,8 +92,9 @@ pub struct Responder {
 impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, check, side, exec, atomic, scatter, tx, stats);
+        clock!(self, clock, check, side, exec, atomic, replay, scatter, tx, stats);
         self.atomic.reset.next = self.reset.val();
+        self.replay.reset.next = self.reset.val();
         self.stats.reset.next = self.reset.val();
         self.check.reset.next = self.reset.val();
         self.side.reset.next = self.reset.val();
@@ -144,6 +155,15 @@ impl Logic for Responder {
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.atomic.s_rd);
         AtomicReqOut::join(&mut self.exec.m_atom, &mut self.atomic.s_req);
         AtomicAnsOut::join(&mut self.atomic.m_ans, &mut self.exec.s_atom);
+        // READ and atomic resources kept for duplicates, in host memory
+        ReplayPutOut::join(&mut self.exec.m_put, &mut self.replay.s_put);
+        ReplayFindOut::join(&mut self.exec.m_find, &mut self.replay.s_find);
+        ReplayFoundOut::join(&mut self.replay.m_found, &mut self.exec.s_found);
+        self.replay.base.next = self.rp_base.val();
+        WrStreamOut::link(&mut self.m_rp_wr, &mut self.replay.m_wr);
+        self.replay.wr_done.next = self.rp_wr_done.val();
+        RdCmdOut::link(&mut self.m_rp_rd, &mut self.replay.m_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_rp_rd, &mut self.replay.s_rd);
         self.exec.qp_inval.next = self.qp_inval.val();
         ScatterPktOut::join(&mut self.exec.m_pkt, &mut self.scatter.s_pkt);
         PieceOut::join(&mut self.exec.m_piece, &mut self.scatter.s_piece);
@@ -188,6 +208,7 @@ impl Logic for Responder {
         // ---- the counters: records taken by verdict, ACK/NAK requests taken by kind and code
         self.stats.dec_fire.next = self.pass.val();
         self.stats.verdict.next = self.check.m_dec.verdict.val();
+        self.stats.rp_miss.next = self.exec.rp_miss.val();
         self.stats.ack_fire.next = self.exec.m_ack.valid.val() & self.tx.s_req.ready.val();
         self.stats.ack_kind.next = self.exec.m_ack.kind.val();
         self.stats.ack_code.next = self.exec.m_ack.code.val();
