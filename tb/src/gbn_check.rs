@@ -9,7 +9,11 @@
 //!   requester can know the responder stands: the first PSN, one past a
 //!   PSN the responder acknowledged, or a PSN it NAKed (go-back-N from the
 //!   NAK'd PSN, or a replay from the oldest unacknowledged PSN after a
-//!   timeout); a resend goes on in PSN order.
+//!   timeout); a resend goes on in PSN order (skipping a READ's response
+//!   PSNs). READ responses and atomic ACKs acknowledge too: a READ whose
+//!   responses stopped part way is resent from the PSN after the last
+//!   response seen (its address and length advanced), a request after an
+//!   atomic from one past its ACK.
 //! * **Acknowledgements** (a responder's ACKNOWLEDGE packets, by
 //!   destination QP): ACKed PSNs never go backwards; a PSN sequence NAK
 //!   names a PSN already sent, after the last ACKed one (the first one
@@ -42,6 +46,11 @@ pub struct GbnStats {
     pub resends: u64,
     pub acks: u64,
     pub naks: u64,
+    /// READ response packets and atomic ACKs.
+    pub responses: u64,
+    /// Those of them for a PSN answered before (a duplicate READ or atomic
+    /// answered again).
+    pub responses_again: u64,
 }
 
 #[derive(Default)]
@@ -51,14 +60,20 @@ struct ReqStream {
     last: Option<u32>,
     /// The highest PSN sent is a READ request's.
     read: bool,
+    /// The last packet sent is a READ request (its PSNs cover its
+    /// responses: the next packet's PSN may skip).
+    last_read: bool,
 }
 
 #[derive(Default)]
 struct AckStream {
     last_ack: Option<u32>,
     last_nak: Option<u32>,
-    /// PSNs a resend may start from: the first, one past each ACK, each NAK's.
+    /// PSNs a resend may start from: the first, one past each ACK, READ
+    /// response or atomic ACK, each NAK's.
     starts: HashSet<u32>,
+    /// PSNs of the READ responses and atomic ACKs sent.
+    answered: HashSet<u32>,
 }
 
 /// Checks the invariants over `frames` ((sender 0 or 1, frame bytes) in
@@ -122,8 +137,20 @@ pub fn check_go_back_n(frames: &[(usize, &[u8])], pairs: &[(u32, u32)]) -> Resul
             }
             continue;
         }
-        // RC requests: opcodes 0x00..0x1f but the responses 0x0d..=0x12
-        if op.value() >= 0x20 || (0x0d..=0x12).contains(&op.value()) {
+        // READ responses (0x0d..=0x10) and atomic ACKs (0x12): not ordered
+        // (a duplicate READ is answered again from its PSN), but each says
+        // the responder stands past its PSN
+        if (0x0d..=0x12).contains(&op.value()) {
+            st.responses += 1;
+            let a = acks.entry((*from, qp)).or_default();
+            a.starts.insert(psn.wrapping_add(1) & MASK);
+            if !a.answered.insert(psn) {
+                st.responses_again += 1;
+            }
+            continue;
+        }
+        // RC requests: the rest of opcodes 0x00..0x1f
+        if op.value() >= 0x20 {
             continue;
         }
         st.requests += 1;
@@ -137,7 +164,7 @@ pub fn check_go_back_n(frames: &[(usize, &[u8])], pairs: &[(u32, u32)]) -> Resul
         match max {
             Some(m) if !after(psn, m) => {
                 st.resent += 1;
-                let follows = r.last.is_some_and(|l| psn == (l.wrapping_add(1) & MASK));
+                let follows = r.last.is_some_and(|l| psn == (l.wrapping_add(1) & MASK) || r.last_read && after(psn, l));
                 if !follows {
                     st.resends += 1;
                     let ok_start = r.first == Some(psn)
@@ -161,6 +188,7 @@ pub fn check_go_back_n(frames: &[(usize, &[u8])], pairs: &[(u32, u32)]) -> Resul
             r.read = op == Opcode::RcReadRequest;
         }
         r.last = Some(psn);
+        r.last_read = op == Opcode::RcReadRequest;
     }
     Ok(st)
 }

@@ -108,6 +108,9 @@ pub struct SimNet {
     pub stats: [WireStats; 2],
     /// Directed loss: the next frames of each direction to drop, besides the faults.
     pub drop_next: [u32; 2],
+    /// Directed loss by position: the frames of each direction whose
+    /// index (0 = the direction's first frame) is listed are dropped.
+    pub drop_index: [Vec<u64>; 2],
     /// Each NIC's `mac_rx_pause` on its way to the other's MAC: the wire's
     /// latency in cycles (the pause frame's own time is within the margin
     /// docs/mac.md gives).
@@ -132,6 +135,7 @@ impl SimNet {
             faults: [WireFaults::default(); 2],
             stats: [WireStats::default(); 2],
             drop_next: [0; 2],
+            drop_index: [vec![], vec![]],
             pause_line: [VecDeque::new(), VecDeque::new()],
             burst_left: [0; 2],
             rng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
@@ -154,7 +158,12 @@ impl SimNet {
         let f = self.faults[from];
         let to = 1 - from;
         let at = sent + self.latency;
+        let index = self.stats[from].frames;
         self.stats[from].frames += 1;
+        if self.drop_index[from].contains(&index) {
+            self.stats[from].dropped += 1;
+            return Fate::Dropped;
+        }
         if self.drop_next[from] > 0 {
             self.drop_next[from] -= 1;
             self.stats[from].dropped += 1;
@@ -445,6 +454,36 @@ impl QpPair {
         let sges = [Sge::new(&self.mr_a, src, len).unwrap()];
         let wr = SendWr::new(wr_id, SendOp::Send, &sges).flags(SendFlags::SIGNALED);
         self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// A signaled READ of `len` bytes from B's `src` into A's `dst`.
+    pub fn read(&mut self, wr_id: u64, dst: u64, src: u64, len: u32) {
+        let remote = RemoteAddr { addr: self.mr_b.addr() + src, rkey: self.mr_b.rkey() };
+        self.read_from(wr_id, dst, remote, len);
+    }
+
+    /// A signaled READ of `len` bytes from `remote` into A's `dst`.
+    pub fn read_from(&mut self, wr_id: u64, dst: u64, remote: RemoteAddr, len: u32) {
+        let sges = [Sge::new(&self.mr_a, dst, len).unwrap()];
+        let wr = SendWr::new(wr_id, SendOp::RdmaRead { remote }, &sges).flags(SendFlags::SIGNALED);
+        self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// A signaled FETCH_ADD of `add` to B's word at `target`, the original
+    /// value into A's `result`.
+    pub fn fetch_add(&mut self, wr_id: u64, result: u64, target: u64, add: u64) {
+        let remote = RemoteAddr { addr: self.mr_b.addr() + target, rkey: self.mr_b.rkey() };
+        let sges = [Sge::new(&self.mr_a, result, 8).unwrap()];
+        let wr = SendWr::new(wr_id, SendOp::AtomicFetchAndAdd { remote, add }, &sges).flags(SendFlags::SIGNALED);
+        self.qp_a.post_send(&[wr]).unwrap();
+    }
+
+    /// A's bytes at `dst` equal B's at `src` (a READ's).
+    pub fn check_read(&self, dst: usize, src: usize, len: usize) {
+        let (mut x, mut y) = (vec![0u8; len], vec![0u8; len]);
+        self.buf_a.read(dst, &mut x).unwrap();
+        self.buf_b.read(src, &mut y).unwrap();
+        assert!(x == y, "A's buffer at {dst:#x} holds B's {len} bytes from {src:#x}");
     }
 
     /// B's bytes at `dst` equal A's at `src`.

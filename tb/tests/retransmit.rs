@@ -13,6 +13,12 @@
 //! * Every frame lost: 7 retries (`retry_cnt` 7), then the oldest WQE
 //!   completes with RETRY_EXC_ERR and the other sent ones with
 //!   WR_FLUSH_ERR.
+//! * A lost READ response, a lost atomic ACK: the requester asks again
+//!   (from the missing response's PSN; after the timeout), the responder
+//!   answers the duplicate from its replay table (`replay_table`): the
+//!   READ read again, the atomic's saved value sent again and the atomic
+//!   not run twice; a READ whose region went in between is NAKed remote
+//!   access error.
 
 use rnic_contract::codes::{WcOpcode, WcStatus};
 use rnic_driver::*;
@@ -120,6 +126,135 @@ fn a_lost_ack_ends_in_a_resend_that_b_acks_again_without_executing() {
     assert_eq!((ca.retry_timeouts, ca.go_back_n), (1, 1), "A: {ca:?}");
     assert_eq!(cb.dup_requests, 1, "B: the resent WRITE is a duplicate, ACKed again: {cb:?}");
     assert_eq!(p.frames(1).len(), 2, "B: two ACKs");
+    p.gbn().expect("go-back-N invariants");
+}
+
+/// B's buffer from `at` filled with a pattern of its own (READ sources,
+/// atomic targets).
+fn fill_b(p: &QpPair, at: usize, len: usize) {
+    let data: Vec<u8> = (0..len).map(|i| (i * 7 + 0x31) as u8).collect();
+    p.buf_b.write(at, &data).unwrap();
+}
+
+#[test]
+fn a_lost_read_response_is_asked_again_and_read_again_from_its_psn() {
+    let mut p = pair(0x35);
+    fill_b(&p, 0x200, 3000);
+    // a 3-packet READ (MTU 1024): B's second response, PSN_A + 1, is lost
+    p.net.borrow_mut().drop_index[1] = vec![1];
+    p.read(4, 0x1000, 0x200, 3000);
+    let wc = poll_n(&p.cq_a, 1, 40_000, "READ completion");
+    assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (4, WcStatus::Success, Some(WcOpcode::RdmaRead)));
+    p.check_read(0x1000, 0x200, 3000);
+    // A sees LAST (PSN + 2) where it wanted MIDDLE (PSN + 1): it asks again from PSN + 1 at
+    // once, for the rest of the bytes; B answers that duplicate from its replay table
+    let a: Vec<(String, u32)> = p.frames(0).into_iter().map(|f| (f.1, f.2)).collect();
+    let b: Vec<(String, u32)> = p.frames(1).into_iter().map(|f| (f.1, f.2)).collect();
+    let rd = |k: u32| ("RC_RDMA_READ_REQUEST".to_string(), PSN_A + k);
+    let r = |s: &str, k: u32| (format!("RC_RDMA_READ_RESPONSE_{s}"), PSN_A + k);
+    assert_eq!(a, [rd(0), rd(1)], "A: the READ, then the READ of what is missing");
+    assert_eq!(
+        b,
+        [r("FIRST", 0), r("MIDDLE", 1), r("LAST", 2), r("FIRST", 1), r("LAST", 2)],
+        "B: the responses, then the duplicate's from its PSN"
+    );
+    let again = p.net.borrow().log.iter().filter(|f| f.from == 0).nth(1).unwrap().bytes.clone();
+    let reth = *decode_frame(&again).unwrap().ext.reth().unwrap();
+    assert_eq!(
+        (reth.va, reth.dma_len),
+        (p.mr_b.addr() + 0x200 + 1024, 3000 - 1024),
+        "the READ asked again starts one MTU in"
+    );
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!((ca.go_back_n, ca.retry_timeouts), (1, 0), "A: asked again on the gap, not the timer: {ca:?}");
+    assert_eq!((cb.dup_requests, cb.silent_drops), (1, 0), "B: the duplicate READ answered again: {cb:?}");
+    let g = p.gbn().expect("go-back-N invariants");
+    assert_eq!((g.requests, g.responses, g.responses_again), (2, 5, 2), "{g:?}");
+}
+
+#[test]
+fn a_lost_atomic_ack_is_answered_from_the_replay_table_not_executed_twice() {
+    let mut p = pair(0x36);
+    fill_b(&p, 0x300, 8);
+    let mut w = [0u8; 8];
+    p.buf_b.read(0x300, &mut w).unwrap();
+    let orig = u64::from_le_bytes(w);
+    // B's atomic ACK is lost: A resends the FETCH_ADD after its timeout
+    p.net.borrow_mut().drop_next[1] = 1;
+    p.fetch_add(5, 0x1800, 0x300, 0x1234_5678_9abc);
+    let wc = poll_n(&p.cq_a, 1, 40_000, "FETCH_ADD completion");
+    assert_eq!((wc[0].wr_id, wc[0].status, wc[0].opcode), (5, WcStatus::Success, Some(WcOpcode::FetchAdd)));
+    p.buf_a.read(0x1800, &mut w).unwrap();
+    assert_eq!(u64::from_le_bytes(w), orig, "A: the original value");
+    p.buf_b.read(0x300, &mut w).unwrap();
+    assert_eq!(u64::from_le_bytes(w), orig.wrapping_add(0x1234_5678_9abc), "B: the word added to once");
+    let a: Vec<(String, u32)> = p.frames(0).into_iter().map(|f| (f.1, f.2)).collect();
+    let fa = ("RC_FETCH_ADD".to_string(), PSN_A);
+    assert_eq!(a, [fa.clone(), fa], "A: the FETCH_ADD, then again after the timeout");
+    // both ACKs carry the original value: the second one from the replay table
+    let log = p.net.borrow().log.clone();
+    let acks: Vec<(String, u32, u64)> = log
+        .iter()
+        .filter(|f| f.from == 1)
+        .map(|f| {
+            let d = decode_frame(&f.bytes).unwrap();
+            (d.bth.opcode.name().to_string(), d.bth.psn.value(), d.ext.atomic_ack_eth().unwrap().orig_remote_data)
+        })
+        .collect();
+    let ack = ("RC_ATOMIC_ACKNOWLEDGE".to_string(), PSN_A, orig);
+    assert_eq!(acks, [ack.clone(), ack], "B: both ACKs");
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!((ca.retry_timeouts, ca.go_back_n), (1, 1), "A: {ca:?}");
+    assert_eq!((cb.dup_requests, cb.silent_drops), (1, 0), "B: {cb:?}");
+    let g = p.gbn().expect("go-back-N invariants");
+    assert_eq!((g.resends, g.responses, g.responses_again), (1, 2, 1), "{g:?}");
+}
+
+/// The replay re-checks the key (as the model and rxe do): a duplicate READ
+/// whose region is gone is NAKed remote access error, not answered from
+/// memory the region no longer owns.
+#[test]
+fn a_duplicate_read_after_its_region_is_deregistered_is_nakd_remote_access_error() {
+    // a longer ACK timeout (2^5 ticks, 131 us): B deregisters the region before A asks again
+    let mut p = pair_with(0x37, RcTimers { timeout: 5, ..RcTimers::default() });
+    let (buf, access) = (p.b.ctx.alloc_buffer(4096).unwrap(), AccessFlags::REMOTE_READ | AccessFlags::LOCAL_WRITE);
+    let mr = p.pd_b().reg_mr(&buf, 0, 4096, access).unwrap();
+    buf.write(0, &[0x5a; 4096]).unwrap();
+    let remote = RemoteAddr { addr: mr.addr() + 0x100, rkey: mr.rkey() };
+    // B's response is lost
+    p.net.borrow_mut().drop_next[1] = 1;
+    p.read_from(6, 0x1000, remote, 500);
+    // B has answered (its one response, lost): the region goes before A's timeout
+    for _ in 0..100 {
+        if !p.frames(1).is_empty() {
+            break;
+        }
+        assert!(try_poll_n(&p.cq_a, 1, 10).is_empty(), "no completion before the resend");
+    }
+    assert_eq!(p.frames(1).len(), 1, "B's response");
+    mr.deregister().unwrap();
+    let gone = p.a.probe.now();
+    let wc = poll_n(&p.cq_a, 1, 400_000, "READ completion");
+    let again = p.frames(0)[1].0;
+    assert!(again > gone, "A asked again at cycle {again}, after the region went at {gone}");
+    eprintln!("the region gone at cycle {gone}, the READ asked again at {again}");
+    let b: Vec<(String, u32, Option<u8>)> = p.frames(1).into_iter().map(|f| (f.1, f.2, f.3)).collect();
+    assert_eq!(
+        b,
+        [
+            ("RC_RDMA_READ_RESPONSE_ONLY".to_string(), PSN_A, Some(0x1f)),
+            ("RC_ACKNOWLEDGE".to_string(), PSN_A, Some(0x62))
+        ],
+        "B: the response (lost), then NAK remote access error for the duplicate"
+    );
+    assert_eq!((wc[0].wr_id, wc[0].status), (6, WcStatus::RemAccessErr));
+    let (ca, cb) = (p.a.ctx.query_counters().unwrap(), p.b.ctx.query_counters().unwrap());
+    assert_eq!((ca.retry_timeouts, ca.naks_fatal_received), (1, 1), "A: {ca:?}");
+    assert_eq!((cb.dup_requests, cb.naks[2]), (1, 1), "B: {cb:?}");
+    let mut x = vec![0u8; 500];
+    p.buf_a.read(0x1000, &mut x).unwrap();
+    let pattern: Vec<u8> = (0x1000..0x1000 + 500u32).map(|i| (i * 13 + 5) as u8).collect();
+    assert!(x == pattern, "A's buffer: nothing written (its pattern as QpPair left it)");
     p.gbn().expect("go-back-N invariants");
 }
 
@@ -252,7 +387,7 @@ fn the_capture_checker_over_rxe_traffic() {
     assert_eq!((st.requests, st.resent, st.naks, pairs.len()), (308, 0, 0, 6), "{st:?} {pairs:x?}");
     let lossy = std::fs::read(rxe_file("rxe_with_3_bad_icrc.pcap")).unwrap();
     let (st, pairs) = check_capture(&lossy, None).unwrap();
-    let want = GbnStats { requests: 208, resent: 8, resends: 3, acks: 60, naks: 3 };
+    let want = GbnStats { requests: 208, resent: 8, resends: 3, acks: 60, naks: 3, responses: 0, responses_again: 0 };
     assert_eq!((st, pairs.clone()), (want, vec![(0x11, 0x11), (0x12, 0x12)]));
     // the first request whose PSN was sent before on its stream: the first resend's first packet
     let frames: Vec<Vec<u8>> = rnic_proto::pcap::read_capture(&lossy).unwrap().into_iter().map(|p| p.data).collect();

@@ -27,7 +27,7 @@
 use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_proto::{decode_frame, ROCE_V2_UDP_PORT};
-use rnic_tb::gbn_check::{check_capture, check_go_back_n};
+use rnic_tb::gbn_check::{check_capture, check_go_back_n, GbnStats};
 use rnic_tb::sim_net::{connect_rc_access, connect_rc_timeout, poll_n, Nic, QpPair, RcTimers, SimNet, WireFaults};
 
 #[test]
@@ -560,8 +560,8 @@ fn random_writes_and_sends_both_ways_over_eight_qps() {
 /// without immediate, READ, COMPARE_SWAP and FETCH_ADD.
 const EVERY_OPCODE: Mix = Mix { read: 20, atomic: 20, imm: 40 };
 
-/// `EVERY_OPCODE` mixed on every QP both ways (a clean wire: duplicates of
-/// READs and atomics are not replayed yet, so the lossy runs have none).
+/// `EVERY_OPCODE` mixed on every QP both ways, on a clean wire (the faulty
+/// one: `random_every_opcode_over_a_faulty_wire`).
 /// Every READ's bytes in the reader's memory, its completion in order with
 /// the others'. Beyond the other runs' checks: every receive completion's
 /// opcode and immediate, every atomic's original value in the requester's
@@ -651,6 +651,28 @@ fn ten_thousand_messages_on_a_faulty_wire() {
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0 && c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
 }
 
+/// Every opcode (`EVERY_OPCODE`) on the mixed faults of
+/// `random_writes_and_sends_over_a_faulty_wire`: a lost READ response or
+/// atomic ACK makes the requester resend the request, which the responder
+/// answers from its replay table (a READ read again from memory, an atomic
+/// ACKed with its saved value, not executed twice: every target word's
+/// final value is the sequential reference's).
+#[test]
+fn random_every_opcode_over_a_faulty_wire() {
+    let f = WireFaults {
+        drop_ppm: 5_000,
+        burst_ppm: 2_000,
+        burst_len: 4,
+        dup_ppm: 10_000,
+        reorder_ppm: 10_000,
+        reorder_cycles: 2000,
+        corrupt_ppm: 5_000,
+    };
+    let (c, g) = random_both_ways_gbn(0xe7e2, 4, 48, 16 << 10, f, 2600, EVERY_OPCODE);
+    assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
+    assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
+}
+
 /// Duplicates, reordering (up to 2000 cycles) and corruption (bad ICRC,
 /// dropped by the receiver and counted) mixed with loss, each way; SENDs
 /// and WRITEs with and without immediate.
@@ -684,11 +706,22 @@ fn random_both_ways(
     MAX_LEN: usize,
     mix: Mix,
 ) -> [Counters; 2] {
+    random_both_ways_gbn(seed, QPS, MSGS, window, faults, MAX_LEN, mix).0
+}
+
+/// [`random_both_ways`], with the capture's go-back-N figures.
+#[allow(non_snake_case)]
+fn random_both_ways_gbn(
+    seed: u64,
+    QPS: usize,
+    MSGS: usize,
+    window: usize,
+    faults: WireFaults,
+    MAX_LEN: usize,
+    mix: Mix,
+) -> ([Counters; 2], GbnStats) {
     use rnic_proto::rc::responder::atomic_new_value;
     let lossy = faults != WireFaults::default();
-    // a lost READ response or atomic ACK is retried as a duplicate request,
-    // which the responder does not replay yet: READs and atomics on a clean wire only
-    assert!(mix.read + mix.atomic == 0 || !lossy, "READs or atomics on a lossy wire");
     // WQEs posted and not completed per QP at most (the send queue holds 32)
     const QP_DEPTH: usize = 16;
     let (wr_slice, recv_slice, atom_slice) = ((RECV_DST - WR_DST) / QPS, (RD_DST - RECV_DST) / QPS, (BUF - ATOM) / QPS);
@@ -1101,7 +1134,7 @@ fn random_both_ways(
             assert_eq!((c[n].go_back_n, c[n].retry_timeouts), (0, 0), "NIC {n}: a clean wire");
         }
     }
-    c
+    (c, g)
 }
 
 /// Every opcode (`EVERY_OPCODE`) over 64 QP pairs at once, each starting
