@@ -136,14 +136,19 @@ impl ProtectionDomain {
         }
         let addr = region.va + offset as u64;
         let first_page = offset / PAGE_SIZE;
-        let pages = ((offset + len - 1) / PAGE_SIZE - first_page + 1) as u32;
-        let (index, key, mtt_base) = {
+        let pages = (offset + len - 1) / PAGE_SIZE - first_page + 1;
+        let (index, key, mtt_base, pages) = {
             let mut a = ctx.alloc.borrow_mut();
-            // one context command spans the pages (`ctx_count.COUNT`)
+            // one context command spans the pages (`ctx_count.COUNT`);
+            // compared before narrowing, so 2^32 + 1 pages are not 1
             let max = a.mtt.capacity().min(regs::ctx_count::COUNT.mask());
-            if pages > max {
-                return Err(Error::TooLarge { what: "memory region pages", requested: pages.into(), max: max.into() });
-            }
+            let pages = match u32::try_from(pages) {
+                Ok(p) if p <= max => p,
+                _ => {
+                    let requested = pages as u64;
+                    return Err(Error::TooLarge { what: "memory region pages", requested, max: max.into() });
+                }
+            };
             let mut failed = None;
             let mut rng = || {
                 random_u32().unwrap_or_else(|e| {
@@ -166,7 +171,7 @@ impl ProtectionDomain {
                     return Err(e);
                 }
             };
-            (index, key, mtt_base)
+            (index, key, mtt_base, pages)
         };
         let mr = MemoryRegion {
             pd: self.inner.clone(),

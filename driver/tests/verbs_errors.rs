@@ -12,6 +12,9 @@ use rnic_driver::hw::{HwError, PAGE_SIZE};
 use rnic_driver::*;
 use std::time::Duration;
 
+mod common;
+use common::{counters_of, window_image, window_value, DUMP_BEAT};
+
 fn open(config: FakeConfig) -> (Context, FakeHandle) {
     open_with(config, ContextConfig::default())
 }
@@ -992,4 +995,288 @@ fn the_replay_table_is_programmed_and_each_qp_starts_with_empty_slots() {
     let again = pd.create_qp(QpType::Rc, &cq, &cq).build().unwrap();
     assert_eq!(again.qp_num(), qpn, "the number is reused");
     assert_eq!(slots(qpn), vec![0; resource::QP_BYTES]);
+}
+
+/// Sets every 64-bit register of the fake's counter window to
+/// `window_value(offset, epoch)`.
+fn set_counter_registers(ctx: &Context, epoch: u32) {
+    ctx.with_hw(|hw| {
+        for o in regs::COUNTER_WINDOW.step_by(8) {
+            let v = window_value(o, epoch);
+            hw.write32(o, v as u32).unwrap();
+            hw.write32(o + 4, (v >> 32) as u32).unwrap();
+        }
+    })
+    .unwrap();
+}
+
+#[test]
+fn query_counters_dumps_the_window_with_one_store_and_reads_each_register_into_its_own_field() {
+    let (ctx, h) = open(FakeConfig::default());
+    // The page the window is dumped to: its own table, programmed at bring-up, 512-byte aligned.
+    let (page, log) = ctx.table_base(ContextTable::Counters);
+    let w = h.register_writes();
+    let reg = |off: u32| w.iter().rev().find(|(o, _)| *o == off).map(|&(_, v)| u64::from(v)).unwrap();
+    assert_eq!(reg(regs::counters_base_hi::OFFSET) << 32 | reg(regs::counters_base_lo::OFFSET), page);
+    assert_eq!((log, page % 512), (0, 0));
+    assert_eq!(ctx.query_counters().unwrap(), Counters::default(), "a device just out of reset");
+
+    set_counter_registers(&ctx, 1);
+    let n = h.commands().len();
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 1)));
+    assert_eq!(
+        h.commands()[n..],
+        [CtxCommand { op: ContextOp::Store, table: ContextTable::Counters, index: 0, count: 1, failed: false }],
+        "one Store on the counter table"
+    );
+    assert_eq!(h.read_iova(page, 512).unwrap(), window_image(|o| window_value(o, 1)), "the window went to the page");
+    // Each call dumps again: a counter that moved is read as it is now.
+    ctx.with_hw(|hw| hw.write32(regs::cnt_tx_bytes::OFFSET, 7).unwrap()).unwrap();
+    let moved = |o: u32| match o {
+        regs::cnt_tx_bytes::OFFSET => window_value(o, 1) & !0xFFFF_FFFF | 7,
+        _ => window_value(o, 1),
+    };
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(moved));
+}
+
+/// A device whose next counter dump stops at a beat, as the RTL ends one
+/// at a failed DMA write (`rnic_hw::host::ctx_engine`): the beats before it
+/// reach host memory, the rest of the page keeps what the last dump left,
+/// and `ctx_status.ERROR` is set.
+struct DumpFault {
+    inner: FakeHw,
+    fail_at_beat: std::rc::Rc<std::cell::Cell<Option<usize>>>,
+}
+
+impl rnic_driver::hw::Hw for DumpFault {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn read32(&mut self, offset: u32) -> std::result::Result<u32, HwError> {
+        self.inner.read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> std::result::Result<(), HwError> {
+        let dump = offset == regs::ctx_cmd::OFFSET
+            && regs::ctx_cmd::TABLE.get(value) == u32::from(ContextTable::Counters.raw());
+        let Some(beat) = self.fail_at_beat.get().filter(|_| dump) else {
+            return self.inner.write32(offset, value);
+        };
+        self.fail_at_beat.set(None);
+        let image: Vec<u8> = regs::COUNTER_WINDOW
+            .step_by(4)
+            .map(|o| self.inner.read32(o).map(u32::to_le_bytes))
+            .collect::<std::result::Result<Vec<_>, _>>()?
+            .concat();
+        let lo = self.inner.read32(regs::counters_base_lo::OFFSET)?;
+        let base = u64::from(self.inner.read32(regs::counters_base_hi::OFFSET)?) << 32 | u64::from(lo);
+        let h = self.inner.handle();
+        h.fail_next_ctx();
+        self.inner.write32(offset, value)?;
+        assert!(h.write_iova(base, &image[..beat * DUMP_BEAT]), "the beats before the failed one");
+        Ok(())
+    }
+    fn alloc_dma(&mut self, len: usize) -> std::result::Result<rnic_driver::hw::DmaRegion, HwError> {
+        self.inner.alloc_dma(len)
+    }
+    fn free_dma(&mut self, region: &rnic_driver::hw::DmaRegion) -> std::result::Result<(), HwError> {
+        self.inner.free_dma(region)
+    }
+    fn dma_write(
+        &mut self,
+        region: &rnic_driver::hw::DmaRegion,
+        offset: usize,
+        data: &[u8],
+    ) -> std::result::Result<(), HwError> {
+        self.inner.dma_write(region, offset, data)
+    }
+    fn dma_read(
+        &mut self,
+        region: &rnic_driver::hw::DmaRegion,
+        offset: usize,
+        buf: &mut [u8],
+    ) -> std::result::Result<(), HwError> {
+        self.inner.dma_read(region, offset, buf)
+    }
+    fn wait_irq(&mut self, vector: u16, timeout: Duration) -> std::result::Result<bool, HwError> {
+        self.inner.wait_irq(vector, timeout)
+    }
+    fn vectors(&self) -> u16 {
+        self.inner.vectors()
+    }
+    fn relax(&mut self) {
+        self.inner.relax()
+    }
+    fn now(&mut self) -> Duration {
+        self.inner.now()
+    }
+}
+
+#[test]
+fn a_counter_dump_that_fails_midway_is_a_typed_error_and_never_partial_counters() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let dump_error = Error::ContextCommand { op: ContextOp::Store, table: ContextTable::Counters, index: 0 };
+
+    // The device's DMA write fails at the fourth of the dump's 8 beats.
+    let inner = FakeHw::new(FakeConfig::default());
+    let h = inner.handle();
+    let fail_at_beat = Rc::new(Cell::new(None));
+    let ctx = Device::from_hw(DumpFault { inner, fail_at_beat: fail_at_beat.clone() }).open().unwrap();
+    let (page, _) = ctx.table_base(ContextTable::Counters);
+    set_counter_registers(&ctx, 1);
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 1)));
+    set_counter_registers(&ctx, 2);
+    fail_at_beat.set(Some(3));
+    assert_eq!(ctx.query_counters(), Err(dump_error.clone()));
+    assert_eq!(fail_at_beat.get(), None, "the fault was hit");
+    // What the driver declined to read: three beats of this dump, five of the last.
+    let mut torn = window_image(|o| window_value(o, 2));
+    torn[3 * DUMP_BEAT..].copy_from_slice(&window_image(|o| window_value(o, 1))[3 * DUMP_BEAT..]);
+    assert_eq!(h.read_iova(page, 512).unwrap(), torn);
+    // The next dump is whole again.
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 2)));
+    // A fault at the first beat: nothing of this dump reached memory.
+    fail_at_beat.set(Some(0));
+    set_counter_registers(&ctx, 3);
+    assert_eq!(ctx.query_counters(), Err(dump_error));
+    // A dump that never ends.
+    h.busy_for(CTX_POLLS);
+    assert_eq!(
+        ctx.query_counters(),
+        Err(Error::ContextTimeout { op: ContextOp::Store, table: ContextTable::Counters, index: 0, polls: CTX_POLLS })
+    );
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 3)));
+
+    // The backend fails: issuing the Store, polling its status, reading the page.
+    let arm = Rc::new(Cell::new(None));
+    let ctx = Device::from_hw(Flaky { inner: FakeHw::new(FakeConfig::default()), arm: arm.clone() }).open().unwrap();
+    set_counter_registers(&ctx, 4);
+    for call in ["write32", "read32", "dma_read"] {
+        arm.set(Some(call));
+        assert_eq!(
+            ctx.query_counters(),
+            Err(Error::Hw(HwError::Os { op: call.into(), errno: libc::EIO })),
+            "failing {call}"
+        );
+        assert_eq!(arm.get(), None, "{call} was reached");
+    }
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 4)));
+}
+
+/// A backend whose DMA allocations of a GiB and more are address space
+/// only (no memory behind them; a CPU access to one fails), so a buffer of
+/// 2^24 pages (64 GiB) can back a registration the driver must refuse
+/// before it writes anything; everything else is the fake.
+struct Sparse {
+    inner: FakeHw,
+    next: u64,
+}
+
+impl Sparse {
+    const FIRST_IOVA: u64 = 1 << 52;
+    const FROM_BYTES: usize = 1 << 30;
+
+    fn is_sparse(region: &rnic_driver::hw::DmaRegion) -> bool {
+        region.iova >= Self::FIRST_IOVA
+    }
+
+    fn no_memory(region: &rnic_driver::hw::DmaRegion, offset: usize, len: usize) -> HwError {
+        HwError::OutOfRange { region: region.id, offset, len }
+    }
+}
+
+impl rnic_driver::hw::Hw for Sparse {
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+    fn read32(&mut self, offset: u32) -> std::result::Result<u32, HwError> {
+        self.inner.read32(offset)
+    }
+    fn write32(&mut self, offset: u32, value: u32) -> std::result::Result<(), HwError> {
+        self.inner.write32(offset, value)
+    }
+    fn alloc_dma(&mut self, len: usize) -> std::result::Result<rnic_driver::hw::DmaRegion, HwError> {
+        if len < Self::FROM_BYTES {
+            return self.inner.alloc_dma(len);
+        }
+        let len = len.next_multiple_of(PAGE_SIZE);
+        let iova = Self::FIRST_IOVA + self.next;
+        self.next += (len + PAGE_SIZE) as u64;
+        Ok(rnic_driver::hw::DmaRegion { id: iova, iova, va: iova, len })
+    }
+    fn free_dma(&mut self, region: &rnic_driver::hw::DmaRegion) -> std::result::Result<(), HwError> {
+        if Self::is_sparse(region) {
+            return Ok(());
+        }
+        self.inner.free_dma(region)
+    }
+    fn dma_write(
+        &mut self,
+        region: &rnic_driver::hw::DmaRegion,
+        offset: usize,
+        data: &[u8],
+    ) -> std::result::Result<(), HwError> {
+        if Self::is_sparse(region) {
+            return Err(Self::no_memory(region, offset, data.len()));
+        }
+        self.inner.dma_write(region, offset, data)
+    }
+    fn dma_read(
+        &mut self,
+        region: &rnic_driver::hw::DmaRegion,
+        offset: usize,
+        buf: &mut [u8],
+    ) -> std::result::Result<(), HwError> {
+        if Self::is_sparse(region) {
+            return Err(Self::no_memory(region, offset, buf.len()));
+        }
+        self.inner.dma_read(region, offset, buf)
+    }
+    fn wait_irq(&mut self, vector: u16, timeout: Duration) -> std::result::Result<bool, HwError> {
+        self.inner.wait_irq(vector, timeout)
+    }
+    fn vectors(&self) -> u16 {
+        self.inner.vectors()
+    }
+    fn relax(&mut self) {
+        self.inner.relax()
+    }
+    fn now(&mut self) -> Duration {
+        self.inner.now()
+    }
+}
+
+#[test]
+fn a_region_spanning_2_pow_24_pages_is_refused_because_one_mtt_command_spans_at_most_2_pow_24_minus_1() {
+    let inner = FakeHw::new(FakeConfig::default());
+    let h = inner.handle();
+    // As large an MTT as the driver takes: capped at the commands' 24-bit index.
+    let config = ContextConfig { log_mtt: 30, ..ContextConfig::default() };
+    let ctx = Device::from_hw(Sparse { inner, next: 0 }).open_with(config).unwrap();
+    assert_eq!(ctx.query_device().max_mtt, 1 << 24);
+    let pd = ctx.alloc_pd().unwrap();
+    let lw = AccessFlags::LOCAL_WRITE;
+    let span_max = regs::ctx_count::COUNT.mask();
+    assert_eq!(span_max, (1 << 24) - 1);
+    let too_large =
+        |pages: u64| Error::TooLarge { what: "memory region pages", requested: pages, max: span_max.into() };
+    let buf = ctx.alloc_buffer(((1 << 24) + 1) * PAGE_SIZE).unwrap();
+    let n = h.commands().len();
+    // 2^24 pages: the MTT has the room, ctx_count.COUNT does not.
+    assert_eq!(pd.reg_mr(&buf, 0, (1 << 24) * PAGE_SIZE, lw).unwrap_err(), too_large(1 << 24));
+    // 2^24 - 1 pages of bytes, one byte into a page: 2^24 pages touched.
+    assert_eq!(pd.reg_mr(&buf, 1, ((1 << 24) - 1) * PAGE_SIZE, lw).unwrap_err(), too_large(1 << 24));
+    // 2^32 + 1 pages: refused as such, not taken for the 1 page its low 32 bits say.
+    let huge = ctx.alloc_buffer(((1 << 32) + 1) * PAGE_SIZE).unwrap();
+    assert_eq!(pd.reg_mr(&huge, 0, huge.len(), lw).unwrap_err(), too_large((1 << 32) + 1));
+    assert_eq!(h.commands().len(), n, "no command issued");
+    assert_eq!((ctx.in_use(Resource::Mpt), ctx.in_use(Resource::Mtt)), (0, 0), "nothing kept");
+    // 2^24 - 1 pages fit: one Load spans them all (128 MiB of MTT entries written).
+    let mr = pd.reg_mr(&buf, 0, ((1 << 24) - 1) * PAGE_SIZE, lw).unwrap();
+    assert_eq!(
+        h.commands()[n],
+        CtxCommand { op: ContextOp::Load, table: ContextTable::Mtt, index: 0, count: span_max, failed: false }
+    );
+    assert_eq!(ctx.in_use(Resource::Mtt), span_max);
+    mr.deregister().unwrap();
 }

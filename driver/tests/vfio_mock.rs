@@ -4,7 +4,9 @@
 //! unmap, MSI-X through eventfds, teardown, and the whole driver brought up
 //! over it.
 
+use rnic_contract::codes::{ContextOp, ContextTable};
 use rnic_contract::regs;
+use rnic_driver::device::CTX_POLLS;
 use rnic_driver::hw::vfio::{bindings, list_vfio_devices, Fd, IoctlArg, Sys, VfioHw, IOVA_BASE};
 use rnic_driver::hw::{Hw, HwError, PciIds, PAGE_SIZE};
 use rnic_driver::{Device, Error};
@@ -12,6 +14,9 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::rc::Rc;
 use std::time::Duration;
+
+mod common;
+use common::{counters_of, window_image, window_value, DUMP_BEAT};
 
 const BDF: &str = "0000:01:00.0";
 const GROUP: &str = "12";
@@ -485,4 +490,53 @@ fn the_device_list_is_what_vfio_pci_has_bound() {
     assert_eq!(list_vfio_devices(&mut sys), Ok(vec!["0000:01:00.0".into(), "0000:81:00.1".into()]));
     sys.0.borrow_mut().dirs.insert("/sys/bus/pci/drivers/vfio-pci".into(), Err(libc::EACCES));
     assert_eq!(list_vfio_devices(&mut sys), Err(os("list /sys/bus/pci/drivers/vfio-pci", libc::EACCES)));
+}
+
+/// Plays the device's counter dump on the mock: `image` into the start of
+/// the DMA page mapped at `iova`.
+fn write_dump(sys: &MockSys, iova: u64, image: &[u8]) {
+    let mut s = sys.0.borrow_mut();
+    let &(va, _, len) = s.dma_maps.iter().find(|m| m.1 == iova).expect("the page is mapped for the device");
+    assert!(image.len() <= len as usize);
+    let mem = s.maps.get_mut(&(va as usize)).expect("and still allocated");
+    for (i, half) in image.chunks(4).enumerate() {
+        set32(mem, 4 * i, u32::from_le_bytes(half.try_into().unwrap()));
+    }
+}
+
+#[test]
+fn query_counters_over_vfio_issues_the_store_and_reads_the_dumped_page_into_each_field() {
+    let sys = MockSys::new();
+    let ctx = Device::from_hw(VfioHw::open(sys.clone(), BDF).unwrap()).open().unwrap();
+    let (page, _) = ctx.table_base(ContextTable::Counters);
+    let reg = |off: u32| ctx.with_hw(|hw| hw.read32(off)).unwrap().unwrap();
+    assert_eq!(
+        u64::from(reg(regs::counters_base_hi::OFFSET)) << 32 | u64::from(reg(regs::counters_base_lo::OFFSET)),
+        page
+    );
+    write_dump(&sys, page, &window_image(|o| window_value(o, 1)));
+    let calls = sys.log().len();
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 1)));
+    let store = regs::ctx_cmd::OP.encode(ContextOp::Store.raw().into()).unwrap()
+        | regs::ctx_cmd::TABLE.encode(ContextTable::Counters.raw().into()).unwrap();
+    assert_eq!(reg(regs::ctx_cmd::OFFSET), store, "a Store of counter entry 0 written to BAR0");
+    assert_eq!(sys.log().len(), calls, "BAR0 and the page are mapped memory: no system call");
+
+    // The dump ends in ERROR after three beats: the page is half this dump,
+    // half the last, and the driver reads none of it.
+    write_dump(&sys, page, &window_image(|o| window_value(o, 2))[..3 * DUMP_BEAT]);
+    ctx.with_hw(|hw| hw.write32(regs::ctx_status::OFFSET, regs::ctx_status::ERROR.mask())).unwrap().unwrap();
+    assert_eq!(
+        ctx.query_counters(),
+        Err(Error::ContextCommand { op: ContextOp::Store, table: ContextTable::Counters, index: 0 })
+    );
+    // A dump that stays BUSY.
+    ctx.with_hw(|hw| hw.write32(regs::ctx_status::OFFSET, regs::ctx_status::BUSY.mask())).unwrap().unwrap();
+    assert_eq!(
+        ctx.query_counters(),
+        Err(Error::ContextTimeout { op: ContextOp::Store, table: ContextTable::Counters, index: 0, polls: CTX_POLLS })
+    );
+    ctx.with_hw(|hw| hw.write32(regs::ctx_status::OFFSET, 0)).unwrap().unwrap();
+    write_dump(&sys, page, &window_image(|o| window_value(o, 2)));
+    assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 2)));
 }
