@@ -42,9 +42,12 @@ msrv:
 	rustup toolchain install $(MSRV) --profile minimal
 	$(CARGO) +$(MSRV) check --workspace --all-targets --target-dir build/msrv
 
-## The emitted core, its Verilator model and a smoke simulation
+## The emitted core, its Verilator model and a smoke simulation; then
+## write_bw and read_bw between two simulated NICs with perftest's tables,
+## the run's pcap and a bandwidth plot in build/demo (rnic_perf::demo)
 demo: deps
 	$(CARGO) run -q -p rnic-tb --bin demo
+	$(CARGO) run -q -p rnic-perf --bin rnic-demo -- build/demo
 
 ## Style, lint and synthesis gates, then every Rust test (unit, property,
 ## differential, testbenches); each phase timed (build/phases.tsv, docs/ci.md; tools/test.sh)

@@ -8,10 +8,14 @@
 //! * [`report`]: perftest's output as pure functions;
 //! * [`devinfo`]: ibv_devinfo's output;
 //! * [`device`]: opening the backend, with the device clock;
-//! * [`run`]: the test, in perftest's order.
+//! * [`run`]: the test, in perftest's order;
+//! * [`demo`]: `make demo`'s write_bw and read_bw between two simulated
+//!   NICs (feature `sim`).
 
 #![warn(missing_docs)]
 
+#[cfg(feature = "sim")]
+pub mod demo;
 pub mod device;
 pub mod devinfo;
 pub mod options;

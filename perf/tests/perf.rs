@@ -614,3 +614,63 @@ fn devinfo_prints_the_pci_identity_as_ibv_devinfo() {
     let text = rnic_perf::devinfo::devinfo("rnic_sim", &zero, &port);
     assert!(text.contains("\tvendor_id:\t\t\t0x0000\n\tvendor_part_id:\t\t\t0\n"), "{text}");
 }
+
+/// `make demo`'s perftest part (`rnic_perf::demo`) at two sizes: perftest's
+/// header, address lines and BW table for write_bw and read_bw between two
+/// simulated NICs, the figures the RTL gives (deterministic: the simulator's
+/// clock), every frame of the pcap with a good ICRC and as many as the
+/// messages need, the plot with one line per test and a point per size.
+#[cfg(feature = "sim")]
+#[test]
+fn the_demo_prints_perftests_tables_and_writes_a_pcap_and_a_plot() {
+    use rnic_perf::demo::{iters_for, run_sizes};
+    use rnic_proto::opcode::Opcode;
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("perf_demo");
+    let sizes = [64u64, 4096];
+    let mut out = vec![];
+    let (sweeps, files) = run_sizes(&mut out, &dir, &sizes).unwrap();
+    let text = String::from_utf8(out).unwrap();
+    for title in ["RDMA_Write BW Test", "RDMA_Read BW Test"] {
+        assert_eq!(text.matches(title).count(), 1, "{title}:\n{text}");
+    }
+    assert_eq!(text.matches(&bw_table_header(true)).count(), 2, "{text}");
+    assert_eq!(sweeps.len(), 2);
+    for s in &sweeps {
+        let got: Vec<(u64, u64)> = s.rows.iter().map(|r| (r.size, r.iters)).collect();
+        let want: Vec<(u64, u64)> = sizes.iter().map(|&z| (z, iters_for(z))).collect();
+        assert_eq!(got, want, "{:?}", s.verb);
+        for r in &s.rows {
+            assert!(text.contains(&bw_row(r, true)), "{r:?} not printed:\n{text}");
+        }
+    }
+    // the RTL's figures at 4 KiB (the core's cycles at 250 MHz; they move when the RTL's speed does)
+    let at = |k: usize| (sweeps[k].rows[1].bw_avg * 100.0).round() / 100.0;
+    assert_eq!((at(0), at(1)), (28.49, 19.82), "write_bw and read_bw at 4 KiB, Gb/s:\n{text}");
+    // the pcap: every frame good; the WRITE packets and READ responses the messages need (MTU 4096)
+    let pcap = std::fs::read(&files.pcap).unwrap();
+    let frames = rnic_proto::pcap::read_capture(&pcap).unwrap();
+    let (mut writes, mut responses, mut reads) = (0u64, 0u64, 0u64);
+    for f in &frames {
+        let p = rnic_proto::decode_frame(&f.data).unwrap();
+        assert!(p.icrc_ok && p.ip_checksum_ok(), "a frame with a bad ICRC or checksum");
+        match p.bth.opcode {
+            Opcode::RcWriteOnly | Opcode::RcWriteFirst | Opcode::RcWriteMiddle | Opcode::RcWriteLast => writes += 1,
+            Opcode::RcReadResponseOnly
+            | Opcode::RcReadResponseFirst
+            | Opcode::RcReadResponseMiddle
+            | Opcode::RcReadResponseLast => responses += 1,
+            Opcode::RcReadRequest => reads += 1,
+            _ => {}
+        }
+    }
+    let packets: u64 = sizes.iter().map(|&z| iters_for(z) * z.div_ceil(4096)).sum();
+    let msgs: u64 = sizes.iter().map(|&z| iters_for(z)).sum();
+    assert_eq!((writes, responses, reads), (packets, packets, msgs), "packets in the pcap");
+    let svg = std::fs::read_to_string(&files.plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.trim_end().ends_with("</svg>"));
+    let lines: Vec<&str> = svg.lines().filter(|l| l.starts_with("<polyline")).collect();
+    assert_eq!(lines.len(), 2, "{svg}");
+    for l in lines {
+        assert_eq!(l.matches(',').count(), sizes.len(), "a point per size: {l}");
+    }
+}
