@@ -120,7 +120,10 @@ layouts! {
         STATUS: WcStatus = byte 19, bit 0, width 8;
         /// UD receive: the sender's QP number.
         SRC_QP: u32 = byte 20, bit 0, width 24;
-        /// What completed.
+        /// What completed. With an error status verbs leaves the opcode
+        /// undefined, but the device writes the WQE's kind here on every
+        /// completion, so bit 7 (a receive) names the queue the driver
+        /// frees up to WQE_INDEX (a QP whose queues share one CQ).
         OPCODE: WcOpcode = byte 23, bit 0, width 8;
         /// UD receive: the first 40 bytes of the buffer hold the packet's IP
         /// header (IPv6, or 20 zero bytes then IPv4), as verbs expects

@@ -14,7 +14,7 @@
 //! the next completion, and [`CompletionChannel::get_event`] waits for it.
 
 use crate::device::{Context, Shared};
-use crate::error::{Error, Result};
+use crate::error::{Error, Queue, Result};
 use crate::hw::DmaRegion;
 use crate::qp::Rings;
 use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, WcOpcode, WcStatus};
@@ -149,12 +149,19 @@ pub struct WorkCompletion {
     pub grh: bool,
     /// Index of the completed WQE in its queue.
     pub wqe_index: u16,
+    /// The queue of the completed WQE, from the OPCODE's kind, which the
+    /// device writes on error completions too (`None`: an error completion
+    /// whose OPCODE is not a code; its slots are then freed only when the
+    /// QP's queues have CQs of their own).
+    pub queue: Option<Queue>,
 }
 
 impl WorkCompletion {
     fn decode(e: &[u8; cqe::SIZE]) -> std::result::Result<WorkCompletion, rnic_contract::Error> {
         let status = cqe::STATUS.get(e)?;
         let opcode = if status == WcStatus::Success { Some(cqe::OPCODE.get(e)?) } else { None };
+        // the kind names the queue even on an error (the contract's OPCODE)
+        let queue = cqe::OPCODE.get(e).ok().map(|o| if o.raw() & 0x80 != 0 { Queue::Recv } else { Queue::Send });
         Ok(WorkCompletion {
             wr_id: cqe::WR_ID.get(e)?,
             status,
@@ -166,6 +173,7 @@ impl WorkCompletion {
             src_qp: cqe::SRC_QP.get(e)?,
             grh: cqe::GRH.get(e)?,
             wqe_index: cqe::WQE_INDEX.get(e)?,
+            queue,
         })
     }
 
@@ -351,11 +359,11 @@ impl CompletionQueue {
         for wc in wcs {
             let Some(link) = qps.get(&wc.qp_num) else { continue };
             let Some(rings) = link.rings.upgrade() else { continue };
-            let recv = match (wc.is_recv(), link.send, link.recv) {
-                (Some(r), _, _) => r,
+            let recv = match (wc.queue, link.send, link.recv) {
+                (Some(q), _, _) => q == Queue::Recv,
                 (None, true, false) => false,
                 (None, false, true) => true,
-                // an error completion on a CQ both queues share: unknown queue
+                // an error completion without a kind on a CQ both queues share: unknown queue
                 _ => continue,
             };
             rings.borrow_mut().complete(recv, wc.wqe_index);

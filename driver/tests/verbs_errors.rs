@@ -3,7 +3,9 @@
 //! done (a refused list posts nothing, a failed create gives its entries
 //! back), and what the driver tells the device is in the contract's form.
 
-use rnic_contract::codes::{ContextOp, ContextTable, DoorbellKind, Mtu, QpState, QpType, SendOpcode, WcStatus};
+use rnic_contract::codes::{
+    ContextOp, ContextTable, DoorbellKind, Mtu, QpState, QpType, SendOpcode, WcOpcode, WcStatus,
+};
 use rnic_contract::layouts::{cqe, send_wqe};
 use rnic_contract::regs::{self, id_features};
 use rnic_driver::device::CTX_POLLS;
@@ -279,6 +281,56 @@ fn completion_queues_and_channels() {
     );
     let w = cq.poll(8).unwrap();
     assert_eq!((w[0].wr_id, w[0].status, w[0].opcode), (77, WcStatus::WrFlushErr, None));
+    // its OPCODE (0: SEND) still names its queue
+    assert_eq!(w[0].queue, Some(Queue::Send));
+}
+
+/// Error completions on a CQ a QP's two queues share free the right queue's
+/// slots: the device writes each WQE's kind in OPCODE on errors too (its
+/// receive bit names the queue), so a QP flushed in ERR can be posted to
+/// again and again (found by session 32's 10^4-message run: a send queue
+/// full with nothing outstanding after its flush).
+#[test]
+fn error_completions_on_a_shared_cq_free_their_queue_by_the_opcode_kind() {
+    let (ctx, h) = open(FakeConfig::default());
+    let pd = ctx.alloc_pd().unwrap();
+    let cq = ctx.create_cq(64, None).unwrap();
+    let mut qp = pd.create_qp(QpType::Rc, &cq, &cq).max_send_wr(4).max_recv_wr(4).build().unwrap();
+    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(AccessFlags::NONE)).unwrap();
+    qp.modify(&QpAttr::new().state(QpState::Error)).unwrap();
+    let mr_buf = ctx.alloc_buffer(4096).unwrap();
+    let mr = pd.reg_mr(&mr_buf, 0, 4096, AccessFlags::LOCAL_WRITE).unwrap();
+    let sge = [Sge::new(&mr, 0, 8).unwrap()];
+    let qpn = qp.qp_num();
+    let flush = |index: u16, kind: WcOpcode, wr_id: u64| {
+        let mut e = [0u8; cqe::SIZE];
+        cqe::WR_ID.set(&mut e, wr_id).unwrap();
+        cqe::STATUS.set(&mut e, WcStatus::WrFlushErr).unwrap();
+        cqe::OPCODE.set(&mut e, kind).unwrap();
+        cqe::QPN.set(&mut e, qpn).unwrap();
+        cqe::WQE_INDEX.set(&mut e, index).unwrap();
+        assert!(h.complete(cq.cqn(), e));
+    };
+    // three rounds of four sends and four receives, each flushed by the device
+    for round in 0..3u16 {
+        let sends: Vec<SendWr> = (0..4).map(|k| SendWr::new(k, SendOp::Send, &sge)).collect();
+        qp.post_send(&sends).unwrap();
+        let recvs: Vec<RecvWr> = (0..4).map(|k| RecvWr { wr_id: 100 + k, sg_list: &sge }).collect();
+        qp.post_recv(&recvs).unwrap();
+        assert!(matches!(
+            qp.post_send(&[SendWr::new(9, SendOp::Send, &sge)]),
+            Err(Error::QueueFull { queue: Queue::Send, .. })
+        ));
+        for k in 0..4u16 {
+            flush(4 * round + k, WcOpcode::RdmaWrite, k as u64);
+            flush(4 * round + k, WcOpcode::Recv, 100 + k as u64);
+        }
+        let w = cq.poll(16).unwrap();
+        assert_eq!(w.len(), 8);
+        assert!(w.iter().all(|c| c.status == WcStatus::WrFlushErr && c.opcode.is_none()));
+        let queues: Vec<Option<Queue>> = w.iter().map(|c| c.queue).collect();
+        assert_eq!(queues, [Some(Queue::Send), Some(Queue::Recv)].repeat(4), "round {round}");
+    }
 }
 
 #[test]
