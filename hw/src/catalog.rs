@@ -68,7 +68,7 @@ catalog! {
     host_if => crate::host::HostIf, 40;
     mac_rx_fifo => crate::mac::MacRxFifo, 200;
     mac_tx_fifo => crate::mac::MacTxFifo, 200;
-    rx_pause => crate::mac::RxPause<6>, 300;
+    rx_pause => crate::mac::RxPause<6, 4>, 300;
     counter64 => crate::mac::Counter64, 300;
     mr_check => crate::mr::MrCheck, 200;
     qpc_cache => crate::host::CtxCache<1024, 128, 10>, 40;

@@ -202,6 +202,7 @@ impl Logic for RnicCore {
         MacStreamIn::<D, K, 1>::link(&mut self.s_axis_rx, &mut self.rx_fifo.s_axis);
         self.stat_rx_drops.next = self.rx_fifo.drops.val();
         self.mac_rx_pause.next = self.rx_fifo.pause.val();
+        self.rx_fifo.tx_stalled.next = self.tx_fifo.stalled.val();
         AxisOut::<D, K, 1>::join(&mut self.rx_fifo.m_axis, &mut self.parse.s_axis);
         HdrOut::<1024>::join(&mut self.parse.m_hdr, &mut self.hold.s_hdr);
         AxisOut::<D, K, 1>::join(&mut self.parse.m_axis, &mut self.hold.s_axis);

@@ -37,6 +37,10 @@ struct Tx {
     latency: Vec<u64>,
     /// MAC edge of every beat taken.
     out_edges: Vec<u64>,
+    /// At the last MAC edge: a beat offered and not taken (what `stalled`
+    /// shows one edge later); MAC edges at which `stalled` was high.
+    stall_before: Option<bool>,
+    stalled_edges: u64,
 }
 
 impl Tx {
@@ -67,6 +71,8 @@ impl Tx {
             delivered: 0,
             latency: vec![],
             out_edges: vec![],
+            stall_before: None,
+            stalled_edges: 0,
         }
     }
 
@@ -101,6 +107,13 @@ impl Tx {
                     self.delivered,
                     self.got.len()
                 );
+                // `stalled`: the edge before's beat offered and not taken
+                let stalled = self.tc.dut.get("stalled") == 1;
+                if let Some(want) = self.stall_before {
+                    assert_eq!(stalled, want, "MAC edge {edge}: stalled");
+                }
+                self.stalled_edges += u64::from(stalled);
+                self.stall_before = Some(valid && !self.ready);
                 if valid && self.ready {
                     self.take(edge);
                 }
@@ -242,7 +255,8 @@ fn latency_of_an_isolated_frame() {
 /// Bursts of frames with random gaps between and inside them, frames of
 /// every size up to the longest, the MAC stalling at random or not at all:
 /// no gap inside a frame, all frames in order and exact. When the MAC is
-/// slower than the core the FIFO fills and the core is held back.
+/// slower than the core the FIFO fills and the core is held back, and
+/// `stalled` shows, one MAC edge late, every edge a beat waited.
 #[test]
 fn bursts_with_gaps_never_leave_a_gap_at_the_mac() {
     type F = fn(&mut Rng, u64) -> bool;
@@ -265,6 +279,8 @@ fn bursts_with_gaps_never_leave_a_gap_at_the_mac() {
         tx.run(&mut rng, offer, ready);
         eprintln!("{what}: {} frames through, tready low at {} core edges", tx.delivered, tx.not_ready_edges);
         assert_eq!(tx.not_ready_edges > 0, fills, "{what}: tready low at {} edges", tx.not_ready_edges);
+        // `stalled` (checked edge by edge in `run`) rose exactly where the MAC held a frame back
+        assert_eq!(tx.stalled_edges > 0, fills, "{what}: stalled at {} MAC edges", tx.stalled_edges);
     }
 }
 

@@ -590,11 +590,25 @@ fn random_writes_and_sends_over_a_lossy_wire() {
 /// Issue 12's CI volume: 10^4 small messages (1 to 256 bytes, WRITEs and
 /// SENDs both ways over 16 QP pairs) at 1 % random loss each way, every
 /// completion and byte checked, the capture's go-back-N invariants held.
+/// (Every opcode at this volume does not pass yet: docs/core.md, "Not
+/// yet", the responder stalls under mutual pause.)
 #[test]
 fn ten_thousand_messages_at_one_percent_loss() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
     let c = random_both_ways(0x10_000, 16, 313, 16 << 10, loss, 256, WRITES_AND_SENDS);
     assert!(c[0].retry_timeouts + c[1].retry_timeouts > 0, "{c:?}");
+}
+
+/// Every opcode (`EVERY_OPCODE`: READs and atomics among the SENDs and
+/// WRITEs) at 1 % random loss each way over 4 QP pairs: lost READ
+/// responses and atomic ACKs are asked again and answered from the
+/// responder's replay table.
+#[test]
+fn random_every_opcode_at_one_percent_loss() {
+    let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
+    let (c, g) = random_both_ways_gbn(0x1055_e7e2, 4, 48, 16 << 10, loss, 2600, EVERY_OPCODE);
+    assert!(c[0].go_back_n + c[1].go_back_n > 0, "{c:?}");
+    assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
 }
 
 /// `make soak` (issue 12, item 4): `RNIC_SOAK_MSGS` messages (default
@@ -690,6 +704,17 @@ fn random_writes_and_sends_over_a_faulty_wire() {
     let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, WITH_IMMEDIATES);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0, "{c:?}");
     assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
+}
+
+/// Writes what both NICs sent so far to `build/test/two_nics_{seed}_failed.pcap`
+/// (a failed run's capture, for tshark or `gbn_check`); returns its path.
+fn failed_capture(net: &std::rc::Rc<std::cell::RefCell<SimNet>>, seed: u64) -> std::path::PathBuf {
+    let dir = rnic_tb::tools::repo_root().join("build/test");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("two_nics_{seed:x}_failed.pcap"));
+    let frames: Vec<Vec<u8>> = net.borrow().log.iter().map(|f| f.bytes.clone()).collect();
+    std::fs::write(&path, rnic_tb::pcap_out::pcap_bytes(&frames)).unwrap();
+    path
 }
 
 /// `MSGS` random WRITEs and SENDs (at most half taking a RECV, 1 to
@@ -896,7 +921,27 @@ fn random_both_ways_gbn(
                         local(a.result),
                     ),
                 };
-                qps[n][q].post_send(&[SendWr::new(m.wr_id, op, &[sge]).flags(SendFlags::SIGNALED)]).unwrap();
+                if let Err(e) = qps[n][q].post_send(&[SendWr::new(m.wr_id, op, &[sge]).flags(SendFlags::SIGNALED)]) {
+                    let qpn = qps[n][q].qp_num();
+                    let mine: Vec<_> = got[n]
+                        .iter()
+                        .filter(|c| c.qp_num == qpn)
+                        .map(|c| (c.wr_id, c.status, c.opcode, c.wqe_index))
+                        .collect();
+                    let peer_qpn = qps[1 - n][q].qp_num();
+                    for f in net.borrow().log.iter().filter(|f| {
+                        let p = decode_frame(&f.bytes).unwrap();
+                        (f.from == n && p.bth.dest_qp == peer_qpn) || (f.from == 1 - n && p.bth.dest_qp == qpn)
+                    }) {
+                        eprintln!("    {}", f.summary());
+                    }
+                    let kinds: Vec<_> = plan[n][q].iter().map(|m| (m.tag(), m.len)).collect();
+                    let cap = failed_capture(&net, seed);
+                    panic!(
+                        "NIC {n} QP {q}: {e:?} with {} posted and not completed; next {}; its plan {kinds:?}; its completions {mine:x?}; capture {}",
+                        posted[n][q], next[n][q], cap.display()
+                    );
+                }
                 outstanding[n] += m.len;
                 posted[n][q] += 1;
                 next[n][q] += 1;
@@ -907,7 +952,22 @@ fn random_both_ways_gbn(
             let new = cqs[n].poll(64).unwrap();
             for c in new.iter().filter(|c| !(0x1000..0x10000).contains(&c.wr_id)) {
                 outstanding[n] -= len_of[&c.wr_id];
-                posted[n][qp_of[&c.wr_id]] -= 1;
+                let q = qp_of[&c.wr_id];
+                posted[n][q] -= 1;
+                // the k-th send completion of a QP names its k-th WQE (the driver frees the ring by it)
+                let k = (c.wr_id & 0xffff) as u16;
+                assert_eq!(c.wqe_index, k, "NIC {n} QP {q}: the completion of {:x?}", len_of.get(&c.wr_id).map(|_| c));
+                if c.status != WcStatus::Success {
+                    let cap = failed_capture(&net, seed);
+                    let counters = [nics[0].ctx.query_counters().unwrap(), nics[1].ctx.query_counters().unwrap()];
+                    panic!(
+                        "NIC {n} QP {q} ({:#x}): {c:x?} at cycle {}, its message {:?}; counters {counters:?}; capture {}",
+                        qps[n][q].qp_num(),
+                        nics[0].probe.now(),
+                        plan[n][q][k as usize],
+                        cap.display()
+                    );
+                }
             }
             got[n].extend(new);
         }
@@ -959,8 +1019,20 @@ fn random_both_ways_gbn(
         let stats = net.borrow().stats;
         eprintln!("  wire: {stats:?}");
         for n in 0..2 {
+            let net = net.borrow();
+            let mac = net.nics[n].mac.as_ref().unwrap();
+            eprintln!(
+                "  NIC {n}: transmit paused now {}, {} cycles in all; asks for pause now {}",
+                mac.tx_paused,
+                mac.tx_paused_cycles,
+                rnic_sim::model::Model::get(&net.nics[n].sim.dut, "mac_rx_pause")
+            );
+        }
+        for n in 0..2 {
             eprintln!("  NIC {n}: {:?}", nics[n].ctx.query_counters().unwrap());
         }
+        let cap = failed_capture(&net, seed);
+        eprintln!("  capture: {}", cap.display());
         panic!(
             "stuck: {} of {} and {} of {} completions; frames dropped at the MAC FIFOs {drops:?}",
             got[0].len(),

@@ -39,7 +39,7 @@ use super::counter64::{Counter64, COUNTER_STEP_BITS};
 use super::frame_ram::FrameRam;
 use super::ram_full::RamFull;
 use super::read_side::FrameReader;
-use super::rx_pause::{RxPause, RX_PAUSE_GUARD_BITS};
+use super::rx_pause::{RxPause, RX_PAUSE_GUARD_BITS, RX_PAUSE_MUTUAL_BITS};
 use super::MacStreamIn;
 use crate::axis::{AxisOut, DATA_BITS, KEEP_BITS};
 use crate::prim::{GraySync, Reg, SyncFlops, GRAY_SYNC_MAX_BITS};
@@ -78,10 +78,15 @@ pub struct MacRxFifo {
     pub drops: Signal<Out, Bits<64>>,
     /// Ask the link partner to pause (`mac_clock`, a register).
     pub pause: Signal<Out, Bit>,
+    /// This side's transmit FIFO offers a frame the MAC does not take
+    /// (`MacTxFifo::stalled`, a register in the transmit MAC clock;
+    /// synchronized here): `RxPause`'s mutual guard.
+    pub tx_stalled: Signal<In, Bit>,
     /// Pause requests made (64-bit, `core_clock`).
     pub pauses: Signal<Out, Bits<64>>,
     // ---- mac_clock
-    pauser: RxPause<RX_PAUSE_GUARD_BITS>,
+    pauser: RxPause<RX_PAUSE_GUARD_BITS, RX_PAUSE_MUTUAL_BITS>,
+    tx_stall_sync: SyncFlops<Bit>,
     mac_reset: SyncFlops<Bit>,
     wr_ptr: Reg<Bits<RX_PTR_BITS>>,
     start_ptr: Reg<Bits<RX_PTR_BITS>>,
@@ -151,6 +156,9 @@ impl Logic for MacRxFifo {
         self.pauser.reset.next = self.mac_reset.q.val();
         self.pauser.wr_ptr.next = self.wr_ptr.q.val();
         self.pauser.rd_ptr.next = self.rd_sync.bin.val();
+        self.tx_stall_sync.clock.next = self.mac_clock.val();
+        self.tx_stall_sync.d.next = self.tx_stalled.val();
+        self.pauser.tx_stalled.next = self.tx_stall_sync.q.val();
         self.pause.next = self.pauser.pause.val();
 
         self.write.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & !self.full.q.val();

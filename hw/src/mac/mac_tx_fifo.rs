@@ -55,6 +55,10 @@ pub struct MacTxFifo {
     pub s_axis: AxisIn<DATA_BITS, KEEP_BITS, 1>,
     /// To the MAC, in `mac_clock`.
     pub m_axis: AxisOut<DATA_BITS, KEEP_BITS, 1>,
+    /// A frame is offered and the MAC does not take it (`mac_clock`, a
+    /// register: one cycle after): a paused transmitter holds this high
+    /// (`RxPause`'s mutual guard).
+    pub stalled: Signal<Out, Bit>,
     // ---- core_clock
     wr_ptr: Reg<Bits<TX_PTR_BITS>>,
     /// `wr_ptr + 1`, kept beside it so no adder sits behind `push`.
@@ -68,6 +72,7 @@ pub struct MacTxFifo {
     // ---- mac_clock
     mac_reset: SyncFlops<Bit>,
     reader: FrameReader<TX_ADDR_BITS, TX_PTR_BITS>,
+    stalled_q: Reg<Bit>,
     // ---- locals (core_clock)
     push: Signal<Local, Bit>,
     wr_next: Signal<Local, Bits<TX_PTR_BITS>>,
@@ -130,6 +135,9 @@ impl Logic for MacTxFifo {
         self.ram.write_user.next = self.s_axis.tuser.val();
 
         // ---- mac_clock
+        dff_setup!(self, mac_clock, stalled_q);
+        self.stalled_q.d.next = self.reader.m_axis.tvalid.val() & !self.m_axis.tready.val();
+        self.stalled.next = self.stalled_q.q.val();
         self.mac_reset.clock.next = self.mac_clock.val();
         self.mac_reset.d.next = self.reset.val();
         self.ram.read_clock.next = self.mac_clock.val();

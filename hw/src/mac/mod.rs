@@ -29,7 +29,7 @@ pub use mac_rx_fifo::{MacRxFifo, DROP_GRAY_BITS, RX_ADDR_BITS, RX_DEPTH, RX_PTR_
 pub use mac_tx_fifo::{MacTxFifo, TX_ADDR_BITS, TX_DEPTH, TX_MAX_FRAME_BEATS, TX_MAX_FRAME_BYTES, TX_PTR_BITS};
 pub use ram_full::RamFull;
 pub use read_side::FrameReader;
-pub use rx_pause::{RxPause, RX_PAUSE_GUARD_BITS};
+pub use rx_pause::{RxPause, RX_PAUSE_GUARD_BITS, RX_PAUSE_MUTUAL_BITS};
 pub use tx_stats::{TxStats, TX_STATS_LATENCY};
 
 use rust_hdl::prelude::*;
