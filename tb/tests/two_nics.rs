@@ -626,19 +626,8 @@ fn soak() {
     let (mut done, mut round) = (0usize, 0u64);
     let t = std::time::Instant::now();
     while done < total {
-        let f = if round % 2 == 0 {
-            WireFaults { drop_ppm: 10_000, ..WireFaults::default() }
-        } else {
-            WireFaults {
-                drop_ppm: 5_000,
-                burst_ppm: 1_000,
-                burst_len: 4,
-                dup_ppm: 10_000,
-                reorder_ppm: 10_000,
-                reorder_cycles: 2000,
-                corrupt_ppm: 5_000,
-            }
-        };
+        let f =
+            if round % 2 == 0 { WireFaults { drop_ppm: 10_000, ..WireFaults::default() } } else { mixed_faults(1_000) };
         let c = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256, EVERY_OPCODE);
         done += 2 * 16 * 313;
         round += 1;
@@ -654,15 +643,7 @@ fn soak() {
 /// bursts), duplicates, reorders and corrupts frames each way.
 #[test]
 fn ten_thousand_messages_on_a_faulty_wire() {
-    let f = WireFaults {
-        drop_ppm: 5_000,
-        burst_ppm: 1_000,
-        burst_len: 4,
-        dup_ppm: 10_000,
-        reorder_ppm: 10_000,
-        reorder_cycles: 2000,
-        corrupt_ppm: 5_000,
-    };
+    let f = mixed_faults(1_000);
     let (c, g) = random_both_ways_gbn(0xfa_17_10, 16, 313, 16 << 10, f, 256, EVERY_OPCODE);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0 && c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
     assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
@@ -676,15 +657,7 @@ fn ten_thousand_messages_on_a_faulty_wire() {
 /// final value is the sequential reference's).
 #[test]
 fn random_every_opcode_over_a_faulty_wire() {
-    let f = WireFaults {
-        drop_ppm: 5_000,
-        burst_ppm: 2_000,
-        burst_len: 4,
-        dup_ppm: 10_000,
-        reorder_ppm: 10_000,
-        reorder_cycles: 2000,
-        corrupt_ppm: 5_000,
-    };
+    let f = mixed_faults(2_000);
     let (c, g) = random_both_ways_gbn(0xe7e2, 4, 48, 16 << 10, f, 2600, EVERY_OPCODE);
     assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
     assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
@@ -695,18 +668,25 @@ fn random_every_opcode_over_a_faulty_wire() {
 /// and WRITEs with and without immediate.
 #[test]
 fn random_writes_and_sends_over_a_faulty_wire() {
-    let f = WireFaults {
+    let f = mixed_faults(2_000);
+    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, WITH_IMMEDIATES);
+    assert!(c[0].rx_icrc + c[1].rx_icrc > 0, "{c:?}");
+    assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
+}
+
+/// The mixed faults of the faulty-wire runs, each way: 0.5 % loss, loss
+/// bursts of 4 at `burst_ppm`, 1 % duplicated, 1 % delayed by up to 2000
+/// cycles (reordered), 0.5 % corrupted (bad ICRC).
+fn mixed_faults(burst_ppm: u32) -> WireFaults {
+    WireFaults {
         drop_ppm: 5_000,
-        burst_ppm: 2_000,
+        burst_ppm,
         burst_len: 4,
         dup_ppm: 10_000,
         reorder_ppm: 10_000,
         reorder_cycles: 2000,
         corrupt_ppm: 5_000,
-    };
-    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, WITH_IMMEDIATES);
-    assert!(c[0].rx_icrc + c[1].rx_icrc > 0, "{c:?}");
-    assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
+    }
 }
 
 /// Writes what both NICs sent so far to `build/test/two_nics_{seed}_failed.pcap`
