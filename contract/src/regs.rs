@@ -590,8 +590,11 @@ registers! {
         PACKETS = bit 0, width 64;
     }
 
-    /// Duplicate requests the responder answered again (a PSN it had
-    /// executed: re-ACKed, a READ re-read, an atomic's saved result resent).
+    /// Duplicate requests: packets with a PSN the responder had executed. A
+    /// SEND or WRITE is ACKed again; a READ or atomic is looked up in the
+    /// replay table and, when found, answered again (a READ read again, an
+    /// atomic's saved value resent); one not found is also a silent drop
+    /// (`cnt_silent_drops`).
     cnt_dup_requests @ 0x0288: u64, Ro, reset 0 {
         /// Packets.
         PACKETS = bit 0, width 64;

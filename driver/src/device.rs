@@ -718,7 +718,9 @@ pub struct Counters {
     pub drop_response_unexpected: u64,
     /// Packets for a QP with an unknown state or type (`cnt_bad_context`).
     pub drop_bad_context: u64,
-    /// Duplicate requests answered again (`cnt_dup_requests`).
+    /// Duplicate requests: a SEND or WRITE ACKed again, a READ or atomic
+    /// looked up in the replay table (one not found is also a silent drop)
+    /// (`cnt_dup_requests`).
     pub dup_requests: u64,
     /// Requests dropped without a response (`cnt_silent_drops`).
     pub silent_drops: u64,
