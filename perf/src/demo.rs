@@ -64,8 +64,9 @@ struct Pair {
     cq_a: rnic_driver::CompletionQueue,
     buf_a: rnic_driver::DmaBuffer,
     buf_b: rnic_driver::DmaBuffer,
-    // kept alive: B's QP and both protection domains
-    _keep: (QueuePair, rnic_driver::ProtectionDomain, rnic_driver::ProtectionDomain),
+    qp_b: QueuePair,
+    // kept alive: the protection domains
+    _pds: (rnic_driver::ProtectionDomain, rnic_driver::ProtectionDomain),
 }
 
 /// Runs `write_bw` then `read_bw` on one QP pair over [`SIZES`], printing
@@ -120,14 +121,14 @@ fn connect(net: &std::rc::Rc<std::cell::RefCell<SimNet>>) -> Pair {
     let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     let mr_a = pd_a.reg_mr(&buf_a, 0, len, access).unwrap();
     let mr_b = pd_b.reg_mr(&buf_b, 0, len, access).unwrap();
-    Pair { a, b, qp_a, mr_a, mr_b, cq_a, buf_a, buf_b, _keep: (qp_b, pd_a, pd_b) }
+    Pair { a, b, qp_a, mr_a, mr_b, cq_a, buf_a, buf_b, qp_b, _pds: (pd_a, pd_b) }
 }
 
 /// Both sides' endpoints as perftest exchanges them.
 fn endpoints(p: &Pair) -> (QpEndpoint, QpEndpoint) {
     let gid = |n: &Nic| n.ctx.query_gid(1, 1).unwrap();
     let mut a = QpEndpoint::new(p.qp_a.qp_num(), gid(&p.a)).rdma(p.mr_a.rkey(), p.mr_a.addr());
-    let mut b = QpEndpoint::new(p._keep.0.qp_num(), gid(&p.b)).rdma(p.mr_b.rkey(), p.mr_b.addr());
+    let mut b = QpEndpoint::new(p.qp_b.qp_num(), gid(&p.b)).rdma(p.mr_b.rkey(), p.mr_b.addr());
     (a.psn, b.psn) = PSNS;
     let reads = rnic_tb::sim_net::RC_MAX_DEST_RD_ATOMIC as u16;
     (a.out_reads, b.out_reads) = (reads, reads);
