@@ -583,7 +583,7 @@ fn random_every_opcode_both_ways_over_eight_qps() {
 #[test]
 fn random_writes_and_sends_over_a_lossy_wire() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let c = random_both_ways(0x1055, 4, 24, 16 << 10, loss, 2600, WITH_IMMEDIATES);
+    let (c, _) = random_both_ways(0x1055, 4, 24, 16 << 10, loss, 2600, WITH_IMMEDIATES);
     assert!(c[0].go_back_n + c[1].go_back_n > 0, "{c:?}");
 }
 
@@ -596,7 +596,7 @@ fn random_writes_and_sends_over_a_lossy_wire() {
 #[test]
 fn ten_thousand_messages_at_one_percent_loss() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let (c, g) = random_both_ways_gbn(0x10_000, 16, 313, 16 << 10, loss, 256, EVERY_OPCODE);
+    let (c, g) = random_both_ways(0x10_000, 16, 313, 16 << 10, loss, 256, EVERY_OPCODE);
     assert!(c[0].retry_timeouts + c[1].retry_timeouts > 0, "{c:?}");
     assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
 }
@@ -608,7 +608,7 @@ fn ten_thousand_messages_at_one_percent_loss() {
 #[test]
 fn random_every_opcode_at_one_percent_loss() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let (c, g) = random_both_ways_gbn(0x1055_e7e2, 4, 48, 16 << 10, loss, 2600, EVERY_OPCODE);
+    let (c, g) = random_both_ways(0x1055_e7e2, 4, 48, 16 << 10, loss, 2600, EVERY_OPCODE);
     assert!(c[0].go_back_n + c[1].go_back_n > 0, "{c:?}");
     assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
 }
@@ -628,7 +628,7 @@ fn soak() {
     while done < total {
         let f =
             if round % 2 == 0 { WireFaults { drop_ppm: 10_000, ..WireFaults::default() } } else { mixed_faults(1_000) };
-        let c = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256, EVERY_OPCODE);
+        let (c, _) = random_both_ways(0x50a4_0000 + round, 16, 313, 16 << 10, f, 256, EVERY_OPCODE);
         done += 2 * 16 * 313;
         round += 1;
         let (gbn, tmo) = (c[0].go_back_n + c[1].go_back_n, c[0].retry_timeouts + c[1].retry_timeouts);
@@ -644,7 +644,7 @@ fn soak() {
 #[test]
 fn ten_thousand_messages_on_a_faulty_wire() {
     let f = mixed_faults(1_000);
-    let (c, g) = random_both_ways_gbn(0xfa_17_10, 16, 313, 16 << 10, f, 256, EVERY_OPCODE);
+    let (c, g) = random_both_ways(0xfa_17_10, 16, 313, 16 << 10, f, 256, EVERY_OPCODE);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0 && c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
     assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
 }
@@ -658,7 +658,7 @@ fn ten_thousand_messages_on_a_faulty_wire() {
 #[test]
 fn random_every_opcode_over_a_faulty_wire() {
     let f = mixed_faults(2_000);
-    let (c, g) = random_both_ways_gbn(0xe7e2, 4, 48, 16 << 10, f, 2600, EVERY_OPCODE);
+    let (c, g) = random_both_ways(0xe7e2, 4, 48, 16 << 10, f, 2600, EVERY_OPCODE);
     assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
     assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
 }
@@ -669,7 +669,7 @@ fn random_every_opcode_over_a_faulty_wire() {
 #[test]
 fn random_writes_and_sends_over_a_faulty_wire() {
     let f = mixed_faults(2_000);
-    let c = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, WITH_IMMEDIATES);
+    let (c, _) = random_both_ways(0xfa17, 4, 24, 16 << 10, f, 2600, WITH_IMMEDIATES);
     assert!(c[0].rx_icrc + c[1].rx_icrc > 0, "{c:?}");
     assert!(c[0].dup_requests + c[1].dup_requests > 0, "{c:?}");
 }
@@ -703,23 +703,10 @@ fn failed_capture(net: &std::rc::Rc<std::cell::RefCell<SimNet>>, seed: u64) -> s
 /// `MSGS` random WRITEs and SENDs (at most half taking a RECV, 1 to
 /// `MAX_LEN` bytes), with READs, atomics and immediates as `mix` says, on
 /// each of `QPS` QP pairs, from each NIC to the other at once, at most
-/// `window` bytes posted and not completed per NIC.
+/// `window` bytes posted and not completed per NIC. Returns both NICs'
+/// counters and the capture's go-back-N figures.
 #[allow(non_snake_case)]
 fn random_both_ways(
-    seed: u64,
-    QPS: usize,
-    MSGS: usize,
-    window: usize,
-    faults: WireFaults,
-    MAX_LEN: usize,
-    mix: Mix,
-) -> [Counters; 2] {
-    random_both_ways_gbn(seed, QPS, MSGS, window, faults, MAX_LEN, mix).0
-}
-
-/// [`random_both_ways`], with the capture's go-back-N figures.
-#[allow(non_snake_case)]
-fn random_both_ways_gbn(
     seed: u64,
     QPS: usize,
     MSGS: usize,
