@@ -159,9 +159,10 @@ pub struct WorkCompletion {
 impl WorkCompletion {
     fn decode(e: &[u8; cqe::SIZE]) -> std::result::Result<WorkCompletion, rnic_contract::Error> {
         let status = cqe::STATUS.get(e)?;
-        let opcode = if status == WcStatus::Success { Some(cqe::OPCODE.get(e)?) } else { None };
+        let kind = cqe::OPCODE.get(e);
         // the kind names the queue even on an error (the contract's OPCODE)
-        let queue = cqe::OPCODE.get(e).ok().map(|o| if o.raw() & 0x80 != 0 { Queue::Recv } else { Queue::Send });
+        let queue = kind.as_ref().ok().map(|o| if o.raw() & 0x80 != 0 { Queue::Recv } else { Queue::Send });
+        let opcode = if status == WcStatus::Success { Some(kind?) } else { None };
         Ok(WorkCompletion {
             wr_id: cqe::WR_ID.get(e)?,
             status,

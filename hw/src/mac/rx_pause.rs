@@ -33,7 +33,7 @@
 //! is withdrawn as the storm guard withdraws it: the partner sends again,
 //! this FIFO drops what it cannot hold (a loss the transport recovers), and
 //! the cycle is broken. The core uses `M` = [`RX_PAUSE_MUTUAL_BITS`]
-//! (2^12 cycles: 12.7 us, ten 4 KiB frames at line rate): a partner that
+//! (2^12 cycles: 12.7 us, about 38 4 KiB frames at line rate): a partner that
 //! only pauses this side, or a pause that this side's own FIFO clears
 //! within that time, never trips it.
 //!
