@@ -26,10 +26,13 @@
 //! atomic is answered with the saved original value. Anything else (no
 //! slot, or a READ error) is a miss: the caller drops the duplicate.
 //!
-//! **Order.** A find reads the table only when no put is waiting or
-//! written and not complete (`w_out`): the DMA engine orders a completed
-//! write before every later request, so a duplicate sees the resources of
-//! every record before it, and no response waits for a resource's write.
+//! **Order.** A find reads the table only when no put is waiting and no
+//! put of its QP is written and not complete (`puts_out`, an
+//! [`RxInflight`] of the puts' QPNs, retired in order by `wr_done`): the
+//! DMA engine orders a completed write before every later request, so a
+//! duplicate sees the resources of every record of its QP before it, and
+//! no response waits for a resource's write. Other QPs' puts are not
+//! waited for: their slots are other addresses.
 //!
 //! **Timing.** Each beat's two entries go through [`ReplayMatch`], four
 //! register stages (the differences, the range and the skip, the 64-bit
@@ -41,14 +44,13 @@ use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::{RdCmdOut, WrStreamOut};
 use crate::prim::Reg;
+use crate::transport::RxInflight;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
 const _: () = assert!(REPLAY_ENTRY_BITS == 256 && 1 << REPLAY_QP_SHIFT == REPLAY_QP_BYTES);
 /// Cycles from a find's last read beat taken to `m_found`.
 pub const REPLAY_FIND_LATENCY: u64 = 8;
-/// The most puts written and not complete (the write multiplexer keeps 32).
-const W_OUT_BITS: usize = 6;
 
 /// A resource to remember.
 #[derive(LogicInterface, Default)]
@@ -136,8 +138,11 @@ pub struct ReplayFoundIn {
 pub enum FindState {
     /// No find: `s_find` is ready.
     Idle,
-    /// Waiting for every put to be written.
+    /// Waiting for the put taken before the find to be written, then
+    /// comparing its QPN with the puts not complete.
     Wait,
+    /// Waiting for the QP's puts to complete.
+    Check,
     /// The read's beats coming.
     Beats,
     /// The last pair folded: the answer next.
@@ -161,7 +166,9 @@ pub struct ReplayTable {
     p_addr: Reg<Bits<64>>,
     p_keep: Reg<Bits<64>>,
     p_data: Reg<Bits<REPLAY_ENTRY_BITS>>,
-    w_out: Reg<Bits<W_OUT_BITS>>,
+    p_qpn: Reg<Bits<24>>,
+    /// The QPNs of the puts written and not complete (at most 16 in flight).
+    puts_out: RxInflight,
     lo_keep: Constant<Bits<64>>,
     hi_keep: Constant<Bits<64>>,
     // ---- the find
@@ -175,6 +182,7 @@ pub struct ReplayTable {
     f_count: Reg<Bits<5>>,
     f_pmtu: Reg<Bits<3>>,
     f_addr: Reg<Bits<64>>,
+    f_qpn: Reg<Bits<24>>,
     c_v: Reg<Bit>,
     b_cnt: Reg<Bits<3>>,
     b_v: Reg<Bit>,
@@ -217,7 +225,7 @@ impl Logic for ReplayTable {
             p_addr,
             p_keep,
             p_data,
-            w_out,
+            p_qpn,
             state,
             f_psn,
             f_atomic,
@@ -228,6 +236,7 @@ impl Logic for ReplayTable {
             f_count,
             f_pmtu,
             f_addr,
+            f_qpn,
             c_v,
             b_cnt,
             b_v,
@@ -249,7 +258,7 @@ impl Logic for ReplayTable {
             ans_hit,
             ans_orig
         );
-        clock!(self, clock, m0, m1);
+        clock!(self, clock, m0, m1, puts_out);
 
         // ---- the put: one register, its entry encoded as it is taken
         self.s_put.ready.next = !self.p_valid.q.val();
@@ -275,6 +284,7 @@ impl Logic for ReplayTable {
                 self.p_keep.d.next = self.hi_keep.val();
             }
             self.p_data.d.next = self.entry.val();
+            self.p_qpn.d.next = self.s_put.qpn.val();
         }
         // address-aligned data: the entry in both halves, `tkeep` picks its lanes
         self.m_wr.tdata.next = bit_cast::<512, REPLAY_ENTRY_BITS>(self.p_data.q.val())
@@ -283,19 +293,21 @@ impl Logic for ReplayTable {
         self.m_wr.tlast.next = true;
         self.m_wr.addr.next = self.p_addr.q.val();
         self.m_wr.len.next = 32.into();
-        self.m_wr.tvalid.next = self.p_valid.q.val();
-        self.wr_beat.next = self.p_valid.q.val() & self.m_wr.tready.val();
+        // a put is written when `puts_out` has room for its QPN (a register)
+        self.m_wr.tvalid.next = self.p_valid.q.val() & self.puts_out.room.val();
+        self.wr_beat.next = self.p_valid.q.val() & self.puts_out.room.val() & self.m_wr.tready.val();
         if self.wr_beat.val() {
             self.p_valid.d.next = false;
         }
-        if self.wr_beat.val() & !self.wr_done.val() {
-            self.w_out.d.next = self.w_out.q.val() + 1;
-        }
-        if !self.wr_beat.val() & self.wr_done.val() {
-            self.w_out.d.next = self.w_out.q.val() - 1;
-        }
+        self.puts_out.reset.next = self.reset.val();
+        self.puts_out.push.next = self.wr_beat.val();
+        self.puts_out.push_qpn.next = self.p_qpn.q.val();
+        self.puts_out.drop.next = false;
+        self.puts_out.drop_idx.next = 0.into();
+        // write completions come in issue order
+        self.puts_out.retire.next = self.wr_done.val();
 
-        // ---- the find: wait for the puts, read the QP's 16 slots
+        // ---- the find: wait for the QP's puts, read its 16 slots
         self.s_find.ready.next = self.state.q.val() == FindState::Idle;
         if self.s_find.valid.val() & (self.state.q.val() == FindState::Idle) {
             self.state.d.next = FindState::Wait;
@@ -308,6 +320,7 @@ impl Logic for ReplayTable {
             self.f_count.d.next = self.s_find.count.val();
             self.f_pmtu.d.next = self.s_find.pmtu.val();
             self.f_addr.d.next = self.base.val() + (bit_cast::<64, 24>(self.s_find.qpn.val()) << REPLAY_QP_SHIFT);
+            self.f_qpn.d.next = self.s_find.qpn.val();
             self.best_found.d.next = false;
             self.err.d.next = false;
             self.b_cnt.d.next = 0.into();
@@ -318,7 +331,14 @@ impl Logic for ReplayTable {
         if self.m_rd.ready.val() {
             self.c_v.d.next = false;
         }
-        if (self.state.q.val() == FindState::Wait) & !self.w_out.q.val().any() & !self.p_valid.q.val() {
+        // the probe compares the puts not complete, once no put waits to be
+        // written (no push in its cycle); `hazard` is then from registers
+        self.puts_out.probe.next = (self.state.q.val() == FindState::Wait) & !self.p_valid.q.val();
+        self.puts_out.probe_qpn.next = self.f_qpn.q.val();
+        if (self.state.q.val() == FindState::Wait) & !self.p_valid.q.val() {
+            self.state.d.next = FindState::Check;
+        }
+        if (self.state.q.val() == FindState::Check) & !self.puts_out.hazard.val() {
             self.state.d.next = FindState::Beats;
             self.c_v.d.next = true;
         }
@@ -402,7 +422,6 @@ impl Logic for ReplayTable {
 
         if self.reset.val() {
             self.p_valid.d.next = false;
-            self.w_out.d.next = 0.into();
             self.state.d.next = FindState::Idle;
             self.c_v.d.next = false;
             self.b_v.d.next = false;
@@ -429,7 +448,8 @@ impl Default for ReplayTable {
             p_addr: Default::default(),
             p_keep: Default::default(),
             p_data: Default::default(),
-            w_out: Default::default(),
+            p_qpn: Default::default(),
+            puts_out: Default::default(),
             lo_keep: Constant::new(0xFFFF_FFFFu64.into()),
             hi_keep: Constant::new(0xFFFF_FFFF_0000_0000u64.into()),
             state: Default::default(),
@@ -442,6 +462,7 @@ impl Default for ReplayTable {
             f_count: Default::default(),
             f_pmtu: Default::default(),
             f_addr: Default::default(),
+            f_qpn: Default::default(),
             c_v: Default::default(),
             b_cnt: Default::default(),
             b_v: Default::default(),
