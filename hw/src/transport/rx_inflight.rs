@@ -8,6 +8,9 @@
 //! at most [`RX_INFLIGHT_SLOTS`] entries: the packets in flight, not the
 //! QPs; no per-QP table).
 //!
+//! `ReplayTable` keeps one too, for its puts written and not complete: a
+//! duplicate's find waits only for its own QP's.
+//!
 //! Entries are kept in issue order (a ring). `push` adds the issued packet's
 //! QPN at `w_idx`; `drop` marks entry `drop_idx` dropped (the packet was
 //! refused after its lookup, it will not write); `retire` says the oldest
