@@ -570,6 +570,9 @@ rtl_consts! {
     WCO_RECV_RDMA_IMM: u64 = WcOpcode::RecvRdmaWithImm as u8;
     /// `IN_PROGRESS` in a 512-bit `qps` line; the AETH syndrome's kind field.
     QPS_IN_PROGRESS_POS: usize = qps::IN_PROGRESS.pos();
+    /// `RESP_STARTED` in a 512-bit `qps` line (the responder in error:
+    /// with `IN_PROGRESS` ERROR).
+    QPS_RESP_STARTED_POS: usize = qps::RESP_STARTED.pos();
     /// `RECV_WQE` and `RECV_VALID` in a 512-bit `qps` line (a failure's write).
     QPS_RECV_WQE_POS: u64 = qps::RECV_WQE.pos();
     QPS_RECV_VALID_POS: usize = qps::RECV_VALID.pos();

@@ -178,6 +178,10 @@ pub struct Case {
     /// out: entries pushed behind a QP's flush, not during it (a flush
     /// still walking would take them: right, but not this case's).
     pub quiet: bool,
+    /// The record's `qps` shows the QP in error by its responder alone
+    /// (`RESP_STARTED`, `IN_PROGRESS` ERROR: a fatal NAK it sent), its
+    /// completer's COMP_ERROR clear: the block must act as in error.
+    pub resp_err: bool,
 }
 
 struct Qp {
@@ -735,12 +739,18 @@ impl Script {
             place: None,
         };
         qp.err_state = Some(after);
+        let resp_err = r.chance(40);
         if timer {
             let wire = (TIMER_OPCODE as u8, before.una, TIMER_SYNDROME as u8);
-            self.cases.push(Case { timer: true, quiet: true, ..qp_case(qp, wire, p.value(), pushes, expect) });
+            self.cases.push(Case {
+                timer: true,
+                quiet: true,
+                resp_err,
+                ..qp_case(qp, wire, p.value(), pushes, expect)
+            });
         } else {
             let wire = (BTH_RC_ACKNOWLEDGE as u8, before.una.wrapping_add(r.below(8) as u32) & M24, AETH_ACK as u8);
-            self.cases.push(Case { quiet: true, ..qp_case(qp, wire, p.value(), pushes, expect) });
+            self.cases.push(Case { quiet: true, resp_err, ..qp_case(qp, wire, p.value(), pushes, expect) });
         }
     }
 
@@ -834,6 +844,7 @@ fn qp_case(qp: &Qp, wire: (u8, u32, u8), sent_end: u32, pushes: Vec<(u32, Entry)
         timer: false,
         rnr_timer: false,
         quiet: false,
+        resp_err: false,
     }
 }
 
@@ -933,6 +944,11 @@ pub fn pack_qps(c: &Case, store: Option<&Vec<u8>>) -> Vec<u32> {
     let mut e = store.cloned().unwrap_or_else(|| vec![0; qps::SIZE]);
     qps::REQ_STARTED.set(&mut e, c.req_started).unwrap();
     qps::SENT_END.set(&mut e, if c.req_started { c.sent_end } else { 0x5a5a5a }).unwrap();
+    if c.resp_err {
+        qps::COMP_ERROR.set(&mut e, false).unwrap();
+        qps::RESP_STARTED.set(&mut e, true).unwrap();
+        qps::IN_PROGRESS.set(&mut e, qps::IN_PROGRESS_ERROR).unwrap();
+    }
     words_of(&e)
 }
 

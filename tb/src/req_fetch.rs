@@ -143,9 +143,12 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     // a flush grant: the requester refused a WQE, or the completer is in
     // error, or the driver moved the QP to ERR
     let flush_qps = cerr || (rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1);
-    let flush = flush_qps || st_err;
+    // the responder in error (it sent a fatal NAK): the QP is in error as in
+    // ERR (in RTS; in RTR the QP sends nothing)
+    let rerr = rd(qps::RESP_STARTED.info(), s) == 1 && rd(qps::IN_PROGRESS.info(), s) == qps::IN_PROGRESS_ERROR as u64;
+    let flush = flush_qps || st_err || rerr;
     // ERR alone: no job; the completer is asked for its flush first
-    if st_err && !flush_qps {
+    if (st_err || rerr) && rts && !flush_qps {
         return Outcome::Poke;
     }
     // waiting out an RNR NAK: nothing is sent (a flush does not wait)
@@ -427,6 +430,8 @@ pub struct FetchBench<M: Model> {
     /// Flush jobs whose only source was `qpc.STATE` ERR.
     /// Pokes taken on `m_err` (grants of QPs in ERR alone).
     pub pokes: u64,
+    /// Pokes due for a QP in RTS whose responder is in error.
+    pub resp_err_pokes: u64,
     /// Pokes expected and not yet taken, per QP.
     pokes_due: HashMap<u32, u32>,
     /// RQ flushes taken on `m_rq_flush` (stops of QPs whose completer is in error).
@@ -530,6 +535,7 @@ impl<M: Model> FetchBench<M> {
             stops: 0,
             flush_moved: 0,
             pokes: 0,
+            resp_err_pokes: 0,
             pokes_due: HashMap::new(),
             rq_flushes: 0,
             rq_flushes_due: HashMap::new(),
@@ -709,6 +715,9 @@ impl<M: Model> FetchBench<M> {
                 }
                 Outcome::Poke => {
                     *self.pokes_due.entry(q).or_default() += 1;
+                    if st == QpState::ReadyToSend as u64 {
+                        self.resp_err_pokes += 1;
+                    }
                     self.exp.insert(q, Exp::Stop);
                 }
                 Outcome::Stop => {

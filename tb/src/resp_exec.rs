@@ -1202,6 +1202,8 @@ pub struct ExecBench {
     /// `m_cqe` items taken (cycle, record), `m_qps` items taken (cycle).
     pub cqe_log: Vec<(u64, usize)>,
     pub qps_log: Vec<u64>,
+    /// `m_qps` items taken with `wake` (the responder's move into error).
+    pub wakes: u64,
     /// Pulse `qp_inval` in the cycle after this record's first piece is offered.
     pub inval_after: Option<usize>,
     inval_now: bool,
@@ -1246,6 +1248,7 @@ impl ExecBench {
             rd_log: vec![],
             cqe_log: vec![],
             qps_log: vec![],
+            wakes: 0,
             inval_after: None,
             inval_now: false,
         }
@@ -1576,6 +1579,17 @@ impl ExecBench {
                     r.failed
                 ));
             }
+            // the write that moves the QP's responder into error (a failure
+            // here, an invalid request's NAK) wakes the send scheduler
+            let inv = r.fields.iter().any(|&(n, v)| n == "s_dec.verdict" && v == RESP_NAK_INV);
+            let wake = m.get("m_qps.wake") & 1 == 1;
+            if wake != (r.failed || inv) {
+                return Err(format!(
+                    "cycle {now}: m_qps.wake {wake} of record {i} (failed {}, NAK_INV {inv})",
+                    r.failed
+                ));
+            }
+            self.wakes += wake as u64;
             self.taken_before(i, "m_qps")?;
             self.placed_before(i, "m_qps")?;
             self.next_qps += 1;

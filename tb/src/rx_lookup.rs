@@ -11,9 +11,10 @@
 //! the QP's `qps` entry (bytes 0..3 for requests, 4..7 for responses; a
 //! fifth of them write nothing). A record must carry its QP's counter as
 //! every earlier record of its path left it: the hazard check's proof.
-//! Half the writes ask for a wake (`wake`): on the response path each must
-//! come out on `m_wake`, in order, only once its write is in the `qps`
-//! table; on the request path the bit is ignored.
+//! Half the writes ask for a wake (`wake`): on either path each must come
+//! out on `m_wake`, in the order of its path's writes, only once its write
+//! is in the `qps` table (the completer's wakes, and the responder's when
+//! it moves its QP into error).
 //! Expected per header: admission by `rnic_contract::qp_modify::admit`, the
 //! record (header, the `qpc` entry) in order per path, and `m_dest`.
 //!
@@ -225,8 +226,10 @@ pub struct LookupBench<M: Model> {
     held: [VecDeque<Held>; 2],
     wb_cur: [Option<WbItem>; 2],
     /// Wakes due on `m_wake`: the QPN and the counter its write stored.
-    exp_wake: VecDeque<(u32, u32)>,
+    exp_wake: [VecDeque<(u32, u32)>; 2],
     pub wakes: u64,
+    /// Wakes by path (requests, responses).
+    pub path_wakes: [u64; 2],
     qpc_port: CachePort,
     qps_port: CachePort,
     p: Ports,
@@ -322,8 +325,9 @@ impl<M: Model> LookupBench<M> {
             exp_dest: VecDeque::new(),
             held: [VecDeque::new(), VecDeque::new()],
             wb_cur: [None, None],
-            exp_wake: VecDeque::new(),
+            exp_wake: [VecDeque::new(), VecDeque::new()],
             wakes: 0,
+            path_wakes: [0; 2],
             qpc_port,
             qps_port,
             p,
@@ -490,7 +494,7 @@ impl<M: Model> LookupBench<M> {
             && self.exp_dest.is_empty()
             && self.held.iter().all(|q| q.is_empty())
             && self.wb_cur.iter().all(|w| w.is_none())
-            && self.exp_wake.is_empty()
+            && self.exp_wake.iter().all(|w| w.is_empty())
             && self.qpc_port.idle()
             && self.qps_port.idle()
     }
@@ -711,20 +715,34 @@ impl<M: Model> LookupBench<M> {
                 if write {
                     let c = self.want_ctr.get_mut(&(qpn, i == 1)).unwrap();
                     *c = c.wrapping_add(1);
-                    if wake && i == 1 {
-                        self.exp_wake.push_back((qpn, *c));
+                    if wake {
+                        self.exp_wake[i].push_back((qpn, *c));
                     }
                 }
             }
         }
         if wake_ready && d.bit_at(p.wake[1]) {
             let qpn = d.get_at(p.wake[0]) as u32;
-            let (want, ctr) = self.exp_wake.pop_front().unwrap_or_else(|| panic!("cycle {now}: a wake for QP {qpn}"));
-            assert_eq!(qpn, want, "cycle {now}: the wakes in the order of their writes");
+            // each path's wakes in the order of its writes (the two paths'
+            // writes interleave as the block takes them): the oldest due
+            // wake of a path, for this QP, whose write is in the table
             let e = &self.qps_tab[&qpn];
-            let held = u32::from_le_bytes([e[RESP_CTR], e[RESP_CTR + 1], e[RESP_CTR + 2], e[RESP_CTR + 3]]);
-            assert!(held.wrapping_sub(ctr) < 1 << 31, "cycle {now}: QP {qpn}'s wake before its write was taken");
+            let held = |o: usize| u32::from_le_bytes([e[o], e[o + 1], e[o + 2], e[o + 3]]);
+            let i = (0..2)
+                .find(|&i| {
+                    let o = if i == 0 { REQ_CTR } else { RESP_CTR };
+                    self.exp_wake[i].front().is_some_and(|&(q, c)| q == qpn && held(o).wrapping_sub(c) < 1 << 31)
+                })
+                .unwrap_or_else(|| {
+                    panic!(
+                        "cycle {now}: a wake for QP {qpn}, not the next of a path whose write is in the table: {:?} {:?}",
+                        self.exp_wake[0].front(),
+                        self.exp_wake[1].front()
+                    )
+                });
+            self.exp_wake[i].pop_front();
             self.wakes += 1;
+            self.path_wakes[i] += 1;
         }
         if d.bit_at(p.dest[1]) && d.bit_at(p.dest[2]) {
             let want = self.exp_dest.pop_front().expect("an unexpected destination");

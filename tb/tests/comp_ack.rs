@@ -52,6 +52,8 @@ fn random_responses_match_the_model() {
     let mut hints = 0;
     // records of QPs in error, and the entries pushed behind their flush that they flushed
     let (mut in_error, mut late) = (0usize, 0usize);
+    // ... of them, those whose `qps` shows only the responder in error
+    let mut resp_err = 0usize;
     for (seed, qps, p_offer, p_cmd, p_answer, p_cqe, p_take) in [
         (1, 1, 100, 100, 100, 100, 100),
         (2, 3, 70, 60, 70, 50, 60),
@@ -71,6 +73,7 @@ fn random_responses_match_the_model() {
             rnr_timers += c.rnr_timer as usize;
             if c.quiet {
                 in_error += 1;
+                resp_err += c.resp_err as usize;
                 late += c.pushes.iter().filter(|p| p.0 == c.qpn).count();
             }
             if c.timer {
@@ -96,6 +99,8 @@ fn random_responses_match_the_model() {
     }
     eprintln!("{hints} read-ahead hints; {in_error} records in error flushed {late} entries pushed behind the flush");
     assert!(in_error >= 20 && late >= 20, "records in error: {in_error}, entries they flushed: {late}");
+    eprintln!("{resp_err} of them in error by the responder's IN_PROGRESS ERROR alone (COMP_ERROR clear)");
+    assert!(resp_err >= 10, "records in error by the responder alone: {resp_err}");
     // read-ahead hints: each checked against the POPs by the bench
     assert!(hints >= 20, "{hints} read-ahead hints");
     for v in COMP_DROP..=COMP_RD_RESP {

@@ -84,6 +84,15 @@ fn add_qp(b: &mut Bench, q: u32, rts_pct: u64, work: u64) {
             wr(qps::REQ_REFUSED.info(), &mut s, 1);
         }
     }
+    // some responders in error (a fatal NAK sent): the QP is in error (by
+    // the QPN: the random draws stay those of the other rules)
+    if q % 6 == 1 {
+        wr(qps::RESP_STARTED.info(), &mut s, 1);
+        wr(qps::IN_PROGRESS.info(), &mut s, qps::IN_PROGRESS_ERROR as u64);
+    } else if q % 6 == 4 {
+        // (IN_PROGRESS ERROR of a responder not started: not in error)
+        wr(qps::IN_PROGRESS.info(), &mut s, qps::IN_PROGRESS_ERROR as u64);
+    }
     wr(qpc::SQ_PROD.info(), &mut c, (cursor + work) % 0x10000);
     for i in 0..1u64 << log {
         let w = random_wqe(&mut b.rng);
@@ -161,14 +170,15 @@ fn random_run(seed: u64, nqp: u32, rounds: usize) {
     assert_eq!(b.arms.len(), b.jobs.len() - b.errs.len(), "one retransmit timer arming per job that sent");
     let flushes = b.errs.iter().filter(|e| e.2 == REQ_ERR_FLUSH).count();
     eprintln!(
-        "{flushes} flush jobs, {} of them not at the cursor; {} pokes of QPs in ERR alone; {} RQ flushes",
-        b.flush_moved, b.pokes, b.rq_flushes
+        "{flushes} flush jobs, {} of them not at the cursor; {} pokes of QPs in ERR or whose responder failed ({} in RTS); {} RQ flushes",
+        b.flush_moved, b.pokes, b.resp_err_pokes, b.rq_flushes
     );
     assert!(b.jobs.len() > 50 && b.stops > 10, "the run exercised jobs and stops");
     assert!(flushes > 0 && b.errs.len() > flushes, "the run exercised refusals and flush jobs");
     assert!(b.flush_moved > 0, "flush jobs at the completer's head or past a partly sent WQE");
     assert!(b.pokes > 0, "pokes of QPs the driver moved to ERR");
     assert!(b.pokes_left() == 0, "every poke made");
+    assert!(b.resp_err_pokes > 0, "pokes of QPs in RTS whose responder is in error");
     assert!(b.rq_flushes > 0 && b.rq_flushes_left() == 0, "every RQ flush asked, none more");
 }
 

@@ -106,6 +106,9 @@ fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, n: usize) -> Kinds {
         // RECV's WR_ID and RQ index, in order)
         let fl = b.cqe_log.iter().filter(|c| t.recs[c.1].flushed > 0).count();
         assert_eq!(fl, t.kinds.flushed, "seed {seed}: flush CQEs");
+        // each failure's write woke the send scheduler (the QP's move into
+        // error; the bench checks `wake` on every `m_qps` item)
+        assert_eq!(b.wakes as usize, t.kinds.failed, "seed {seed}: wakes of failed records");
         // every byte the model wrote, the pieces wrote, and no other
         assert_eq!(b.mem.len(), t.mem.len(), "seed {seed}: bytes written");
         for (a, v) in &t.mem {
@@ -352,4 +355,56 @@ fn recvs_read_ahead() {
     let (b, reads) = read_ahead_run(Some(3));
     // after the pulse, entry 4 and those read ahead of it are read again
     assert!(reads > 8, "{:x?}", b.rd_log);
+}
+
+/// A record with verdict `RESP_NAK_INV` (`RespCheck` found the request
+/// invalid: its new state has IN_PROGRESS ERROR) after a WRITE: its NAK, no
+/// placement, its `qps` write with `wake` (the QP's move into error); the
+/// WRITE before it writes without `wake`. The bench checks `wake` on every
+/// `m_qps` item.
+#[test]
+fn an_invalid_requests_write_wakes_the_qp() {
+    use rnic_contract::layouts::qps as qps_layout;
+    use rnic_hw::consts::{AETH_KIND_NAK, AETH_NAK_INVALID_REQ, IP_ERROR, RESP_NAK_INV};
+    let mut rng = Rng(0x1a7);
+    let w = clean_world(&mut rng);
+    let mut t = Traffic::new(17, w.clone(), 1, pmtu(1024));
+    let (w, key, va) = big_region(&t, w);
+    t.world = w.clone();
+    t.stream(key, va, 1024);
+    assert_eq!((t.recs.len(), t.kinds.failed), (1, 0));
+    let mut r = t.recs[0].clone();
+    let syn = AETH_KIND_NAK << 5 | AETH_NAK_INVALID_REQ;
+    for f in r.fields.iter_mut() {
+        match f.0 {
+            "s_dec.verdict" => f.1 = RESP_NAK_INV,
+            "s_dec.ack" => f.1 = 1,
+            "s_dec.syndrome" => f.1 = syn,
+            "s_dec.key_check" | "s_dec.recv_new" | "s_dec.recv_done" => f.1 = 0,
+            "s_dec.write" => f.1 = 1,
+            "s_dec.wr_mask" => f.1 = !0,
+            _ => {}
+        }
+    }
+    let get = |n: &str| r.fields.iter().find(|f| f.0 == n).unwrap().1;
+    let (psn, msn) = (get("s_dec.aeth_psn"), get("s_dec.aeth_msn"));
+    let mut data = r.wr_data;
+    let pos = qps_layout::IN_PROGRESS.pos();
+    for b in 0..2 {
+        let p = pos + b;
+        data[p / 32] = data[p / 32] & !(1 << (p % 32)) | (((IP_ERROR >> b) & 1) as u32) << (p % 32);
+    }
+    r.wr_data = data;
+    r.pkt = r.pkt.map(|(lane, _)| (lane, true));
+    r.pieces = vec![];
+    r.ack = Some((psn, AETH_KIND_NAK, AETH_NAK_INVALID_REQ, msn));
+    r.cqes = vec![];
+    r.qps = Some((!0, data));
+    r.failed = false;
+    let recs = vec![t.recs[0].clone(), r];
+    let mut b = ExecBench::new(w, t.rq.clone(), ExecKnobs::fast(25, 40), 1);
+    b.push(&recs);
+    run(&mut b, 10_000);
+    assert_eq!(b.qps_log.len(), 2, "both records wrote");
+    assert_eq!(b.wakes, 1, "the NAK_INV record's write woke the QP, the WRITE's did not");
 }

@@ -89,10 +89,11 @@ fn random_headers_under_stalls() {
         assert!(b.records[0] > 300 && b.records[1] > 200, "seed {seed}: records per path {:?}", b.records);
         assert_eq!(b.dests, 1500, "seed {seed}: a destination per header");
         assert!(b.wakes > 50, "seed {seed}: {} wakes", b.wakes);
+        assert!(b.path_wakes.iter().all(|&n| n > 20), "seed {seed}: wakes by path {:?}", b.path_wakes);
         comp_error_drops += b.comp_error_drops;
         eprintln!(
-            "seed {seed}: RQ flushes admitted {} (QP in ERR {}, completer in error {}), dropped {}; records {:?}",
-            b.on_chip[FLUSH][0], b.flush_admits[0], b.flush_admits[1], b.on_chip[FLUSH][1], b.records
+            "seed {seed}: RQ flushes admitted {} (QP in ERR {}, completer in error {}), dropped {}; records {:?}; wakes by path {:?}",
+            b.on_chip[FLUSH][0], b.flush_admits[0], b.flush_admits[1], b.on_chip[FLUSH][1], b.records, b.path_wakes
         );
         assert_eq!(
             b.on_chip[FLUSH][0],

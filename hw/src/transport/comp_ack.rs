@@ -6,8 +6,9 @@
 //! ([`CompDecide`]):
 //!
 //! * the QP's completer is in error (`qps.COMP_ERROR`, or `qpc.STATE` ERR:
-//!   the driver's modify, whose first record so flushes and writes
-//!   COMP_ERROR): dropped, and a
+//!   the driver's modify, or its responder in error, `RESP_STARTED` and
+//!   `IN_PROGRESS` ERROR: a fatal NAK it sent; the first record so flushes
+//!   and writes COMP_ERROR): dropped, and a
 //!   flush of whatever its list holds (WR_FLUSH_ERR; entries pushed after
 //!   the QP's flush by jobs under way then, and the flush jobs' entries of
 //!   WQEs never sent: `req_fetch`'s **Flush**);
@@ -720,9 +721,13 @@ impl Logic for CompAck {
             self.pd.d.next = self.s_pkt.qpc.val().get_bits::<24>(QPC_PD);
             self.init.d.next = !(self.in_st.val() >> QPSC_STARTED).get_bit(0);
             self.retry_psn.d.next = (self.start_st.val() >> QPSC_RETRY_PSN).get_bits::<24>(0);
-            // (a QP the driver moved to ERR is in error as a failed one is)
+            // (a QP the driver moved to ERR, or whose responder sent a fatal
+            // NAK, is in error as a failed one is)
             self.error.d.next = (self.start_st.val() >> QPSC_ERROR).get_bit(0)
-                | (self.s_pkt.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_ERR);
+                | (self.s_pkt.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_ERR)
+                | (self.s_pkt.qps.val().get_bit(QPS_RESP_STARTED_POS)
+                    & self.s_pkt.qps.val().get_bit(QPS_IN_PROGRESS_POS)
+                    & self.s_pkt.qps.val().get_bit(QPS_IN_PROGRESS_POS + 1));
             self.retries.d.next = (self.start_st.val() >> QPSC_RETRIES).get_bits::<3>(0);
             self.rnr_retries.d.next = (self.start_st.val() >> QPSC_RNR_RETRIES).get_bits::<3>(0);
             self.una0.d.next = self.start_una.val();

@@ -12,7 +12,7 @@
 //! | port | dir | what |
 //! |---|---|---|
 //! | `head_ready`, `head_slot`, `head_qpn`, `head_bad`, `head_rewind` | in | the grant at the head of the grant order, both answers in; its slot; its QPN; a cache `err`; a go-back-N pending for its QP |
-//! | `qpc`, `qps` | in | the head slot's `qpc` bytes 0..64 and `qps` bytes 0..25 |
+//! | `qpc`, `qps`, `resp_err` | in | the head slot's `qpc` bytes 0..64 and `qps` bytes 0..25; its responder in error (`qps.RESP_STARTED` and `IN_PROGRESS` ERROR) |
 //! | `issue_free`, `stop_free` | in | the DMA command register free; the done register free for D2 (no higher source) |
 //! | `take` | out | D1 takes the head grant (the parent pops the grant order) |
 //! | `issue`, `stop` | out | D2 acts: a WQE read of `addr` with `jctx`/`wctx` for `slot`, or a done of `slot` (QPN in `wctx`) |
@@ -31,10 +31,12 @@
 //! no inflight PUSH).
 //!
 //! **Flush grants** (`ReqFetch`'s **Flush**). `qps.REQ_REFUSED` (with
-//! REQ_STARTED), `COMP_ERROR` (with COMP_STARTED) or `qpc.STATE` ERR makes
+//! REQ_STARTED), `COMP_ERROR` (with COMP_STARTED), `qpc.STATE` ERR or the
+//! responder in error (`resp_err`: a fatal NAK it sent) makes
 //! the grant a flush grant (`d1_flush`): never rewound, no window or RNR
-//! wait; but with ERR alone (`d1_errq`: the driver's modify, the completer
-//! not yet in error) no job: a stop with `poke`, for which the parent sends
+//! wait; but with ERR or `resp_err` alone (`d1_errq`: the driver's modify
+//! or the responder's failure, the completer not yet in error) no job: a
+//! stop with `poke`, for which the parent sends
 //! the completer a record (`m_err`) that flushes its list, writes
 //! COMP_ERROR and wakes the QP, whose next grant flushes from HEAD_WQE
 //! (the cursor may point at WQEs the completer already completed, or at a
@@ -82,6 +84,9 @@ pub struct ReqDecide {
     pub head_rewind: Signal<In, Bit>,
     pub qpc: Signal<In, Bits<512>>,
     pub qps: Signal<In, Bits<REQ_FETCH_QPS_BITS>>,
+    /// The QP's responder is in error (`qps.RESP_STARTED` and `IN_PROGRESS`
+    /// ERROR: it sent a fatal NAK): the QP is in error as in ERR.
+    pub resp_err: Signal<In, Bit>,
     pub issue_free: Signal<In, Bit>,
     pub stop_free: Signal<In, Bit>,
     pub take: Signal<Out, Bit>,
@@ -242,7 +247,9 @@ impl Logic for ReqDecide {
         self.flush_qps.next = (self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR))
             | (self.qps.val().get_bit(QPS_REQ_STARTED) & self.qps.val().get_bit(QPS_REQ_REFUSED));
         self.st_err.next = self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_ERR;
-        self.flush_in.next = self.flush_qps.val() | self.st_err.val();
+        // (a responder in error is a QP in error: as ERR, through the
+        // completer's flush first; it sends nothing outside RTS and ERR)
+        self.flush_in.next = self.flush_qps.val() | self.st_err.val() | self.resp_err.val();
         if self.d2_load.val() {
             self.d1_v.d.next = false;
         }
@@ -257,7 +264,7 @@ impl Logic for ReqDecide {
                 & (self.flush_in.val()
                     | !(self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_RNR_WAIT)));
             self.d1_flush.d.next = self.flush_in.val();
-            self.d1_errq.d.next = self.st_err.val() & !self.flush_qps.val();
+            self.d1_errq.d.next = (self.st_err.val() | self.resp_err.val()) & !self.flush_qps.val();
             self.d1_cerr.d.next = self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR);
             self.d1_cwqe1.d.next = self.qps.val().get_bits::<16>(QPS_CURSOR_WQE) + 1;
             self.d1_prod.d.next = self.qpc.val().get_bits::<16>(QPC_SQ_PROD);

@@ -198,6 +198,9 @@ pub struct ReqFetch {
     qpc_lo: LutRam<Bits<512>, 3>,
     qpc_path: LutRam<Bits<512>, 3>,
     qps_lo: LutRam<Bits<REQ_FETCH_QPS_BITS>, 3>,
+    /// The slot's QP's responder is in error (`RESP_STARTED` and
+    /// `IN_PROGRESS` ERROR, from the responder's bytes of the `qps` answer).
+    qps_rerr: LutRam<Bit, 3>,
     jctx: LutRam<Bits<REQ_JCTX_BITS>, 3>,
     wctx: LutRam<Bits<REQ_WCTX_BITS>, 3>,
     order: SlotQueue<18>,
@@ -231,7 +234,10 @@ impl Logic for ReqFetch {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more, pk_v, pk_qpn, rf_v, rf_qpn);
-        clock!(self, clock, qpc_lo, qpc_path, qps_lo, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb, rewind);
+        clock!(
+            self, clock, qpc_lo, qpc_path, qps_lo, qps_rerr, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb,
+            rewind
+        );
         self.rewind.reset.next = self.reset.val();
         QpnIn::<REQ_QPN_BITS>::link(&mut self.s_rewind, &mut self.rewind.s_add);
         ArmOut::<REQ_QPN_BITS>::link(&mut self.m_arm, &mut self.wb.m_arm);
@@ -309,11 +315,17 @@ impl Logic for ReqFetch {
         self.qps_lo.write_addr.next = self.s_qps.id.val().get_bits::<3>(0);
         self.qps_lo.write_data.next = self.s_qps.data.val().get_bits::<REQ_FETCH_QPS_BITS>(0);
         self.qps_lo.write_enable.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(5); // REQ_FETCH_WB_ID
+        self.qps_rerr.write_addr.next = self.s_qps.id.val().get_bits::<3>(0);
+        self.qps_rerr.write_data.next = self.s_qps.data.val().get_bit(QPS_RESP_STARTED_POS)
+            & self.s_qps.data.val().get_bit(QPS_IN_PROGRESS_POS)
+            & self.s_qps.data.val().get_bit(QPS_IN_PROGRESS_POS + 1);
+        self.qps_rerr.write_enable.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(5); // REQ_FETCH_WB_ID
 
         // ================= the decision (D1, D2) at the grant order's head =================
         self.ohead.next = self.order.head.val().get_bits::<3>(0);
         self.qpc_lo.read_addr.next = self.ohead.val();
         self.qps_lo.read_addr.next = self.ohead.val();
+        self.qps_rerr.read_addr.next = self.ohead.val();
         self.decide.head_ready.next =
             self.order.nonempty.val() & self.slots.got.val().get_bit(self.ohead.val().index());
         self.decide.head_slot.next = self.ohead.val();
@@ -322,6 +334,7 @@ impl Logic for ReqFetch {
         self.decide.head_rewind.next = self.order.head.val().get_bit(17);
         self.decide.qpc.next = self.qpc_lo.read_data.val();
         self.decide.qps.next = self.qps_lo.read_data.val();
+        self.decide.resp_err.next = self.qps_rerr.read_data.val();
         // the done register's priority: F, then the WQE stage, then D2
         self.decide.issue_free.next = self.rd_free.val();
         // (and a poke waits for the one before it)

@@ -392,6 +392,11 @@ pub struct RespExec {
     qw_valid: Reg<Bit>,
     qw_mask: Reg<Bits<64>>,
     qw_data: Reg<Bits<512>>,
+    /// The write moves the QP's responder into error (a failure here, or
+    /// an invalid request's NAK): `m_qps.wake`.
+    qw_wake: Reg<Bit>,
+    /// The record's verdict is `RESP_NAK_INV` (the QP's responder fails).
+    r_inv: Reg<Bit>,
     cqe_valid: Reg<Bit>,
     cqe_status: Reg<Bits<8>>,
     cqe_opcode: Reg<Bits<8>>,
@@ -523,6 +528,8 @@ impl Logic for RespExec {
             qw_valid,
             qw_mask,
             qw_data,
+            qw_wake,
+            r_inv,
             cqe_valid,
             cqe_status,
             cqe_opcode,
@@ -604,6 +611,7 @@ impl Logic for RespExec {
             self.r_cq.d.next = self.s_side.recv_cq.val();
             self.r_flush.d.next = self.is_flush.val();
             self.r_nopkt.d.next = self.s_dec.verdict.val() == RESP_FLUSH_NONE;
+            self.r_inv.d.next = self.s_dec.verdict.val() == RESP_NAK_INV;
             self.r_end.d.next = self.s_side.rq_prod.val();
             self.fl_cq.d.next = false;
             self.r_read.d.next = self.s_dec.verdict.val() == RESP_EXEC_READ;
@@ -859,6 +867,10 @@ impl Logic for RespExec {
             // one item per record, in order, also when nothing is written
             // (mask 0): `rx_lookup` retires the packet from its hazard check by it
             self.qw_valid.d.next = true;
+            // (the QP's move into error: the send scheduler is woken once the
+            // write is in the cache, the requester's grant then has the
+            // completer flush the QP, as after the driver's modify to ERR)
+            self.qw_wake.d.next = self.err.val() | self.r_inv.q.val();
             self.qw_mask.d.next = 0.into();
             if self.r_write.q.val() | self.err.val() {
                 self.qw_mask.d.next = self.r_mask.q.val();
@@ -963,6 +975,7 @@ impl Logic for RespExec {
             self.draining.d.next = false;
             self.out_wait.d.next = true;
             self.qw_valid.d.next = true;
+            self.qw_wake.d.next = false;
             self.qw_mask.d.next = self.r_mask.q.val();
             self.qw_data.d.next = self.r_data.q.val();
         }
@@ -1009,7 +1022,7 @@ impl Logic for RespExec {
         self.m_qps.qpn.next = self.r_qpn.q.val();
         self.m_qps.mask.next = self.qw_mask.q.val();
         self.m_qps.data.next = self.qw_data.q.val();
-        self.m_qps.wake.next = false;
+        self.m_qps.wake.next = self.qw_wake.q.val();
         self.m_qps.valid.next = self.qw_valid.q.val();
 
         if self.reset.val() {

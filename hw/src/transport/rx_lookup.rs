@@ -19,7 +19,7 @@
 //! | `m_qps` / `s_qps` | out / in | a `qps` cache user port: the reads (id = slot) and the receive side's writes (id bit 5), in one port so a write taken before a read of its entry is seen by it; write answers are dropped |
 //! | `s_req_wb` / `s_comp_wb` | in | one item per request (response) packet delivered, in order, after its execution: its `qps` write (`mask` 0: none). Taking it retires the packet from the hazard check |
 //! | `m_req` / `m_resp` | out | {`hdr`, `qpc`, `qps`}: the record for `RespCheck::s_pkt` / `CompAck::s_pkt`; registers |
-//! | `m_wake` | out | the QPN of each `s_comp_wb` write with `wake`, offered once the write was taken on `m_qps` (so in the cache port's queue ahead of any later request, such as the requester's read after its grant): the send scheduler's second work source; a register |
+//! | `m_wake` | out | the QPN of each `s_comp_wb` or `s_req_wb` write with `wake` (the completer's: UNA moved, a record in error; the responder's: its move into error), offered once the write was taken on `m_qps` (so in the cache port's queue ahead of any later request, such as the requester's read after its grant): the send scheduler's second work source; a register |
 //! | `m_dest` | out | one per header, in order: `RX_DEST_DROP`, `RX_DEST_REQ` or `RX_DEST_RESP`, where its payload goes; a register |
 //! | `cnt_drop[r]` | out | packets dropped by `AdmitReason` code `r` (1..7); `cnt_drop[0]`: a context read failed |
 //!
@@ -461,7 +461,8 @@ impl Logic for RxLookup {
         QpsWrIn::link(&mut self.s_comp_wb, &mut self.wc.s_wb);
         self.wr.pop.next = self.wr.no_write.val();
         self.wc.pop.next = self.wc.no_write.val();
-        if !self.q_valid.q.val() & self.wr.has_write.val() {
+        // (a write with `wake` waits while the wake register is full)
+        if !self.q_valid.q.val() & self.wr.has_write.val() & !(self.wr.wake.val() & self.wk_valid.q.val()) {
             self.wr.pop.next = true;
             self.q_valid.d.next = true;
             self.q_op.d.next = 1.into(); // CACHE_OP_WRITE
@@ -469,7 +470,7 @@ impl Logic for RxLookup {
             self.q_id.d.next = RXL_WRITE_ID.into();
             self.q_mask.d.next = self.wr.mask.val();
             self.q_data.d.next = self.wr.data.val();
-            self.q_wake.d.next = false;
+            self.q_wake.d.next = self.wr.wake.val();
         }
         if !self.q_valid.q.val()
             & !self.wr.has_write.val()
