@@ -20,6 +20,11 @@
 //!   completions, exactly once (a SEND that raced the modify completes its
 //!   RECV or is dropped, never both); RECVs posted in ERR are flushed too;
 //!   no byte of the RECVs' buffers is written.
+//! * A fatal NAK the responder sends (IBTA class C: a WRITE with a bad
+//!   rkey, a READ past the region) moves its QP into error with no
+//!   `modify`: its outstanding and unsent send WQEs, then its posted RECVs,
+//!   complete with WR_FLUSH_ERR, later posts too; the requester still ends
+//!   in REM_ACCESS_ERR; the failed request writes no byte.
 
 use rnic_contract::codes::{QpState, WcStatus};
 use rnic_driver::*;
@@ -254,4 +259,76 @@ fn a_send_racing_modify_to_err_completes_its_recv_once() {
     }
     eprintln!("SEND received before the modify: {}, flushed: {}", outcomes[0], outcomes[1]);
     assert!(outcomes[0] > 0 && outcomes[1] > 0, "the SEND won the race and lost it: {outcomes:?}");
+}
+
+/// A responder-side fatal NAK (IBTA class C: B's request fails A's checks)
+/// moves A's QP into error with no `modify` by the driver: A's completer
+/// flushes its READs outstanding (sent, their responses dropped on the
+/// wire) and the two held back by `max_rd_atomic`, WR_FLUSH_ERR in order,
+/// then A's responder flushes the posted RECVs; a WRITE posted after is
+/// flushed, A sends nothing after its NAK, and the failed request wrote no
+/// byte of A's memory. B's WQE ends in REM_ACCESS_ERR as before. `bad`
+/// posts B's failing request (wr_id 40). Returns the cycles from B's post to
+/// A's last flushed RECV.
+fn responder_failure_moves_the_qp_to_error(seed: u64, bad: fn(&mut QpPair)) -> u64 {
+    // no ACK timer: nothing A sent is resent, the flush alone completes it
+    let mut p = QpPair::connect(seed, (0x500, 0xb00), RcTimers { timeout: 0, retry_cnt: 1, ..RcTimers::default() });
+    a_posts_recvs(&mut p, &[80, 81, 82]);
+    // B's answers to A's READs are lost: four READs outstanding, two held back
+    p.net.borrow_mut().faults[1] = WireFaults { drop_ppm: 1_000_000, ..WireFaults::default() };
+    for i in 0..6 {
+        a_reads(&mut p, 10 + i, 64 * i, 0x1000 + 64 * i, 64);
+    }
+    assert!(try_poll_n(&p.cq_a, 1, 300).is_empty(), "nothing completes yet");
+    let sent: Vec<u32> = p.frames(0).iter().map(|f| f.2).collect();
+    assert_eq!(sent, [0x500, 0x501, 0x502, 0x503], "four READs sent");
+    p.net.borrow_mut().faults[1] = WireFaults::default();
+    let before = a_buffer(&p);
+    let c0 = p.a.ctx.query_counters().unwrap();
+    let t0 = p.net.borrow().now();
+    p.buf_b.write(0, &[0xEE; 256]).unwrap();
+    bad(&mut p);
+    let wc = poll_n(&p.cq_b, 1, 20_000, "B's failing request");
+    assert_eq!((wc[0].wr_id, wc[0].status), (40, WcStatus::RemAccessErr), "B's WQE as before");
+    let wc = poll_n(&p.cq_a, 9, 20_000, "six flushed READs, three flushed RECVs");
+    let took = p.net.borrow().now() - t0;
+    let got: Vec<(u64, WcStatus)> = wc[..6].iter().map(|c| (c.wr_id, c.status)).collect();
+    let want: Vec<(u64, WcStatus)> = (10..16).map(|i| (i, WcStatus::WrFlushErr)).collect();
+    assert_eq!(got, want, "every READ flushed, in order, without a modify");
+    assert_recvs_flushed(&p, &wc[6..], &[80, 81, 82], 0);
+    assert_eq!(a_buffer(&p), before, "A's memory untouched");
+    let from_a: Vec<_> = p.frames(0).into_iter().filter(|f| f.0 >= t0).collect();
+    assert_eq!(from_a.len(), 1, "A sent its NAK, nothing else: {from_a:?}");
+    assert_eq!((from_a[0].1.as_str(), from_a[0].3), ("RC_ACKNOWLEDGE", Some(0x62)), "A's NAK remote access error");
+    let c1 = p.a.ctx.query_counters().unwrap();
+    assert_eq!(c1.naks[2] - c0.naks[2], 1, "one remote access error NAK: {c1:?}");
+    // a WQE posted now is flushed, nothing sent
+    p.write(20, 0, 0x100, 64);
+    let wc = poll_n(&p.cq_a, 1, 5_000, "the WRITE posted after the failure");
+    assert_eq!((wc[0].wr_id, wc[0].status), (20, WcStatus::WrFlushErr));
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+    assert_eq!(p.frames(0).into_iter().filter(|f| f.0 >= t0).count(), 1, "nothing sent after the NAK");
+    took
+}
+
+#[test]
+fn a_write_with_a_bad_rkey_moves_the_responders_qp_to_error() {
+    let took = responder_failure_moves_the_qp_to_error(0x80, |p| {
+        let remote = RemoteAddr { addr: p.mr_a.addr() + 0x800, rkey: p.mr_a.rkey() ^ 0x100 };
+        let sges = [Sge::new(&p.mr_b, 0, 256).unwrap()];
+        let wr = SendWr::new(40, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
+        p.qp_b.post_send(&[wr]).unwrap();
+    });
+    eprintln!("bad-rkey WRITE: A's QP flushed {took} cycles after B's post");
+}
+
+#[test]
+fn a_read_past_the_region_moves_the_responders_qp_to_error() {
+    let took = responder_failure_moves_the_qp_to_error(0x81, |p| {
+        let remote = RemoteAddr { addr: p.mr_a.addr() + 8192 - 32, rkey: p.mr_a.rkey() };
+        let sges = [Sge::new(&p.mr_b, 0x1000, 64).unwrap()];
+        let wr = SendWr::new(40, SendOp::RdmaRead { remote }, &sges).flags(SendFlags::SIGNALED);
+        p.qp_b.post_send(&[wr]).unwrap();
+    });
+    eprintln!("READ past the region: A's QP flushed {took} cycles after B's post");
 }
