@@ -10,12 +10,12 @@ use rnic_contract::layouts::{cqe, send_wqe};
 use rnic_contract::regs::{self, id_features};
 use rnic_driver::device::CTX_POLLS;
 use rnic_driver::hw::fake::{CtxCommand, FakeConfig, FakeHandle, FakeHw};
-use rnic_driver::hw::{HwError, PAGE_SIZE};
+use rnic_driver::hw::{DmaRegion, Hw, HwError, PAGE_SIZE};
 use rnic_driver::*;
 use std::time::Duration;
 
 mod common;
-use common::{counters_of, window_image, window_value, DUMP_BEAT};
+use common::{counters_of, window_image, window_value, Hooked, HwHooks, DUMP_BEAT};
 
 fn open(config: FakeConfig) -> (Context, FakeHandle) {
     open_with(config, ContextConfig::default())
@@ -719,7 +719,6 @@ fn errors_say_what_was_wrong() {
 /// A backend that fails the next call of one kind, to reach every verbs
 /// call's `Error::Hw` path (the fake itself never fails a register access).
 struct Flaky {
-    inner: FakeHw,
     arm: std::rc::Rc<std::cell::Cell<Option<&'static str>>>,
 }
 
@@ -733,60 +732,50 @@ impl Flaky {
     }
 }
 
-impl rnic_driver::hw::Hw for Flaky {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn read32(&mut self, offset: u32) -> std::result::Result<u32, HwError> {
+impl HwHooks for Flaky {
+    fn read32(&mut self, inner: &mut FakeHw, offset: u32) -> std::result::Result<u32, HwError> {
         self.check("read32")?;
-        self.inner.read32(offset)
+        inner.read32(offset)
     }
-    fn write32(&mut self, offset: u32, value: u32) -> std::result::Result<(), HwError> {
+    fn write32(&mut self, inner: &mut FakeHw, offset: u32, value: u32) -> std::result::Result<(), HwError> {
         self.check("write32")?;
-        self.inner.write32(offset, value)
+        inner.write32(offset, value)
     }
-    fn write64(&mut self, offset: u32, value: u64) -> std::result::Result<(), HwError> {
+    fn write64(&mut self, inner: &mut FakeHw, offset: u32, value: u64) -> std::result::Result<(), HwError> {
         self.check("write64")?;
-        self.inner.write64(offset, value)
+        inner.write64(offset, value)
     }
-    fn alloc_dma(&mut self, len: usize) -> std::result::Result<rnic_driver::hw::DmaRegion, HwError> {
+    fn alloc_dma(&mut self, inner: &mut FakeHw, len: usize) -> std::result::Result<DmaRegion, HwError> {
         self.check("alloc_dma")?;
-        self.inner.alloc_dma(len)
+        inner.alloc_dma(len)
     }
-    fn free_dma(&mut self, region: &rnic_driver::hw::DmaRegion) -> std::result::Result<(), HwError> {
+    fn free_dma(&mut self, inner: &mut FakeHw, region: &DmaRegion) -> std::result::Result<(), HwError> {
         self.check("free_dma")?;
-        self.inner.free_dma(region)
+        inner.free_dma(region)
     }
     fn dma_write(
         &mut self,
-        region: &rnic_driver::hw::DmaRegion,
+        inner: &mut FakeHw,
+        region: &DmaRegion,
         offset: usize,
         data: &[u8],
     ) -> std::result::Result<(), HwError> {
         self.check("dma_write")?;
-        self.inner.dma_write(region, offset, data)
+        inner.dma_write(region, offset, data)
     }
     fn dma_read(
         &mut self,
-        region: &rnic_driver::hw::DmaRegion,
+        inner: &mut FakeHw,
+        region: &DmaRegion,
         offset: usize,
         buf: &mut [u8],
     ) -> std::result::Result<(), HwError> {
         self.check("dma_read")?;
-        self.inner.dma_read(region, offset, buf)
+        inner.dma_read(region, offset, buf)
     }
-    fn wait_irq(&mut self, vector: u16, timeout: Duration) -> std::result::Result<bool, HwError> {
+    fn wait_irq(&mut self, inner: &mut FakeHw, vector: u16, timeout: Duration) -> std::result::Result<bool, HwError> {
         self.check("wait_irq")?;
-        self.inner.wait_irq(vector, timeout)
-    }
-    fn vectors(&self) -> u16 {
-        self.inner.vectors()
-    }
-    fn relax(&mut self) {
-        self.inner.relax()
-    }
-    fn now(&mut self) -> Duration {
-        self.inner.now()
+        inner.wait_irq(vector, timeout)
     }
 }
 
@@ -798,13 +787,13 @@ fn a_backend_failure_in_each_verbs_call_is_a_typed_hw_error() {
     let hw_err = |call: &str| Error::Hw(HwError::Os { op: call.into(), errno: libc::EIO });
 
     // Device::open: the first identification read.
-    let flaky = Flaky { inner: FakeHw::new(FakeConfig::default()), arm: arm.clone() };
+    let flaky = Hooked { inner: FakeHw::new(FakeConfig::default()), hooks: Flaky { arm: arm.clone() } };
     arm.set(Some("read32"));
     assert_eq!(Device::from_hw(flaky).open().unwrap_err(), hw_err("read32"));
 
     let inner = FakeHw::new(FakeConfig::default());
     let device = inner.handle();
-    let ctx = Device::from_hw(Flaky { inner, arm: arm.clone() }).open().unwrap();
+    let ctx = Device::from_hw(Hooked { inner, hooks: Flaky { arm: arm.clone() } }).open().unwrap();
     let fail = |call: &'static str| arm.set(Some(call));
 
     fail("read32");
@@ -1096,70 +1085,29 @@ fn query_counters_dumps_the_window_with_one_store_and_reads_each_register_into_i
 /// reach host memory, the rest of the page keeps what the last dump left,
 /// and `ctx_status.ERROR` is set.
 struct DumpFault {
-    inner: FakeHw,
     fail_at_beat: std::rc::Rc<std::cell::Cell<Option<usize>>>,
 }
 
-impl rnic_driver::hw::Hw for DumpFault {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn read32(&mut self, offset: u32) -> std::result::Result<u32, HwError> {
-        self.inner.read32(offset)
-    }
-    fn write32(&mut self, offset: u32, value: u32) -> std::result::Result<(), HwError> {
+impl HwHooks for DumpFault {
+    fn write32(&mut self, inner: &mut FakeHw, offset: u32, value: u32) -> std::result::Result<(), HwError> {
         let dump = offset == regs::ctx_cmd::OFFSET
             && regs::ctx_cmd::TABLE.get(value) == u32::from(ContextTable::Counters.raw());
         let Some(beat) = self.fail_at_beat.get().filter(|_| dump) else {
-            return self.inner.write32(offset, value);
+            return inner.write32(offset, value);
         };
         self.fail_at_beat.set(None);
         let image: Vec<u8> = regs::COUNTER_WINDOW
             .step_by(4)
-            .map(|o| self.inner.read32(o).map(u32::to_le_bytes))
+            .map(|o| inner.read32(o).map(u32::to_le_bytes))
             .collect::<std::result::Result<Vec<_>, _>>()?
             .concat();
-        let lo = self.inner.read32(regs::counters_base_lo::OFFSET)?;
-        let base = u64::from(self.inner.read32(regs::counters_base_hi::OFFSET)?) << 32 | u64::from(lo);
-        let h = self.inner.handle();
+        let lo = inner.read32(regs::counters_base_lo::OFFSET)?;
+        let base = u64::from(inner.read32(regs::counters_base_hi::OFFSET)?) << 32 | u64::from(lo);
+        let h = inner.handle();
         h.fail_next_ctx();
-        self.inner.write32(offset, value)?;
+        inner.write32(offset, value)?;
         assert!(h.write_iova(base, &image[..beat * DUMP_BEAT]), "the beats before the failed one");
         Ok(())
-    }
-    fn alloc_dma(&mut self, len: usize) -> std::result::Result<rnic_driver::hw::DmaRegion, HwError> {
-        self.inner.alloc_dma(len)
-    }
-    fn free_dma(&mut self, region: &rnic_driver::hw::DmaRegion) -> std::result::Result<(), HwError> {
-        self.inner.free_dma(region)
-    }
-    fn dma_write(
-        &mut self,
-        region: &rnic_driver::hw::DmaRegion,
-        offset: usize,
-        data: &[u8],
-    ) -> std::result::Result<(), HwError> {
-        self.inner.dma_write(region, offset, data)
-    }
-    fn dma_read(
-        &mut self,
-        region: &rnic_driver::hw::DmaRegion,
-        offset: usize,
-        buf: &mut [u8],
-    ) -> std::result::Result<(), HwError> {
-        self.inner.dma_read(region, offset, buf)
-    }
-    fn wait_irq(&mut self, vector: u16, timeout: Duration) -> std::result::Result<bool, HwError> {
-        self.inner.wait_irq(vector, timeout)
-    }
-    fn vectors(&self) -> u16 {
-        self.inner.vectors()
-    }
-    fn relax(&mut self) {
-        self.inner.relax()
-    }
-    fn now(&mut self) -> Duration {
-        self.inner.now()
     }
 }
 
@@ -1173,7 +1121,8 @@ fn a_counter_dump_that_fails_midway_is_a_typed_error_and_never_partial_counters(
     let inner = FakeHw::new(FakeConfig::default());
     let h = inner.handle();
     let fail_at_beat = Rc::new(Cell::new(None));
-    let ctx = Device::from_hw(DumpFault { inner, fail_at_beat: fail_at_beat.clone() }).open().unwrap();
+    let ctx =
+        Device::from_hw(Hooked { inner, hooks: DumpFault { fail_at_beat: fail_at_beat.clone() } }).open().unwrap();
     let (page, _) = ctx.table_base(ContextTable::Counters);
     set_counter_registers(&ctx, 1);
     assert_eq!(ctx.query_counters().unwrap(), counters_of(|o| window_value(o, 1)));
@@ -1201,7 +1150,9 @@ fn a_counter_dump_that_fails_midway_is_a_typed_error_and_never_partial_counters(
 
     // The backend fails: issuing the Store, polling its status, reading the page.
     let arm = Rc::new(Cell::new(None));
-    let ctx = Device::from_hw(Flaky { inner: FakeHw::new(FakeConfig::default()), arm: arm.clone() }).open().unwrap();
+    let ctx = Device::from_hw(Hooked { inner: FakeHw::new(FakeConfig::default()), hooks: Flaky { arm: arm.clone() } })
+        .open()
+        .unwrap();
     set_counter_registers(&ctx, 4);
     for call in ["write32", "read32", "dma_read"] {
         arm.set(Some(call));
@@ -1220,7 +1171,6 @@ fn a_counter_dump_that_fails_midway_is_a_typed_error_and_never_partial_counters(
 /// 2^24 pages (64 GiB) can back a registration the driver must refuse
 /// before it writes anything; everything else is the fake.
 struct Sparse {
-    inner: FakeHw,
     next: u64,
 }
 
@@ -1228,73 +1178,54 @@ impl Sparse {
     const FIRST_IOVA: u64 = 1 << 52;
     const FROM_BYTES: usize = 1 << 30;
 
-    fn is_sparse(region: &rnic_driver::hw::DmaRegion) -> bool {
+    fn is_sparse(region: &DmaRegion) -> bool {
         region.iova >= Self::FIRST_IOVA
     }
 
-    fn no_memory(region: &rnic_driver::hw::DmaRegion, offset: usize, len: usize) -> HwError {
+    fn no_memory(region: &DmaRegion, offset: usize, len: usize) -> HwError {
         HwError::OutOfRange { region: region.id, offset, len }
     }
 }
 
-impl rnic_driver::hw::Hw for Sparse {
-    fn name(&self) -> String {
-        self.inner.name()
-    }
-    fn read32(&mut self, offset: u32) -> std::result::Result<u32, HwError> {
-        self.inner.read32(offset)
-    }
-    fn write32(&mut self, offset: u32, value: u32) -> std::result::Result<(), HwError> {
-        self.inner.write32(offset, value)
-    }
-    fn alloc_dma(&mut self, len: usize) -> std::result::Result<rnic_driver::hw::DmaRegion, HwError> {
+impl HwHooks for Sparse {
+    fn alloc_dma(&mut self, inner: &mut FakeHw, len: usize) -> std::result::Result<DmaRegion, HwError> {
         if len < Self::FROM_BYTES {
-            return self.inner.alloc_dma(len);
+            return inner.alloc_dma(len);
         }
         let len = len.next_multiple_of(PAGE_SIZE);
         let iova = Self::FIRST_IOVA + self.next;
         self.next += (len + PAGE_SIZE) as u64;
-        Ok(rnic_driver::hw::DmaRegion { id: iova, iova, va: iova, len })
+        Ok(DmaRegion { id: iova, iova, va: iova, len })
     }
-    fn free_dma(&mut self, region: &rnic_driver::hw::DmaRegion) -> std::result::Result<(), HwError> {
+    fn free_dma(&mut self, inner: &mut FakeHw, region: &DmaRegion) -> std::result::Result<(), HwError> {
         if Self::is_sparse(region) {
             return Ok(());
         }
-        self.inner.free_dma(region)
+        inner.free_dma(region)
     }
     fn dma_write(
         &mut self,
-        region: &rnic_driver::hw::DmaRegion,
+        inner: &mut FakeHw,
+        region: &DmaRegion,
         offset: usize,
         data: &[u8],
     ) -> std::result::Result<(), HwError> {
         if Self::is_sparse(region) {
             return Err(Self::no_memory(region, offset, data.len()));
         }
-        self.inner.dma_write(region, offset, data)
+        inner.dma_write(region, offset, data)
     }
     fn dma_read(
         &mut self,
-        region: &rnic_driver::hw::DmaRegion,
+        inner: &mut FakeHw,
+        region: &DmaRegion,
         offset: usize,
         buf: &mut [u8],
     ) -> std::result::Result<(), HwError> {
         if Self::is_sparse(region) {
             return Err(Self::no_memory(region, offset, buf.len()));
         }
-        self.inner.dma_read(region, offset, buf)
-    }
-    fn wait_irq(&mut self, vector: u16, timeout: Duration) -> std::result::Result<bool, HwError> {
-        self.inner.wait_irq(vector, timeout)
-    }
-    fn vectors(&self) -> u16 {
-        self.inner.vectors()
-    }
-    fn relax(&mut self) {
-        self.inner.relax()
-    }
-    fn now(&mut self) -> Duration {
-        self.inner.now()
+        inner.dma_read(region, offset, buf)
     }
 }
 
@@ -1304,7 +1235,7 @@ fn a_region_spanning_2_pow_24_pages_is_refused_because_one_mtt_command_spans_at_
     let h = inner.handle();
     // As large an MTT as the driver takes: capped at the commands' 24-bit index.
     let config = ContextConfig { log_mtt: 30, ..ContextConfig::default() };
-    let ctx = Device::from_hw(Sparse { inner, next: 0 }).open_with(config).unwrap();
+    let ctx = Device::from_hw(Hooked { inner, hooks: Sparse { next: 0 } }).open_with(config).unwrap();
     assert_eq!(ctx.query_device().max_mtt, 1 << 24);
     let pd = ctx.alloc_pd().unwrap();
     let lw = AccessFlags::LOCAL_WRITE;
