@@ -47,8 +47,8 @@ const CXX_OPT: &str = "OPT_FAST=-O1 OPT_SLOW=-O0 OPT_GLOBAL=-O1";
 /// batteries run it for millions of cycles, and `-O1` left Verilator's
 /// wide-word helpers (`_vl_insert_WW`, 14 % of a run) as calls. A 4-QP
 /// two-NIC run (98160 cycles): 41 s of CPU at `-O1`, 16 s at `-O3`; the
-/// core's build takes about a minute more (docs/ci.md, "The core's model
-/// at -O3").
+/// core's C++ 257 s of CPU instead of 123 s (docs/ci.md, "The core's
+/// model at -O3").
 const CXX_OPT_CORE: &str = "OPT_FAST=-O3 OPT_SLOW=-O0 OPT_GLOBAL=-O1";
 
 /// The C++ optimisation of model `name`.
