@@ -58,7 +58,11 @@ fn add_qp(b: &mut Bench, q: u32, rts_pct: u64, work: u64) {
             wr(qps::SENT_END.info(), &mut s, next);
         }
         wr(qps::CURSOR_WQE.info(), &mut s, cursor);
-        wr(qps::CURSOR_PKT.info(), &mut s, if r.chance(30) { r.next() % 3 } else { 0 });
+        // a WQE partly sent is a posted one: none when nothing is posted
+        // (a cursor at SQ_PROD with packets sent is no state the block can
+        // reach; its flush would walk the whole 16-bit ring)
+        let pkt = if r.chance(30) { r.next() % 3 } else { 0 };
+        wr(qps::CURSOR_PKT.info(), &mut s, if work > 0 { pkt } else { 0 });
         wr(qps::RD_ATOMIC_STARTED.info(), &mut s, r.next() % 32);
         wr(qps::COMP_STARTED.info(), &mut s, 1);
         // UNA: the window nearly empty, or full
