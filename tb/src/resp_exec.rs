@@ -31,6 +31,13 @@
 //! random numbers, so the rest of the traffic is as without them. The bench
 //! injects no RQ read error (`tuser` 0), so no flush CQE is LOC_QP_OP_ERR.
 //!
+//! Duplicate READs and atomics (`p_dup`, their own random numbers): the
+//! QP's model executes a READ or atomic first (the model only: no record,
+//! the bench has no READ/atomic execution), then a `RESP_DUP_READ` /
+//! `RESP_DUP_ATOMIC` record as `RespCheck` builds it, with the find it must
+//! offer and the model's outcome ([`Find`]): replayed, NAKed (its key
+//! checked again fails), ACKed with the saved value, or dropped (a miss).
+//!
 //! [`ExecBench`] plays every neighbour: offers the records with their side
 //! fields, serves the translation port from the world (answers in order
 //! after a latency) and the RQ reads from the rings (one beat after a
@@ -44,13 +51,16 @@
 //! taken and after the record was taken, that no `m_ack`/`m_cqe` comes
 //! before the `m_done` of every placed packet up to its own, and that no
 //! translation request is offered while an RQ flush record is held.
+//! It plays `ReplayTable` too: checks every `m_find`, answers on
+//! `s_found` after a random latency, counts the `rp_miss` pulses, and
+//! fails on any `m_put` or `m_atom` (none is expected).
 
 use crate::mr::{expected_beats, MrWorld, RespBeat};
 use crate::resp_check::OpenMemory;
 use rnic_contract::layouts::{qps as qps_layout, recv_wqe, sge as sge_layout};
 use rnic_contract::mr::{Access as MrAccess, MrRequest};
 use rnic_hw::consts::*;
-use rnic_proto::ext::{ExtHeaders, ImmDt, Reth};
+use rnic_proto::ext::{AtomicEth, ExtHeaders, ImmDt, Reth};
 use rnic_proto::opcode::{Opcode, Pmtu};
 use rnic_proto::psn::Psn;
 use rnic_proto::rc::responder::{RecvWqe, Responder, ResponderConfig};
@@ -98,6 +108,8 @@ impl Memory for BenchMem<'_> {
         let a = match access {
             Access::RemoteWrite => MrAccess::RemoteWrite,
             Access::LocalWrite => MrAccess::LocalWrite,
+            // a duplicate READ's key checked again
+            Access::RemoteRead => MrAccess::RemoteRead,
             a => panic!("a WRITE/SEND bench: access {a:?}"),
         };
         self.key.set(key);
@@ -153,6 +165,54 @@ pub struct Rec {
     pub failed: bool,
     /// An RQ flush (`RESP_EXEC_FLUSH`): the RECVs it completes (0 for a packet's record).
     pub flushed: usize,
+    /// A duplicate READ or atomic (`RESP_DUP_READ` / `RESP_DUP_ATOMIC`):
+    /// its find and the replay table's answer ([`Find`]).
+    pub find: Option<Find>,
+    /// More `m_ack` fields checked, by port name (a replay's READ command,
+    /// an atomic's saved value).
+    pub ack_ext: Vec<(&'static str, u64)>,
+}
+
+/// A duplicate's find on `m_find` as it must come ({`qpn`, `psn`,
+/// `atomic`, `va`, `rkey`, `len`, `head`, `count`, `pmtu`}) and what the
+/// bench, playing `ReplayTable`, answers on `s_found`: a hit (the model
+/// re-executed the READ, or ACKed the atomic again, or NAKed the READ's
+/// key checked again) with the atomic's saved value, or a miss (the model
+/// dropped it).
+#[derive(Clone, Debug)]
+pub struct Find {
+    pub want: [u64; 9],
+    pub hit: bool,
+    pub orig: u64,
+}
+
+const FIND_PORTS: [&str; 9] = ["qpn", "psn", "atomic", "va", "rkey", "len", "head", "count", "pmtu"];
+
+/// A READ or atomic the model executed first (not a record: the bench
+/// has no READ/atomic execution), whose duplicates come later.
+#[derive(Clone, Copy, Debug)]
+enum DupOp {
+    Read { psn: Psn, va: u64, rkey: u32, len: u32 },
+    Atomic { psn: Psn, va: u64, rkey: u32, fadd: bool },
+}
+
+/// The model's memory for a READ's or atomic's first execution: every key
+/// granted (the key may be gone by its duplicate), each byte read a hash
+/// of its address (an atomic's original value), writes dropped.
+struct FirstMem;
+impl Memory for FirstMem {
+    fn check(&self, _: u32, _: u32, _: u64, _: u64, _: Access) -> Result<(), KeyError> {
+        Ok(())
+    }
+    fn read(&self, va: u64, out: &mut [u8]) -> Result<(), MemFault> {
+        for (i, b) in out.iter_mut().enumerate() {
+            *b = ((va + i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) as u8;
+        }
+        Ok(())
+    }
+    fn write(&mut self, _: u64, _: &[u8]) -> Result<(), MemFault> {
+        Ok(())
+    }
 }
 
 /// A QP of the traffic.
@@ -182,6 +242,8 @@ struct Qp {
     recv_sges: HashMap<u16, Vec<Sge>>,
     /// The WR_IDs of the posted RECVs by RQ index (an RQ flush's CQEs).
     recv_wr_ids: HashMap<u16, u64>,
+    /// READs and atomics the model executed (duplicates' originals).
+    ops: Vec<DupOp>,
 }
 
 /// Records by kind, for the tests' coverage asserts.
@@ -212,6 +274,17 @@ pub struct Kinds {
     pub flush_error: usize,
     pub flush_deferred: usize,
     pub flush_wrap: usize,
+    /// Duplicates: READs replayed (of them of length 0, and from a PSN
+    /// past the READ's first), atomics answered from the table, misses
+    /// (dropped), READs whose key checked again failed (NAK remote access
+    /// error), first executions (the model's only).
+    pub dup_read_replay: usize,
+    pub dup_read_zero: usize,
+    pub dup_read_mid: usize,
+    pub dup_atomic_replay: usize,
+    pub dup_miss: usize,
+    pub dup_read_nak: usize,
+    pub dup_firsts: usize,
 }
 
 /// The traffic generator and the model (module doc).
@@ -241,6 +314,10 @@ pub struct Traffic {
     frng: Rng,
     /// QPs that went into error, their flush record still to come.
     deferred: Vec<Qp>,
+    /// Percent of records that are a duplicate READ or atomic (drawn from
+    /// `drng`, so the rest of the traffic is as without them).
+    pub p_dup: u64,
+    drng: Rng,
 }
 
 /// A world whose regions' MTT entries are all VALID (an invalid entry
@@ -365,6 +442,8 @@ impl Traffic {
             kinds: Kinds::default(),
             frng: Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
             deferred: vec![],
+            p_dup: 0,
+            drng: Rng(seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1),
         };
         for _ in 0..n_qps {
             let q = t.new_qp();
@@ -412,6 +491,7 @@ impl Traffic {
             recv_cq: r.next() & 0xFF_FFFF,
             recv_sges: HashMap::new(),
             recv_wr_ids: HashMap::new(),
+            ops: vec![],
         }
     }
 
@@ -696,6 +776,8 @@ impl Traffic {
             qps: Some((if write { mask } else { 0 }, wr_data)),
             failed: false,
             flushed: n,
+            find: None,
+            ack_ext: vec![],
         });
     }
 
@@ -818,6 +900,241 @@ impl Traffic {
         }
     }
 
+    /// A READ or atomic executed by QP `qi`'s model at its expected PSN
+    /// (no record: the bench has no READ/atomic execution; its duplicates
+    /// are records): over a region of the QP's PD with REMOTE_READ /
+    /// REMOTE_ATOMIC mostly, else any region or a bad rkey, so that the
+    /// duplicate's key checked again fails now and then.
+    fn dup_first(&mut self, qi: usize) {
+        let p = self.pmtu.bytes() as u64;
+        let pd = self.qps[qi].pd;
+        let read = self.drng.chance(60);
+        let r = &mut self.drng;
+        let own: Vec<_> = self
+            .world
+            .mpt
+            .values()
+            .filter(|m| m.valid && m.pd == pd && if read { m.remote_read } else { m.remote_atomic })
+            .collect();
+        let any: Vec<_> = self.world.mpt.values().collect();
+        let m = if own.is_empty() || r.chance(10) {
+            *any[(r.next() % any.len() as u64) as usize]
+        } else {
+            *own[(r.next() % own.len() as u64) as usize]
+        };
+        let mut rkey = m.key;
+        if r.chance(25) {
+            rkey ^= 1 << (r.next() % 32);
+        }
+        let qp = &mut self.qps[qi];
+        let psn = qp.model.expected_psn();
+        let (pkt, op) = if read {
+            let len = match r.next() % 10 {
+                0 => 0,
+                1 => 1 + r.next() % 8,
+                _ => 1 + r.next() % (4 * p),
+            }
+            .min(m.length);
+            let slack = m.length - len;
+            let va = m.va_base.wrapping_add(if slack == 0 { 0 } else { r.next() % (slack + 1) });
+            let reth = Reth { va, rkey, dma_len: len as u32 };
+            let pkt = RcPacket::new(Opcode::RcReadRequest, qp.qpn, psn, false, ExtHeaders::Reth(reth), vec![]);
+            (pkt, DupOp::Read { psn, va, rkey, len: len as u32 })
+        } else {
+            let va = (m.va_base.wrapping_add(r.next() % m.length.max(8)) & !7).max(m.va_base.next_multiple_of(8));
+            let fadd = r.chance(50);
+            let eth = AtomicEth { va, rkey, swap_add: r.next(), compare: r.next() };
+            let op = if fadd { Opcode::RcFetchAdd } else { Opcode::RcCompareSwap };
+            let pkt = RcPacket::new(op, qp.qpn, psn, false, ExtHeaders::AtomicEth(eth), vec![]);
+            (pkt, DupOp::Atomic { psn, va, rkey, fadd })
+        };
+        let c0 = qp.model.counters();
+        qp.model.receive(&pkt, &mut FirstMem);
+        let c1 = qp.model.counters();
+        assert!(c1.executed == c0.executed + 1 && !qp.model.is_error(), "a first READ/atomic not executed: {op:?}");
+        qp.ops.push(op);
+        self.kinds.dup_firsts += 1;
+    }
+
+    /// A duplicate READ or atomic of QP `qi` (module doc of `RespExec`:
+    /// `RESP_DUP_READ`, `RESP_DUP_ATOMIC`), its first execution before it
+    /// now and then: the record as `RespCheck` gives it, the find it must
+    /// offer, and the model's answer as the table gives it and as the block
+    /// must give it.
+    fn dup_one(&mut self, qi: usize) {
+        if self.qps[qi].ops.is_empty() || self.drng.chance(40) {
+            self.dup_first(qi);
+        }
+        let p = self.pmtu.bytes() as u64;
+        let r = &mut self.drng;
+        let qp = &mut self.qps[qi];
+        let op = qp.ops[(r.next() % qp.ops.len() as u64) as usize];
+        // the duplicate: from one of the READ's PSNs (its RETH moved on so
+        // many PMTUs), now and then with its RETH not the original's (a miss);
+        // an atomic's PSN (or a READ's: a miss)
+        let (pkt, read, va, rkey, len, mid) = match op {
+            DupOp::Read { psn, va, rkey, len } => {
+                let n = (len as u64).div_ceil(p).max(1);
+                let k = r.next() % n;
+                let (mut va, mut rkey, mut dlen) = (va + k * p, rkey, len - (k * p) as u32);
+                match r.next() % 9 {
+                    0 => va = va.wrapping_add(1 + r.next() % 8),
+                    1 => rkey ^= 1 << (r.next() % 32),
+                    2 if dlen > 0 => dlen -= 1,
+                    _ => {}
+                }
+                let reth = Reth { va, rkey, dma_len: dlen };
+                let psn = psn.add(k as u32);
+                let pkt = RcPacket::new(Opcode::RcReadRequest, qp.qpn, psn, false, ExtHeaders::Reth(reth), vec![]);
+                (pkt, true, va, rkey, dlen as u64, k > 0)
+            }
+            DupOp::Atomic { psn, va, rkey, fadd } => {
+                let psn = match qp.ops.iter().find(|o| matches!(o, DupOp::Read { .. })) {
+                    Some(DupOp::Read { psn, .. }) if r.chance(10) => *psn,
+                    _ => psn,
+                };
+                let eth = AtomicEth { va, rkey, swap_add: r.next(), compare: r.next() };
+                let op = if fadd { Opcode::RcFetchAdd } else { Opcode::RcCompareSwap };
+                (RcPacket::new(op, qp.qpn, psn, false, ExtHeaders::AtomicEth(eth), vec![]), false, va, rkey, 8, false)
+            }
+        };
+        let st = qp.model.state();
+        let c0 = qp.model.counters();
+        let mut bm = BenchMem {
+            world: &self.world,
+            pd: qp.pd,
+            key: Cell::new(rkey),
+            access: MrAccess::RemoteWrite,
+            pending: vec![],
+            pieces: vec![],
+        };
+        let resp = qp.model.receive(&pkt, &mut bm);
+        assert!(bm.pending.is_empty(), "a duplicate wrote memory");
+        let c1 = qp.model.counters();
+        assert_eq!(c1.duplicates, c0.duplicates + 1, "not a duplicate: {pkt:?}");
+        let failed = c1.error_naks > c0.error_naks;
+        let miss = c1.dropped > c0.dropped;
+        let hit = c1.read_replays > c0.read_replays || c1.atomic_replays > c0.atomic_replays;
+        assert_eq!(failed as u8 + miss as u8 + hit as u8, 1, "one outcome of a duplicate");
+        let orig = if !read && hit { resp[0].ext.atomic_ack_eth().unwrap().orig_remote_data } else { r.next() };
+        let lane = r.next() % 64;
+        let mut wr_data = [0u32; 16];
+        wr_data.iter_mut().for_each(|w| *w = r.next() as u32);
+        let mask = r.next();
+        let write = failed || r.chance(50);
+        let pmtu = self.pmtu as u64;
+        let psn = pkt.psn().value() as u64;
+        let fields = vec![
+            ("s_dec.qpn", qp.qpn as u64),
+            ("s_dec.psn", psn),
+            ("s_dec.verdict", if read { RESP_DUP_READ } else { RESP_DUP_ATOMIC }),
+            ("s_dec.ack", 0),
+            ("s_dec.syndrome", AETH_ACK),
+            ("s_dec.aeth_psn", psn),
+            ("s_dec.aeth_msn", st.msn as u64),
+            ("s_dec.msn_before", st.msn as u64),
+            ("s_dec.key_check", 0),
+            ("s_dec.key_access", if read { ACC_REMOTE_READ } else { ACC_REMOTE_ATOMIC }),
+            ("s_dec.rkey", rkey as u64),
+            ("s_dec.va", va),
+            ("s_dec.len", len),
+            ("s_dec.recv_new", 0),
+            ("s_dec.recv_index", 0),
+            ("s_dec.recv_offset", 0),
+            ("s_dec.recv_done", 0),
+            ("s_dec.cqe_len", 0),
+            ("s_dec.write", write as u64),
+            ("s_dec.wr_mask", mask),
+            ("s_side.pd", qp.pd as u64),
+            ("s_side.dest_qpn", qp.dest_qpn),
+            ("s_side.pkey", qp.pkey),
+            ("s_side.plen", 0),
+            ("s_side.lane", lane),
+            ("s_side.rq_base", qp.rq_base),
+            ("s_side.rq_log", qp.rq_log as u64),
+            ("s_side.rq_prod", qp.rq_prod as u64),
+            ("s_side.recv_cq", qp.recv_cq),
+            ("s_side.imm", 0),
+            ("s_side.imm_valid", 0),
+            ("s_side.se", 0),
+            ("s_side.pmtu", pmtu),
+            // an atomic's operands: the replay runs nothing (no `m_atom`)
+            ("s_side.fadd", r.next() & 1),
+            ("s_side.cmp", r.next()),
+            ("s_side.swap_add", r.next()),
+        ];
+        let bits = |pos: usize, w: usize| {
+            (0..w).fold(0u64, |a, b| a | (((wr_data[(pos + b) / 32] >> ((pos + b) % 32)) & 1) as u64) << b)
+        };
+        let head = bits(qps_layout::REPLAY_HEAD.pos(), 4);
+        let count = bits(qps_layout::REPLAY_COUNT.pos(), 5);
+        let want = [qp.qpn as u64, psn, !read as u64, va, rkey as u64, len, head, count, pmtu];
+        let aeth = |p: &RcPacket| {
+            let a = p.ext.aeth().copied().expect("an AETH");
+            (p.psn().value() as u64, (a.syndrome >> 5) as u64, (a.syndrome & 31) as u64, a.msn as u64)
+        };
+        let ack = resp.first().map(aeth);
+        assert_eq!(ack.is_some(), !miss);
+        let ack_ext = match (failed, hit, read) {
+            (true, ..) => vec![("m_ack.read", 0), ("m_ack.atomic", 0)],
+            (_, true, true) => vec![
+                ("m_ack.read", 1),
+                ("m_ack.atomic", 0),
+                ("m_ack.va", va),
+                ("m_ack.len", len),
+                ("m_ack.rkey", rkey as u64),
+                ("m_ack.pd", qp.pd as u64),
+                ("m_ack.pmtu", pmtu),
+            ],
+            (_, true, false) => vec![("m_ack.read", 0), ("m_ack.atomic", 1), ("m_ack.va", orig)],
+            _ => vec![],
+        };
+        if hit && read {
+            // the responses from the duplicate's PSN: as many as its length asks
+            assert_eq!(resp.len() as u64, len.div_ceil(p).max(1));
+        }
+        let mut qdata = wr_data;
+        if failed {
+            set_field(&mut qdata, qps_layout::IN_PROGRESS.pos(), 2, IP_ERROR);
+        }
+        let k = &mut self.kinds;
+        k.dup_miss += miss as usize;
+        k.dup_read_nak += failed as usize;
+        k.dup_read_replay += (hit && read) as usize;
+        k.dup_read_zero += (hit && read && len == 0) as usize;
+        k.dup_read_mid += (hit && read && mid) as usize;
+        k.dup_atomic_replay += (hit && !read) as usize;
+        k.failed += failed as usize;
+        self.recs.push(Rec {
+            fields,
+            wr_data,
+            path: qp.path,
+            qpn: qp.qpn,
+            payload: vec![],
+            pkt: Some((lane, true)),
+            pieces: vec![],
+            ack,
+            cqes: vec![],
+            qps: Some((if write { mask } else { 0 }, qdata)),
+            failed,
+            flushed: 0,
+            find: Some(Find { want, hit: !miss, orig }),
+            ack_ext,
+        });
+        if qp.model.is_error() {
+            // the model flushed the QP's RECVs: the RQ flush record's
+            let flushed = qp.model.take_completions();
+            assert!(flushed.iter().all(|c| c.status == WcStatus::WrFlushErr));
+            assert_eq!(flushed.len(), qp.rq_prod.wrapping_sub(qp.rq_cons) as usize);
+            std::mem::swap(&mut self.rng, &mut self.drng);
+            let fresh = self.new_qp();
+            std::mem::swap(&mut self.rng, &mut self.drng);
+            let old = std::mem::replace(&mut self.qps[qi], fresh);
+            self.kinds.flush_error += (old.rq_cons != old.rq_prod) as usize;
+            self.retire(old);
+        }
+    }
+
     fn one(&mut self, qi: usize) {
         // RQ flushes (their own random numbers): a deferred one, or QP `qi`
         // flushed with many RECVs (then replaced: a fresh QP sends)
@@ -827,6 +1144,11 @@ impl Traffic {
         if self.p_flush_many > 0 && self.frng.chance(self.p_flush_many) {
             let n = 10 + self.frng.next() % 11;
             self.flush_many(qi, n);
+        }
+        // a duplicate READ or atomic (its own random numbers), between messages
+        if self.p_dup > 0 && self.qps[qi].queue.is_empty() && self.drng.chance(self.p_dup) {
+            self.dup_one(qi);
+            return;
         }
         if self.qps[qi].queue.is_empty() {
             if self.qps[qi].last.is_some() && self.rng.chance(5) {
@@ -1096,6 +1418,8 @@ impl Traffic {
             qps: Some((if write { mask } else { 0 }, qdata)),
             failed,
             flushed: 0,
+            find: None,
+            ack_ext: vec![],
         });
         qp.last = Some(pkt);
         if qp.model.is_error() {
@@ -1129,6 +1453,9 @@ pub struct ExecKnobs {
     pub rd_lat_min: u64,
     pub rd_lat_max: u64,
     pub done_lat_max: u64,
+    /// Percent of cycles `m_find` is taken; the replay table's answer
+    /// comes `lat_min..=lat_max` cycles after.
+    pub p_find: u64,
 }
 
 impl ExecKnobs {
@@ -1148,6 +1475,7 @@ impl ExecKnobs {
             rd_lat_min: rd_lat,
             rd_lat_max: rd_lat,
             done_lat_max: 0,
+            p_find: 100,
         }
     }
 }
@@ -1170,8 +1498,18 @@ pub struct ExecBench {
     // RQ reads: (cycle due, the entry)
     rd: VecDeque<(u64, [u8; recv_wqe::SIZE])>,
     rd_on: bool,
-    take: [bool; 7],
-    held: [Held; 7],
+    take: [bool; 8],
+    held: [Held; 8],
+    // the replay table: the finds to come (record, find), the answers
+    // scheduled (cycle due, record), the one offered now, the misses
+    // answered whose `rp_miss` pulse is still to come
+    finds: VecDeque<(usize, Find)>,
+    found: VecDeque<(u64, usize)>,
+    found_on: bool,
+    miss_due: VecDeque<usize>,
+    /// `rp_miss` pulses seen, finds answered with a hit.
+    pub misses: usize,
+    pub hits: usize,
     // expectations, by record index
     pieces: VecDeque<(usize, (u64, u64, bool))>,
     /// Byte offset into the payload of the record being placed.
@@ -1209,7 +1547,7 @@ pub struct ExecBench {
     inval_now: bool,
 }
 
-const SLOTS: [&str; 7] = ["m_xreq", "m_pkt", "m_piece", "m_ack", "m_qps", "m_cqe", "m_rd"];
+const SLOTS: [&str; 8] = ["m_xreq", "m_pkt", "m_piece", "m_ack", "m_qps", "m_cqe", "m_rd", "m_find"];
 
 impl ExecBench {
     pub fn new(world: MrWorld, rq: RqMem, knobs: ExecKnobs, seed: u64) -> Self {
@@ -1226,8 +1564,14 @@ impl ExecBench {
             xresp_on: false,
             rd: VecDeque::new(),
             rd_on: false,
-            take: [false; 7],
+            take: [false; 8],
             held: Default::default(),
+            finds: VecDeque::new(),
+            found: VecDeque::new(),
+            found_on: false,
+            miss_due: VecDeque::new(),
+            misses: 0,
+            hits: 0,
             pieces: VecDeque::new(),
             placed_off: 0,
             pkts: VecDeque::new(),
@@ -1273,6 +1617,9 @@ impl ExecBench {
             for c in &r.cqes {
                 self.cqes.push_back((i, *c));
             }
+            if let Some(f) = &r.find {
+                self.finds.push_back((i, f.clone()));
+            }
             self.recs.push(r.clone());
             self.last_piece.push(false);
             self.pkt_taken.push(false);
@@ -1288,6 +1635,9 @@ impl ExecBench {
             && self.cqes.is_empty()
             && self.xresp.is_empty()
             && self.dones_given == self.placed_all.len()
+            && self.finds.is_empty()
+            && self.found.is_empty()
+            && self.miss_due.is_empty()
     }
 
     pub fn drive<M: Model + ?Sized>(&mut self, m: &mut M) {
@@ -1305,7 +1655,9 @@ impl ExecBench {
             m.set_words(i, &r.path);
         }
         m.set("s_dec.valid", self.dec_on as u64);
-        for (i, p) in [k.p_xreq, k.p_pkt, k.p_piece, k.p_ack, k.p_qps, k.p_cqe, k.p_rd].into_iter().enumerate() {
+        for (i, p) in
+            [k.p_xreq, k.p_pkt, k.p_piece, k.p_ack, k.p_qps, k.p_cqe, k.p_rd, k.p_find].into_iter().enumerate()
+        {
             self.take[i] = self.rng.chance(p);
             m.set(&format!("{}.ready", SLOTS[i]), self.take[i] as u64);
         }
@@ -1342,6 +1694,17 @@ impl ExecBench {
         m.set("s_done.err", 0);
         m.set("s_done.valid", self.done_on as u64);
         m.set("qp_inval", self.inval_now as u64);
+        // the replay table's answer: a pulse (no `ready`)
+        self.found_on = self.found.front().is_some_and(|f| f.0 <= self.now);
+        let f = self.found.front().and_then(|f| self.recs[f.1].find.as_ref());
+        m.set("s_found.valid", self.found_on as u64);
+        m.set("s_found.hit", f.is_some_and(|f| f.hit) as u64);
+        m.set("s_found.orig", f.map_or(0, |f| f.orig));
+        // no put and no atomic is expected (the bench has no READ/atomic
+        // execution): taken at once, and an error when offered (`sample`)
+        m.set("m_put.ready", 1);
+        m.set("m_atom.ready", 1);
+        m.set("s_atom.valid", 0);
     }
 
     fn check_held(&mut self, i: usize, valid: bool, v: &[u64]) -> Result<(), String> {
@@ -1401,8 +1764,15 @@ impl ExecBench {
             let access = match x[4] {
                 ACC_REMOTE_WRITE => MrAccess::RemoteWrite,
                 ACC_LOCAL_WRITE => MrAccess::LocalWrite,
+                ACC_REMOTE_READ => MrAccess::RemoteRead,
                 a => return Err(format!("cycle {now}: access {a} asked")),
             };
+            // of a duplicate, only a READ's replay checks its key again (of a length)
+            if let Some(f) = self.next_in.checked_sub(1).and_then(|i| self.recs[i].find.as_ref()) {
+                if !(f.hit && f.want[2] == 0 && f.want[5] > 0) || access != MrAccess::RemoteRead {
+                    return Err(format!("cycle {now}: m_xreq {x:x?} for the duplicate record {}", self.next_in - 1));
+                }
+            }
             let r = req(x[0] as u32, x[1] as u32, x[2], x[3] as u32, access);
             let lat = self.knobs.lat_min + self.rng.next() % (self.knobs.lat_max - self.knobs.lat_min + 1);
             for b in expected_beats(x[5], &self.world.expect(&r)) {
@@ -1439,6 +1809,43 @@ impl ExecBench {
         if self.rd_on && m.get("s_rd.tready") & 1 == 1 {
             self.rd.pop_front();
             self.rd_on = false;
+        }
+        // ---- the replay table: finds checked and answered, `rp_miss` pulses
+        let fv = m.get("m_find.valid") & 1 == 1;
+        let fc: Vec<u64> = FIND_PORTS.iter().map(|n| m.get(&format!("m_find.{n}"))).collect();
+        self.check_held(7, fv, &fc)?;
+        if fv && self.take[7] {
+            let (i, f) = self.finds.pop_front().ok_or(format!("cycle {now}: m_find {fc:x?} not expected"))?;
+            if self.next_in != i + 1 {
+                return Err(format!("cycle {now}: m_find of record {i}, {} taken", self.next_in));
+            }
+            if fc != f.want {
+                return Err(format!("cycle {now}: m_find {fc:x?} of record {i}, want {:x?}", f.want));
+            }
+            let k = self.knobs;
+            let lat = k.lat_min + self.rng.next() % (k.lat_max - k.lat_min + 1);
+            self.found.push_back((now + 1 + lat, i));
+        }
+        if self.found_on {
+            let (_, i) = self.found.pop_front().unwrap();
+            if self.recs[i].find.as_ref().unwrap().hit {
+                self.hits += 1;
+            } else {
+                self.miss_due.push_back(i);
+            }
+        }
+        if m.get("rp_miss") & 1 == 1 {
+            let i = self.miss_due.pop_front().ok_or(format!("cycle {now}: rp_miss without a miss answered"))?;
+            if self.next_in != i + 1 {
+                return Err(format!("cycle {now}: rp_miss of record {i}, {} taken", self.next_in));
+            }
+            self.misses += 1;
+        }
+        if m.get("m_put.valid") & 1 == 1 {
+            return Err(format!("cycle {now}: m_put offered (record {})", self.next_in.wrapping_sub(1)));
+        }
+        if m.get("m_atom.valid") & 1 == 1 {
+            return Err(format!("cycle {now}: m_atom offered (record {})", self.next_in.wrapping_sub(1)));
         }
         // ---- m_done: always taken
         if self.done_on {
@@ -1537,6 +1944,11 @@ impl ExecBench {
             m.get_words(m.port("m_ack.path"), &mut path);
             if path != r.path {
                 return Err(format!("cycle {now}: m_ack path of record {i}"));
+            }
+            for &(n, v) in &r.ack_ext {
+                if m.get(n) != v {
+                    return Err(format!("cycle {now}: {n} {:#x} of record {i}, want {v:#x}", m.get(n)));
+                }
             }
             self.placed_before(i, "m_ack")?;
             self.written_before(i, "m_ack")?;

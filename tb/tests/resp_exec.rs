@@ -14,6 +14,8 @@
 //! records (`RESP_EXEC_FLUSH`) in the mixed traffic (after a QP's failure,
 //! at the end of traffic, with 10..20 RECVs): one CQE per flushed RECV with
 //! its WR_ID, in RQ order; and the cycles per flushed RECV measured.
+//! Duplicate READs and atomics among them, the bench playing the replay
+//! table (`random_duplicates_under_stalls`).
 
 use rnic_hw::transport::{RESP_EXEC_AHEAD_EXTRA, RESP_EXEC_SEND_PIECE_LATENCY};
 use rnic_hw::transport::{RESP_EXEC_FETCH_EXTRA, RESP_EXEC_PIECE_LATENCY, RESP_EXEC_PLACE_PERIOD};
@@ -66,13 +68,14 @@ fn run(b: &mut ExecBench, limit: u64) {
 
 /// Three mixes of stalls and latencies; `p_send`, `p_write_imm`: percent
 /// of SEND and WRITE-with-immediate messages; `p_flush_many`: percent of
-/// records before which a QP is flushed with 10..20 RECVs. Returns the
-/// kinds of records.
-fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, n: usize) -> Kinds {
-    let mixes: [(u64, [u64; 9], u64, u64, usize); 3] = [
-        (1, [70, 60, 70, 60, 50, 60, 70, 60, 70], 1, 12, 256),
-        (2, [100; 9], 3, 3, 512),
-        (3, [40, 90, 30, 50, 30, 80, 40, 50, 40], 0, 20, 256),
+/// records before which a QP is flushed with 10..20 RECVs; `p_dup`:
+/// percent of records that are a duplicate READ or atomic (the bench plays
+/// the replay table). Returns the kinds of records.
+fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, p_dup: u64, n: usize) -> Kinds {
+    let mixes: [(u64, [u64; 10], u64, u64, usize); 3] = [
+        (1, [70, 60, 70, 60, 50, 60, 70, 60, 70, 60], 1, 12, 256),
+        (2, [100; 10], 3, 3, 512),
+        (3, [40, 90, 30, 50, 30, 80, 40, 50, 40, 30], 0, 20, 256),
     ];
     let mut all = Kinds::default();
     for (seed, p, lat_min, lat_max, mtu) in mixes {
@@ -82,6 +85,7 @@ fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, n: usize) -> Kinds {
         t.p_send = p_send;
         t.p_write_imm = p_write_imm;
         t.p_flush_many = p_flush_many;
+        t.p_dup = p_dup;
         t.generate(n);
         let knobs = ExecKnobs {
             p_dec: p[0],
@@ -98,6 +102,7 @@ fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, n: usize) -> Kinds {
             rd_lat_min: lat_min + 2,
             rd_lat_max: lat_max + 30,
             done_lat_max: lat_max * 3,
+            p_find: p[9],
         };
         let mut b = ExecBench::new(w, t.rq.clone(), knobs, seed);
         b.push(&t.recs);
@@ -109,6 +114,11 @@ fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, n: usize) -> Kinds {
         // each failure's write woke the send scheduler (the QP's move into
         // error; the bench checks `wake` on every `m_qps` item)
         assert_eq!(b.wakes as usize, t.kinds.failed, "seed {seed}: wakes of failed records");
+        // every duplicate's find answered; each miss counted by one `rp_miss`
+        // pulse (the bench checks each pulse's record), each hit replayed
+        let k = t.kinds;
+        assert_eq!(b.misses, k.dup_miss, "seed {seed}: rp_miss pulses");
+        assert_eq!(b.hits, k.dup_read_replay + k.dup_atomic_replay + k.dup_read_nak, "seed {seed}: hits");
         // every byte the model wrote, the pieces wrote, and no other
         assert_eq!(b.mem.len(), t.mem.len(), "seed {seed}: bytes written");
         for (a, v) in &t.mem {
@@ -133,20 +143,27 @@ fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, n: usize) -> Kinds {
         all.flush_error += k.flush_error;
         all.flush_deferred += k.flush_deferred;
         all.flush_wrap += k.flush_wrap;
+        all.dup_read_replay += k.dup_read_replay;
+        all.dup_read_zero += k.dup_read_zero;
+        all.dup_read_mid += k.dup_read_mid;
+        all.dup_atomic_replay += k.dup_atomic_replay;
+        all.dup_miss += k.dup_miss;
+        all.dup_read_nak += k.dup_read_nak;
+        all.dup_firsts += k.dup_firsts;
     }
     all
 }
 
 #[test]
 fn random_writes_under_stalls() {
-    let k = mixes(0, 0, 0, 220);
+    let k = mixes(0, 0, 0, 0, 220);
     // coverage: each kind of record well represented
     assert!(k.placed > 200 && k.failed > 25 && k.other > 45, "{k:?}");
 }
 
 #[test]
 fn random_sends_under_stalls() {
-    let k = mixes(50, 15, 0, 300);
+    let k = mixes(50, 15, 0, 0, 300);
     println!("{k:?}");
     // coverage: SEND placements and completions, each RECV failure, RNR,
     // WRITE with immediate's completion
@@ -162,11 +179,31 @@ fn random_sends_under_stalls() {
 
 #[test]
 fn random_rq_flushes_under_stalls() {
-    let k = mixes(50, 15, 4, 200);
+    let k = mixes(50, 15, 4, 0, 200);
     println!("{k:?}");
     // flushes of more RECVs than RqAhead's window, some over the ring's end
     assert!(k.flush_many > 12 && k.flush_wrap > 0 && k.flushed > 300, "{k:?}");
     assert!(k.send_placed > 150 && k.flush_error > 25 && k.flush_deferred > 10, "{k:?}");
+}
+
+/// Duplicate READs and atomics (`RESP_DUP_READ` / `RESP_DUP_ATOMIC`, as
+/// `RespCheck` gives them) among WRITEs and SENDs, the bench playing
+/// `ReplayTable` (every find's fields checked, answered after a random
+/// latency with the model's hit or miss and an atomic's saved value): a
+/// replayed READ's key checked again (two REMOTE_READ requests) and its
+/// command on `m_ack` from the duplicate's PSN and RETH; its failure NAKed
+/// remote access error, the QP in error (`wake`); an atomic ACKed with the
+/// saved value and not run again (no `m_atom`); a miss dropped, no ACK,
+/// one `rp_miss` pulse; never an `m_put`. The originals are the model's
+/// only (the bench has no READ/atomic execution).
+#[test]
+fn random_duplicates_under_stalls() {
+    let k = mixes(30, 10, 0, 30, 400);
+    println!("{k:?}");
+    assert!(k.dup_read_replay > 45 && k.dup_read_mid > 8 && k.dup_read_zero > 8, "{k:?}");
+    assert!(k.dup_atomic_replay > 80 && k.dup_miss > 25 && k.dup_read_nak > 10, "{k:?}");
+    // the rest of the traffic still there
+    assert!(k.placed > 200 && k.send_cqe_ok > 30 && k.flush_recs > 10, "{k:?}");
 }
 
 /// An RQ flush of QP 0's RECVs after `sends` one-packet SENDs consumed the
