@@ -423,6 +423,75 @@ fn write_wqe(rq: &mut RqMem, posted_at: usize, qp: &mut Qp, wr_id: u64, sges: Ve
     qp.model.post_recv(RecvWqe { wr_id, sges });
 }
 
+/// A record's decision (`s_dec`) and side (`s_side`) values beside its
+/// QP's own; what a record kind leaves out is 0.
+#[derive(Default)]
+struct RecVals {
+    psn: u64,
+    verdict: u64,
+    ack: u64,
+    syndrome: u64,
+    aeth_psn: u64,
+    aeth_msn: u64,
+    msn_before: u64,
+    key_check: u64,
+    key_access: u64,
+    rkey: u64,
+    va: u64,
+    len: u64,
+    recv_new: u64,
+    recv_index: u64,
+    recv_offset: u64,
+    recv_done: u64,
+    cqe_len: u64,
+    write: u64,
+    wr_mask: u64,
+    plen: u64,
+    lane: u64,
+    rq_prod: u64,
+    imm: u64,
+    imm_valid: u64,
+    se: u64,
+}
+
+/// The ports a record drives: `v`'s values and QP `qp`'s.
+fn rec_fields(qp: &Qp, v: RecVals) -> Vec<(&'static str, u64)> {
+    vec![
+        ("s_dec.qpn", qp.qpn as u64),
+        ("s_dec.psn", v.psn),
+        ("s_dec.verdict", v.verdict),
+        ("s_dec.ack", v.ack),
+        ("s_dec.syndrome", v.syndrome),
+        ("s_dec.aeth_psn", v.aeth_psn),
+        ("s_dec.aeth_msn", v.aeth_msn),
+        ("s_dec.msn_before", v.msn_before),
+        ("s_dec.key_check", v.key_check),
+        ("s_dec.key_access", v.key_access),
+        ("s_dec.rkey", v.rkey),
+        ("s_dec.va", v.va),
+        ("s_dec.len", v.len),
+        ("s_dec.recv_new", v.recv_new),
+        ("s_dec.recv_index", v.recv_index),
+        ("s_dec.recv_offset", v.recv_offset),
+        ("s_dec.recv_done", v.recv_done),
+        ("s_dec.cqe_len", v.cqe_len),
+        ("s_dec.write", v.write),
+        ("s_dec.wr_mask", v.wr_mask),
+        ("s_side.pd", qp.pd as u64),
+        ("s_side.dest_qpn", qp.dest_qpn),
+        ("s_side.pkey", qp.pkey),
+        ("s_side.plen", v.plen),
+        ("s_side.lane", v.lane),
+        ("s_side.rq_base", qp.rq_base),
+        ("s_side.rq_log", qp.rq_log as u64),
+        ("s_side.rq_prod", v.rq_prod),
+        ("s_side.recv_cq", qp.recv_cq),
+        ("s_side.imm", v.imm),
+        ("s_side.imm_valid", v.imm_valid),
+        ("s_side.se", v.se),
+    ]
+}
+
 impl Traffic {
     pub fn new(seed: u64, world: MrWorld, n_qps: usize, pmtu: Pmtu) -> Self {
         let mut t = Traffic {
@@ -715,40 +784,23 @@ impl Traffic {
         // nothing to flush: written only now and then (a QP not started)
         let write = n > 0 || r.chance(30);
         let st = qp.model.state();
-        let fields = vec![
-            ("s_dec.qpn", qp.qpn as u64),
-            ("s_dec.psn", st.epsn.value() as u64),
-            ("s_dec.verdict", if n > 0 { RESP_EXEC_FLUSH } else { RESP_FLUSH_NONE }),
-            ("s_dec.ack", 0),
-            ("s_dec.syndrome", 0),
-            ("s_dec.aeth_psn", 0),
-            ("s_dec.aeth_msn", st.msn as u64),
-            ("s_dec.msn_before", st.msn as u64),
-            ("s_dec.key_check", 0),
-            ("s_dec.key_access", ACC_REMOTE_WRITE),
-            ("s_dec.rkey", 0),
-            ("s_dec.va", 0),
-            ("s_dec.len", 0),
-            ("s_dec.recv_new", (n > 0) as u64),
-            ("s_dec.recv_index", start as u64),
-            ("s_dec.recv_offset", 0),
-            ("s_dec.recv_done", 0),
-            ("s_dec.cqe_len", 0),
-            ("s_dec.write", write as u64),
-            ("s_dec.wr_mask", mask),
-            ("s_side.pd", qp.pd as u64),
-            ("s_side.dest_qpn", qp.dest_qpn),
-            ("s_side.pkey", qp.pkey),
-            ("s_side.plen", 0),
-            ("s_side.lane", lane),
-            ("s_side.rq_base", qp.rq_base),
-            ("s_side.rq_log", qp.rq_log as u64),
-            ("s_side.rq_prod", end as u64),
-            ("s_side.recv_cq", qp.recv_cq),
-            ("s_side.imm", 0),
-            ("s_side.imm_valid", 0),
-            ("s_side.se", 0),
-        ];
+        let fields = rec_fields(
+            qp,
+            RecVals {
+                psn: st.epsn.value() as u64,
+                verdict: if n > 0 { RESP_EXEC_FLUSH } else { RESP_FLUSH_NONE },
+                aeth_msn: st.msn as u64,
+                msn_before: st.msn as u64,
+                key_access: ACC_REMOTE_WRITE,
+                recv_new: (n > 0) as u64,
+                recv_index: start as u64,
+                write: write as u64,
+                wr_mask: mask,
+                lane,
+                rq_prod: end as u64,
+                ..RecVals::default()
+            },
+        );
         let cqes: Vec<Cqe> = (0..n)
             .map(|k| {
                 let i = start.wrapping_add(k as u16);
@@ -1024,45 +1076,33 @@ impl Traffic {
         let write = failed || r.chance(50);
         let pmtu = self.pmtu as u64;
         let psn = pkt.psn().value() as u64;
-        let fields = vec![
-            ("s_dec.qpn", qp.qpn as u64),
-            ("s_dec.psn", psn),
-            ("s_dec.verdict", if read { RESP_DUP_READ } else { RESP_DUP_ATOMIC }),
-            ("s_dec.ack", 0),
-            ("s_dec.syndrome", AETH_ACK),
-            ("s_dec.aeth_psn", psn),
-            ("s_dec.aeth_msn", st.msn as u64),
-            ("s_dec.msn_before", st.msn as u64),
-            ("s_dec.key_check", 0),
-            ("s_dec.key_access", if read { ACC_REMOTE_READ } else { ACC_REMOTE_ATOMIC }),
-            ("s_dec.rkey", rkey as u64),
-            ("s_dec.va", va),
-            ("s_dec.len", len),
-            ("s_dec.recv_new", 0),
-            ("s_dec.recv_index", 0),
-            ("s_dec.recv_offset", 0),
-            ("s_dec.recv_done", 0),
-            ("s_dec.cqe_len", 0),
-            ("s_dec.write", write as u64),
-            ("s_dec.wr_mask", mask),
-            ("s_side.pd", qp.pd as u64),
-            ("s_side.dest_qpn", qp.dest_qpn),
-            ("s_side.pkey", qp.pkey),
-            ("s_side.plen", 0),
-            ("s_side.lane", lane),
-            ("s_side.rq_base", qp.rq_base),
-            ("s_side.rq_log", qp.rq_log as u64),
-            ("s_side.rq_prod", qp.rq_prod as u64),
-            ("s_side.recv_cq", qp.recv_cq),
-            ("s_side.imm", 0),
-            ("s_side.imm_valid", 0),
-            ("s_side.se", 0),
+        let mut fields = rec_fields(
+            qp,
+            RecVals {
+                psn,
+                verdict: if read { RESP_DUP_READ } else { RESP_DUP_ATOMIC },
+                syndrome: AETH_ACK,
+                aeth_psn: psn,
+                aeth_msn: st.msn as u64,
+                msn_before: st.msn as u64,
+                key_access: if read { ACC_REMOTE_READ } else { ACC_REMOTE_ATOMIC },
+                rkey: rkey as u64,
+                va,
+                len,
+                write: write as u64,
+                wr_mask: mask,
+                lane,
+                rq_prod: qp.rq_prod as u64,
+                ..RecVals::default()
+            },
+        );
+        fields.extend([
             ("s_side.pmtu", pmtu),
             // an atomic's operands: the replay runs nothing (no `m_atom`)
             ("s_side.fadd", r.next() & 1),
             ("s_side.cmp", r.next()),
             ("s_side.swap_add", r.next()),
-        ];
+        ]);
         let bits = |pos: usize, w: usize| {
             (0..w).fold(0u64, |a, b| a | (((wr_data[(pos + b) / 32] >> ((pos + b) % 32)) & 1) as u64) << b)
         };
@@ -1304,40 +1344,36 @@ impl Traffic {
         // RespCheck writes every record that executes or fails; of the
         // others (duplicates, RNR) the bench leaves half unwritten
         let write = failed || matches!(verdict, RESP_EXEC_SEND | RESP_EXEC_WRITE) || r.chance(50);
-        let fields = vec![
-            ("s_dec.qpn", qp.qpn as u64),
-            ("s_dec.psn", pkt.psn().value() as u64),
-            ("s_dec.verdict", verdict),
-            ("s_dec.ack", rec_ack.is_some() as u64),
-            ("s_dec.syndrome", rec_ack.map_or(0, |a| a.1 << 5 | a.2)),
-            ("s_dec.aeth_psn", rec_ack.map_or(0, |a| a.0)),
-            ("s_dec.aeth_msn", rec_ack.map_or(0, |a| a.3)),
-            ("s_dec.msn_before", st.msn as u64),
-            ("s_dec.key_check", key_check as u64),
-            ("s_dec.key_access", ACC_REMOTE_WRITE),
-            ("s_dec.rkey", rkey as u64),
-            ("s_dec.va", va),
-            ("s_dec.len", len),
-            ("s_dec.recv_new", (exec_recv && starts || verdict == RESP_EXEC_WRITE && imm.is_some()) as u64),
-            ("s_dec.recv_index", if exec_recv { recv_index as u64 } else { 0 }),
-            ("s_dec.recv_offset", offset),
-            ("s_dec.recv_done", (exec_recv && ends) as u64),
-            ("s_dec.cqe_len", if exec_recv && ends { cqe_len } else { 0 }),
-            ("s_dec.write", write as u64),
-            ("s_dec.wr_mask", mask),
-            ("s_side.pd", qp.pd as u64),
-            ("s_side.dest_qpn", qp.dest_qpn),
-            ("s_side.pkey", qp.pkey),
-            ("s_side.plen", plen),
-            ("s_side.lane", lane),
-            ("s_side.rq_base", qp.rq_base),
-            ("s_side.rq_log", qp.rq_log as u64),
-            ("s_side.rq_prod", qp.rq_prod as u64),
-            ("s_side.recv_cq", qp.recv_cq),
-            ("s_side.imm", imm.unwrap_or(0) as u64),
-            ("s_side.imm_valid", imm.is_some() as u64),
-            ("s_side.se", se as u64),
-        ];
+        let fields = rec_fields(
+            qp,
+            RecVals {
+                psn: pkt.psn().value() as u64,
+                verdict,
+                ack: rec_ack.is_some() as u64,
+                syndrome: rec_ack.map_or(0, |a| a.1 << 5 | a.2),
+                aeth_psn: rec_ack.map_or(0, |a| a.0),
+                aeth_msn: rec_ack.map_or(0, |a| a.3),
+                msn_before: st.msn as u64,
+                key_check: key_check as u64,
+                key_access: ACC_REMOTE_WRITE,
+                rkey: rkey as u64,
+                va,
+                len,
+                recv_new: (exec_recv && starts || verdict == RESP_EXEC_WRITE && imm.is_some()) as u64,
+                recv_index: if exec_recv { recv_index as u64 } else { 0 },
+                recv_offset: offset,
+                recv_done: (exec_recv && ends) as u64,
+                cqe_len: if exec_recv && ends { cqe_len } else { 0 },
+                write: write as u64,
+                wr_mask: mask,
+                plen,
+                lane,
+                rq_prod: qp.rq_prod as u64,
+                imm: imm.unwrap_or(0) as u64,
+                imm_valid: imm.is_some() as u64,
+                se: se as u64,
+            },
+        );
         let placed = executed && plen > 0;
         let n = logged.len();
         let pieces: Vec<(u64, u64, bool)> =
