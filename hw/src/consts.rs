@@ -804,4 +804,7 @@ const _: () = {
     assert!(send_wqe::SGES.pos() == 512 && send_wqe::SGES.width == 512);
     assert!(qps::CURSOR_PKT.width == 23 && qps::RD_ATOMIC_STARTED.width == 5 && qps::RD_ATOMIC_DONE.width == 5);
     assert!(qpc::SQ_LOG_SIZE.width == 4 && qpc::SQ_PROD.width == 16 && qps::CURSOR_WQE.width == 16);
+    // `comp_ack` and `req_fetch` read the responder in error as RESP_STARTED
+    // and both IN_PROGRESS bits set (ERROR is 3)
+    assert!(qps::IN_PROGRESS.width == 2 && qps::IN_PROGRESS_ERROR == 3 && qps::RESP_STARTED.width == 1);
 };
