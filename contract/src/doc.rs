@@ -361,7 +361,8 @@ pub fn write_qp_tables<W: Write>(out: &mut W) -> fmt::Result {
         out,
         "Beside the state (`record_admits`): a request for a QP whose completer is in error (`qps.COMP_ERROR`) \
          is dropped as `{}`; a response made on chip (a retransmit timer's expiry, a send WQE refused or \
-         flushed) is admitted in ERR, so the completer flushes what is outstanding after a modify to ERR; a \
+         flushed) is admitted in ERR, so the completer flushes what is outstanding after a modify to ERR, and in RTR, \
+         so a QP whose responder failed before it sent anything goes to error as well; a \
          request made on chip (an RQ flush) is admitted only for a QP in error (ERR, or its completer in \
          error), elsewhere dropped as the state's reason or `{}`, so the responder completes the posted \
          RECVs with WR_FLUSH_ERR only once the QP is in error.",

@@ -777,7 +777,9 @@ pub const fn state_admits(state: QpState, response: bool) -> AdmitReason {
 /// knows beside the context's state: an `on_chip` response (a retransmit
 /// timer's expiry, a send WQE the requester refused or flushed: for the
 /// completer) is admitted in ERR too, so the completer flushes what the QP
-/// still has outstanding after a `modify` to ERR; a request for a QP whose
+/// still has outstanding after a `modify` to ERR, and in RTR (the poke of a
+/// QP whose responder failed before it ever sent: its completer writes
+/// COMP_ERROR so its receive queue is flushed); a request for a QP whose
 /// completer is in error (`qps.COMP_ERROR`: a fatal NAK, spent retries, a
 /// local error; the QP is in error as IBTA's completion error moves it
 /// there) is dropped as `QpError`; an `on_chip` request (an RQ flush, for
@@ -788,6 +790,7 @@ pub const fn state_admits(state: QpState, response: bool) -> AdmitReason {
 pub const fn record_admits(state: QpState, response: bool, on_chip: bool, comp_error: bool) -> AdmitReason {
     match state_admits(state, response) {
         AdmitReason::QpError if on_chip => AdmitReason::Admit,
+        AdmitReason::ResponseNotExpected if on_chip && matches!(state, QpState::ReadyToReceive) => AdmitReason::Admit,
         AdmitReason::Admit if on_chip && !response && !comp_error => AdmitReason::QpNotReady,
         AdmitReason::Admit if comp_error && !response && !on_chip => AdmitReason::QpError,
         r => r,

@@ -504,11 +504,13 @@ fn admission_rules() {
         assert_eq!(admit(false, false, *s as u8, QpType::Rc as u8, rc_send, false, false), BadQpn);
         assert_eq!(admit(true, false, *s as u8, QpType::Uc as u8, rc_send, false, false), WrongQpType);
     }
-    // a record made on chip (a timer's, a refused WQE's) passes in ERR; a
-    // request for a QP whose completer is in error does not
+    // a record made on chip (a timer's, a refused WQE's) passes in ERR, and
+    // in RTR (a failed responder's poke); a request for a QP whose completer
+    // is in error does not
     for (i, s) in QpState::ALL.iter().enumerate() {
         let on_chip = admit(true, true, *s as u8, QpType::Rc as u8, rc_ack, true, false);
-        assert_eq!(on_chip, if *s == QpState::Error { Admit } else { want_resp[i] }, "{s:?}");
+        let poked = matches!(*s, QpState::Error | QpState::ReadyToReceive);
+        assert_eq!(on_chip, if poked { Admit } else { want_resp[i] }, "{s:?}");
         let req = admit(true, true, *s as u8, QpType::Rc as u8, rc_send, false, true);
         assert_eq!(req, if want_req[i] == Admit { QpError } else { want_req[i] }, "{s:?}");
         let resp = admit(true, true, *s as u8, QpType::Rc as u8, rc_ack, false, true);

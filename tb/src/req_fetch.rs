@@ -137,15 +137,16 @@ pub fn decide(qpn: u32, c: &[u8], s: &[u8], mem: &HashMap<u64, Vec<u8>>) -> Outc
     let e = eff(c, s);
     let win = (e.next.wrapping_sub(e.una)) & PSN_MASK;
     let st_err = rd(qpc::STATE.info(), c) == QpState::Error as u64;
-    let rts = rd(qpc::STATE.info(), c) == QpState::ReadyToSend as u64 || st_err;
     let comp = rd(qps::COMP_STARTED.info(), s) == 1;
     let cerr = comp && rd(qps::COMP_ERROR.info(), s) == 1;
     // a flush grant: the requester refused a WQE, or the completer is in
     // error, or the driver moved the QP to ERR
     let flush_qps = cerr || (rd(qps::REQ_STARTED.info(), s) == 1 && rd(qps::REQ_REFUSED.info(), s) == 1);
     // the responder in error (it sent a fatal NAK): the QP is in error as in
-    // ERR (in RTS; in RTR the QP sends nothing)
+    // ERR, from RTS or RTR
     let rerr = rd(qps::RESP_STARTED.info(), s) == 1 && rd(qps::IN_PROGRESS.info(), s) == qps::IN_PROGRESS_ERROR as u64;
+    // the grant acts in RTS and ERR, and in any state once its responder failed
+    let rts = rd(qpc::STATE.info(), c) == QpState::ReadyToSend as u64 || st_err || rerr;
     let flush = flush_qps || st_err || rerr;
     // ERR alone: no job; the completer is asked for its flush first
     if (st_err || rerr) && rts && !flush_qps {
@@ -432,6 +433,8 @@ pub struct FetchBench<M: Model> {
     pub pokes: u64,
     /// Pokes due for a QP in RTS whose responder is in error.
     pub resp_err_pokes: u64,
+    /// Pokes due for a QP in RTR whose responder is in error.
+    pub resp_err_pokes_rtr: u64,
     /// Pokes expected and not yet taken, per QP.
     pokes_due: HashMap<u32, u32>,
     /// RQ flushes taken on `m_rq_flush` (stops of QPs whose completer is in error).
@@ -536,6 +539,7 @@ impl<M: Model> FetchBench<M> {
             flush_moved: 0,
             pokes: 0,
             resp_err_pokes: 0,
+            resp_err_pokes_rtr: 0,
             pokes_due: HashMap::new(),
             rq_flushes: 0,
             rq_flushes_due: HashMap::new(),
@@ -701,11 +705,15 @@ impl<M: Model> FetchBench<M> {
             assert!(!self.exp.contains_key(&q), "QP {q} granted twice");
             let (c, s) = (self.qpc[&q].clone(), self.qps[&q].clone());
             let o = decide(q, &c, &s, &self.mem);
-            // a stop of a QP whose completer is in error (RTS or ERR): its
-            // send queue is flushed, the responder flushes its receive queue
+            // a stop of a QP whose completer is in error (RTS or ERR, or any
+            // state with its responder failed): its send queue is flushed,
+            // the responder flushes its receive queue
             let st = rd(qpc::STATE.info(), &c);
             let cerr = rd(qps::COMP_STARTED.info(), &s) == 1 && rd(qps::COMP_ERROR.info(), &s) == 1;
-            if o == Outcome::Stop && cerr && (st == QpState::ReadyToSend as u64 || st == QpState::Error as u64) {
+            let rerr = rd(qps::RESP_STARTED.info(), &s) == 1
+                && rd(qps::IN_PROGRESS.info(), &s) == qps::IN_PROGRESS_ERROR as u64;
+            let acts = st == QpState::ReadyToSend as u64 || st == QpState::Error as u64 || rerr;
+            if o == Outcome::Stop && cerr && acts {
                 *self.rq_flushes_due.entry(q).or_default() += 1;
             }
             match o {
@@ -717,6 +725,8 @@ impl<M: Model> FetchBench<M> {
                     *self.pokes_due.entry(q).or_default() += 1;
                     if st == QpState::ReadyToSend as u64 {
                         self.resp_err_pokes += 1;
+                    } else if st == QpState::ReadyToReceive as u64 {
+                        self.resp_err_pokes_rtr += 1;
                     }
                     self.exp.insert(q, Exp::Stop);
                 }

@@ -359,17 +359,7 @@ pub fn connect_rc_access(
     t: RcTimers,
     access: AccessFlags,
 ) {
-    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).expect("INIT");
-    let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), ctx.query_device().mac) };
-    let rtr = QpAttr::new()
-        .state(QpState::ReadyToReceive)
-        .av(av)
-        .path_mtu(mtu)
-        .dest_qpn(dest)
-        .rq_psn(psns.1)
-        .max_dest_rd_atomic(RC_MAX_DEST_RD_ATOMIC)
-        .min_rnr_timer(t.min_rnr_timer);
-    qp.modify(&rtr).expect("RTR");
+    connect_rc_rtr(qp, ctx, peer, dest, psns.1, mtu, t.min_rnr_timer, access);
     let rts = QpAttr::new()
         .state(QpState::ReadyToSend)
         .sq_psn(psns.0)
@@ -378,6 +368,33 @@ pub fn connect_rc_access(
         .rnr_retry(t.rnr_retry)
         .max_rd_atomic(4);
     qp.modify(&rts).expect("RTS");
+}
+
+/// The receive half of [`connect_rc_access`]: INIT and RTR toward NIC
+/// `peer`'s QP `dest`, `rq_psn` the first PSN expected. A QP left here
+/// receives and sends nothing.
+#[allow(clippy::too_many_arguments)]
+pub fn connect_rc_rtr(
+    qp: &mut QueuePair,
+    ctx: &Context,
+    peer: usize,
+    dest: u32,
+    rq_psn: u32,
+    mtu: Mtu,
+    min_rnr_timer: u8,
+    access: AccessFlags,
+) {
+    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).expect("INIT");
+    let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), ctx.query_device().mac) };
+    let rtr = QpAttr::new()
+        .state(QpState::ReadyToReceive)
+        .av(av)
+        .path_mtu(mtu)
+        .dest_qpn(dest)
+        .rq_psn(rq_psn)
+        .max_dest_rd_atomic(RC_MAX_DEST_RD_ATOMIC)
+        .min_rnr_timer(min_rnr_timer);
+    qp.modify(&rtr).expect("RTR");
 }
 
 /// One connected RC QP pair between the two NICs of a [`SimNet`]: A (NIC 0)
@@ -404,6 +421,16 @@ impl QpPair {
     /// The pair on a new [`SimNet`] seeded `seed`: A sends from PSN
     /// `psns.0`, B from `psns.1`; both with timers `t`.
     pub fn connect(seed: u64, psns: (u32, u32), t: RcTimers) -> QpPair {
+        Self::build(seed, psns, t, true)
+    }
+
+    /// [`QpPair::connect`] with A left in RTR: it receives and answers,
+    /// never sends (B is in RTS).
+    pub fn connect_a_rtr(seed: u64, psns: (u32, u32), t: RcTimers) -> QpPair {
+        Self::build(seed, psns, t, false)
+    }
+
+    fn build(seed: u64, psns: (u32, u32), t: RcTimers, a_sends: bool) -> QpPair {
         let net = SimNet::pair(seed);
         let a = Nic::open(&net, 0);
         let b = Nic::open(&net, 1);
@@ -413,7 +440,11 @@ impl QpPair {
             pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(16).max_recv_wr(16).max_send_sge(4).build().unwrap();
         let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).max_send_wr(16).max_recv_wr(16).build().unwrap();
         let rights = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ | AccessFlags::REMOTE_ATOMIC;
-        connect_rc_access(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), psns, Mtu::Mtu1024, t, rights);
+        if a_sends {
+            connect_rc_access(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), psns, Mtu::Mtu1024, t, rights);
+        } else {
+            connect_rc_rtr(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), psns.1, Mtu::Mtu1024, t.min_rnr_timer, rights);
+        }
         connect_rc_access(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (psns.1, psns.0), Mtu::Mtu1024, t, rights);
         let buf_a = a.ctx.alloc_buffer(8192).unwrap();
         let buf_b = b.ctx.alloc_buffer(8192).unwrap();

@@ -24,7 +24,9 @@
 //!   rkey, a READ past the region) moves its QP into error with no
 //!   `modify`: its outstanding and unsent send WQEs, then its posted RECVs,
 //!   complete with WR_FLUSH_ERR, later posts too; the requester still ends
-//!   in REM_ACCESS_ERR; the failed request writes no byte.
+//!   in REM_ACCESS_ERR; the failed request writes no byte. The same from
+//!   RTR (a QP that receives and has never sent): its posted RECVs are
+//!   flushed.
 
 use rnic_contract::codes::{QpState, WcStatus};
 use rnic_driver::*;
@@ -331,4 +333,49 @@ fn a_read_past_the_region_moves_the_responders_qp_to_error() {
         p.qp_b.post_send(&[wr]).unwrap();
     });
     eprintln!("READ past the region: A's QP flushed {took} cycles after B's post");
+}
+
+/// A's QP is in RTR (it receives, it has never sent) when B's WRITE with a
+/// bad rkey fails its checks: A's one NAK, then A's QP is in error as from
+/// RTS (the completer's poke is admitted in RTR: `record_admits`): the RECVs
+/// still posted complete with WR_FLUSH_ERR in order, one posted after the
+/// driver's `modify(ERR)` too; the SEND before the failure completed its
+/// RECV; no byte written.
+#[test]
+fn a_responder_failure_in_rtr_moves_the_qp_to_error() {
+    let mut p =
+        QpPair::connect_a_rtr(0x82, (0x500, 0xb00), RcTimers { timeout: 0, retry_cnt: 1, ..RcTimers::default() });
+    a_posts_recvs(&mut p, &[80, 81, 82]);
+    // a QP in RTR receives: B's SEND lands in RECV 80
+    p.buf_b.write(0, &[0x5A; 64]).unwrap();
+    let sges = [Sge::new(&p.mr_b, 0, 64).unwrap()];
+    p.qp_b.post_send(&[SendWr::new(39, SendOp::Send, &sges).flags(SendFlags::SIGNALED)]).unwrap();
+    let wc = poll_n(&p.cq_b, 1, 20_000, "B's SEND");
+    assert_eq!((wc[0].wr_id, wc[0].status), (39, WcStatus::Success));
+    let wc = poll_n(&p.cq_a, 1, 5_000, "A's RECV of the SEND");
+    assert_eq!((wc[0].wr_id, wc[0].status, wc[0].byte_len), (80, WcStatus::Success, 64));
+    let before = a_buffer(&p);
+    let t0 = p.net.borrow().now();
+    p.buf_b.write(0, &[0xEE; 256]).unwrap();
+    let remote = RemoteAddr { addr: p.mr_a.addr() + 0x800, rkey: p.mr_a.rkey() ^ 0x100 };
+    let sges = [Sge::new(&p.mr_b, 0, 256).unwrap()];
+    let wr = SendWr::new(40, SendOp::RdmaWrite { remote }, &sges).flags(SendFlags::SIGNALED);
+    p.qp_b.post_send(&[wr]).unwrap();
+    let wc = poll_n(&p.cq_b, 1, 20_000, "B's failing WRITE");
+    assert_eq!((wc[0].wr_id, wc[0].status), (40, WcStatus::RemAccessErr));
+    let wc = poll_n(&p.cq_a, 2, 20_000, "the two RECVs still posted");
+    let took = p.net.borrow().now() - t0;
+    assert_recvs_flushed(&p, &wc, &[81, 82], 1);
+    assert_eq!(a_buffer(&p), before, "A's memory untouched");
+    let from_a: Vec<_> = p.frames(0).into_iter().filter(|f| f.0 >= t0).collect();
+    assert_eq!(from_a.len(), 1, "A sent its NAK, nothing else: {from_a:?}");
+    assert_eq!((from_a[0].1.as_str(), from_a[0].3), ("RC_ACKNOWLEDGE", Some(0x62)), "A's NAK remote access error");
+    // the driver learns of the error from the completions and moves the QP
+    // to ERR (as after spent retries): a RECV posted then is flushed too
+    p.qp_a.modify(&QpAttr::new().state(QpState::Error)).unwrap();
+    a_posts_recvs(&mut p, &[83]);
+    let wc = poll_n(&p.cq_a, 1, 5_000, "the RECV posted after the failure");
+    assert_recvs_flushed(&p, &wc, &[83], 3);
+    assert!(try_poll_n(&p.cq_a, 1, 3_000).is_empty(), "no further completion");
+    eprintln!("bad-rkey WRITE to a QP in RTR: its RECVs flushed {took} cycles after B's post");
 }

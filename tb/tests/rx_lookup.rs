@@ -198,8 +198,10 @@ fn rq_flush_records() {
 
 /// Expiries (both kinds) and refused WQEs' records one by one, each kind
 /// of QP: admitted (on the response path, with its write-back) in RTS, SQD
-/// and ERR whatever the completer's error, dropped uncounted in RTR, INIT,
-/// RESET, for a UC QP and for a QPN that names none; never a destination.
+/// and ERR whatever the completer's error, and in RTR (the poke of a QP
+/// whose responder failed before it sent: `record_admits`), dropped
+/// uncounted in INIT, RESET, for a UC QP and for a QPN that names none;
+/// never a destination.
 #[test]
 fn expire_and_local_records() {
     let mut b = Bench::new(rx_lookup::Dut::new(), 13);
@@ -210,7 +212,7 @@ fn expire_and_local_records() {
         (QpState::SendQueueDrained, QpType::Rc, false, true),
         (QpState::Error, QpType::Rc, false, true),
         (QpState::Error, QpType::Rc, true, true),
-        (QpState::ReadyToReceive, QpType::Rc, false, false),
+        (QpState::ReadyToReceive, QpType::Rc, false, true),
         (QpState::Init, QpType::Rc, false, false),
         (QpState::Reset, QpType::Rc, false, false),
         (QpState::ReadyToSend, QpType::Uc, false, false), // an RC opcode for a UC QP

@@ -3,7 +3,8 @@
 //! the parent from its slot LUTRAMs) into field registers, with the
 //! not-started substitutions (`REQ_STARTED` clear: NEXT_PSN = SENT_END =
 //! SQ_PSN, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED` clear: UNA =
-//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS or ERR, work,
+//! SQ_PSN, RD_ATOMIC_DONE 0). D2 registers the arithmetic: `go` (RTS or ERR, or
+//! any state with `resp_err` (RTR: a responder that failed before its QP sent), work,
 //! and for a normal grant no RNR wait and room; a flush grant below), the WQE's address, the job context and the write-back context
 //! (layouts below), and then acts: `issue` (a WQE read, when the parent's
 //! command register is free) or `stop` (a done without `more`, when the
@@ -258,11 +259,13 @@ impl Logic for ReqDecide {
             self.d1_slot.d.next = self.head_slot.val();
             self.d1_qpn.d.next = self.head_qpn.val();
             // (nothing is sent while the completer waits out an RNR NAK; a
-            // flush grant sends nothing and does not wait)
-            self.d1_ok.d.next = ((self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS) | self.st_err.val())
-                & !self.head_bad.val()
-                & (self.flush_in.val()
-                    | !(self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_RNR_WAIT)));
+            // flush grant sends nothing and does not wait; a failed
+            // responder's QP goes to error from RTR too)
+            self.d1_ok.d.next =
+                ((self.qpc.val().get_bits::<4>(QPC_STATE) == QP_STATE_RTS) | self.st_err.val() | self.resp_err.val())
+                    & !self.head_bad.val()
+                    & (self.flush_in.val()
+                        | !(self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_RNR_WAIT)));
             self.d1_flush.d.next = self.flush_in.val();
             self.d1_errq.d.next = (self.st_err.val() | self.resp_err.val()) & !self.flush_qps.val();
             self.d1_cerr.d.next = self.qps.val().get_bit(QPS_COMP_STARTED) & self.qps.val().get_bit(QPS_COMP_ERROR);

@@ -22,7 +22,7 @@
 //! | `m_arm` (`ArmOut`) | out | per job that sent: (re)arm the QP's retransmit timer with `qpc.TIMEOUT` |
 //!
 //! **Decision** (per grant, in grant order): an unreadable entry (cache
-//! `err`) or `STATE` neither RTS nor ERR: no work. `REQ_STARTED` clear: NEXT_PSN =
+//! `err`) or `STATE` neither RTS nor ERR (nor a responder in error): no work. `REQ_STARTED` clear: NEXT_PSN =
 //! SENT_END = `qpc.SQ_PSN`, cursor 0/0, RD_ATOMIC_STARTED 0; `COMP_STARTED`
 //! clear: UNA = `qpc.SQ_PSN`, RD_ATOMIC_DONE 0. Work: CURSOR_WQE !=
 //! SQ_PROD; room: (NEXT_PSN - UNA) mod 2^24 < [`MAX_UNACKED_PSNS`]. Without
