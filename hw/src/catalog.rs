@@ -89,6 +89,7 @@ catalog! {
     inflight => crate::transport::InflightTable, 300;
     req_gen => crate::transport::ReqGen, 100;
     req_fetch => crate::transport::ReqFetch, 100;
+    sq_ahead => crate::transport::SqAhead, 200;
     req_payload => crate::transport::ReqPayload, 100;
     req_tx => crate::transport::ReqTx, 20;
     retry_timer => crate::transport::RetryTimer<14, 15, 10>, 300;

@@ -558,6 +558,14 @@ rtl_consts! {
     /// a new window starts with (the entry asked for and one more).
     RQ_AHEAD_SLOTS: u64 = 1u64 << crate::transport::RQ_AHEAD_LOG;
     RQ_AHEAD_START: u64 = 2;
+    /// `sq_ahead`: send WQEs held from the last handed out on (its LUTRAM's
+    /// places), the depth a new window starts with (the WQE asked for and
+    /// one more), and the commands queued below which it reads ahead.
+    SQ_AHEAD_PLACES: u64 = 1u64 << crate::transport::SQ_AHEAD_LOG;
+    SQ_AHEAD_START: u64 = 2;
+    SQ_AHEAD_WIN_CMDS: u64 = 22;
+    /// Bytes of a send WQE (`sq_ahead`'s DMA reads).
+    SW_BYTES: u64 = send_wqe::SIZE as u64;
     /// `qps.RECV_SGE` and `RECV_SGE_OFFSET` in a 512-bit `qps` line.
     QPS_RECV_SGE_POS: usize = qps::RECV_SGE.pos();
     QPS_SGE_OFFSET_POS: usize = qps::RECV_SGE_OFFSET.pos();

@@ -246,6 +246,7 @@ impl Logic for RnicCore {
         RdCmdOut::join(&mut self.responder.m_rd, &mut self.host.s_recv_rd);
         AxisOut::<D, K, 1>::join(&mut self.host.m_recv_rd, &mut self.responder.s_rd);
         self.responder.qp_inval.next = self.host.qp_inval.val();
+        self.req.qp_inval.next = self.host.qp_inval.val();
         WrStreamOut::join(&mut self.responder.m_wr, &mut self.host.s_pay_wr);
         self.responder.wr_done.next = self.host.pay_wr_done.val();
         self.responder.wr_done_err.next = self.host.pay_wr_err.val();

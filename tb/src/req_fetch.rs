@@ -443,9 +443,11 @@ pub struct FetchBench<M: Model> {
     rq_flushes_due: HashMap<u32, u32>,
     /// Offer grants (the scheduler model) while true.
     pub granting: bool,
+    /// Per QP: `m_at.index` of its WQE read, checked against its job's `sq_index`.
+    at_index: HashMap<u32, u64>,
 }
 
-const PORTS: [&str; 30] = [
+const PORTS: [&str; 35] = [
     "s_grant.qpn",
     "s_grant.valid",
     "s_grant.ready",
@@ -457,6 +459,11 @@ const PORTS: [&str; 30] = [
     "m_rd.len",
     "m_rd.valid",
     "m_rd.ready",
+    "m_at.qpn",
+    "m_at.index",
+    "m_at.prod",
+    "m_at.base",
+    "m_at.log",
     "s_rd.tdata",
     "s_rd.tkeep",
     "s_rd.tlast",
@@ -544,6 +551,7 @@ impl<M: Model> FetchBench<M> {
             rq_flushes: 0,
             rq_flushes_due: HashMap::new(),
             granting: true,
+            at_index: HashMap::new(),
         }
     }
 
@@ -639,6 +647,7 @@ impl<M: Model> FetchBench<M> {
         let sd = took(p["m_sdone.valid"], p["m_sdone.ready"])
             .then(|| (d.get_at(p["m_sdone.qpn"]) as u32, d.bit_at(p["m_sdone.more"])));
         let rdc = took(p["m_rd.valid"], p["m_rd.ready"]).then(|| (d.get_at(p["m_rd.addr"]), d.get_at(p["m_rd.len"])));
+        let at = ["m_at.qpn", "m_at.index", "m_at.prod", "m_at.base", "m_at.log"].map(|n| d.get_at(p[n]));
         let beat_taken = beat_v && d.bit_at(p["s_rd.tready"]);
         let job = took(p["m_job.valid"], p["m_job.ready"]).then(|| {
             let f = JOB_FIELDS.iter().map(|n| (*n, d.get_at(p[n]))).collect();
@@ -739,6 +748,13 @@ impl<M: Model> FetchBench<M> {
         }
         if let Some((a, l)) = rdc {
             assert_eq!(l, REQ_FETCH_WQE_BYTES, "DMA length");
+            // beside the read (for `SqAhead`): the WQE's QP, index, ring and SQ_PROD
+            let [aq, ai, ap, ab, al] = at;
+            let (c, _) = &self.ctx_at_grant[&(aq as u32)];
+            let ring = (rd(qpc::SQ_BASE.info(), c), rd(qpc::SQ_LOG_SIZE.info(), c), rd(qpc::SQ_PROD.info(), c));
+            assert_eq!((ab, al, ap), ring, "cycle {now}: m_at of QP {aq}: base, log, prod");
+            assert_eq!(ab + ((ai & ((1 << al) - 1)) << 7), a, "cycle {now}: m_at.index {ai} of QP {aq}");
+            self.at_index.insert(aq as u32, ai);
             let w = self.mem.get(&a).unwrap_or_else(|| panic!("cycle {now}: DMA read of {a:#x}: no WQE there")).clone();
             let t = now + self.lat(self.dma_lat);
             let t = t.max(self.dma.back().map_or(0, |x| x.0));
@@ -755,6 +771,7 @@ impl<M: Model> FetchBench<M> {
         if let Some(j) = job {
             let q = j.get("qpn") as u32;
             assert_eq!(self.job_order.pop_front(), Some(q), "cycle {now}: jobs out of grant order");
+            assert_eq!(self.at_index.remove(&q), Some(j.get("sq_index")), "cycle {now}: m_at.index of QP {q}'s job");
             match self.exp.remove(&q) {
                 Some(Exp::Job(want)) => assert_eq!(j, want, "cycle {now}: job of QP {q}"),
                 x => panic!("cycle {now}: job of QP {q} while {x:?}"),

@@ -11,6 +11,7 @@ use rnic_contract::mr::{Access, Mpt, MrRequest};
 use rnic_hw::consts::REQ_ERR_INLINE;
 use rnic_hw::transport::{
     REQ_FETCH_FIXED_LATENCY, REQ_GEN_LATENCY, REQ_PAYLOAD_FRAG_LATENCY, REQ_PAYLOAD_HDR_LATENCY, REQ_TX_HDR_LATENCY,
+    SQ_AHEAD_MISS_EXTRA,
 };
 use rnic_sim::axis::Rng;
 use rnic_sim::models::req_tx::Dut;
@@ -149,6 +150,7 @@ fn bad_lkey_drops_the_wqe_and_reports_once() {
 /// after 10, the translation after 25, the payload after 30: a one-packet
 /// SEND's header leaves at grant + the sum of the stages (exact); a
 /// zero-length SEND's at grant + h + d + `REQ_FETCH_FIXED_LATENCY` +
+/// `SQ_AHEAD_MISS_EXTRA` (the WQE's read is a miss in `sq_ahead`) +
 /// `REQ_TX_HDR_LATENCY`.
 #[test]
 fn grant_to_first_header_latency() {
@@ -171,7 +173,7 @@ fn grant_to_first_header_latency() {
         b.ring(0x77);
         b.run(5_000);
         let (g, hdr) = (b.grants[0].0, b.hdrs[0].0);
-        let job = h + d + REQ_FETCH_FIXED_LATENCY;
+        let job = h + d + REQ_FETCH_FIXED_LATENCY + SQ_AHEAD_MISS_EXTRA;
         let want = if empty {
             job + REQ_TX_HDR_LATENCY
         } else {

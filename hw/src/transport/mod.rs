@@ -57,6 +57,7 @@ mod rx_lookup;
 mod rx_pay_split;
 mod send_sched;
 mod sge_walk;
+mod sq_ahead;
 mod tx_arb;
 mod work_merge;
 pub use ack_gen::*;
@@ -106,6 +107,9 @@ pub use rx_lookup::*;
 pub use rx_pay_split::RxPaySplit;
 pub use send_sched::*;
 pub use sge_walk::{SgeReqIn, SgeReqOut, SgeWalk, SGE_WALK_IDX_BITS};
+pub use sq_ahead::{
+    SqAhead, WqeAtIn, WqeAtOut, SQ_AHEAD_HIT_LATENCY, SQ_AHEAD_LOG, SQ_AHEAD_MISS_EXTRA, SQ_AHEAD_OUTSTANDING,
+};
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};
 pub use work_merge::{WorkMerge, WORK_MERGE_LATENCY};
 

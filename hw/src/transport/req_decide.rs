@@ -17,6 +17,7 @@
 //! | `issue_free`, `stop_free` | in | the DMA command register free; the done register free for D2 (no higher source) |
 //! | `take` | out | D1 takes the head grant (the parent pops the grant order) |
 //! | `issue`, `stop` | out | D2 acts: a WQE read of `addr` with `jctx`/`wctx` for `slot`, or a done of `slot` (QPN in `wctx`) |
+//! | `base`, `log` | out | with `issue`: the send ring of the WQE read, for `SqAhead` |
 //!
 //! **Go-back-N.** With `head_rewind` (and the requester started), D1 puts
 //! the cursor at the completer's head: NEXT_PSN = UNA, CURSOR_WQE =
@@ -102,6 +103,9 @@ pub struct ReqDecide {
     pub cerr: Signal<Out, Bit>,
     pub slot: Signal<Out, Bits<3>>,
     pub addr: Signal<Out, Bits<64>>,
+    /// The send ring of the WQE read (`SQ_BASE`, `SQ_LOG_SIZE`), for `SqAhead`.
+    pub base: Signal<Out, Bits<64>>,
+    pub log: Signal<Out, Bits<4>>,
     pub jctx: Signal<Out, Bits<REQ_JCTX_BITS>>,
     pub wctx: Signal<Out, Bits<REQ_WCTX_BITS>>,
     // ---- D1: the fields
@@ -154,6 +158,8 @@ pub struct ReqDecide {
     d2_poke: Reg<Bit>,
     d2_cerr: Reg<Bit>,
     d2_addr: Reg<Bits<64>>,
+    d2_base: Reg<Bits<64>>,
+    d2_log: Reg<Bits<4>>,
     d2_haddr: Reg<Bits<64>>,
     d2_rw: Reg<Bit>,
     /// The flush job's WQE is the one after the cursor's (`d2_addr1`).
@@ -209,7 +215,7 @@ impl Logic for ReqDecide {
             self, clock, d1_v, d1_slot, d1_qpn, d1_ok, d1_prod, d1_base, d1_log, d1_maxrd, d1_dest, d1_pkey, d1_pd,
             d1_pmtu, d1_next, d1_sent, d1_cwqe, d1_cpkt, d1_rdst, d1_una, d1_rddone, d1_tmo, d1_c0, d1_rew, d1_hwqe,
             d1_rpkt, d1_rc0, d1_rackb, d1_rlim, d1_ackb, d1_lim, d1_flush, d1_cerr, d1_errq, d1_cwqe1, d2_v, d2_slot,
-            d2_poke, d2_cerr, d2_go, d2_addr, d2_haddr, d2_rw, d2_s1, d2_addr1, d2_jctx, d2_wctx
+            d2_poke, d2_cerr, d2_go, d2_addr, d2_base, d2_log, d2_haddr, d2_rw, d2_s1, d2_addr1, d2_jctx, d2_wctx
         );
         self.max_win.next = RF_MAX_UNACKED.into();
         // D2's action: a WQE read (the command register free) or a done
@@ -229,6 +235,8 @@ impl Logic for ReqDecide {
         } else if self.d2_s1.q.val() {
             self.addr.next = self.d2_addr1.q.val();
         }
+        self.base.next = self.d2_base.q.val();
+        self.log.next = self.d2_log.q.val();
         self.jctx.next = self.d2_jctx.q.val();
         self.wctx.next = self.d2_wctx.q.val();
 
@@ -407,6 +415,8 @@ impl Logic for ReqDecide {
                 self.d2_go.d.next = self.d1_ok.q.val() & self.fgo.val() & !self.d1_errq.q.val();
             }
             self.d2_addr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.idx.val()) << 7);
+            self.d2_base.d.next = self.d1_base.q.val();
+            self.d2_log.d.next = self.d1_log.q.val();
             self.d2_haddr.d.next = self.d1_base.q.val() + (bit_cast::<64, 16>(self.hidx.val()) << 7);
             self.d2_rw.d.next = self.rw.val() | (self.d1_flush.q.val() & self.fjump.val());
             self.d2_s1.d.next = self.d1_flush.q.val() & !self.fjump.val() & !self.d1_c0.q.val();

@@ -13,6 +13,7 @@
 //! | `m_qpc` / `s_qpc` | out / in | `CtxCache<1024,128,_>` request (read, id = slot) and answer (any order) |
 //! | `m_qps` / `s_qps` | out / in | `CtxCache<512,64,_>` requests: reads (id = slot) and the masked write-back (id = `REQ_FETCH_WB_ID` 0x20 + slot); answers in any order; `s_qpc`/`s_qps.ready` are always high |
 //! | `m_rd` / `s_rd` | out / in | DMA read of the WQE (`addr`, `len` = 128) and its two beats in command order (`tuser[0]`: DMA error); `s_rd.tready` is a register |
+//! | `m_at` (`WqeAtOut`) | out | beside `m_rd` (qualified by its `valid`): the WQE's qpn, index, ring (`base`, `log`) and the QP's `SQ_PROD`, for `SqAhead`'s read-ahead; registers |
 //! | `m_job` (`ReqJobOut`) | out | the job for `ReqGen`, from registers |
 //! | `s_rdone` (`ReqDoneIn`) | in | `ReqGen`'s done per job, in job order; `ready` is a register |
 //! | `m_sdone` (`DoneOut`) | out | the scheduler's done per grant, from registers |
@@ -95,7 +96,7 @@ use super::{
     ArmOut, DoneOut, QpnIn, ReqDecide, ReqDoneIn, ReqJobOut, ReqSlots, ReqWqeStage, ReqWriteBack, RewindTable,
     SlotQueue,
 };
-use super::{QpnOut, PATH_BITS, REQ_INDEX_BITS};
+use super::{QpnOut, WqeAtOut, PATH_BITS, REQ_INDEX_BITS};
 use super::{REQ_PKT_BITS, REQ_PSN_BITS, REQ_QPN_BITS, SCHED_SLOTS};
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -174,6 +175,9 @@ pub struct ReqFetch {
     pub m_qps: CacheReqOut<512, 64>,
     pub s_qps: CacheRespIn<512>,
     pub m_rd: RdCmdOut,
+    /// Beside `m_rd` (qualified by its `valid`): the WQE's QP, index, ring
+    /// and the QP's `SQ_PROD`, for `SqAhead`'s read-ahead.
+    pub m_at: WqeAtOut,
     pub s_rd: AxisIn<512, 64, 1>,
     pub m_job: ReqJobOut,
     pub s_rdone: ReqDoneIn,
@@ -209,6 +213,11 @@ pub struct ReqFetch {
     // ---- the DMA command; the WQE stage's slot
     rd_v: Reg<Bit>,
     rd_addr: Reg<Bits<64>>,
+    at_qpn: Reg<Bits<REQ_QPN_BITS>>,
+    at_index: Reg<Bits<16>>,
+    at_prod: Reg<Bits<16>>,
+    at_base: Reg<Bits<64>>,
+    at_log: Reg<Bits<4>>,
     jh: Reg<Bits<3>>,
     // ---- the scheduler's done
     dn_v: Reg<Bit>,
@@ -233,7 +242,10 @@ pub struct ReqFetch {
 impl Logic for ReqFetch {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, rd_start, rd_v, rd_addr, jh, dn_v, dn_qpn, dn_more, pk_v, pk_qpn, rf_v, rf_qpn);
+        dff_setup!(
+            self, clock, rd_start, rd_v, rd_addr, at_qpn, at_index, at_prod, at_base, at_log, jh, dn_v, dn_qpn,
+            dn_more, pk_v, pk_qpn, rf_v, rf_qpn
+        );
         clock!(
             self, clock, qpc_lo, qpc_path, qps_lo, qps_rerr, jctx, wctx, order, dmaq, jobq, slots, decide, wqe, wb,
             rewind
@@ -354,12 +366,24 @@ impl Logic for ReqFetch {
         self.m_rd.valid.next = self.rd_v.q.val();
         self.m_rd.addr.next = self.rd_addr.q.val();
         self.m_rd.len.next = 128.into(); // REQ_FETCH_WQE_BYTES
+        self.m_at.qpn.next = self.at_qpn.q.val();
+        self.m_at.index.next = self.at_index.q.val();
+        self.m_at.prod.next = self.at_prod.q.val();
+        self.m_at.base.next = self.at_base.q.val();
+        self.m_at.log.next = self.at_log.q.val();
         if self.m_rd.ready.val() {
             self.rd_v.d.next = false;
         }
         if self.decide.issue.val() {
             self.rd_v.d.next = true;
             self.rd_addr.d.next = self.decide.addr.val();
+            // (the job context's qpn [13:0] and sq_index [96:81], the
+            // write-back context's sq_prod [15:0]: the layouts above)
+            self.at_qpn.d.next = self.decide.jctx.val().get_bits::<REQ_QPN_BITS>(0);
+            self.at_index.d.next = self.decide.jctx.val().get_bits::<16>(81);
+            self.at_prod.d.next = self.decide.wctx.val().get_bits::<16>(0);
+            self.at_base.d.next = self.decide.base.val();
+            self.at_log.d.next = self.decide.log.val();
         }
 
         // ================= the WQE stage and the job register =================

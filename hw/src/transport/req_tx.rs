@@ -10,7 +10,8 @@
 //! |---|---|---|
 //! | `s_grant` / `m_sdone` | in / out | the scheduler's grant and done (`SendSched`'s boundary), `ReqFetch`'s |
 //! | `m_qpc` / `s_qpc`, `m_qps` / `s_qps` | out / in | the two context-cache ports `ReqFetch` uses (reads, the `qps` write-back) |
-//! | `m_wqe_rd` / `s_wqe_rd` | out / in | DMA read client 0's share: the WQE fetches (`ReqFetch::m_rd`/`s_rd`) |
+//! | `m_wqe_rd` / `s_wqe_rd` | out / in | DMA read client 0's share: the WQE fetches and their read-ahead (`SqAhead::m_rd`/`s_rd_data`; `s_wqe_rd.tready` constant 1) |
+//! | `qp_inval` | in | `HostIf::qp_inval`: a QP context loaded or dropped; `SqAhead` forgets its window |
 //! | `m_pay_rd` / `s_pay_rd` | out / in | DMA read client 1: the payload reads (`PayloadGather::m_rd_cmd`/`s_rd_data`) |
 //! | `m_xreq` / `s_xresp` | out / in | the translation unit (`MrXlate::s_req`/`m_resp`, through the core's request mux) |
 //! | `m_push` | out | `Inflight`'s PUSH of each WQE's record (`ReqGen::m_push`) |
@@ -20,7 +21,8 @@
 //! | `m_xerr` | out | a WQE whose payload translation failed (`MrError` code), `ReqPayload::m_err`, once per WQE, for the completer |
 //! | `m_hdr` / `m_axis` | out | to `TxArb` source 0: the packets' headers and their payloads (headers in order, payloads in the headers' order) |
 //!
-//! Inside: `ReqFetch::m_job` -> `ReqGen::s_job`, `ReqGen::m_done` ->
+//! Inside: `ReqFetch::m_rd`/`m_at` -> `SqAhead::s_rd`/`s_at`, `SqAhead::m_wqe`
+//! -> `ReqFetch::s_rd`; `ReqFetch::m_job` -> `ReqGen::s_job`, `ReqGen::m_done` ->
 //! `ReqFetch::s_rdone`; `ReqGen::m_hdr` (header and SQ index) and `m_frag`
 //! -> `ReqPayload`; `ReqPayload::m_piece` and `m_lane` (the packet's start
 //! lane, decided there from the header) -> `PayloadGather`.
@@ -29,7 +31,7 @@
 //! answering h cycles after a request is taken, the WQE's first beat d
 //! cycles after its command, the translation's answer x cycles after the
 //! fragment: a grant taken at t gives the job at t + h + d +
-//! `REQ_FETCH_FIXED_LATENCY`, its first header at the job + `REQ_GEN_LATENCY`
+//! `REQ_FETCH_FIXED_LATENCY` + `SQ_AHEAD_MISS_EXTRA` (a WQE read that misses), its first header at the job + `REQ_GEN_LATENCY`
 //! and, for a packet with payload, the header leaves `ReqPayload` at its last
 //! answer beat + `REQ_PAYLOAD_HDR_LATENCY` ([`REQ_TX_HDR_LATENCY`] for a
 //! packet without payload). **Rate**: one 64-byte payload beat per cycle on
@@ -39,8 +41,8 @@
 
 use super::{
     ArmOut, DoneOut, InflightCmdOut, LaneOut, PayloadGather, PieceOut, QpnIn, QpnOut, ReqDoneOut, ReqErrOut, ReqFetch,
-    ReqGen, ReqHdrOut, ReqJobOut, ReqPayload, XlateErrOut, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES,
-    INFLIGHT_QPN_BITS, REQ_QPN_BITS,
+    ReqGen, ReqHdrOut, ReqJobOut, ReqPayload, SqAhead, WqeAtOut, XlateErrOut, INFLIGHT_ENTRY_BITS,
+    INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, REQ_QPN_BITS,
 };
 use crate::axis::{AxisIn, AxisOut, HdrOut};
 use crate::host::{CacheReqOut, CacheRespIn, RdCmdOut};
@@ -66,6 +68,7 @@ pub struct ReqTx {
     pub s_qps: CacheRespIn<512>,
     pub m_wqe_rd: RdCmdOut,
     pub s_wqe_rd: AxisIn<512, 64, 1>,
+    pub qp_inval: Signal<In, Bit>,
     pub m_pay_rd: RdCmdOut,
     pub s_pay_rd: AxisIn<512, 64, 1>,
     pub m_xreq: MrReqOut,
@@ -79,6 +82,7 @@ pub struct ReqTx {
     pub m_hdr: HdrOut<TX_HDR_BITS>,
     pub m_axis: AxisOut<512, 64, 1>,
     fetch: ReqFetch,
+    ahead: SqAhead,
     gen: ReqGen,
     pay: ReqPayload,
     gather: PayloadGather,
@@ -88,8 +92,10 @@ pub struct ReqTx {
 impl Logic for ReqTx {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, fetch, gen, pay, gather);
+        clock!(self, clock, fetch, ahead, gen, pay, gather);
         self.fetch.reset.next = self.reset.val();
+        self.ahead.reset.next = self.reset.val();
+        self.ahead.inval.next = self.qp_inval.val();
         self.gen.reset.next = self.reset.val();
         self.pay.reset.next = self.reset.val();
         self.gather.reset.next = self.reset.val();
@@ -100,8 +106,8 @@ impl Logic for ReqTx {
         CacheRespIn::<1024>::link(&mut self.s_qpc, &mut self.fetch.s_qpc);
         CacheReqOut::<512, 64>::link(&mut self.m_qps, &mut self.fetch.m_qps);
         CacheRespIn::<512>::link(&mut self.s_qps, &mut self.fetch.s_qps);
-        RdCmdOut::link(&mut self.m_wqe_rd, &mut self.fetch.m_rd);
-        AxisIn::<512, 64, 1>::link(&mut self.s_wqe_rd, &mut self.fetch.s_rd);
+        RdCmdOut::link(&mut self.m_wqe_rd, &mut self.ahead.m_rd);
+        AxisIn::<512, 64, 1>::link(&mut self.s_wqe_rd, &mut self.ahead.s_rd_data);
         ReqErrOut::link(&mut self.m_err, &mut self.fetch.m_err);
         QpnOut::<REQ_QPN_BITS>::link(&mut self.m_rq_flush, &mut self.fetch.m_rq_flush);
         QpnIn::<REQ_QPN_BITS>::link(&mut self.s_rewind, &mut self.fetch.s_rewind);
@@ -118,6 +124,9 @@ impl Logic for ReqTx {
         AxisIn::<512, 64, 1>::link(&mut self.s_pay_rd, &mut self.gather.s_rd_data);
         AxisOut::<512, 64, 1>::link(&mut self.m_axis, &mut self.gather.m_axis);
         // ---- inside
+        RdCmdOut::join(&mut self.fetch.m_rd, &mut self.ahead.s_rd);
+        WqeAtOut::join(&mut self.fetch.m_at, &mut self.ahead.s_at);
+        AxisOut::<512, 64, 1>::join(&mut self.ahead.m_wqe, &mut self.fetch.s_rd);
         ReqJobOut::join(&mut self.fetch.m_job, &mut self.gen.s_job);
         ReqDoneOut::join(&mut self.gen.m_done, &mut self.fetch.s_rdone);
         ReqHdrOut::join(&mut self.gen.m_hdr, &mut self.pay.s_hdr);
