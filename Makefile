@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth check test msrv demo bench soak replay txgen gbn docs bitstream clean
+.PHONY: all deps verilog lint synth synth-doc check test msrv demo bench soak replay txgen gbn docs bitstream clean
 
 all: test
 
@@ -25,11 +25,18 @@ lint: verilog
 ## of the netlist, docs/timing_model.md; paths in build/verilog/<name>.timing.txt).
 ## Fails on latches and on any budget of tools/budgets.toml (issue 9) that a design
 ## exceeds without a waiver there. Cached by each design's Verilog hash in
-## build/cache/synth; a parent reuses its children's figures. SYNTH="name ..."
-## restricts it to some designs; tools/synth.py --markdown prints the docs/synth.md table.
+## build/cache/synth and by docs/synth.json (the record `make synth-doc` writes);
+## a parent reuses its children's figures. SYNTH="name ..." restricts it to some
+## designs; tools/synth.py --markdown prints the docs/synth.md table.
 synth: verilog
 	python3 tools/test_synth.py
 	bash tools/synth.sh $(VERILOG_DIR) $(SYNTH)
+
+## Every design synthesized as `make synth` does, its table written into
+## docs/synth.md and its figures into docs/synth.json, which `make test` checks
+## against the Verilog (docs/ci.md, "The synthesis record")
+synth-doc: verilog
+	python3 tools/synth.py --doc=docs/synth.md $(VERILOG_DIR)
 
 ## Style gates: rustfmt (rustfmt.toml) and clippy with warnings as errors, every target
 check:

@@ -6,7 +6,9 @@ Usage: tools/synth.py [--markdown | --doc=FILE] DIR [NAME...]   (all DIR/*.sv wh
 Environment: SYNTH_JOBS (parallel yosys runs, default 2), RNIC_CACHE_DIR
 (default build/cache), RNIC_NO_CACHE=1 (ignore the cache), RNIC_SYNTH_FLAT=1
 (synthesize every design whole, children included: the old figures),
-RNIC_BUDGETS (default tools/budgets.toml).
+RNIC_BUDGETS (default tools/budgets.toml), RNIC_SYNTH_RECORD (default
+docs/synth.json), RNIC_SYNTH_CHECK_RECORD=1 (fail when a design's results
+are not in the record: `make test`).
 
 For every design it reports LUTs (LUT1 and INV apart), LUTRAM and SRLs in
 LUT-equivalents, their sum (LUT-eq), FFs, BRAM (RAMB36 = 1, RAMB18 = 0.5),
@@ -21,6 +23,14 @@ that file between its `<!-- synth.py --doc: begin/end -->` markers.
 
 Two things keep it fast as the design grows:
 
+* The record, docs/synth.json: `--doc` writes every design's results
+  there under its two keys (below) beside the table in docs/synth.md, and a
+  run takes a design's results from it when both keys match, before the
+  cache. So a fresh clone whose Verilog is that of the record synthesizes
+  nothing; with RNIC_SYNTH_CHECK_RECORD=1 (`make test`) a design whose
+  results did not come from the record fails the run once it has been
+  synthesized and checked: the figures in docs/ are those of the Verilog
+  under test (docs/ci.md, "The synthesis record").
 * Two caches in build/cache/synth/. The yosys run is keyed by the sha256 of
   the design's Verilog, `yosys -V`, the yosys script (RECIPE) and the set of
   black boxes (below); it stores the mapped netlist (.net.json.gz) and the
@@ -327,6 +337,11 @@ def main():
     cachedir.mkdir(parents=True, exist_ok=True)
     use_cache = os.environ.get("RNIC_NO_CACHE") != "1"
     results, origin = {}, {}
+    # the record (docs/synth.json, written with --doc): each design's results
+    # under its keys, so a fresh clone's check synthesizes only what changed
+    record_path = pathlib.Path(os.environ.get("RNIC_SYNTH_RECORD", "docs/synth.json"))
+    record = json.loads(record_path.read_text()) if record_path.exists() else {}
+    new_record = {}
     plan = {}  # name -> the black boxes it was synthesized with
 
     def registered(name):
@@ -353,17 +368,25 @@ def main():
         usable = (lambda n: results[n].get("ok")) if name in budgets["hierarchy"]["box_all"] else registered
         plan[name] = {} if flat else black_boxes(catalog[name], catalog, usable)
         skey = synth_key(name)
+        ahash = sha(skey, sta_src, json.dumps(weights, sort_keys=True))
+        rec = record.get(name) if use_cache else None
+        if rec and rec["skey"] == skey and rec["akey"] == ahash:
+            y, a, how = rec["yosys"], rec["sta"], "recorded"
+            new_record[name] = rec
+        else:
+            y, a, how = None, None, "cached"
         ykey, netfile = cachedir / f"{skey}.yosys.json", cachedir / f"{skey}.net.json.gz"
-        how = "cached"
-        y = load(ykey)
-        if y is None or (y.get("ok") and not netfile.exists()):
+        if y is None:
+            y = load(ykey)
+        if y is None or (a is None and y.get("ok") and not netfile.exists()):
             y = synthesize(catalog[name], plan[name], srcdir, netfile)
             store(ykey, y)
             how = "run"
         if not y.get("ok"):
             return name, y, how
-        akey = cachedir / f"{sha(skey, sta_src, json.dumps(weights, sort_keys=True))}.sta.json"
-        a = load(akey)
+        akey = cachedir / f"{ahash}.sta.json"
+        if a is None:
+            a = load(akey)
         if a is None:
             with gzip.open(netfile, "rt") as f:
                 net = json.load(f)
@@ -373,6 +396,8 @@ def main():
             except ValueError as e:
                 a = {"error": f"netlist analysis: {e}"}
             store(akey, a)
+        # (not the run's seconds: the record changes only with the figures)
+        new_record[name] = {"skey": skey, "akey": ahash, "yosys": {k: v for k, v in y.items() if k != "secs"}, "sta": a}
         r = dict(y)
         r.update(a)
         if "error" in a:
@@ -467,7 +492,7 @@ def main():
         t, r = total(name), results[name]
         if not t.get("ok"):
             rows.append(None)
-            print(f"synth FAIL {name}{' (cached)' if origin[name] == 'cached' else ''}: " + (t.get("error") or "?").replace("\n", "\n    "))
+            print(f"synth FAIL {name}{' (cached)' if origin[name] != 'run' else ''}: " + (t.get("error") or "?").replace("\n", "\n    "))
             status = 1
             counts["fail"] += 1
             continue
@@ -514,7 +539,7 @@ def main():
         rows.append(
             [name, t["lut"], t["lut1"], t["lutram"], t["srl"], t["luteq"], t["ff"], t["bram"], t["uram"], t["dsp"], f"{r['levels']:.2f}", sta.path_summary(r["worst"]), fan_s, io, budget, kids]
         )
-        secs = "cached" if origin[name] == "cached" else f"{r.get('secs', '?')} s"
+        secs = origin[name] if origin[name] != "run" else f"{r.get('secs', '?')} s"
         rows[-1].append(secs)
 
     good = [row for row in rows if row]
@@ -536,6 +561,9 @@ def main():
             _, b = rest.split(end, 1)
             doc.write_text(a + begin + "\n" + "\n".join(md) + "\n" + end + b)
             print(f"synth: table written into {doc}", file=sys.stderr)
+            if status == 0:
+                record_path.write_text(json.dumps(dict(sorted(new_record.items())), indent=0, sort_keys=True) + "\n")
+                print(f"synth: record written into {record_path}", file=sys.stderr)
     else:
         widths = [max(len(head[i]), *(len(fmt_num(row[i])) for row in good)) if good else len(head[i]) for i in range(len(head) - 2)]
         line = lambda cs: "  ".join(str(c).ljust(w) if i in (0, 11, 12) else str(c).rjust(w) for i, (c, w) in enumerate(zip(cs, widths)))  # noqa: E731
@@ -547,8 +575,18 @@ def main():
         if name not in catalog:
             print(f"synth: note: budgets.toml names {name}, which is not a design in {srcdir}", file=sys.stderr if markdown else sys.stdout)
     ran = sum(1 for n in plan if origin[n] == "run")
+    recorded = sum(1 for n in plan if origin[n] == "recorded")
     out = sys.stderr if markdown else sys.stdout
-    print(f"synth: {len(plan)} designs, {ran} synthesized, {len(plan) - ran} from the cache ({cachedir}); paths in {srcdir}/<name>.timing.txt", file=out)
+    print(
+        f"synth: {len(plan)} designs, {ran} synthesized, {recorded} from the record ({record_path}), "
+        f"{len(plan) - ran - recorded} from the cache ({cachedir}); paths in {srcdir}/<name>.timing.txt",
+        file=out,
+    )
+    stale = sorted(n for n in plan if origin[n] != "recorded")
+    if os.environ.get("RNIC_SYNTH_CHECK_RECORD") == "1" and stale:
+        # the figures in docs/ must be those of the Verilog under test
+        print(f"synth FAIL: {record_path} and docs/synth.md are not those of this Verilog for {', '.join(stale)}: run `make synth-doc`", file=out)
+        status = 1
     print(f"synth: {counts['ok']} designs within budget, {counts['waived']} waived, {counts['fail']} failing ({budgets_path})", file=out)
     return status
 

@@ -5,7 +5,9 @@ logic of tools/synth.py, on tiny handwritten netlists in yosys' JSON form.
 Run: python3 tools/test_synth.py   (make test runs it in its synth phase)
 """
 
+import os
 import pathlib
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -433,6 +435,38 @@ class WithYosys(unittest.TestCase):
         src.write_text("module lat(input en, input d, output reg q);\nalways @* if (en) q = d;\nendmodule\n")
         y = synth.synthesize(synth.Design("lat", src), {}, d, d / "net.json.gz")
         self.assertGreater(y["inferred_count"], 0)
+
+    def test_the_record_stands_for_a_synthesis_of_the_same_verilog(self):
+        d = pathlib.Path(tempfile.mkdtemp())
+        (d / "v").mkdir()
+        src = d / "v" / "reg8.sv"
+        src.write_text("module reg8(input clock, input [7:0] a, output reg [7:0] q);\nalways @(posedge clock) q <= a + 8'd1;\nendmodule\n")
+        doc = d / "synth.md"
+        doc.write_text("<!-- synth.py --doc: begin -->\n<!-- synth.py --doc: end -->\n")
+        env = dict(os.environ, RNIC_SYNTH_RECORD=str(d / "synth.json"), RNIC_BUDGETS=str(HERE / "budgets.toml"))
+
+        def run(cache, *args, check=True):
+            e = dict(env, RNIC_CACHE_DIR=str(d / cache), RNIC_SYNTH_CHECK_RECORD="1" if check else "0")
+            return subprocess.run([sys.executable, str(HERE / "synth.py"), *args, str(d / "v")], env=e, capture_output=True, text=True)
+
+        # no record yet: synthesized, and the check fails
+        p = run("c1")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("1 synthesized, 0 from the record", p.stdout)
+        self.assertIn("not those of this Verilog for reg8", p.stdout)
+        # --doc writes the table and the record
+        p = run("c1", f"--doc={doc}", check=False)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("| reg8 |", doc.read_text())
+        # an empty cache: the figures come from the record, nothing is synthesized
+        p = run("c2")
+        self.assertEqual(p.returncode, 0, p.stdout)
+        self.assertIn("0 synthesized, 1 from the record", p.stdout)
+        # the Verilog changed: synthesized again, the record is stale
+        src.write_text(src.read_text().replace("8'd1", "8'd3"))
+        p = run("c3")
+        self.assertEqual(p.returncode, 1, p.stdout)
+        self.assertIn("1 synthesized, 0 from the record", p.stdout)
 
 
 if __name__ == "__main__":
