@@ -71,6 +71,8 @@ pub struct Knobs {
     pub reread_pct: u64,
     pub rewind_pct: u64,
     pub reset_pct: u64,
+    /// A cycle without the due beat (percent).
+    pub beat_gap_pct: u64,
 }
 
 impl Default for Knobs {
@@ -84,6 +86,7 @@ impl Default for Knobs {
             reread_pct: 20,
             rewind_pct: 3,
             reset_pct: 0,
+            beat_gap_pct: 20,
         }
     }
 }
@@ -103,7 +106,8 @@ pub struct AheadBench<M: Model> {
     dma: VecDeque<(u64, Vec<u8>, bool)>,
     dma_beat: usize,
     /// The read offered to the DUT (held until taken).
-    offer: Option<(usize, u16)>,
+    /// (ring, index, `SQ_PROD` as the decision saw it)
+    offer: Option<(usize, u16, u16)>,
     /// A reset asked for by [`Self::reset_ring`], made at the first cycle it can be.
     reset_due: Option<(usize, u16)>,
     pub handed: u64,
@@ -298,12 +302,14 @@ impl<M: Model> AheadBench<M> {
                     self.rewinds += 1;
                 }
                 g.busy = true;
-                self.offer = Some((r, g.cursor));
+                self.offer = Some((r, g.cursor, g.prod));
             }
         }
         let r_rd = self.rng.chance(k.ready_pct);
         let r_out = self.rng.chance(k.out_ready_pct);
-        let beat = self.dma.front().is_some_and(|c| c.0 <= now).then(|| {
+        // (beats with gaps, a command's two beats too: `tready` is constant 1)
+        let beat_gap = k.beat_gap_pct > 0 && self.rng.chance(k.beat_gap_pct);
+        let beat = (self.dma.front().is_some_and(|c| c.0 <= now) && !beat_gap).then(|| {
             let c = self.dma.front().unwrap();
             let b = self.dma_beat;
             (words(&c.1[b * 64..b * 64 + 64]), b == 1, c.2)
@@ -312,13 +318,13 @@ impl<M: Model> AheadBench<M> {
         let d = &mut self.sim.dut;
         d.set_at(p["inval"], inval as u64);
         d.set_at(p["s_rd.valid"], self.offer.is_some() as u64);
-        if let Some((r, i)) = self.offer {
+        if let Some((r, i, prod)) = self.offer {
             let g = &self.rings[r];
             d.set_at(p["s_rd.addr"], g.addr(i));
             d.set_at(p["s_rd.len"], WQE);
             d.set_at(p["s_at.qpn"], g.qpn as u64);
             d.set_at(p["s_at.index"], i as u64);
-            d.set_at(p["s_at.prod"], g.prod as u64);
+            d.set_at(p["s_at.prod"], prod as u64);
             d.set_at(p["s_at.base"], g.base);
             d.set_at(p["s_at.log"], g.log as u64);
         }
@@ -352,7 +358,7 @@ impl<M: Model> AheadBench<M> {
             }
         }
         if taken {
-            let (r, i) = self.offer.take().unwrap();
+            let (r, i, _) = self.offer.take().unwrap();
             let g = &self.rings[r];
             let want = self.mem[&g.addr(i)].clone();
             assert_eq!(u16::from_le_bytes([want[0], want[1]]), i, "bench: ring {r} slot holds another index");

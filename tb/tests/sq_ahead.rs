@@ -68,6 +68,7 @@ fn one_qp_streams_without_round_trips() {
     b.knobs.post_pct = 0;
     b.knobs.reread_pct = 0;
     b.knobs.rewind_pct = 0;
+    b.knobs.beat_gap_pct = 0;
     b.rings[0].log = 6;
     b.post(0, 64);
     let n = b.rings[0].prod.wrapping_sub(b.rings[0].done) as u64;

@@ -190,8 +190,9 @@ fn nic_rate() {
         "\n64 signaled 64-byte RDMA WRITEs per QP from NIC A to NIC B, every QP's posted at once \
          (`rnic_tb::nic_bench::rate_run`); cycles from the first `post_send` to the last completion polled, \
          at {CORE_MHZ} MHz. The goal of issue 11 is 70 M messages/s over 16 QPs (a 100G port carries about \
-         77 M such frames per second): the requester serves a QP once at a time and reads one WQE by DMA per \
-         grant, so each QP gives one message per WQE round trip, and `req_fetch`'s 8 slots bound the QPs in \
+         77 M such frames per second): the requester serves a QP once at a time; `sq_ahead` reads one QP's \
+         WQEs ahead (one window), so one QP gives a message per job while several QPs take the window from \
+         one another and mostly wait for their WQE's DMA read, and `req_fetch`'s 8 slots bound the QPs in \
          service (docs/core.md, \"Speed\").\n"
     ));
     println!("## Two NICs: message rate\n\n{table}");
