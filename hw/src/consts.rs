@@ -153,14 +153,16 @@ rtl_consts! {
     /// MSI-X vectors the interrupt interface can name.
     IRQ_VECTORS: u64 = 2048;
     DATAPATH_BYTES: u64 = 64;
-    /// `id_features`: what this build implements and a driver may use:
-    /// atomics (session 23); TRANSLATION (session 29: `mr_xlate` caches MPT
-    /// entries and MTT lines, so the driver must invalidate them when a
-    /// region goes, or the old key and pages stay usable). RC works but its
-    /// bit waits for `rnic-perf`'s measurement loops to run on it (they start
-    /// at the bit; docs/driver.md); not yet: UC, UD, IPv6 and VLAN paths
-    /// through the driver, inline data, raw rings.
-    FEATURES_WORD: u64 = (regs::id_features::ATOMICS.mask() | regs::id_features::TRANSLATION.mask()) as u64;
+    /// `id_features`: what this build implements and a driver may use: RC
+    /// (session 36: the transport of issues 11 and 12, run by `rnic-perf`
+    /// against Linux rxe in docs/interop.md), atomics (session 23),
+    /// TRANSLATION (session 29: `mr_xlate` caches MPT entries and MTT lines,
+    /// so the driver must invalidate them when a region goes, or the old key
+    /// and pages stay usable); not yet: UC, UD, IPv6 and VLAN paths through
+    /// the driver, inline data, raw rings.
+    FEATURES_WORD: u64 = (regs::id_features::RC.mask()
+        | regs::id_features::ATOMICS.mask()
+        | regs::id_features::TRANSLATION.mask()) as u64;
     /// `id_limits`: deepest ring 2^15, MPT entries (the key's index: up to
     /// 24 bits; the MPT lives in host memory behind its cache), CQs, QPs.
     LIMITS_WORD: u64 = (15 << 24) | ((mpt::MAX_LOG_ENTRIES as u64) << 16) | ((LOG_CQS as u64) << 8) | LOG_QPS as u64;

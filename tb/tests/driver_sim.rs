@@ -95,11 +95,11 @@ fn the_driver_runs_the_simulated_host_side() {
     assert_eq!((attr.max_qp, attr.max_cq), (1022, 1024), "1024 QPs less QP 0 and 1, 1024 CQs");
     assert_eq!(attr.max_qp_wr, 1 << 15);
     assert_eq!(attr.irq_vectors, 2048);
-    // Today's RTL announces atomics and translation (the MPT/MTT context
-    // commands; RC's bit waits for rnic-perf; no UC, UD, inline, raw rings),
-    // drives no MPT limit and no MAC.
-    use rnic_contract::regs::id_features::{ATOMICS, TRANSLATION};
-    assert_eq!(attr.features, ATOMICS.mask() | TRANSLATION.mask());
+    // Today's RTL announces RC, atomics and translation (the MPT/MTT
+    // context commands; no UC, UD, inline, raw rings), drives no MPT limit
+    // and no MAC.
+    use rnic_contract::regs::id_features::{ATOMICS, RC, TRANSLATION};
+    assert_eq!(attr.features, RC.mask() | ATOMICS.mask() | TRANSLATION.mask());
     assert_eq!(
         attr.max_mr,
         1 << ContextConfig::default().log_mrs,
