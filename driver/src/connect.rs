@@ -476,12 +476,24 @@ pub enum Peer {
 }
 
 /// An open exchange with a peer.
-#[derive(Debug)]
 pub struct Session {
     stream: TcpStream,
     role: Role,
     timeout: Duration,
     peer_version: Option<PeerVersion>,
+    idle: Option<Box<dyn FnMut()>>,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session")
+            .field("stream", &self.stream)
+            .field("role", &self.role)
+            .field("timeout", &self.timeout)
+            .field("peer_version", &self.peer_version)
+            .field("idle", &self.idle.is_some())
+            .finish()
+    }
 }
 
 impl Session {
@@ -504,7 +516,33 @@ impl Session {
         stream.set_read_timeout(Some(timeout)).map_err(|e| io_error(step, e, timeout))?;
         stream.set_write_timeout(Some(timeout)).map_err(|e| io_error(step, e, timeout))?;
         stream.set_nodelay(true).map_err(|e| io_error(step, e, timeout))?;
-        Ok(Session { stream, role, timeout, peer_version: None })
+        Ok(Session { stream, role, timeout, peer_version: None, idle: None })
+    }
+
+    /// Runs `f` over and over while a read or write waits for the peer
+    /// (the socket turns non-blocking): a simulated device runs only while
+    /// its process drives it, so a tool waiting at a barrier must keep it
+    /// running for the peer's packets (`rnic-perf` on a socket wire,
+    /// docs/interop.md); `f` should return within a millisecond or so. The
+    /// session's timeout still bounds each read and write.
+    pub fn while_waiting(&mut self, f: impl FnMut() + 'static) -> Result<(), ConnectError> {
+        let step = if self.role == Role::Client { Step::Connect } else { Step::Accept };
+        self.stream.set_nonblocking(true).map_err(|e| io_error(step, e, self.timeout))?;
+        self.idle = Some(Box::new(f));
+        Ok(())
+    }
+
+    /// A read or write that would block: with a hook, runs it and says to
+    /// try again (within the timeout); without, the error.
+    fn waited(&mut self, step: Step, e: io::Error, start: std::time::Instant) -> Result<(), ConnectError> {
+        let would_block = matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut);
+        match self.idle.as_mut() {
+            Some(idle) if would_block && start.elapsed() < self.timeout => {
+                idle();
+                Ok(())
+            }
+            _ => Err(io_error(step, e, self.timeout)),
+        }
     }
 
     /// This side's role.
@@ -518,16 +556,29 @@ impl Session {
     }
 
     fn write(&mut self, step: Step, bytes: &[u8]) -> Result<(), ConnectError> {
-        self.stream.write_all(bytes).map_err(|e| io_error(step, e, self.timeout))
+        let (mut sent, start) = (0, std::time::Instant::now());
+        while sent < bytes.len() {
+            match self.stream.write(&bytes[sent..]) {
+                Ok(0) => return Err(ConnectError::PeerClosed { step, got: sent, expected: bytes.len() }),
+                Ok(n) => sent += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => self.waited(step, e, start)?,
+            }
+        }
+        Ok(())
     }
 
     fn read(&mut self, step: Step, buf: &mut [u8]) -> Result<(), ConnectError> {
         let mut got = 0;
+        let start = std::time::Instant::now();
         while got < buf.len() {
             match self.stream.read(&mut buf[got..]) {
                 Ok(0) => return Err(ConnectError::PeerClosed { step, got, expected: buf.len() }),
                 Ok(n) => got += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) => {
+                    self.waited(step, e, start)?
+                }
                 Err(e) if e.kind() == io::ErrorKind::ConnectionReset => {
                     return Err(ConnectError::PeerClosed { step, got, expected: buf.len() })
                 }
@@ -602,6 +653,16 @@ impl Session {
     /// after RTR, between message sizes, before the report and at close.
     pub fn sync(&mut self, mine: &QpEndpoint) -> Result<(), ConnectError> {
         self.exchange_key(Step::Sync, mine).map(|_| ())
+    }
+
+    /// `ctx_close_connection`: a last barrier, then "done" (with its NUL)
+    /// and the socket closed; the peer's "done" is not read, as perftest
+    /// does not read it.
+    pub fn close(mut self, mine: &QpEndpoint) -> Result<(), ConnectError> {
+        self.sync(mine)?;
+        self.write(Step::Sync, b"done\0")?;
+        let _ = self.stream.shutdown(std::net::Shutdown::Write);
+        Ok(())
     }
 
     /// `xchg_bw_reports` (report per port off; iterations as 64 bits, as

@@ -279,3 +279,56 @@ fn malformed_key_from_peer_names_the_step() {
     }
     t.join().unwrap();
 }
+
+/// A session with a `while_waiting` hook runs it while a read waits (a
+/// simulated NIC keeps answering its peer while the tool sits at a
+/// barrier), still fails at its timeout, and `close` ends with a barrier
+/// and perftest's "done".
+#[test]
+fn waiting_reads_run_the_idle_hook_and_close_sends_done() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let (listener, addr) = pair();
+    let ep = QpEndpoint::new(0x40, [1; 16]);
+    let peer = thread::spawn(move || {
+        let (mut sock, _) = listener.accept().unwrap();
+        // perftest's client would write its key first: hold it back
+        thread::sleep(Duration::from_millis(60));
+        let mut key = [0u8; KEY_MSG_SIZE_GID];
+        sock.write_all(&QpEndpoint::new(0x80, [2; 16]).encode_key_gid()).unwrap();
+        sock.read_exact(&mut key).unwrap();
+        // the close: a barrier, then "done" with its NUL
+        sock.write_all(&QpEndpoint::new(0x80, [2; 16]).encode_key_gid()).unwrap();
+        sock.read_exact(&mut key).unwrap();
+        let mut done = [0u8; 5];
+        sock.read_exact(&mut done).unwrap();
+        let mut rest = vec![];
+        sock.read_to_end(&mut rest).unwrap();
+        (QpEndpoint::parse_key_gid(&key).unwrap(), done, rest.len())
+    });
+    let stream = TcpStream::connect(addr).unwrap();
+    let mut s = Session::from_stream(stream, Role::Server, T).unwrap();
+    let calls = Rc::new(Cell::new(0u32));
+    let c = calls.clone();
+    s.while_waiting(move || c.set(c.get() + 1)).unwrap();
+    s.sync(&ep).unwrap();
+    assert!(calls.get() >= 10, "the hook ran while the peer held back 60 ms: {} calls", calls.get());
+    s.close(&ep).unwrap();
+    let (key, done, rest) = peer.join().unwrap();
+    assert_eq!(key.qpn, 0x40);
+    assert_eq!(&done, b"done\0");
+    assert_eq!(rest, 0, "the socket closed after \"done\"");
+
+    // the timeout still bounds a read with a hook
+    let (listener, addr) = pair();
+    let silent = thread::spawn(move || {
+        let (s, _) = listener.accept().unwrap();
+        thread::sleep(Duration::from_millis(400));
+        drop(s);
+    });
+    let mut s =
+        Session::from_stream(TcpStream::connect(addr).unwrap(), Role::Server, Duration::from_millis(100)).unwrap();
+    s.while_waiting(|| {}).unwrap();
+    assert!(matches!(s.sync(&ep), Err(ConnectError::Timeout { .. })));
+    silent.join().unwrap();
+}

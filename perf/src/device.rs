@@ -109,11 +109,27 @@ pub struct Opened {
     pub name: String,
     /// The device clock.
     pub clock: Clock,
+    /// What keeps the device running while the tool waits on its peer
+    /// elsewhere (the TCP exchange): a simulated NIC on a socket wire runs
+    /// only while it is driven, and the peer's packets need answers.
+    pub idle: Option<Box<dyn FnMut()>>,
+    /// The simulated wire's counts, for a line on stderr at the end.
+    pub wire: Option<Box<dyn Fn() -> String>>,
 }
+
+/// Wall time a simulated NIC on a socket wire runs per idle call, in
+/// steps of [`IDLE_CYCLES`].
+#[cfg(feature = "sim")]
+pub const IDLE_SLICE: Duration = Duration::from_millis(1);
+/// Cycles between two looks at the clock while idle.
+#[cfg(feature = "sim")]
+pub const IDLE_CYCLES: u64 = 64;
 
 /// Opens the simulator (a fresh Verilated host side behind the host model)
 /// or the board at a PCI address through VFIO.
 pub fn open(sel: &DeviceSel) -> Result<Opened, PerfError> {
+    let mut idle: Option<Box<dyn FnMut()>> = None;
+    let mut wire: Option<Box<dyn Fn() -> String>> = None;
     let (device, name, clock) = match sel {
         #[cfg(feature = "sim")]
         DeviceSel::Sim => {
@@ -121,8 +137,24 @@ pub fn open(sel: &DeviceSel) -> Result<Opened, PerfError> {
             let (hw, clock) = Clocked::new(hw);
             (Device::from_hw(hw), SIM_NAME.to_string(), clock)
         }
+        #[cfg(feature = "sim")]
+        DeviceSel::SimWire { local, peer, .. } => {
+            let net = rnic_tb::sock_net::SockNet::bind(local, peer, SIM_SEED)
+                .map_err(|e| PerfError::Output(format!("{}: {e}", local.display())))?;
+            let (hw, _probe) = rnic_tb::driver_hw::SimHw::attach(net.clone(), 0);
+            let (hw, clock) = Clocked::new(hw);
+            let n = net.clone();
+            wire = Some(Box::new(move || n.borrow().summary()));
+            idle = Some(Box::new(move || {
+                let start = std::time::Instant::now();
+                while start.elapsed() < IDLE_SLICE {
+                    net.borrow_mut().idle(IDLE_CYCLES);
+                }
+            }));
+            (Device::from_hw(hw), SIM_NAME.to_string(), clock)
+        }
         #[cfg(not(feature = "sim"))]
-        DeviceSel::Sim => return Err(PerfError::NoSimulator),
+        DeviceSel::Sim | DeviceSel::SimWire { .. } => return Err(PerfError::NoSimulator),
         DeviceSel::Pci(bdf) => {
             let hw = rnic_driver::hw::vfio::VfioHw::open(rnic_driver::hw::vfio::LibcSys, bdf)
                 .map_err(rnic_driver::Error::from)?;
@@ -130,5 +162,9 @@ pub fn open(sel: &DeviceSel) -> Result<Opened, PerfError> {
             (Device::from_hw(hw), format!("rnic_{bdf}"), clock)
         }
     };
-    Ok(Opened { ctx: device.open()?, name, clock })
+    let ctx = device.open()?;
+    if let DeviceSel::SimWire { ip, .. } = sel {
+        ctx.set_gid(1, rnic_driver::ipv4_gid(*ip))?;
+    }
+    Ok(Opened { ctx, name, clock, idle, wire })
 }

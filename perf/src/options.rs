@@ -148,6 +148,18 @@ pub enum DeviceSel {
     Sim,
     /// A board through VFIO, by PCI address (`0000:01:00.0`).
     Pci(String),
+    /// The Verilated core (`rnic_core`, transport and all) whose wire is a
+    /// Unix datagram socket bound at `local`, sending to `peer`
+    /// (`rnic_tb::sock_net`), its IPv4 address `ip` in GID 1 (as a
+    /// netdev's address is on Linux): `-d sim --sim_wire LOCAL,PEER,IP`.
+    SimWire {
+        /// The NIC's socket.
+        local: std::path::PathBuf,
+        /// The peer's socket.
+        peer: std::path::PathBuf,
+        /// The NIC's IPv4 address.
+        ip: [u8; 4],
+    },
 }
 
 /// Connection type (`-c`).
@@ -395,7 +407,8 @@ pub fn usage() -> String {
          -t <tx depth> -r <rx depth> -u <qp timeout> -D <seconds> -b -N -Q <cq mod> -l <post list>\n  \
          -I <inline size> -o <outstanding> -p <tcp port> -e -f <margin> -A CMP_AND_SWAP|FETCH_AND_ADD\n  \
          -E <peer MAC> --report_gbits --run_infinitely --write_with_imm -h\n  \
-         --progress  a progress line on stderr every {PROGRESS_INTERVAL_S} s (perftest prints none)\n",
+         --progress  a progress line on stderr every {PROGRESS_INTERVAL_S} s (perftest prints none)\n  \
+         --sim_wire <local.sock>,<peer.sock>,<IPv4>  -d sim: the whole simulated NIC on a datagram socket wire\n",
         test_names()
     )
 }
@@ -422,6 +435,7 @@ const WITH_VALUE: &[(&str, &str)] = &[
     ("-p", "--port"),
     ("-A", "--atomic_type"),
     ("-E", "--dest_mac"),
+    ("", "--sim_wire"),
 ];
 
 /// Flags: short and long names.
@@ -460,6 +474,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
         },
     };
     let mut o = Options::defaults(test);
+    let mut sim_wire = None;
     let (mut size_given, mut iters_given, mut cq_mod_given) = (false, false, false);
     let mut i = 0;
     while i < rest.len() {
@@ -493,7 +508,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
                 Some((s, None))
             } else if let Some(v) = arg.strip_prefix(l).and_then(|v| v.strip_prefix('=')) {
                 Some((s, Some(v)))
-            } else if arg.len() > 2 && arg.starts_with(s) && !arg.starts_with("--") {
+            } else if !s.is_empty() && arg.len() > 2 && arg.starts_with(s) && !arg.starts_with("--") {
                 Some((s, Some(&arg[2..])))
             } else {
                 None
@@ -502,6 +517,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
         let Some((opt, inline)) = found else {
             return Err(OptError::UnknownOption(arg.into()));
         };
+        let opt = if opt.is_empty() { arg.split('=').next().unwrap_or(arg) } else { opt };
         let value = match inline {
             Some(v) => v,
             None => {
@@ -568,6 +584,16 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
                     rnic_driver::neigh::parse_mac(value).ok_or_else(|| bad("not a MAC address aa:bb:cc:dd:ee:ff"))?,
                 )
             }
+            "--sim_wire" => {
+                let what = "not LOCAL,PEER,IP: two socket paths and an IPv4 address";
+                let parts: Vec<&str> = value.split(',').collect();
+                let [local, peer, ip] = parts[..] else { return Err(bad(what)) };
+                let ip: std::net::Ipv4Addr = ip.parse().map_err(|_| bad(what))?;
+                if local.is_empty() || peer.is_empty() {
+                    return Err(bad(what));
+                }
+                sim_wire = Some((local.into(), peer.into(), ip.octets()));
+            }
             "-A" => {
                 o.atomic_type = match value {
                     "CMP_AND_SWAP" => AtomicType::CmpAndSwap,
@@ -605,6 +631,12 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
         o.no_peak = true;
     }
     force_dependencies(&mut o, cq_mod_given)?;
+    if let Some((local, peer, ip)) = sim_wire {
+        if o.device != DeviceSel::Sim {
+            return Err(OptError::Conflict("--sim_wire is a wire of the simulator: only with -d sim"));
+        }
+        o.device = DeviceSel::SimWire { local, peer, ip };
+    }
     Ok(o)
 }
 

@@ -9,7 +9,7 @@
 
 use crate::device::{open, Clock, Opened};
 use crate::devinfo::mtu_bytes;
-use crate::options::{AtomicType, Connection, Kind, Options, Verb, PROGRESS_INTERVAL_S};
+use crate::options::{AtomicType, Connection, DeviceSel, Kind, Options, Verb, PROGRESS_INTERVAL_S};
 use crate::report::{self, HeaderInfo};
 use rnic_contract::codes::{Mtu, QpState, QpType, WcStatus};
 use rnic_contract::regs::id_features;
@@ -41,6 +41,8 @@ const NS_PER_S: u64 = 1_000_000_000;
 pub enum PerfError {
     /// `-d sim` in a build without the `sim` feature.
     NoSimulator,
+    /// `-d sim` without `--sim_wire`: the host side alone, no wire, no peer.
+    NoWire,
     /// The device has no transport yet: no packet would move.
     NoTransport {
         /// `id_features` as read.
@@ -86,6 +88,11 @@ impl fmt::Display for PerfError {
             PerfError::NoSimulator => {
                 write!(f, "this build has no simulator backend (built without the `sim` feature); use -d <PCI address>")
             }
+            PerfError::NoWire => write!(
+                f,
+                "-d sim alone is the host side with no wire and no peer: give the simulated NIC a wire with \
+                 --sim_wire LOCAL,PEER (docs/interop.md); nothing was measured"
+            ),
             PerfError::NoTransport { features } => write!(
                 f,
                 "the device has no transport: id_features {features:#010x} has no RC bit, so no packet can move \
@@ -187,7 +194,25 @@ pub fn peer_mac(o: &Options, gid: &Gid) -> Result<[u8; 6], PerfError> {
 
 /// Runs the test the options name, printing perftest's output to `out`.
 pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
-    let Opened { ctx, name, clock } = open(&o.device)?;
+    if o.device == DeviceSel::Sim {
+        return Err(PerfError::NoWire);
+    }
+    let Opened { ctx, name, clock, idle, wire } = open(&o.device)?;
+    let r = run_on(o, out, ctx, name, clock, idle);
+    if let Some(wire) = wire {
+        eprintln!("rnic-perf: the simulated wire: {}", wire());
+    }
+    r
+}
+
+fn run_on(
+    o: &Options,
+    out: &mut impl Write,
+    ctx: rnic_driver::Context,
+    name: String,
+    clock: Clock,
+    idle: Option<Box<dyn FnMut()>>,
+) -> Result<(), PerfError> {
     check_features(ctx.query_device().features, o)?;
     not_yet(o)?;
     let verb = o.test.verb();
@@ -196,10 +221,34 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
     let gid = ctx.query_gid(o.ib_port, gid_index)?;
     let port = ctx.query_port(o.ib_port)?;
 
-    // Resources: one buffer per QP, twice the largest size: the first half
-    // is what the peer writes or reads (its rkey and address are sent), the
-    // second half the source of this side's messages.
+    // The exchange, in perftest's order.
+    let peer = match &o.server {
+        Some(host) => {
+            let addr = (host.as_str(), o.port)
+                .to_socket_addrs()
+                .map_err(|_| PerfError::Resolve(host.clone()))?
+                .next()
+                .ok_or_else(|| PerfError::Resolve(host.clone()))?;
+            Peer::Connect(addr)
+        }
+        None => Peer::Accept(TcpListener::bind(("0.0.0.0", o.port)).map_err(|e| PerfError::Output(e.to_string()))?),
+    };
+    let mut s = Session::open(peer, EXCHANGE_TIMEOUT)?;
+    if let Some(idle) = idle {
+        s.while_waiting(idle)?;
+    }
+    s.exchange_versions()?;
+    let sys = s.exchange_sys_data(SysData::default())?;
+    let mtu = s.exchange_mtu(o.mtu.unwrap_or(port.max_mtu))?;
+    // Resources (perftest's `ctx_init`, after the exchange above): one
+    // buffer per QP, twice the larger of the largest size and the cycle
+    // buffer, aligned to the cache line: the first half is what the peer
+    // writes, reads or receives into (its rkey and address are sent; the
+    // peer's messages walk through the cycle buffer), the second half the
+    // source of this side's messages.
     let max_size = *o.sizes().iter().max().expect("at least one size") as usize;
+    let line = sys.cache_line_size.max(1) as usize;
+    let half = max_size.max(sys.cycle_buffer as usize).div_ceil(line) * line;
     let pd = ctx.alloc_pd()?;
     let depth = o.tx_depth.max(o.rx_depth);
     let channel = if o.use_event { Some(ctx.create_comp_channel()?) } else { None };
@@ -222,8 +271,8 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
     let mut qps = Vec::new();
     let mut mine = Vec::new();
     for _ in 0..o.qps {
-        let buf = ctx.alloc_buffer(2 * max_size)?;
-        let mr = pd.reg_mr(&buf, 0, 2 * max_size, access)?;
+        let buf = ctx.alloc_buffer(2 * half)?;
+        let mr = pd.reg_mr(&buf, 0, 2 * half, access)?;
         let qp = pd
             .create_qp(qp_type, &cq, &cq)
             .max_send_wr(o.tx_depth)
@@ -238,22 +287,6 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
         qps.push(qp);
     }
 
-    // The exchange, in perftest's order.
-    let peer = match &o.server {
-        Some(host) => {
-            let addr = (host.as_str(), o.port)
-                .to_socket_addrs()
-                .map_err(|_| PerfError::Resolve(host.clone()))?
-                .next()
-                .ok_or_else(|| PerfError::Resolve(host.clone()))?;
-            Peer::Connect(addr)
-        }
-        None => Peer::Accept(TcpListener::bind(("0.0.0.0", o.port)).map_err(|e| PerfError::Output(e.to_string()))?),
-    };
-    let mut s = Session::open(peer, EXCHANGE_TIMEOUT)?;
-    s.exchange_versions()?;
-    s.exchange_sys_data(SysData::default())?;
-    let mtu = s.exchange_mtu(o.mtu.unwrap_or(port.max_mtu))?;
     let header = HeaderInfo {
         verb,
         kind: o.test.kind(),
@@ -295,8 +328,9 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
         mrs: &mrs,
         remote: &remote,
         clock: &clock,
-        src: max_size as u64,
+        src: half as u64,
         progress: o.progress.then(|| (Instant::now(), report::Progress::new(progress_interval()))),
+        recv_outstanding: vec![0; o.qps as usize],
     };
     match o.test.kind() {
         Kind::Bw if o.run_infinitely => {
@@ -327,15 +361,17 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
         }
         Kind::Bw => {
             out.write_all(report::bw_table_header(o.report_gbits).as_bytes())?;
-            for size in o.sizes() {
-                s.sync(&mine[0])?;
-                // Both sides keep the same steps per size (barrier, run,
-                // barrier, reports); the server of a one-way test sends
-                // nothing and prints the client's figures, as perftest's
-                // server prints the report it receives.
-                let passive = !client && !o.bidirectional;
-                let f = if passive {
-                    report::BwFigures { size, iters: 0, bw_peak: 0.0, bw_avg: 0.0, msg_rate: 0.0 }
+            let plan = bw_schedule(o, client);
+            let mut last = None;
+            for size in o.sizes().into_iter().filter(|_| plan.measures) {
+                if plan.receives {
+                    bw.post_receives(o, size)?;
+                }
+                if plan.sync_before {
+                    s.sync(&mine[0])?;
+                }
+                let f = if plan.receives && !client && !o.bidirectional {
+                    bw.run_server(o, size)?
                 } else if o.duration.is_some() {
                     let (iters, ns) = bw.run_duration(o, size, o.duration_secs().into(), o.margin().into())?;
                     report::bw_figures_duration(size, iters, ns, o.report_gbits)
@@ -351,27 +387,33 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
                         o.report_gbits,
                     )
                 };
-                s.sync(&mine[0])?;
-                let peer = s.exchange_bw_report(&BwReport {
-                    size,
-                    iters: f.iters,
-                    bw_peak: f.bw_peak,
-                    bw_avg: f.bw_avg,
-                    msg_rate: f.msg_rate,
-                })?;
-                let r = report::BwFigures {
-                    size: peer.size,
-                    iters: peer.iters,
-                    bw_peak: peer.bw_peak,
-                    bw_avg: peer.bw_avg,
-                    msg_rate: peer.msg_rate,
-                };
-                let row = match (passive, o.bidirectional) {
-                    (true, _) => r,
-                    (false, true) => report::bw_sum(&f, &r),
-                    (false, false) => f,
+                if plan.sync_after {
+                    s.sync(&mine[0])?;
+                }
+                let row = if plan.report_per_size {
+                    let peer = s.exchange_bw_report(&bw_report(&f))?;
+                    report::bw_sum(&f, &figures(&peer))
+                } else {
+                    f
                 };
                 out.write_all(report::bw_row(&row, o.report_gbits).as_bytes())?;
+                last = Some(f);
+            }
+            if plan.report_at_end {
+                // the one-way WRITE, READ and atomic tests: the client's
+                // last figures go to the server, which prints them
+                s.sync(&mine[0])?;
+                let mine_f = last.unwrap_or(report::BwFigures {
+                    size: o.size,
+                    iters: 0,
+                    bw_peak: 0.0,
+                    bw_avg: 0.0,
+                    msg_rate: 0.0,
+                });
+                let peer = s.exchange_bw_report(&bw_report(&mine_f))?;
+                if !plan.measures {
+                    out.write_all(report::bw_row(&figures(&peer), o.report_gbits).as_bytes())?;
+                }
             }
         }
         Kind::Lat if o.duration.is_some() => {
@@ -394,8 +436,68 @@ pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
         }
     }
     out.write_all(report::RESULT_LINE.as_bytes())?;
-    s.sync(&mine[0])?;
+    s.close(&mine[0])?;
     Ok(())
+}
+
+/// perftest's exchanges around a BW test's measurements, as `write_bw.c`,
+/// `read_bw.c`, `atomic_bw.c` and `send_bw.c` run them (v4.5-0.17, which
+/// announces itself as 6.06 and is Debian bookworm's, and the commit in
+/// docs/driver.md agree on these).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BwSchedule {
+    /// This side runs the sizes (the server of a one-way WRITE, READ or
+    /// atomic test does not: it waits for the client's report).
+    pub measures: bool,
+    /// This side posts receives before each size: the server of SEND and
+    /// WRITE with immediate, and both sides with `-b`.
+    pub receives: bool,
+    /// A barrier before each size.
+    pub sync_before: bool,
+    /// A barrier after each size.
+    pub sync_after: bool,
+    /// Reports exchanged after each size, the row their sum (`-b`).
+    pub report_per_size: bool,
+    /// After the sizes, a barrier and the client's last figures sent to
+    /// the server, which prints them (one-way WRITE, READ, atomics).
+    pub report_at_end: bool,
+}
+
+/// The schedule of the test `o` names, on the client or the server.
+pub fn bw_schedule(o: &Options, client: bool) -> BwSchedule {
+    let (duplex, all) = (o.bidirectional, o.all);
+    let with_recv = o.has_recv_comp();
+    if with_recv {
+        // send_bw.c: a barrier before each size, and after it with -a;
+        // reports only with -b (and not in a duration run)
+        BwSchedule {
+            measures: true,
+            receives: !client || duplex,
+            sync_before: true,
+            sync_after: all || o.write_with_imm,
+            report_per_size: duplex && o.duration.is_none(),
+            report_at_end: false,
+        }
+    } else {
+        // write_bw.c, read_bw.c, atomic_bw.c: with -b a barrier before each
+        // size (and after it with -a but for atomics) and the reports
+        BwSchedule {
+            measures: client || duplex,
+            receives: false,
+            sync_before: duplex,
+            sync_after: duplex && all && o.test.verb() != Verb::Atomic,
+            report_per_size: duplex,
+            report_at_end: !duplex,
+        }
+    }
+}
+
+fn bw_report(f: &report::BwFigures) -> BwReport {
+    BwReport { size: f.size, iters: f.iters, bw_peak: f.bw_peak, bw_avg: f.bw_avg, msg_rate: f.msg_rate }
+}
+
+fn figures(r: &BwReport) -> report::BwFigures {
+    report::BwFigures { size: r.size, iters: r.iters, bw_peak: r.bw_peak, bw_avg: r.bw_avg, msg_rate: r.msg_rate }
 }
 
 /// INIT, RTR, RTS with perftest's values (`ctx_connect`).
@@ -456,6 +558,8 @@ struct Bw<'a> {
     src: u64,
     /// `--progress`: the wall-clock start and when the next line is due.
     progress: Option<(Instant, report::Progress)>,
+    /// Receives posted and not completed, per QP.
+    recv_outstanding: Vec<u64>,
 }
 
 /// Completions, at most `max`: polled; with `-e` (a channel), an empty CQ
@@ -600,6 +704,58 @@ impl Bw<'_> {
                 AtomicType::FetchAndAdd => SendOp::AtomicFetchAndAdd { remote, add: 1 },
             },
         }
+    }
+
+    /// `ctx_set_recv_wqes`: receives on every QP up to `-r` (at most a
+    /// size's messages), each over the first half of its buffer.
+    fn post_receives(&mut self, o: &Options, size: u64) -> Result<(), PerfError> {
+        let want = u64::from(o.rx_depth).min(o.iters);
+        for q in 0..self.qps.len() {
+            while self.recv_outstanding[q] < want {
+                self.post_receive(q, size)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn post_receive(&mut self, q: usize, size: u64) -> Result<(), PerfError> {
+        let sge = [Sge::new(&self.mrs[q], 0, size as u32)?];
+        self.qps[q].post_recv(&[RecvWr { wr_id: q as u64, sg_list: &sge }])?;
+        self.recv_outstanding[q] += 1;
+        Ok(())
+    }
+
+    /// `run_iter_bw_server`: `-n` messages received on every QP, a receive
+    /// reposted per completion while the size needs more; the figures
+    /// from the first receive completion to the last (perftest turns the
+    /// peak off on this side).
+    fn run_server(&mut self, o: &Options, size: u64) -> Result<report::BwFigures, PerfError> {
+        let n = self.qps.len();
+        let iters = o.iters;
+        let mut rcnt = vec![0u64; n];
+        // the receives already posted count toward this size
+        let mut posted = self.recv_outstanding.clone();
+        let qpn_index: Vec<u32> = self.qps.iter().map(|q| q.qp_num()).collect();
+        let mut first = None;
+        while rcnt.iter().any(|&c| c < iters) {
+            for wc in self.completions()? {
+                if wc.is_recv() != Some(true) {
+                    continue;
+                }
+                let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
+                first.get_or_insert(self.clock.now_ns());
+                rcnt[q] += 1;
+                self.recv_outstanding[q] -= 1;
+                if posted[q] < iters {
+                    self.post_receive(q, size)?;
+                    posted[q] += 1;
+                }
+            }
+            let done = rcnt.iter().sum::<u64>();
+            self.progress(size, done, iters * n as u64, 0, 0);
+        }
+        let ns = self.clock.now_ns() - first.unwrap_or(0);
+        Ok(report::bw_figures_duration(size, iters * n as u64, ns, o.report_gbits))
     }
 
     /// `run_iter_bw`: every QP posts `iters` messages in lists of `-l`, at

@@ -250,6 +250,7 @@ pub mod rx_lookup;
 pub mod scatter;
 pub mod send_sched;
 pub mod sim_net;
+pub mod sock_net;
 pub mod sq_ahead;
 pub mod tx_arb;
 pub mod tx_chain;
