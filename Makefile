@@ -3,7 +3,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 VERILOG_DIR := build/verilog
 
-.PHONY: all deps verilog lint synth synth-doc check test msrv demo bench soak replay txgen gbn docs bitstream clean
+.PHONY: all deps verilog lint synth synth-doc check test msrv demo bench soak replay txgen gbn interop docs bitstream clean
 
 all: test
 
@@ -76,6 +76,16 @@ txgen: deps
 gbn: deps
 	@test -n "$(PCAP)" || { echo "usage: make gbn PCAP=capture.pcap"; exit 1; }
 	$(CARGO) run -q -p rnic-tb --bin gbn_check -- "$(abspath $(PCAP))"
+
+## Issue 14: the simulated NIC (rnic-perf through the driver, its wire a
+## socket) against Linux rxe in a QEMU guest, perftest's tools both ways;
+## the guest is built once into build/interop (needs root and the package
+## registries); the capture checked by tshark, scapy's ICRC and gbn_check.
+## CASES=file and ONLY=substring pick cases (docs/interop.md)
+interop: deps
+	$(CARGO) build -q -p rnic-perf --bin rnic-perf -p rnic-tb --bin gbn_check
+	bash tools/interop/run.sh $(or $(CASES),tools/interop/cases.txt) $(ONLY)
+	bash tools/interop/check.sh build/interop/run
 
 ## Every benchmark (or SECTIONS="harness dma cache nic loss"); figures are recorded in docs/benchmarks.md
 bench: deps
