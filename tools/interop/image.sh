@@ -16,7 +16,11 @@ if [ -f "$out/initrd.img" ] && [ -f "$out/vmlinuz" ]; then
     echo "$out"
     exit 0
 fi
-[ "$(id -u)" = 0 ] || { echo "interop: building the guest needs root (debootstrap); run make interop as root" >&2; exit 1; }
+sudo=
+if [ "$(id -u)" != 0 ]; then
+    sudo -n true 2>/dev/null || { echo "interop: building the guest needs root (debootstrap) or sudo without a password" >&2; exit 1; }
+    sudo="sudo -n"
+fi
 
 need=()
 for p in qemu-system-x86:qemu-system-x86_64 debootstrap:debootstrap cpio:cpio zstd:zstd; do
@@ -24,23 +28,23 @@ for p in qemu-system-x86:qemu-system-x86_64 debootstrap:debootstrap cpio:cpio zs
 done
 if [ ${#need[@]} -gt 0 ]; then
     echo "interop: installing ${need[*]}" >&2
-    DEBIAN_FRONTEND=noninteractive apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+    $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >&2
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/rnic_guest.XXXX")
-trap 'rm -rf "$work"' EXIT
+trap '$sudo rm -rf "$work"' EXIT
 echo "interop: building the guest in $work (a few minutes, once)" >&2
 # the kernel: Debian's, taken from its package (not installed on this host)
 kpkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/{print $2; exit}')
 (cd "$work" && apt-get download -qq "$kpkg" >&2)
 dpkg -x "$work"/"${kpkg}"_*.deb "$work/kernel"
 # the user space
-debootstrap --variant=minbase --include=$PACKAGES bookworm "$work/rootfs" "${MIRROR:-http://deb.debian.org/debian}" >"$work/debootstrap.log" 2>&1 ||
+$sudo debootstrap --variant=minbase --include=$PACKAGES bookworm "$work/rootfs" "${MIRROR:-http://deb.debian.org/debian}" >"$work/debootstrap.log" 2>&1 ||
     { tail -20 "$work/debootstrap.log" >&2; exit 1; }
 st=$work/stage
 mkdir -p "$st"
-tar -C "$work/rootfs" --exclude=./usr/share/doc --exclude=./usr/share/man --exclude=./usr/share/locale \
+$sudo tar -C "$work/rootfs" --exclude=./usr/share/doc --exclude=./usr/share/man --exclude=./usr/share/locale \
     --exclude=./usr/share/info --exclude=./var/cache/apt --exclude=./var/lib/apt/lists \
     --exclude=./usr/share/i18n --exclude=./usr/share/zoneinfo -cf - . | tar -C "$st" -xf -
 kver=$(ls "$work/kernel/lib/modules")
