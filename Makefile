@@ -83,7 +83,7 @@ gbn: deps
 ## registries); the capture checked by tshark, scapy's ICRC and gbn_check.
 ## CASES=file and ONLY=substring pick cases (docs/interop.md)
 interop: deps
-	$(CARGO) build -q -p rnic-perf --bin rnic-perf -p rnic-tb --bin gbn_check
+	$(CARGO) build -q -p rnic-perf --bins -p rnic-tb --bin gbn_check
 	bash tools/interop/run.sh $(or $(CASES),tools/interop/cases.txt) $(ONLY)
 	bash tools/interop/check.sh build/interop/run
 

@@ -9,6 +9,7 @@
 //! * [`devinfo`]: ibv_devinfo's output;
 //! * [`device`]: opening the backend, with the device clock;
 //! * [`run`]: the test, in perftest's order;
+//! * [`verify`]: `rnic-verify`, every RC opcode with its bytes checked on both sides;
 //! * [`demo`]: `make demo`'s write_bw and read_bw between two simulated
 //!   NICs (feature `sim`).
 
@@ -21,3 +22,4 @@ pub mod devinfo;
 pub mod options;
 pub mod report;
 pub mod run;
+pub mod verify;

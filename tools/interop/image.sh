@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The interop guest (issue 14): a Debian bookworm kernel and an initramfs
-# holding rdma-core, the rxe provider, perftest and ibv_rc_pingpong, built
+# holding rdma-core, the rxe provider, perftest, ibv_rc_pingpong and
+# rnic_verify (built here from rnic_verify.c), built
 # once and cached in build/interop/guest-<key> (the key hashes this script,
 # guest_init.sh and the package list, so a change rebuilds it).
 # Needs root (debootstrap) and the package registries; prints the guest
@@ -10,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 PACKAGES=rdma-core,ibverbs-providers,ibverbs-utils,perftest,iproute2,kmod
 MODULES="virtio_pci virtio_net crc32_generic rdma_rxe ib_uverbs 9p 9pnet_virtio"
-key=$( (cat "$here/image.sh" "$here/guest_init.sh"; echo "$PACKAGES $MODULES") | sha256sum | cut -c1-12)
+key=$( (cat "$here/image.sh" "$here/guest_init.sh" "$here/rnic_verify.c"; echo "$PACKAGES $MODULES") | sha256sum | cut -c1-12)
 out=$root/build/interop/guest-$key
 if [ -f "$out/initrd.img" ] && [ -f "$out/vmlinuz" ]; then
     echo "$out"
@@ -23,9 +24,11 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 need=()
-for p in qemu-system-x86:qemu-system-x86_64 debootstrap:debootstrap cpio:cpio zstd:zstd; do
+for p in qemu-system-x86:qemu-system-x86_64 debootstrap:debootstrap cpio:cpio zstd:zstd gcc:gcc; do
     command -v "${p#*:}" >/dev/null || need+=("${p%%:*}")
 done
+# rnic_verify is built here against the host's libibverbs (bookworm's, as the guest's)
+[ -f /usr/include/infiniband/verbs.h ] || need+=(libibverbs-dev)
 if [ ${#need[@]} -gt 0 ]; then
     echo "interop: installing ${need[*]}" >&2
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
@@ -62,6 +65,8 @@ for m in $MODULES; do "$work/modprobe" -d "$work/kernel" -S "$kver" --show-depen
     done
 "$work/depmod" -b "$st" "$kver"
 install -m755 "$here/guest_init.sh" "$st/init"
+gcc -O2 -Wall -o "$work/rnic_verify" "$here/rnic_verify.c" -libverbs
+$sudo install -D -m755 "$work/rnic_verify" "$st/usr/local/bin/rnic_verify"
 mkdir -p "$out.tmp"
 (cd "$st" && find . -print0 | cpio --null -o -H newc --quiet) | zstd -q -T0 -3 -o "$out.tmp/initrd.img"
 cp "$work"/kernel/boot/vmlinuz-* "$out.tmp/vmlinuz"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The interop run (issue 14): the Verilated NIC, driven by rnic-perf through
-# the driver, against Linux rxe in one QEMU guest, case after case
+# The interop run (issue 14): the Verilated NIC, driven by rnic-perf or
+# rnic-verify through the driver, against Linux rxe in one QEMU guest, case after case
 # (tools/interop/cases.txt, or the file given). The wire: the NIC's Unix
 # datagram socket and QEMU's `-netdev dgram`, a frame per datagram; the
 # tools' TCP exchange: QEMU's user network (the guest 10.0.2.15, the host
 # 10.0.2.2). Each case's files land in build/interop/run/: NAME.ours.txt
-# (rnic-perf's output), NAME.guest.txt (the guest tool's), and the run's
+# (our tool's output), NAME.guest.txt (the guest tool's), and the run's
 # wire.pcap (QEMU's filter-dump of the guest's RoCE link), cases.tsv (each
 # case's start and end, epoch seconds: tools/interop/check.sh splits the
 # capture by them) and guest.log.
@@ -19,8 +19,10 @@ guest=$("$here/image.sh" | tail -1)
 run=$root/build/interop/run
 rm -rf "$run"
 mkdir -p "$run/share"
-perf=${RNIC_PERF:-$root/target/debug/rnic-perf}
-[ -x "$perf" ] || { echo "interop: no $perf (cargo build -p rnic-perf --bins)" >&2; exit 1; }
+bins=${RNIC_BIN_DIR:-$root/target/debug}
+for b in rnic-perf rnic-verify; do
+    [ -x "$bins/$b" ] || { echo "interop: no $bins/$b (cargo build -p rnic-perf --bins)" >&2; exit 1; }
+done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # fwd: QEMU forwards it to the guest's tool (ours the client); port: where
 # rnic-perf listens (ours the server), the guest reaching it at 10.0.2.2
@@ -28,7 +30,7 @@ fwd=$(free_port)
 port=$(free_port)
 while [ "$port" = "$fwd" ]; do port=$(free_port); done
 GUEST_MAC=52:54:00:00:00:01 NIC_MAC=02:00:00:00:00:02 GUEST_IP=10.99.0.1 NIC_IP=10.99.0.2
-case_timeout=${INTEROP_CASE_TIMEOUT:-300}
+case_timeout=${INTEROP_CASE_TIMEOUT:-180}
 
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; echo "${s%"${s##*[![:space:]]}"}"; }
 names=() ours=() guest_cmds=() our_args=()
@@ -58,7 +60,7 @@ done <"$cases"
             # rnic-perf listens once its NIC is up: try again while refused
             echo "for _ in \$(seq 100); do"
             echo "    ${guest_cmds[$i]} -p $port 10.0.2.2 > $n.guest.txt 2>&1; rc=\$?"
-            echo "    grep -q \"Couldn't connect to\" $n.guest.txt || break; sleep 0.5"
+            echo "    grep -q \"Couldn't connect to\\|cannot connect to\" $n.guest.txt || break; sleep 0.5"
             echo "done"
             echo "echo \$rc > done.tmp; mv done.tmp done.$i"
         fi
@@ -101,6 +103,8 @@ for i in "${!names[@]}"; do
     rc=0
     # shellcheck disable=SC2206
     args=(${our_args[$i]} -d sim --sim_wire "$wire" -E $GUEST_MAC)
+    perf=$bins/${args[0]}
+    args=("${args[@]:1}")
     if [ "${ours[$i]}" = client ]; then
         wait_for "$run/share/listening.$i" "case $n waited for the guest's server" || exit 1
         timeout "$case_timeout" "$perf" "${args[@]}" -p "$fwd" 127.0.0.1 >"$run/$n.ours.txt" 2>"$run/$n.ours.err" || rc=$?
@@ -115,10 +119,10 @@ for i in "${!names[@]}"; do
     grc=$(cat "$run/share/done.$i")
     printf '%s\t%s\t%s\n' "$n" "$from" "$(date +%s.%N)" >>"$run/cases.tsv"
     mv "$run/share/$n.guest.txt" "$run/$n.guest.txt"
-    echo "interop $n: rnic-perf exit $rc, the guest's tool exit $grc, $((SECONDS - t0)) s"
+    echo "interop $n: ours exit $rc, the guest's tool exit $grc, $((SECONDS - t0)) s"
     if [ "$rc" != 0 ] || [ "$grc" != 0 ]; then
         fails=$((fails + 1))
-        echo "--- rnic-perf:"; cat "$run/$n.ours.txt" "$run/$n.ours.err"
+        echo "--- ours:"; cat "$run/$n.ours.txt" "$run/$n.ours.err"
         echo "--- the guest's tool:"; cat "$run/$n.guest.txt"
     fi
 done
