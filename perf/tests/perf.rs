@@ -735,69 +735,82 @@ fn bw_schedules_are_perftests() {
     assert_eq!(plan("rnic-perf send_bw -a", false), BwSchedule { receives: true, sync_after: true, ..send });
 }
 
-/// Issue 13: two rnic-perf processes, each with its own simulated NIC, the
-/// NICs joined by a datagram socket wire, run write_bw as perftest's server
-/// and client would on two hosts; the server prints the client's figures.
+/// Two processes of `bin`, each with its own simulated NIC, the NICs on a
+/// datagram socket wire: `first` (which listens) spawned, then `second`
+/// (which connects to 127.0.0.1) run, again while the first is not
+/// listening yet (its NIC's bring-up comes first); `-E`, `-p` and
+/// `--sim_wire` added to both. Returns both outputs, stdout then stderr.
 #[cfg(feature = "sim")]
-#[test]
-fn two_processes_run_write_bw_over_a_socket_wire() {
+fn on_a_socket_wire(bin: &str, first: &[&str], second: &[&str]) -> ((Option<i32>, String), (Option<i32>, String)) {
     use std::process::Stdio;
-    let dir = std::env::temp_dir().join(format!("rnic_two_procs_{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("rnic_wire_{}_{}", std::process::id(), first.join("_")));
     std::fs::create_dir_all(&dir).unwrap();
     let (a, b) = (dir.join("a.sock"), dir.join("b.sock"));
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
     let wire =
         |me: &std::path::Path, peer: &std::path::Path, ip: &str| format!("{},{},{ip}", me.display(), peer.display());
-    let common = ["write_bw", "-x", "1", "-n", "16", "-s", "4096", "-E", "02:00:00:00:00:01", "-p", &port];
-    let server = Command::new(env!("CARGO_BIN_EXE_rnic-perf"))
+    let common = ["-E", "02:00:00:00:00:01", "-p", &port];
+    let listener = Command::new(bin)
+        .args(first)
         .args(common)
         .args(["--sim_wire", &wire(&a, &b, "10.0.0.1")])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // the client connects once the server listens (its NIC's bring-up first)
-    let mut client = None;
+    let text = |o: &std::process::Output| {
+        let t = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+        (o.status.code(), t)
+    };
+    let mut connector = None;
     for _ in 0..600 {
-        let out = Command::new(env!("CARGO_BIN_EXE_rnic-perf"))
+        let out = Command::new(bin)
+            .args(second)
             .args(common)
             .args(["--sim_wire", &wire(&b, &a, "10.0.0.2"), "127.0.0.1"])
             .output()
             .unwrap();
-        if !String::from_utf8_lossy(&out.stderr).contains("Connect") {
-            client = Some(out);
+        if !String::from_utf8_lossy(&out.stderr).contains("Connect: ") {
+            connector = Some(out);
             break;
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
-    let client = client.expect("the server listened");
-    let server = server.wait_with_output().unwrap();
+    let connector = connector.expect("the first process listened");
+    let listener = listener.wait_with_output().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
-    let text = |o: &std::process::Output| {
-        (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
-    };
-    let ((c_out, c_err), (s_out, s_err)) = (text(&client), text(&server));
-    assert_eq!(client.status.code(), Some(0), "client: {c_out}{c_err}");
-    assert_eq!(server.status.code(), Some(0), "server: {s_out}{s_err}");
+    (text(&listener), text(&connector))
+}
+
+/// Issue 13: two rnic-perf processes, each with its own simulated NIC, the
+/// NICs joined by a datagram socket wire, run write_bw as perftest's server
+/// and client would on two hosts; the server prints the client's figures.
+#[cfg(feature = "sim")]
+#[test]
+fn two_processes_run_write_bw_over_a_socket_wire() {
+    let test = ["write_bw", "-x", "1", "-n", "16", "-s", "4096"];
+    let ((s_code, s_out), (c_code, c_out)) = on_a_socket_wire(env!("CARGO_BIN_EXE_rnic-perf"), &test, &test);
+    assert_eq!(c_code, Some(0), "client: {c_out}");
+    assert_eq!(s_code, Some(0), "server: {s_out}");
     let row = |out: &str| out.lines().find(|l| l.trim_start().starts_with("4096")).map(str::to_owned);
     let c_row = row(&c_out).unwrap_or_else(|| panic!("the client's row: {c_out}"));
     assert_eq!(row(&s_out).as_ref(), Some(&c_row), "the server prints the client's figures");
     let f: Vec<f64> = c_row.split_whitespace().filter_map(|x| x.parse().ok()).collect();
     assert_eq!(&f[..2], &[4096.0, 16.0], "{c_row}");
     assert!(f[3] > 100.0, "an average above 100 MiB/s of device time: {c_row}");
-    // 16 WRITEs of 4 KiB at the default 4096-byte MTU each way, ACKs back:
-    // what one NIC sent, the other received
-    let counts = |err: &str| {
-        let line = err.lines().find(|l| l.contains("the simulated wire")).unwrap_or_else(|| panic!("{err}")).to_owned();
+    // 16 WRITEs of 4 KiB at the default 4096-byte MTU, ACKs back: what one
+    // NIC sent, the other received, and no MAC FIFO dropped a frame
+    let counts = |out: &str| {
+        let line = out.lines().find(|l| l.contains("the simulated wire")).unwrap_or_else(|| panic!("{out}")).to_owned();
         let n: Vec<u64> =
             line.split_whitespace().filter_map(|w| w.trim_matches(|c| c == ',' || c == '(').parse().ok()).collect();
         (n[0], n[2], n[3])
     };
-    let (c_sent, c_recv, c_drop) = counts(&c_err);
-    let (s_sent, s_recv, s_drop) = counts(&s_err);
-    assert!(c_sent >= 16, "{c_err}");
-    assert_eq!((c_drop, s_drop), (0, 0), "no frame dropped: {c_err} {s_err}");
-    assert!(s_recv >= 16 && c_recv >= 1 && s_sent >= 1, "{c_err} {s_err}");
+    let (c_sent, c_recv, c_drop) = counts(&c_out);
+    let (s_sent, s_recv, s_drop) = counts(&s_out);
+    assert!(c_sent >= 16, "{c_out}");
+    assert_eq!((c_drop, s_drop), (0, 0), "no frame dropped: {c_out} {s_out}");
+    assert!(s_recv >= 16 && c_recv >= 1 && s_sent >= 1, "{c_out} {s_out}");
 }
 
 /// rnic-verify between two processes, each with its own simulated NIC on a
@@ -807,36 +820,10 @@ fn two_processes_run_write_bw_over_a_socket_wire() {
 #[cfg(feature = "sim")]
 #[test]
 fn rnic_verify_checks_every_opcode_between_two_processes() {
-    use std::process::Stdio;
-    let dir = std::env::temp_dir().join(format!("rnic_verify_{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (a, b) = (dir.join("a.sock"), dir.join("b.sock"));
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
-    let wire =
-        |me: &std::path::Path, peer: &std::path::Path, ip: &str| format!("{},{},{ip}", me.display(), peer.display());
-    let common = ["-E", "02:00:00:00:00:01", "-p", &port];
-    let responder = Command::new(env!("CARGO_BIN_EXE_rnic-verify"))
-        .arg("responder")
-        .args(common)
-        .args(["--sim_wire", &wire(&a, &b, "10.0.0.1")])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let requester = Command::new(env!("CARGO_BIN_EXE_rnic-verify"))
-        .arg("requester")
-        .args(common)
-        .args(["--sim_wire", &wire(&b, &a, "10.0.0.2"), "127.0.0.1"])
-        .output()
-        .unwrap();
-    let responder = responder.wait_with_output().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
-    let text = |o: &std::process::Output| {
-        format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-    };
-    let (req, resp) = (text(&requester), text(&responder));
-    assert_eq!(requester.status.code(), Some(0), "{req}");
-    assert_eq!(responder.status.code(), Some(0), "{resp}");
+    let bin = env!("CARGO_BIN_EXE_rnic-verify");
+    let ((resp_code, resp), (req_code, req)) = on_a_socket_wire(bin, &["responder"], &["requester"]);
+    assert_eq!(req_code, Some(0), "{req}");
+    assert_eq!(resp_code, Some(0), "{resp}");
     for (out, checks) in [(&req, 3), (&resp, 11)] {
         assert_eq!(out.lines().filter(|l| l.trim_start().starts_with("ok ")).count(), checks, "{out}");
         assert!(!out.contains("FAIL") && out.contains("every check passed"), "{out}");
