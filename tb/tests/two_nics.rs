@@ -28,7 +28,9 @@ use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
 use rnic_driver::*;
 use rnic_proto::{decode_frame, ROCE_V2_UDP_PORT};
 use rnic_tb::gbn_check::{check_capture, check_go_back_n, GbnStats};
-use rnic_tb::sim_net::{connect_rc_access, connect_rc_timeout, poll_n, Nic, QpPair, RcTimers, SimNet, WireFaults};
+use rnic_tb::sim_net::{
+    connect_rc, connect_rc_access, connect_rc_timeout, poll_n, Nic, QpPair, RcTimers, SimNet, WireFaults,
+};
 
 #[test]
 fn rdma_write_and_send_between_two_nics() {
@@ -1258,4 +1260,38 @@ fn solicited_sends_wake_a_cq_armed_for_solicited_completions() {
     let se: Vec<bool> =
         frames.iter().filter(|p| p.bth.opcode.name().contains("SEND")).map(|p| p.bth.solicited_event).collect();
     assert_eq!(se, [false, true, false, false, true, false], "BTH.SE only on a solicited SEND's last packet");
+}
+
+/// A one-entry CQ (LOG_SIZE 0, what perftest's latency tests ask for with
+/// `-t 1`): every CQE lands in slot 0, in the low half of its beat. Until
+/// session 36 the CQ engine chose the half from the producer index's bit
+/// 0, not the slot's, so the second CQE went to slot 0's address in the
+/// high half (the host model's DMA check caught it, `make interop`'s
+/// write_lat).
+#[test]
+fn a_one_entry_cq_takes_every_completion_in_its_one_slot() {
+    let net = SimNet::pair(36);
+    let (a, b) = (Nic::open(&net, 0), Nic::open(&net, 1));
+    let (pd_a, pd_b) = (a.ctx.alloc_pd().unwrap(), b.ctx.alloc_pd().unwrap());
+    let cq_a = a.ctx.create_cq(1, None).unwrap();
+    let cq_b = b.ctx.create_cq(16, None).unwrap();
+    let mut qp_a = pd_a.create_qp(QpType::Rc, &cq_a, &cq_a).max_send_wr(1).max_recv_wr(1).build().unwrap();
+    let mut qp_b = pd_b.create_qp(QpType::Rc, &cq_b, &cq_b).build().unwrap();
+    connect_rc(&mut qp_a, &a.ctx, 1, qp_b.qp_num(), (0x100, 0x200), Mtu::Mtu1024);
+    connect_rc(&mut qp_b, &b.ctx, 0, qp_a.qp_num(), (0x200, 0x100), Mtu::Mtu1024);
+    let access = AccessFlags::LOCAL_WRITE | AccessFlags::REMOTE_WRITE;
+    let (buf_a, buf_b) = (a.ctx.alloc_buffer(4096).unwrap(), b.ctx.alloc_buffer(4096).unwrap());
+    let mr_a = pd_a.reg_mr(&buf_a, 0, 4096, access).unwrap();
+    let mr_b = pd_b.reg_mr(&buf_b, 0, 4096, access).unwrap();
+    for i in 0..5u64 {
+        buf_a.write(0, &[i as u8 + 1; 64]).unwrap();
+        let sge = [Sge::new(&mr_a, 0, 64).unwrap()];
+        let remote = RemoteAddr { addr: mr_b.addr() + 64 * i, rkey: mr_b.rkey() };
+        qp_a.post_send(&[SendWr::new(i, SendOp::RdmaWrite { remote }, &sge)]).unwrap();
+        let wc = poll_n(&cq_a, 1, 100_000, "the WRITE's completion");
+        assert_eq!((wc[0].wr_id, wc[0].status), (i, WcStatus::Success), "completion {i}");
+    }
+    let mut got = [0u8; 320];
+    buf_b.read(0, &mut got).unwrap();
+    assert!(got.chunks(64).enumerate().all(|(i, c)| c.iter().all(|&x| x == i as u8 + 1)), "{got:?}");
 }

@@ -714,7 +714,9 @@ impl Logic for CqEngine {
             (bit_cast::<64, 52>(self.base2.q.val()) << 12)
                 + (bit_cast::<64, 16>(self.c_prod.val() & self.mask2.q.val()) << 5),
         ) | (bit_cast::<67, 1>(self.owner.val().into()) << 64)
-            | (bit_cast::<67, 1>(self.c_prod.val().get_bit(0).into()) << 65)
+            // the half of the beat the CQE lands in is its slot's, not the
+            // producer's: a 1-entry ring (LOG_SIZE 0) has every CQE in slot 0
+            | (bit_cast::<67, 1>((self.c_prod.val() & self.mask2.q.val()).get_bit(0).into()) << 65)
             | (bit_cast::<67, 1>(self.write_cqe.val().into()) << 66);
         self.wcmd.s_axis.tkeep.next = 1.into();
         self.wcmd.s_axis.tlast.next = true;
