@@ -112,4 +112,14 @@ impl DmaBuffer {
         self.inner.ctx.hw()?.dma_read(&self.inner.region, offset, buf)?;
         Ok(())
     }
+
+    /// Between two reads of a loop that polls the buffer for the device's
+    /// write (perftest's write_lat polls its last byte): lets the device
+    /// run on. A board's CPU only spins; the simulator's clock advances,
+    /// which it does not on a read, so a loop of reads alone would wait
+    /// forever there.
+    pub fn relax(&self) -> Result<()> {
+        self.inner.ctx.hw()?.relax();
+        Ok(())
+    }
 }

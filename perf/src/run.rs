@@ -425,9 +425,23 @@ fn run_on(
             out.write_all(report::lat_dur_row(o.size, iters, t_avg, tps).as_bytes())?;
         }
         Kind::Lat => {
+            // write_lat.c and read_lat.c: one more barrier before the
+            // sizes, none between them; read_lat's server then only
+            // closes. send_lat.c: a barrier before each size.
+            let per_size = verb == Verb::Send;
+            if !per_size {
+                s.sync(&mine[0])?;
+            }
+            if verb == Verb::Read && !client {
+                out.write_all(report::RESULT_LINE.as_bytes())?;
+                s.close(&mine[0])?;
+                return Ok(());
+            }
             out.write_all(report::lat_table_header().as_bytes())?;
             for size in o.sizes() {
-                s.sync(&mine[0])?;
+                if per_size {
+                    s.sync(&mine[0])?;
+                }
                 let stamps = bw.lat(o, size, &bufs[0], client)?;
                 if let Some(f) = report::lat_figures(size, verb, &stamps) {
                     out.write_all(report::lat_row(&f).as_bytes())?;
@@ -436,6 +450,10 @@ fn run_on(
         }
     }
     out.write_all(report::RESULT_LINE.as_bytes())?;
+    if o.test.kind() == Kind::Lat && verb == Verb::Write {
+        // write_lat.c ends without ctx_close_connection
+        return Ok(());
+    }
     s.close(&mine[0])?;
     Ok(())
 }
@@ -869,6 +887,7 @@ impl Bw<'_> {
                             if b[0] == marker {
                                 return Ok(());
                             }
+                            buf.relax()?;
                         }
                     };
                     if !client {

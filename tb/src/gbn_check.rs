@@ -231,13 +231,16 @@ pub fn check_capture(file: &[u8], pairs: Option<&[(u32, u32)]>) -> Result<(GbnSt
 /// The RC connections of a capture ((side, frame) pairs), as
 /// [`check_capture`] infers them.
 fn infer_pairs(frames: &[(usize, Vec<u8>)]) -> Vec<(u32, u32)> {
-    // PSNs of requests by (sender, destination QP); of ACKs by (responder, destination QP)
+    // PSNs of requests by (sender, destination QP); of acknowledgements by
+    // (responder, destination QP): a capture of READs or atomics alone has
+    // no ACK packet, but its responses pair the QPs as well
     let mut reqs: HashMap<(usize, u32), HashSet<u32>> = HashMap::new();
     let mut acks: HashMap<(usize, u32), Vec<u32>> = HashMap::new();
     for (side, bytes) in frames {
         let Ok(p) = decode_frame(bytes) else { continue };
         let (op, qp, psn) = (p.bth.opcode.value(), p.bth.dest_qp, p.bth.psn.value());
-        if op == Opcode::RcAck.value() {
+        // ACKs, READ responses and atomic ACKs all name the requester's QP
+        if op == Opcode::RcAck.value() || (0x0d..=0x10).contains(&op) || op == 0x12 {
             acks.entry((*side, qp)).or_default().push(psn);
         } else if op < 0x20 && !(0x0d..=0x12).contains(&op) {
             reqs.entry((*side, qp)).or_default().insert(psn);
