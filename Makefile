@@ -81,9 +81,11 @@ gbn: deps
 ## socket) against Linux rxe in a QEMU guest, perftest's tools both ways;
 ## the guest is built once into build/interop (needs root and the package
 ## registries); the capture checked by tshark, scapy's ICRC and gbn_check.
-## CASES=file and ONLY=substring pick cases (docs/interop.md)
+## CASES=file and ONLY=substring pick cases (docs/interop.md). The build is
+## make test's own, so after it nothing is compiled again
+## (CARGO_INCREMENTAL as make test sets it under CI, from .ci/run)
 interop: deps
-	$(CARGO) build -q -p rnic-perf --bins -p rnic-tb --bin gbn_check
+	$(CARGO) build -q --workspace --lib --bins --tests --examples
 	bash tools/interop/run.sh $(or $(CASES),tools/interop/cases.txt) $(ONLY)
 	bash tools/interop/check.sh build/interop/run
 
