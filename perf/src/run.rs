@@ -890,14 +890,16 @@ impl Bw<'_> {
                             buf.relax()?;
                         }
                     };
-                    if !client {
+                    // run_iter_lat_write: the server writes first, the
+                    // client polls first
+                    if client {
                         poll_mine(buf)?;
                     }
                     stamps.push(self.clock.now_ns());
                     buf.write(self.src as usize + last, &[marker])?;
                     self.qps[0].post_send(&[SendWr::new(i, op, &sge)])?;
                     wait(false)?;
-                    if client {
+                    if !client {
                         poll_mine(buf)?;
                     }
                 }
