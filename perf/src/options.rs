@@ -413,6 +413,19 @@ pub fn usage() -> String {
     )
 }
 
+/// `--sim_wire LOCAL,PEER,IP` (`rnic-perf` and `rnic-verify`): the
+/// [`DeviceSel::SimWire`] it names.
+pub fn parse_sim_wire(value: &str) -> Result<DeviceSel, &'static str> {
+    let what = "not LOCAL,PEER,IP: two socket paths and an IPv4 address";
+    let parts: Vec<&str> = value.split(',').collect();
+    let [local, peer, ip] = parts[..] else { return Err(what) };
+    let ip: std::net::Ipv4Addr = ip.parse().map_err(|_| what)?;
+    if local.is_empty() || peer.is_empty() {
+        return Err(what);
+    }
+    Ok(DeviceSel::SimWire { local: local.into(), peer: peer.into(), ip: ip.octets() })
+}
+
 /// Options that take a value: short and long names.
 const WITH_VALUE: &[(&str, &str)] = &[
     ("-d", "--ib-dev"),
@@ -584,16 +597,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
                     rnic_driver::neigh::parse_mac(value).ok_or_else(|| bad("not a MAC address aa:bb:cc:dd:ee:ff"))?,
                 )
             }
-            "--sim_wire" => {
-                let what = "not LOCAL,PEER,IP: two socket paths and an IPv4 address";
-                let parts: Vec<&str> = value.split(',').collect();
-                let [local, peer, ip] = parts[..] else { return Err(bad(what)) };
-                let ip: std::net::Ipv4Addr = ip.parse().map_err(|_| bad(what))?;
-                if local.is_empty() || peer.is_empty() {
-                    return Err(bad(what));
-                }
-                sim_wire = Some((local.into(), peer.into(), ip.octets()));
-            }
+            "--sim_wire" => sim_wire = Some(parse_sim_wire(value).map_err(bad)?),
             "-A" => {
                 o.atomic_type = match value {
                     "CMP_AND_SWAP" => AtomicType::CmpAndSwap,
@@ -631,11 +635,11 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
         o.no_peak = true;
     }
     force_dependencies(&mut o, cq_mod_given)?;
-    if let Some((local, peer, ip)) = sim_wire {
+    if let Some(wire) = sim_wire {
         if o.device != DeviceSel::Sim {
             return Err(OptError::Conflict("--sim_wire is a wire of the simulator: only with -d sim"));
         }
-        o.device = DeviceSel::SimWire { local, peer, ip };
+        o.device = wire;
     }
     Ok(o)
 }

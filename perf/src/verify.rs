@@ -128,10 +128,7 @@ pub fn parse(argv: &[String]) -> Result<VerifyOptions, String> {
             }
             "--sim_wire" => {
                 let v = value()?;
-                let p: Vec<&str> = v.split(',').collect();
-                let [l, r, ip] = p[..] else { return Err(format!("--sim_wire {v}: not LOCAL,PEER,IP")) };
-                let ip: std::net::Ipv4Addr = ip.parse().map_err(|_| format!("--sim_wire {v}: not an IPv4 address"))?;
-                o.device = DeviceSel::SimWire { local: l.into(), peer: r.into(), ip: ip.octets() };
+                o.device = crate::options::parse_sim_wire(v).map_err(|e| format!("--sim_wire {v}: {e}"))?;
             }
             "-E" => {
                 let v = value()?;
