@@ -77,8 +77,9 @@ gbn: deps
 	@test -n "$(PCAP)" || { echo "usage: make gbn PCAP=capture.pcap"; exit 1; }
 	$(CARGO) run -q -p rnic-tb --bin gbn_check -- "$(abspath $(PCAP))"
 
-## Issue 14: the simulated NIC (rnic-perf through the driver, its wire a
-## socket) against Linux rxe in a QEMU guest, perftest's tools both ways;
+## Issue 14: the simulated NIC (rnic-perf, rnic-verify, rnic-pingpong through
+## the driver, its wire a socket) against Linux rxe in a QEMU guest,
+## perftest's tools and ibv_rc_pingpong both ways;
 ## the guest is built once into build/interop (needs root and the package
 ## registries); the capture checked by tshark, scapy's ICRC and gbn_check.
 ## CASES=file and ONLY=substring pick cases (docs/interop.md). The build is

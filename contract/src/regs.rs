@@ -101,9 +101,10 @@ registers! {
     }
 
     /// The port's MAC address, low 32 bits: the address as a 48-bit
-    /// big-endian number, so the last byte on the wire is bits 7:0. From the
-    /// board (EEPROM) or the build; all zero when the build has none. The
-    /// driver derives the port's default GID from it.
+    /// big-endian number, so the last byte on the wire is bits 7:0: the
+    /// core's `port_mac` input (a board strap, the simulator's configured
+    /// address). The driver derives the port's default GID from it and puts
+    /// it in every path's source MAC.
     id_mac_lo @ 0x0018: u32, Ro, reset build {
         /// MAC bits 31:0 (wire bytes 2..5).
         MAC = bit 0, width 32;

@@ -692,12 +692,13 @@ impl Session {
     /// ibv_rc_pingpong's exchange: the client sends its message, reads the
     /// server's and sends "done"; the server reads, replies (after bringing
     /// its QP to RTS, which the caller does in `ready` with the remote
-    /// endpoint) and waits for "done".
-    pub fn pingpong(
+    /// endpoint) and waits for "done". `ready`'s error stops the exchange
+    /// and is returned as it is.
+    pub fn pingpong<E: From<ConnectError>>(
         &mut self,
         mine: &QpEndpoint,
-        ready: impl FnOnce(&QpEndpoint) -> Result<(), ConnectError>,
-    ) -> Result<QpEndpoint, ConnectError> {
+        ready: impl FnOnce(&QpEndpoint) -> Result<(), E>,
+    ) -> Result<QpEndpoint, E> {
         let mut theirs = [0u8; PINGPONG_MSG_SIZE];
         match self.role {
             Role::Client => {
@@ -716,7 +717,7 @@ impl Session {
                 let mut done = [0u8; PINGPONG_DONE.len()];
                 self.read(Step::Done, &mut done)?;
                 if done != PINGPONG_DONE {
-                    return Err(malformed(Step::Done, "not \"done\"", &done));
+                    return Err(malformed(Step::Done, "not \"done\"", &done).into());
                 }
                 Ok(remote)
             }

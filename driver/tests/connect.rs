@@ -206,11 +206,11 @@ fn pingpong_both_sides() {
         let mut s = Session::open(Peer::Accept(listener), T)?;
         s.pingpong(&server_ep, |r| {
             assert_eq!(r.qpn, 0x20);
-            Ok(())
+            Ok::<_, ConnectError>(())
         })
     });
     let mut c = Session::open(Peer::Connect(addr), T).unwrap();
-    let remote = c.pingpong(&client_ep, |_| Ok(())).unwrap();
+    let remote = c.pingpong(&client_ep, |_| Ok::<_, ConnectError>(())).unwrap();
     assert_eq!((remote.qpn, remote.psn, remote.gid), (0x10, server_ep.psn, [3; 16]));
     let r = server.join().unwrap().unwrap();
     assert_eq!((r.qpn, r.psn, r.gid), (0x20, client_ep.psn, [4; 16]));

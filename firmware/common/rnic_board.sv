@@ -22,7 +22,12 @@
 //   MAC-side FIFO resets are the CMAC's usr_tx_reset / usr_rx_reset, and
 //   rnic_core sees frames only after both sides are out of reset.
 
-module rnic_board (
+// PORT_MAC: the port's MAC (rnic_core.port_mac, read back in id_mac_*), the
+//   first byte on the wire in bits 47:40; a locally administered default
+//   until the card's own address (its FRU EEPROM, through the CMS) is read.
+module rnic_board #(
+    parameter logic [47:0] PORT_MAC = 48'h02_00_00_00_00_01
+) (
     input  logic        init_clk,      // 100 MHz free-running
     input  logic        init_rst,      // power-on reset, synchronous to init_clk
     // PCIe
@@ -228,7 +233,7 @@ module rnic_board (
         .m_axis_tx_tuser(core_tx_tuser[0]), .m_axis_tx_tvalid(core_tx_tvalid),
         .m_axis_tx_tready(core_tx_tready),
         // HOST-BOUNDARY TIE-OFF (below): the core's host ports idle until the adapters exist
-        .cfg_max_read(3'd2), .cfg_max_payload(3'd1),
+        .cfg_max_read(3'd2), .cfg_max_payload(3'd1), .port_mac(PORT_MAC),
         .s_axil_awaddr(16'd0), .s_axil_awvalid(1'b0), .s_axil_awready(),
         .s_axil_wdata(32'd0), .s_axil_wstrb(4'd0), .s_axil_wvalid(1'b0), .s_axil_wready(),
         .s_axil_bresp(), .s_axil_bvalid(), .s_axil_bready(1'b1),

@@ -27,6 +27,8 @@ rtl_consts! {
     REG_ID_DATAPATH: u64 = regs::id_datapath::OFFSET;
     REG_ID_CLOCK: u64 = regs::id_clock::OFFSET;
     REG_ID_LIMITS: u64 = regs::id_limits::OFFSET;
+    REG_ID_MAC_LO: u64 = regs::id_mac_lo::OFFSET;
+    REG_ID_MAC_HI: u64 = regs::id_mac_hi::OFFSET;
     REG_CTRL: u64 = regs::ctrl::OFFSET;
     REG_STATUS: u64 = regs::status::OFFSET;
     REG_EVENTS: u64 = regs::events::OFFSET;

@@ -119,6 +119,10 @@ pub struct RnicCore {
     pub m_axis_tx: AxisOut<D, K, 1>,
     pub cfg_max_read: Signal<In, Bits<3>>,
     pub cfg_max_payload: Signal<In, Bits<3>>,
+    /// The port's MAC, the first byte on the wire in bits 47:40 (read by
+    /// the driver from `id_mac_*`, which puts it in every path's source
+    /// MAC): a board strap, static while the core runs.
+    pub port_mac: Signal<In, Bits<48>>,
     pub s_axil: AxilIn,
     pub m_dma_rd_req: DmaRdReqOut,
     pub s_dma_rd_data: DmaRdDataIn,
@@ -189,6 +193,7 @@ impl Logic for RnicCore {
         // ---- the host boundary
         self.host.cfg_max_read.next = self.cfg_max_read.val();
         self.host.cfg_max_payload.next = self.cfg_max_payload.val();
+        self.host.port_mac.next = self.port_mac.val();
         // `status.READY` waits for every table cleared after reset
         self.host.init.next = self.sched.init.val() | self.completer.init.val() | self.timer.init.val();
         AxilIn::link(&mut self.s_axil, &mut self.host.s_axil);

@@ -138,8 +138,8 @@ pub fn open(sel: &DeviceSel) -> Result<Opened, PerfError> {
             (Device::from_hw(hw), SIM_NAME.to_string(), clock)
         }
         #[cfg(feature = "sim")]
-        DeviceSel::SimWire { local, peer, .. } => {
-            let net = rnic_tb::sock_net::SockNet::bind(local, peer, SIM_SEED)
+        DeviceSel::SimWire { local, peer, mac, .. } => {
+            let net = rnic_tb::sock_net::SockNet::bind(local, peer, *mac, SIM_SEED)
                 .map_err(|e| PerfError::Output(format!("{}: {e}", local.display())))?;
             let (hw, _probe) = rnic_tb::driver_hw::SimHw::attach(net.clone(), 0);
             let (hw, clock) = Clocked::new(hw);

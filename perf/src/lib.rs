@@ -10,6 +10,8 @@
 //! * [`device`]: opening the backend, with the device clock;
 //! * [`run`]: the test, in perftest's order;
 //! * [`verify`]: `rnic-verify`, every RC opcode with its bytes checked on both sides;
+//! * [`pingpong`]: `rnic-pingpong`, ibv_rc_pingpong's exchange and loop, the bytes checked;
+//! * [`rc_connect`]: an RC QP from RESET to RTS against the exchanged endpoint;
 //! * [`demo`]: `make demo`'s write_bw and read_bw between two simulated
 //!   NICs (feature `sim`).
 
@@ -20,6 +22,8 @@ pub mod demo;
 pub mod device;
 pub mod devinfo;
 pub mod options;
+pub mod pingpong;
+pub mod rc_connect;
 pub mod report;
 pub mod run;
 pub mod verify;

@@ -151,7 +151,8 @@ pub enum DeviceSel {
     /// The Verilated core (`rnic_core`, transport and all) whose wire is a
     /// Unix datagram socket bound at `local`, sending to `peer`
     /// (`rnic_tb::sock_net`), its IPv4 address `ip` in GID 1 (as a
-    /// netdev's address is on Linux): `-d sim --sim_wire LOCAL,PEER,IP`.
+    /// netdev's address is on Linux), its MAC `mac` (the core's
+    /// `port_mac`): `-d sim --sim_wire LOCAL,PEER,IP[,MAC]`.
     SimWire {
         /// The NIC's socket.
         local: std::path::PathBuf,
@@ -159,6 +160,8 @@ pub enum DeviceSel {
         peer: std::path::PathBuf,
         /// The NIC's IPv4 address.
         ip: [u8; 4],
+        /// The NIC's MAC: given, else [`sim_wire_mac`] of `ip`.
+        mac: [u8; 6],
     },
 }
 
@@ -408,22 +411,34 @@ pub fn usage() -> String {
          -I <inline size> -o <outstanding> -p <tcp port> -e -f <margin> -A CMP_AND_SWAP|FETCH_AND_ADD\n  \
          -E <peer MAC> --report_gbits --run_infinitely --write_with_imm -h\n  \
          --progress  a progress line on stderr every {PROGRESS_INTERVAL_S} s (perftest prints none)\n  \
-         --sim_wire <local.sock>,<peer.sock>,<IPv4>  -d sim: the whole simulated NIC on a datagram socket wire\n",
+         --sim_wire <local.sock>,<peer.sock>,<IPv4>[,<MAC>]  -d sim: the whole simulated NIC on a datagram socket wire\n",
         test_names()
     )
 }
 
-/// `--sim_wire LOCAL,PEER,IP` (`rnic-perf` and `rnic-verify`): the
-/// [`DeviceSel::SimWire`] it names.
+/// `--sim_wire LOCAL,PEER,IP[,MAC]` (`rnic-perf`, `rnic-verify`,
+/// `rnic-pingpong`): the [`DeviceSel::SimWire`] it names.
 pub fn parse_sim_wire(value: &str) -> Result<DeviceSel, &'static str> {
-    let what = "not LOCAL,PEER,IP: two socket paths and an IPv4 address";
+    let what = "not LOCAL,PEER,IP[,MAC]: two socket paths, an IPv4 address, a MAC";
     let parts: Vec<&str> = value.split(',').collect();
-    let [local, peer, ip] = parts[..] else { return Err(what) };
+    let (local, peer, ip, mac) = match parts[..] {
+        [l, p, ip] => (l, p, ip, None),
+        [l, p, ip, mac] => (l, p, ip, Some(rnic_driver::neigh::parse_mac(mac).ok_or(what)?)),
+        _ => return Err(what),
+    };
     let ip: std::net::Ipv4Addr = ip.parse().map_err(|_| what)?;
     if local.is_empty() || peer.is_empty() {
         return Err(what);
     }
-    Ok(DeviceSel::SimWire { local: local.into(), peer: peer.into(), ip: ip.octets() })
+    let mac = mac.unwrap_or(sim_wire_mac(ip.octets()));
+    Ok(DeviceSel::SimWire { local: local.into(), peer: peer.into(), ip: ip.octets(), mac })
+}
+
+/// The simulated NIC's MAC when `--sim_wire` gives none: locally
+/// administered (02:00), then the IPv4 address, so two NICs with two
+/// addresses differ.
+pub fn sim_wire_mac(ip: [u8; 4]) -> [u8; 6] {
+    [0x02, 0x00, ip[0], ip[1], ip[2], ip[3]]
 }
 
 /// Options that take a value: short and long names.

@@ -10,14 +10,15 @@
 use crate::device::{open, Clock, Opened};
 use crate::devinfo::mtu_bytes;
 use crate::options::{AtomicType, Connection, DeviceSel, Kind, Options, Verb, PROGRESS_INTERVAL_S};
+use crate::rc_connect::{self, RcPath};
 use crate::report::{self, HeaderInfo};
-use rnic_contract::codes::{Mtu, QpState, QpType, WcStatus};
+use rnic_contract::codes::{Mtu, QpType, WcStatus};
 use rnic_contract::regs::id_features;
 use rnic_driver::connect::{BwReport, ConnectError, Peer, QpEndpoint, Session, SysData};
-use rnic_driver::neigh::{gid_ip, mac_from_link_local_gid, NeighError, NeighTable};
+use rnic_driver::neigh::{gid_ip, mac_from_link_local_gid, NeighError};
 use rnic_driver::{
-    AccessFlags, AhAttr, CompletionChannel, CompletionQueue, DmaBuffer, Gid, MemoryRegion, QpAttr, QueuePair, RecvWr,
-    RemoteAddr, SendFlags, SendOp, SendWr, Sge, WorkCompletion,
+    AccessFlags, CompletionChannel, CompletionQueue, DmaBuffer, Gid, MemoryRegion, QueuePair, RecvWr, RemoteAddr,
+    SendFlags, SendOp, SendWr, Sge, WorkCompletion,
 };
 use std::fmt;
 use std::io::Write;
@@ -28,10 +29,6 @@ use std::time::{Duration, Instant};
 pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Completions polled at once.
 pub const POLL_BATCH: usize = 16;
-/// perftest's RTR and RTS values for RC (`ctx_modify_qp_to_rtr/rts`).
-pub const MIN_RNR_TIMER: u8 = 12;
-/// Retries (`DEF_RETRY_COUNT`).
-pub const RETRY_COUNT: u8 = 7;
 
 /// Nanoseconds per second of the device clock.
 const NS_PER_S: u64 = 1_000_000_000;
@@ -78,8 +75,9 @@ pub enum PerfError {
     },
     /// Writing the output failed.
     Output(String),
-    /// An option this tool parses but does not run yet.
-    NotYet(&'static str),
+    /// The peer sent a zero GID (ibv_rc_pingpong without `-g`): RoCE
+    /// addresses a QP by GID, it has no LIDs.
+    NoGid,
 }
 
 impl fmt::Display for PerfError {
@@ -109,7 +107,9 @@ impl fmt::Display for PerfError {
             }
             PerfError::Completion { status, wr_id } => write!(f, "work request {wr_id} completed with {status:?}"),
             PerfError::Output(e) => write!(f, "output: {e}"),
-            PerfError::NotYet(what) => write!(f, "{what} is parsed but not run yet"),
+            PerfError::NoGid => {
+                write!(f, "the peer sent no GID: RoCE addresses a QP by GID (give -g GID_INDEX on both sides)")
+            }
         }
     }
 }
@@ -155,17 +155,6 @@ pub fn check_features(features: u32, o: &Options) -> Result<(), PerfError> {
     Ok(())
 }
 
-/// Options parsed but not run yet: refused rather than run as something
-/// else. `-b` with SEND or WRITE with immediate needs the server to post
-/// receives while it sends, which the measurement loops do not do yet.
-pub fn not_yet(o: &Options) -> Result<(), PerfError> {
-    let pending = [(o.bidirectional && o.has_recv_comp(), "-b with SEND or --write_with_imm")];
-    match pending.into_iter().find(|(given, _)| *given) {
-        Some((_, what)) => Err(PerfError::NotYet(what)),
-        None => Ok(()),
-    }
-}
-
 /// The MAC behind a link-local GID (modified EUI-64 reversed).
 pub fn mac_from_gid(gid: &Gid) -> Option<[u8; 6]> {
     mac_from_link_local_gid(gid)
@@ -175,21 +164,7 @@ pub fn mac_from_gid(gid: &Gid) -> Option<[u8; 6]> {
 /// else what the GID carries (link-local, multicast) or the kernel's
 /// neighbour table (`/proc/net/arp`) says.
 pub fn peer_mac(o: &Options, gid: &Gid) -> Result<[u8; 6], PerfError> {
-    let no_mac = |why| PerfError::NoMac { gid: *gid, why };
-    let mut table = NeighTable::new();
-    if let Some(mac) = o.dest_mac {
-        table.insert_static(gid_ip(gid), mac);
-    }
-    match table.resolve(gid) {
-        Err(NeighError::NotFound { .. }) => NeighTable::read_proc().and_then(|mut t| {
-            if let Some(mac) = o.dest_mac {
-                t.insert_static(gid_ip(gid), mac);
-            }
-            t.resolve(gid)
-        }),
-        r => r,
-    }
-    .map_err(no_mac)
+    rc_connect::peer_mac(o.dest_mac, gid)
 }
 
 /// Runs the test the options name, printing perftest's output to `out`.
@@ -214,7 +189,6 @@ fn run_on(
     idle: Option<Box<dyn FnMut()>>,
 ) -> Result<(), PerfError> {
     check_features(ctx.query_device().features, o)?;
-    not_yet(o)?;
     let verb = o.test.verb();
     let client = o.server.is_some();
     let gid_index = o.gid_index.unwrap_or(0);
@@ -440,6 +414,8 @@ fn run_on(
             out.write_all(report::lat_table_header().as_bytes())?;
             for size in o.sizes() {
                 if per_size {
+                    // send_lat.c: ctx_set_recv_wqes, then the barrier
+                    bw.post_receives(o, size)?;
                     s.sync(&mine[0])?;
                 }
                 let stamps = bw.lat(o, size, &bufs[0], client)?;
@@ -529,30 +505,16 @@ fn connect_qp(
 ) -> Result<(), PerfError> {
     let access = AccessFlags::REMOTE_WRITE | AccessFlags::REMOTE_READ;
     let access = if o.test.verb() == Verb::Atomic { access | AccessFlags::REMOTE_ATOMIC } else { access };
-    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(o.ib_port).access_flags(access))?;
-    let mac = peer_mac(o, &remote.gid)?;
-    let mut av = AhAttr::new(remote.gid, mac);
-    av.sgid_index = o.gid_index.unwrap_or(0);
-    qp.modify(
-        &QpAttr::new()
-            .state(QpState::ReadyToReceive)
-            .av(av)
-            .path_mtu(mtu)
-            .dest_qpn(remote.qpn)
-            .rq_psn(remote.psn)
-            .max_dest_rd_atomic(rd_atomic)
-            .min_rnr_timer(MIN_RNR_TIMER),
-    )?;
-    qp.modify(
-        &QpAttr::new()
-            .state(QpState::ReadyToSend)
-            .sq_psn(mine.psn)
-            .timeout(o.qp_timeout)
-            .retry_cnt(RETRY_COUNT)
-            .rnr_retry(RETRY_COUNT)
-            .max_rd_atomic(rd_atomic),
-    )?;
-    Ok(())
+    rc_connect::to_init(qp, o.ib_port, access)?;
+    let path = RcPath {
+        port: o.ib_port,
+        gid_index: o.gid_index.unwrap_or(0),
+        mtu,
+        dest_mac: o.dest_mac,
+        rd_atomic,
+        timeout: o.qp_timeout,
+    };
+    rc_connect::to_rts(qp, &path, mine.psn, remote)
 }
 
 /// `--progress`'s period.
@@ -584,7 +546,7 @@ struct Bw<'a> {
 /// is armed, polled once more (a completion may have landed before the
 /// arm) and waited on through the channel, as perftest's
 /// `ctx_notify_events` does. Every error status stops the run.
-fn completions(
+pub(crate) fn completions(
     cq: &CompletionQueue,
     channel: Option<&CompletionChannel>,
     max: usize,
@@ -602,6 +564,34 @@ fn completions(
         return Err(PerfError::Completion { status: wc.status, wr_id: wc.wr_id });
     }
     Ok(wcs)
+}
+
+/// Completions seen and not waited for yet, sends and receives apart: in
+/// a latency test the peer's reply can complete before this side's send.
+#[derive(Default)]
+struct Seen([u64; 2]);
+
+impl Seen {
+    /// Returns once a send (`want_recv` false) or receive completion is
+    /// there, polling (or waiting on `channel`) for more.
+    fn wait(
+        &mut self,
+        cq: &CompletionQueue,
+        channel: Option<&CompletionChannel>,
+        want_recv: bool,
+    ) -> Result<(), PerfError> {
+        loop {
+            if self.0[want_recv as usize] > 0 {
+                self.0[want_recv as usize] -= 1;
+                return Ok(());
+            }
+            for wc in completions(cq, channel, 1)? {
+                if let Some(r) = wc.is_recv() {
+                    self.0[r as usize] += 1;
+                }
+            }
+        }
+    }
 }
 
 /// `--progress`: a line on stderr when one is due (stdout keeps
@@ -658,6 +648,12 @@ impl Bw<'_> {
             }
             for wc in self.completions()? {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
+                if wc.is_recv() == Some(true) {
+                    // -b with SEND: the peer's messages, a receive back for each
+                    self.recv_outstanding[q] -= 1;
+                    self.post_receive(q, size)?;
+                    continue;
+                }
                 ccnt[q] += 1;
                 let t = self.clock.now_ns();
                 if (from..to).contains(&t) {
@@ -673,7 +669,12 @@ impl Bw<'_> {
         while ccnt.iter().zip(&scnt).any(|(c, s)| c < s) {
             for wc in self.completions()? {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
-                ccnt[q] += 1;
+                if wc.is_recv() == Some(true) {
+                    self.recv_outstanding[q] -= 1;
+                    self.post_receive(q, size)?;
+                } else {
+                    ccnt[q] += 1;
+                }
             }
         }
         Ok((counted, last.saturating_sub(first.unwrap_or(from))))
@@ -779,15 +780,23 @@ impl Bw<'_> {
     /// `run_iter_bw`: every QP posts `iters` messages in lists of `-l`, at
     /// most `-t` outstanding, one signaled every `-Q` (and the last);
     /// returns the post and completion times of each message, QP-major.
+    /// With `-b` and receive completions (SEND, WRITE with immediate:
+    /// perftest's `run_iter_bi`) the run also takes the peer's `iters`
+    /// messages on every QP, a receive reposted per completion while the
+    /// size needs more; the figures are the sends'.
     fn run(&mut self, o: &Options, size: u64) -> Result<(Vec<u64>, Vec<u64>), PerfError> {
         let n = self.qps.len();
         let iters = o.iters as usize;
+        let receives = o.bidirectional && o.has_recv_comp();
+        let mut rcnt = vec![0usize; n];
+        // the receives already posted count toward this size
+        let mut rposted: Vec<usize> = self.recv_outstanding.iter().map(|&r| r as usize).collect();
         let mut posted = vec![0u64; iters * n];
         let mut completed = vec![0u64; iters * n];
         let (mut scnt, mut ccnt) = (vec![0usize; n], vec![0usize; n]);
         let len = size as u32;
         let qpn_index: Vec<u32> = self.qps.iter().map(|q| q.qp_num()).collect();
-        while ccnt.iter().any(|&c| c < iters) {
+        while ccnt.iter().any(|&c| c < iters) || (receives && rcnt.iter().any(|&c| c < iters)) {
             for q in 0..n {
                 while scnt[q] < iters && scnt[q] - ccnt[q] + (o.post_list as usize) <= o.tx_depth as usize {
                     let sge = [Sge::new(&self.mrs[q], self.src, len)?];
@@ -812,6 +821,15 @@ impl Bw<'_> {
             }
             for wc in self.completions()? {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
+                if wc.is_recv() == Some(true) {
+                    rcnt[q] += 1;
+                    self.recv_outstanding[q] -= 1;
+                    if rposted[q] < iters {
+                        self.post_receive(q, size)?;
+                        rposted[q] += 1;
+                    }
+                    continue;
+                }
                 let upto = (wc.wr_id as usize + 1).min(iters);
                 let now = self.clock.now_ns();
                 completed[q * iters + ccnt[q]..q * iters + upto].fill(now);
@@ -821,6 +839,18 @@ impl Bw<'_> {
             self.progress(size, done, (iters * n) as u64, 0, 0);
         }
         Ok((posted, completed))
+    }
+
+    /// A latency test's receive on the first QP: waited for, and another
+    /// posted while the iterations need more.
+    fn take_receive(&mut self, o: &Options, size: u64, seen: &mut Seen, received: &mut u64) -> Result<(), PerfError> {
+        seen.wait(self.cq, self.channel, true)?;
+        *received += 1;
+        self.recv_outstanding[0] -= 1;
+        if *received + self.recv_outstanding[0] < o.iters {
+            self.post_receive(0, size)?;
+        }
+        Ok(())
     }
 
     /// The ping-pong of a latency test on the first QP; returns the post
@@ -846,18 +876,18 @@ impl Bw<'_> {
         let verb = o.test.verb();
         let len = size as u32;
         let sge = [Sge::new(&self.mrs[0], self.src, len)?];
-        let recv_sge = [Sge::new(&self.mrs[0], 0, len)?];
         let op = self.op(o, 0);
         let mut stamps = Vec::with_capacity(o.iters as usize);
-        let wait = |want_recv: bool| -> Result<(), PerfError> {
-            loop {
-                for wc in completions(self.cq, self.channel, 1)? {
-                    if wc.is_recv() == Some(want_recv) {
-                        return Ok(());
-                    }
-                }
-            }
-        };
+        let mut seen = Seen::default();
+        let (cq, channel) = (self.cq, self.channel);
+        // SEND (run_iter_lat_send): receives posted ahead (`-r`, at most
+        // the iterations; the caller posts them before the barrier), one
+        // reposted per receive while the iterations need more, so the
+        // peer's next message never meets an empty queue (an RNR NAK)
+        if verb == Verb::Send {
+            self.post_receives(o, size)?;
+        }
+        let mut received = 0u64;
         let last = size as usize - 1;
         for i in first..first + o.iters {
             let marker = (i as u8).wrapping_add(1);
@@ -865,18 +895,17 @@ impl Bw<'_> {
                 Verb::Read | Verb::Atomic => {
                     stamps.push(self.clock.now_ns());
                     self.qps[0].post_send(&[SendWr::new(i, op, &sge)])?;
-                    wait(false)?;
+                    seen.wait(cq, channel, false)?;
                 }
                 Verb::Send => {
-                    self.qps[0].post_recv(&[RecvWr { wr_id: i, sg_list: &recv_sge }])?;
                     if !client {
-                        wait(true)?;
+                        self.take_receive(o, size, &mut seen, &mut received)?;
                     }
                     stamps.push(self.clock.now_ns());
                     self.qps[0].post_send(&[SendWr::new(i, op, &sge)])?;
-                    wait(false)?;
+                    seen.wait(cq, channel, false)?;
                     if client {
-                        wait(true)?;
+                        self.take_receive(o, size, &mut seen, &mut received)?;
                     }
                 }
                 Verb::Write => {
@@ -898,7 +927,7 @@ impl Bw<'_> {
                     stamps.push(self.clock.now_ns());
                     buf.write(self.src as usize + last, &[marker])?;
                     self.qps[0].post_send(&[SendWr::new(i, op, &sge)])?;
-                    wait(false)?;
+                    seen.wait(cq, channel, false)?;
                     if !client {
                         poll_mine(buf)?;
                     }

@@ -18,12 +18,12 @@
 //! failed check.
 
 use crate::device::open;
-use crate::options::DeviceSel;
+use crate::options::{DeviceSel, DEF_QP_TIME};
+use crate::rc_connect::{self, RcPath};
 use crate::run::PerfError;
-use rnic_contract::codes::{Mtu, QpState, QpType, WcOpcode, WcStatus};
-use rnic_driver::{
-    AccessFlags, AhAttr, CompletionQueue, QpAttr, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge, WorkCompletion,
-};
+use rnic_contract::codes::{Mtu, QpType, WcOpcode, WcStatus};
+use rnic_driver::connect::QpEndpoint;
+use rnic_driver::{AccessFlags, CompletionQueue, RecvWr, RemoteAddr, SendFlags, SendOp, SendWr, Sge, WorkCompletion};
 use std::io::{self, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
@@ -334,33 +334,18 @@ pub fn run(o: &VerifyOptions, out: &mut impl Write) -> Result<bool, VerifyError>
     )
     .ok();
 
-    let mac = match o.dest_mac {
-        Some(m) => m,
-        None => rnic_driver::neigh::mac_from_link_local_gid(&peer_gid)
-            .ok_or(VerifyError::Oob("no MAC for the peer: give -E".into()))?,
-    };
-    qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access))?;
+    rc_connect::to_init(&mut qp, 1, access)?;
     if !req {
         for (i, at) in RECV_AT.iter().enumerate() {
             let sge = [Sge::new(&mr, *at as u64, 4096)?];
             qp.post_recv(&[RecvWr { wr_id: 100 + i as u64, sg_list: &sge }])?;
         }
     }
-    let mut av = AhAttr::new(peer_gid, mac);
-    av.sgid_index = o.gid_index;
-    qp.modify(
-        &QpAttr::new()
-            .state(QpState::ReadyToReceive)
-            .av(av)
-            .path_mtu(mtu)
-            .dest_qpn(rqpn)
-            .rq_psn(rpsn)
-            .max_dest_rd_atomic(1)
-            .min_rnr_timer(12),
-    )?;
-    qp.modify(
-        &QpAttr::new().state(QpState::ReadyToSend).sq_psn(psn).timeout(14).retry_cnt(7).rnr_retry(7).max_rd_atomic(1),
-    )?;
+    let mut remote = QpEndpoint::new(rqpn, peer_gid);
+    remote.psn = rpsn;
+    let path =
+        RcPath { port: 1, gid_index: o.gid_index, mtu, dest_mac: o.dest_mac, rd_atomic: 1, timeout: DEF_QP_TIME };
+    rc_connect::to_rts(&mut qp, &path, psn, &remote)?;
     oob(c.send("ready"))?;
     if oob(c.line())?.as_deref() != Some("ready") {
         return Err(VerifyError::Oob("the peer is not ready".into()));

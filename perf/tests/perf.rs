@@ -411,19 +411,6 @@ fn feature_check_names_what_is_missing() {
     let o = parse(&argv("rnic-perf send_bw -c UD -I 64")).unwrap();
     assert!(matches!(check_features(1, &o), Err(PerfError::MissingFeature { feature: "UD", .. })));
     assert!(matches!(check_features(1 | 1 << 2, &o), Err(PerfError::MissingFeature { feature: "INLINE", .. })));
-    // -D, -e, -b and --run_infinitely run (as far as the transport lets them);
-    // -b with receive completions on both sides is the one left.
-    for line in [
-        "rnic-perf write_bw -D 5",
-        "rnic-perf send_bw -e",
-        "rnic-perf write_bw -b",
-        "rnic-perf read_bw --run_infinitely",
-    ] {
-        assert!(rnic_perf::run::not_yet(&parse(&argv(line)).unwrap()).is_ok(), "{line}");
-    }
-    let o = parse(&argv("rnic-perf send_bw -b")).unwrap();
-    assert!(matches!(rnic_perf::run::not_yet(&o), Err(PerfError::NotYet("-b with SEND or --write_with_imm"))));
-    assert!(rnic_perf::run::not_yet(&parse(&argv("rnic-perf write_bw")).unwrap()).is_ok());
     let gid = rnic_driver::link_local_gid([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
     assert_eq!(rnic_perf::run::mac_from_gid(&gid), Some([0x02, 0x11, 0x22, 0x33, 0x44, 0x55]));
     assert_eq!(rnic_perf::run::mac_from_gid(&rnic_driver::ipv4_gid([10, 0, 0, 1])), None);
@@ -681,11 +668,18 @@ fn sim_wire_option_names_two_sockets_and_an_address() {
     let o = parse(&argv("rnic-perf write_bw --sim_wire /tmp/a.sock,/tmp/b.sock,10.99.0.2")).unwrap();
     assert_eq!(
         o.device,
-        DeviceSel::SimWire { local: "/tmp/a.sock".into(), peer: "/tmp/b.sock".into(), ip: [10, 99, 0, 2] }
+        DeviceSel::SimWire {
+            local: "/tmp/a.sock".into(),
+            peer: "/tmp/b.sock".into(),
+            ip: [10, 99, 0, 2],
+            mac: [2, 0, 10, 99, 0, 2]
+        }
     );
+    let o = parse(&argv("rnic-perf write_bw --sim_wire a,b,10.99.0.2,02:00:00:00:00:02")).unwrap();
+    assert!(matches!(o.device, DeviceSel::SimWire { mac: [2, 0, 0, 0, 0, 2], .. }));
     let o = parse(&argv("rnic-perf write_bw -d sim --sim_wire=a,b,1.2.3.4")).unwrap();
     assert!(matches!(o.device, DeviceSel::SimWire { ip: [1, 2, 3, 4], .. }));
-    for bad in ["a,b", "a,b,c", ",b,1.2.3.4", "a,,1.2.3.4", "a,b,1.2.3.4,5"] {
+    for bad in ["a,b", "a,b,c", ",b,1.2.3.4", "a,,1.2.3.4", "a,b,1.2.3.4,5", "a,b,1.2.3.4,02:00:00:00:00:02,x"] {
         let e = parse(&argv(&format!("rnic-perf write_bw --sim_wire {bad}"))).unwrap_err();
         assert!(matches!(&e, OptError::BadValue { option, .. } if option == "--sim_wire"), "{bad}: {e:?}");
     }
@@ -749,10 +743,14 @@ fn on_a_socket_wire(bin: &str, first: &[&str], second: &[&str]) -> ((Option<i32>
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
     let wire =
         |me: &std::path::Path, peer: &std::path::Path, ip: &str| format!("{},{},{ip}", me.display(), peer.display());
-    let common = ["-E", "02:00:00:00:00:01", "-p", &port];
+    let common = ["-p", &port];
+    // each names the other's MAC: --sim_wire's default from its address
+    let first_mac = "02:00:0a:00:00:01";
+    let second_mac = "02:00:0a:00:00:02";
     let listener = Command::new(bin)
         .args(first)
         .args(common)
+        .args(["-E", second_mac])
         .args(["--sim_wire", &wire(&a, &b, "10.0.0.1")])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -767,6 +765,7 @@ fn on_a_socket_wire(bin: &str, first: &[&str], second: &[&str]) -> ((Option<i32>
         let out = Command::new(bin)
             .args(second)
             .args(common)
+            .args(["-E", first_mac])
             .args(["--sim_wire", &wire(&b, &a, "10.0.0.2"), "127.0.0.1"])
             .output()
             .unwrap();
@@ -839,11 +838,142 @@ fn verify_options_and_the_pattern() {
     let o = parse(&argv("rnic-verify requester --sim_wire a,b,10.0.0.2 -E 02:00:00:00:00:01 -p 9 -x 2 h")).unwrap();
     assert!(o.requester);
     assert_eq!((o.port, o.gid_index, o.host.as_deref()), (9, 2, Some("h")));
-    assert_eq!(o.device, DeviceSel::SimWire { local: "a".into(), peer: "b".into(), ip: [10, 0, 0, 2] });
+    assert_eq!(
+        o.device,
+        DeviceSel::SimWire { local: "a".into(), peer: "b".into(), ip: [10, 0, 0, 2], mac: [2, 0, 10, 0, 0, 2] }
+    );
     assert!(!parse(&argv("rnic-verify responder")).unwrap().requester);
     for bad in ["rnic-verify", "rnic-verify both", "rnic-verify requester -p", "rnic-verify requester a b"] {
         assert!(parse(&argv(bad)).is_err(), "{bad}");
     }
     // the C half computes the same bytes: (i * 7 + seed + (i >> 8)) & 0xff
     assert_eq!((pattern(0, SEED_REQ), pattern(1, SEED_REQ), pattern(256, SEED_RESP)), (0x5a, 0x61, 0xa6));
+}
+
+/// Issue 14: rnic-pingpong takes ibv_rc_pingpong's options, short and
+/// long, with its defaults, and refuses what the device has not.
+#[test]
+fn pingpong_options_are_rc_pingpongs() {
+    use rnic_perf::pingpong::{self, PingpongOptions};
+    let o = pingpong::parse(&argv("rnic-pingpong")).unwrap();
+    assert_eq!(o, PingpongOptions::default());
+    assert_eq!((o.port, o.size, o.rx_depth, o.iters, o.mtu, o.gid_index), (18515, 4096, 500, 1000, Mtu::Mtu1024, None));
+    let o = pingpong::parse(&argv(
+        "rnic-pingpong -p 7000 -s 0x100 -m 4096 -r 16 -n 20 -l 3 -e -g 1 -E 02:00:00:00:00:07 --sim_wire a,b,10.0.0.2 srv",
+    ))
+    .unwrap();
+    assert_eq!((o.port, o.size, o.mtu, o.rx_depth, o.iters, o.sl), (7000, 256, Mtu::Mtu4096, 16, 20, 3));
+    assert_eq!((o.use_event, o.gid_index, o.server.as_deref()), (true, Some(1), Some("srv")));
+    assert_eq!(o.dest_mac, Some([2, 0, 0, 0, 0, 7]));
+    assert_eq!(
+        o.device,
+        DeviceSel::SimWire { local: "a".into(), peer: "b".into(), ip: [10, 0, 0, 2], mac: [2, 0, 10, 0, 0, 2] }
+    );
+    let l = pingpong::parse(&argv("rnic-pingpong --port=7000 --size 256 --mtu=2048 --iters=5 --gid-idx=1 --events"))
+        .unwrap();
+    assert_eq!((l.port, l.size, l.mtu, l.iters, l.gid_index, l.use_event), (7000, 256, Mtu::Mtu2048, 5, Some(1), true));
+    for bad in ["-m 1000", "-m 8192", "-p 70000", "-o", "-t", "-r 1", "-s", "a b", "-x 1"] {
+        assert!(pingpong::parse(&argv(&format!("rnic-pingpong {bad}"))).is_err(), "{bad}");
+    }
+    assert_eq!(pingpong::mtu_from_bytes(256), Some(Mtu::Mtu256));
+    assert_eq!(
+        (pingpong::mtu_from_bytes(512), pingpong::mtu_from_bytes(4096)),
+        (Some(Mtu::Mtu512), Some(Mtu::Mtu4096))
+    );
+}
+
+/// rc_pingpong's lines, from its format strings: `"  local address:  LID
+/// 0x%04x, QPN 0x%06x, PSN 0x%06x, GID %s\n"` (GID by `inet_ntop`),
+/// `"%lld bytes in %.2f seconds = %.2f Mbit/sec\n"`, `"%d iters in %.2f
+/// seconds = %.2f usec/iter\n"`.
+#[test]
+fn pingpong_lines_are_rc_pingpongs() {
+    use rnic_perf::pingpong::{address_line, figure_lines};
+    let mut ep = QpEndpoint::new(0x11, rnic_driver::ipv4_gid([10, 99, 0, 2]));
+    ep.psn = 0xabcdef;
+    assert_eq!(
+        address_line(false, &ep),
+        "  local address:  LID 0x0000, QPN 0x000011, PSN 0xabcdef, GID ::ffff:10.99.0.2\n"
+    );
+    let ep = QpEndpoint { psn: 1, ..QpEndpoint::new(0x12, [0; 16]) };
+    assert_eq!(address_line(true, &ep), "  remote address: LID 0x0000, QPN 0x000012, PSN 0x000001, GID ::\n");
+    // 1000 iterations of 4096 bytes each way in 0.5 s
+    assert_eq!(
+        figure_lines(4096, 1000, 500_000_000),
+        "8192000 bytes in 0.50 seconds = 131.07 Mbit/sec\n1000 iters in 0.50 seconds = 500.00 usec/iter\n"
+    );
+}
+
+/// Issue 14: two rnic-pingpong processes, each with its own simulated NIC
+/// on a socket wire, run ibv_rc_pingpong's exchange and loop, the server
+/// waiting on completion events; every message arrives as rc_pingpong's
+/// bytes, into a buffer poisoned before it could land.
+#[cfg(feature = "sim")]
+#[test]
+fn two_rnic_pingpong_processes_exchange_checked_messages() {
+    let bin = env!("CARGO_BIN_EXE_rnic-pingpong");
+    let args = ["-g", "1", "-n", "20", "-r", "4", "-s", "3000"];
+    // the server sleeps on completion events (-e), the client polls
+    let server = [&args[..], &["-e"]].concat();
+    let ((s_code, s_out), (c_code, c_out)) = on_a_socket_wire(bin, &server, &args);
+    assert_eq!(c_code, Some(0), "client: {c_out}");
+    assert_eq!(s_code, Some(0), "server: {s_out}");
+    for (out, me, peer) in [(&s_out, "10.0.0.1", "10.0.0.2"), (&c_out, "10.0.0.2", "10.0.0.1")] {
+        assert!(out.contains("  local address:  LID 0x0000, QPN "), "{out}");
+        assert!(out.contains(&format!("GID ::ffff:{me}\n")) && out.contains(&format!("GID ::ffff:{peer}\n")), "{out}");
+        assert!(out.contains("120000 bytes in "), "20 x 3000 B each way: {out}");
+        assert!(out.contains("rnic-pingpong: 20 messages received, every one 3000 bytes of 0x7b"), "{out}");
+        let usec: f64 = out
+            .lines()
+            .find_map(|l| l.strip_prefix("20 iters in ")?.split(" = ").nth(1)?.strip_suffix(" usec/iter")?.parse().ok())
+            .unwrap_or_else(|| panic!("{out}"));
+        assert!(usec > 0.5 && usec < 50.0, "a round trip of device time: {usec} us");
+    }
+    // 3000 B at the 1024-byte default MTU: 3 packets per message, 20 each way
+    let sent = |out: &str| -> u64 {
+        let line = out.lines().find(|l| l.contains("the simulated wire")).unwrap_or_else(|| panic!("{out}")).to_owned();
+        line.split(|c: char| !c.is_ascii_digit()).find(|w| !w.is_empty()).unwrap().parse().unwrap()
+    };
+    assert!(sent(&s_out) >= 60 && sent(&c_out) >= 60, "{s_out}\n{c_out}");
+}
+
+/// `--sim_wire`'s MAC is the core's `port_mac` strap: the register file
+/// reads it back in `id_mac_*`, the driver takes it as the port's MAC (the
+/// source MAC of every path) and derives GID 0 from it; GID 1 is the IPv4
+/// address. Before session 37 `id_mac_*` read 0.
+#[cfg(feature = "sim")]
+#[test]
+fn the_simulated_nic_reads_back_its_mac_strap() {
+    let dir = std::env::temp_dir().join(format!("rnic_mac_{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let wire = format!("{},{},10.0.0.9,02:12:34:56:78:9a", dir.join("a.sock").display(), dir.join("b.sock").display());
+    let sel = rnic_perf::options::parse_sim_wire(&wire).unwrap();
+    let opened = rnic_perf::device::open(&sel).unwrap();
+    let mac = [0x02, 0x12, 0x34, 0x56, 0x78, 0x9a];
+    assert_eq!(opened.ctx.query_device().mac, mac);
+    assert_eq!(opened.ctx.query_gid(1, 0).unwrap(), rnic_driver::link_local_gid(mac));
+    assert_eq!(opened.ctx.query_gid(1, 1).unwrap(), rnic_driver::ipv4_gid([10, 0, 0, 9]));
+    drop(opened);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 13: `-b` with SEND (perftest's `run_iter_bi`): both processes
+/// send 16 messages and take the other's 16, reposting receives (`-r 4`,
+/// fewer than the messages) as they complete; each prints the sum of both
+/// directions' bandwidth. Before session 37 this was refused (`PerfError::NotYet`).
+#[cfg(feature = "sim")]
+#[test]
+fn two_processes_run_send_bw_both_ways() {
+    let test = ["send_bw", "-b", "-x", "1", "-n", "16", "-r", "4", "-s", "4096"];
+    let ((s_code, s_out), (c_code, c_out)) = on_a_socket_wire(env!("CARGO_BIN_EXE_rnic-perf"), &test, &test);
+    assert_eq!(c_code, Some(0), "client: {c_out}");
+    assert_eq!(s_code, Some(0), "server: {s_out}");
+    for out in [&s_out, &c_out] {
+        assert!(out.contains("Send Bidirectional BW Test"), "{out}");
+        let row = out.lines().find(|l| l.trim_start().starts_with("4096")).unwrap_or_else(|| panic!("{out}"));
+        let f: Vec<f64> = row.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        // this side's 16 iterations, the bandwidth both sides' sum (bw_sum)
+        assert_eq!(&f[..2], &[4096.0, 16.0], "{row}");
+        assert!(f[3] > 100.0, "{row}");
+    }
 }

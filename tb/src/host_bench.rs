@@ -234,6 +234,12 @@ impl<D: Model> HostBench<D> {
         }
     }
 
+    /// Straps the core's `port_mac` (wire order: `mac[0]` goes first), what
+    /// `id_mac_*` reads back.
+    pub fn set_port_mac(&mut self, mac: [u8; 6]) {
+        self.sim.dut.set("port_mac", mac.iter().fold(0u64, |w, &b| w << 8 | u64::from(b)));
+    }
+
     pub fn now(&self) -> u64 {
         self.sim.cycle()
     }

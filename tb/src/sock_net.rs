@@ -72,15 +72,17 @@ pub struct SockNet {
 impl SockNet {
     /// A NIC behind a Gen3 x16 host, out of reset, its wire a datagram
     /// socket bound at `local` (an old socket file there is replaced)
-    /// sending to `peer`.
-    pub fn bind(local: &Path, peer: &Path, seed: u64) -> io::Result<Rc<RefCell<SockNet>>> {
+    /// sending to `peer`, its MAC `mac` (`port_mac`, so the driver puts it
+    /// in every frame's source address).
+    pub fn bind(local: &Path, peer: &Path, mac: [u8; 6], seed: u64) -> io::Result<Rc<RefCell<SockNet>>> {
         match std::fs::remove_file(local) {
             Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
             _ => {}
         }
         let sock = UnixDatagram::bind(local)?;
         sock.set_nonblocking(true)?;
-        let nic = HostBench::with_model(Dut::new(), PcieConfig::gen3_x16(), seed);
+        let mut nic = HostBench::with_model(Dut::new(), PcieConfig::gen3_x16(), seed);
+        nic.set_port_mac(mac);
         Ok(Rc::new(RefCell::new(SockNet {
             nic,
             sock,

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# The interop run (issue 14): the Verilated NIC, driven by rnic-perf or
-# rnic-verify through the driver, against Linux rxe in one QEMU guest, case after case
-# (tools/interop/cases.txt, or the file given). The wire: the NIC's Unix
-# datagram socket and QEMU's `-netdev dgram`, a frame per datagram; the
-# tools' TCP exchange: QEMU's user network (the guest 10.0.2.15, the host
-# 10.0.2.2). Each case's files land in build/interop/run/: NAME.ours.txt
-# (our tool's output), NAME.guest.txt (the guest tool's), and the run's
-# wire.pcap (QEMU's filter-dump of the guest's RoCE link), cases.tsv (each
-# case's start and end, epoch seconds: tools/interop/check.sh splits the
-# capture by them) and guest.log.
+# The interop run (issue 14): the Verilated NIC, driven by rnic-perf,
+# rnic-verify or rnic-pingpong through the driver, against Linux rxe in one
+# QEMU guest, case after case (tools/interop/cases.txt, or the file given).
+# The wire: the NIC's Unix datagram socket and QEMU's `-netdev dgram`, a
+# frame per datagram; the tools' TCP exchange: QEMU's user network (the
+# guest 10.0.2.15, the host 10.0.2.2). Each case's files land in
+# build/interop/run/: NAME.ours.txt (our tool's output), NAME.guest.txt (the
+# guest tool's), and the run's wire.pcap (QEMU's filter-dump of the guest's
+# RoCE link), cases.tsv (each case's start and end, epoch seconds:
+# tools/interop/check.sh splits the capture by them) and guest.log.
 #   run.sh [CASES] [NAME_FILTER]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +20,7 @@ run=$root/build/interop/run
 rm -rf "$run"
 mkdir -p "$run/share"
 bins=${RNIC_BIN_DIR:-$root/target/debug}
-for b in rnic-perf rnic-verify; do
+for b in rnic-perf rnic-verify rnic-pingpong; do
     [ -x "$bins/$b" ] || { echo "interop: no $bins/$b (cargo build -p rnic-perf --bins)" >&2; exit 1; }
 done
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -30,6 +30,8 @@ fwd=$(free_port)
 port=$(free_port)
 while [ "$port" = "$fwd" ]; do port=$(free_port); done
 GUEST_MAC=52:54:00:00:00:01 NIC_MAC=02:00:00:00:00:02 GUEST_IP=10.99.0.1 NIC_IP=10.99.0.2
+# for check.sh: who is who on the wire
+printf 'GUEST_MAC=%s\nNIC_MAC=%s\nGUEST_IP=%s\nNIC_IP=%s\n' $GUEST_MAC $NIC_MAC $GUEST_IP $NIC_IP >"$run/addresses.env"
 case_timeout=${INTEROP_CASE_TIMEOUT:-180}
 
 trim() { local s=$1; s=${s#"${s%%[![:space:]]*}"}; echo "${s%"${s##*[![:space:]]}"}"; }
@@ -95,7 +97,7 @@ wait_for() { # file what: waits for the guest to create file
 }
 
 fails=0
-wire="$run/nic.sock,$run/vm.sock,$NIC_IP"
+wire="$run/nic.sock,$run/vm.sock,$NIC_IP,$NIC_MAC"
 for i in "${!names[@]}"; do
     n=${names[$i]}
     t0=$SECONDS

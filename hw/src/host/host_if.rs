@@ -64,6 +64,8 @@ pub struct HostIf {
     /// PCIe core's configuration space.
     pub cfg_max_read: Signal<In, Bits<3>>,
     pub cfg_max_payload: Signal<In, Bits<3>>,
+    /// The port's MAC (`RegFile::port_mac`).
+    pub port_mac: Signal<In, Bits<48>>,
     // ---- the boundary
     pub s_axil: AxilIn,
     pub m_dma_rd_req: DmaRdReqOut,
@@ -189,6 +191,7 @@ impl Logic for HostIf {
 
         // ---- boundary
         AxilIn::link(&mut self.s_axil, &mut self.regs.s_axil);
+        self.regs.port_mac.next = self.port_mac.val();
         DmaRdReqOut::link(&mut self.m_dma_rd_req, &mut self.dma.m_dma_rd_req);
         DmaRdDataIn::link(&mut self.s_dma_rd_data, &mut self.dma.s_dma_rd_data);
         DmaWrOut::link(&mut self.m_dma_wr, &mut self.dma.m_dma_wr);

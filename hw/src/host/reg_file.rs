@@ -92,6 +92,10 @@ pub struct RegFile {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_axil: AxilIn,
+    /// The port's MAC (`id_mac_hi`/`id_mac_lo`), the first byte on the wire
+    /// in bits 47:40: a board strap (EEPROM, a build parameter), static
+    /// while the core runs.
+    pub port_mac: Signal<In, Bits<48>>,
     /// `ctrl.ENABLE`.
     pub enable: Signal<Out, Bit>,
     /// One-cycle pulse when software sets `ctrl.SOFT_RESET`.
@@ -396,6 +400,12 @@ impl Logic for RegFile {
         }
         if self.raddr.val() == REG_ID_LIMITS {
             self.rword.next = bits::<32>(LIMITS_WORD);
+        }
+        if self.raddr.val() == REG_ID_MAC_LO {
+            self.rword.next = self.port_mac.val().get_bits::<32>(0);
+        }
+        if self.raddr.val() == REG_ID_MAC_HI {
+            self.rword.next = bit_cast::<32, 16>(self.port_mac.val().get_bits::<16>(32));
         }
         if self.raddr.val() == REG_CTRL {
             self.rword.next = bit_cast::<32, 1>(self.r_ctrl.q.val().into());
