@@ -641,6 +641,10 @@ fn the_demo_prints_perftests_tables_and_writes_a_pcap_and_a_plot() {
     for f in &frames {
         let p = rnic_proto::decode_frame(&f.data).unwrap();
         assert!(p.icrc_ok && p.ip_checksum_ok(), "a frame with a bad ICRC or checksum");
+        // from its sender's port_mac to its receiver's (IPv4: the source address at 26)
+        use rnic_tb::sim_net::{nic_ip, nic_mac};
+        let from = usize::from(f.data[26..30] != nic_ip(0));
+        assert_eq!((&f.data[0..6], &f.data[6..12]), (&nic_mac(1 - from)[..], &nic_mac(from)[..]));
         match p.bth.opcode {
             Opcode::RcWriteOnly | Opcode::RcWriteFirst | Opcode::RcWriteMiddle | Opcode::RcWriteLast => writes += 1,
             Opcode::RcReadResponseOnly

@@ -123,7 +123,11 @@ impl SimNet {
     /// Two NICs back to back, each behind a Gen3 x16 host, out of reset.
     pub fn pair(seed: u64) -> Rc<RefCell<SimNet>> {
         let nics: Vec<HostBench<Dut>> = (0..2)
-            .map(|i| HostBench::with_model(Dut::new(), PcieConfig::gen3_x16(), seed.wrapping_add(i * 0x9E37)))
+            .map(|i| {
+                let mut nic = HostBench::with_model(Dut::new(), PcieConfig::gen3_x16(), seed.wrapping_add(i * 0x9E37));
+                nic.set_port_mac(nic_mac(i as usize));
+                nic
+            })
             .collect();
         Rc::new(RefCell::new(SimNet {
             nics,
@@ -266,10 +270,15 @@ impl SimWorld for SimNet {
     }
 }
 
-/// NIC `i`'s IPv4 address in the benches (GID index 1). The cores share
-/// their build MAC; the wire does not switch, so the AHs name it.
+/// NIC `i`'s IPv4 address in the benches (GID index 1).
 pub fn nic_ip(i: usize) -> [u8; 4] {
     [10, 0, 0, 1 + i as u8]
+}
+
+/// NIC `i`'s MAC (its `port_mac` strap; locally administered): the source
+/// of its frames, the destination of its peer's.
+pub fn nic_mac(i: usize) -> [u8; 6] {
+    [0x02, 0, 0, 0, 0, 1 + i as u8]
 }
 
 /// A NIC of a [`SimNet`] as a program sees it: its verbs context (through
@@ -385,7 +394,7 @@ pub fn connect_rc_rtr(
     access: AccessFlags,
 ) {
     qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).expect("INIT");
-    let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), ctx.query_device().mac) };
+    let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), nic_mac(peer)) };
     let rtr = QpAttr::new()
         .state(QpState::ReadyToReceive)
         .av(av)
