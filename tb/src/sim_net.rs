@@ -393,6 +393,10 @@ pub fn connect_rc_rtr(
     min_rnr_timer: u8,
     access: AccessFlags,
 ) {
+    // the QP's own NIC is the other one: a test that names the wrong peer
+    // would connect a NIC to itself
+    let me = ctx.query_gid(1, 1).expect("GID 1");
+    assert_eq!(me, ipv4_gid(nic_ip(1 - peer)), "a QP of NIC {} toward NIC {peer}", 1 - peer);
     qp.modify(&QpAttr::new().state(QpState::Init).pkey_index(0).port(1).access_flags(access)).expect("INIT");
     let av = AhAttr { sgid_index: 1, ..AhAttr::new(ipv4_gid(nic_ip(peer)), nic_mac(peer)) };
     let rtr = QpAttr::new()
