@@ -32,12 +32,12 @@
 use crate::device::open;
 use crate::options::{DeviceSel, DEF_QP_TIME};
 use crate::rc_connect::{self, RcPath};
-use crate::run::{completions, PerfError};
+use crate::run::{completions, tcp_peer, PerfError};
 use rnic_contract::codes::{Mtu, QpType};
-use rnic_driver::connect::{Peer, QpEndpoint, Session, DEFAULT_PORT};
+use rnic_driver::connect::{QpEndpoint, Session, DEFAULT_PORT};
 use rnic_driver::{AccessFlags, RecvWr, SendFlags, SendOp, SendWr, Sge};
 use std::io::Write;
-use std::net::{Ipv6Addr, TcpListener, ToSocketAddrs};
+use std::net::Ipv6Addr;
 use std::time::Duration;
 
 /// What rc_pingpong fills its buffer with (`memset(ctx->buf, 0x7b, size)`).
@@ -255,17 +255,7 @@ pub fn run(o: &PingpongOptions, out: &mut impl Write) -> Result<PingpongSummary,
         }
         rc_connect::to_rts(qp, &path, mine.psn, remote)
     };
-    let peer = match &o.server {
-        Some(host) => Peer::Connect(
-            (host.as_str(), o.port)
-                .to_socket_addrs()
-                .map_err(|_| PerfError::Resolve(host.clone()))?
-                .next()
-                .ok_or_else(|| PerfError::Resolve(host.clone()))?,
-        ),
-        None => Peer::Accept(TcpListener::bind(("0.0.0.0", o.port)).map_err(|e| PerfError::Output(e.to_string()))?),
-    };
-    let mut s = Session::open(peer, EXCHANGE_TIMEOUT)?;
+    let mut s = Session::open(tcp_peer(o.server.as_deref(), o.port)?, EXCHANGE_TIMEOUT)?;
     if let Some(idle) = opened.idle {
         s.while_waiting(idle)?;
     }

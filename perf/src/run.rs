@@ -167,6 +167,21 @@ pub fn peer_mac(o: &Options, gid: &Gid) -> Result<[u8; 6], PerfError> {
     rc_connect::peer_mac(o.dest_mac, gid)
 }
 
+/// The out-of-band exchange's other end: `server` to connect to at `port`,
+/// or, without one, a listener on `port` (this side is the server).
+pub fn tcp_peer(server: Option<&str>, port: u16) -> Result<Peer, PerfError> {
+    Ok(match server {
+        Some(host) => Peer::Connect(
+            (host, port)
+                .to_socket_addrs()
+                .map_err(|_| PerfError::Resolve(host.into()))?
+                .next()
+                .ok_or_else(|| PerfError::Resolve(host.into()))?,
+        ),
+        None => Peer::Accept(TcpListener::bind(("0.0.0.0", port)).map_err(|e| PerfError::Output(e.to_string()))?),
+    })
+}
+
 /// Runs the test the options name, printing perftest's output to `out`.
 pub fn run(o: &Options, out: &mut impl Write) -> Result<(), PerfError> {
     if o.device == DeviceSel::Sim {
@@ -196,18 +211,7 @@ fn run_on(
     let port = ctx.query_port(o.ib_port)?;
 
     // The exchange, in perftest's order.
-    let peer = match &o.server {
-        Some(host) => {
-            let addr = (host.as_str(), o.port)
-                .to_socket_addrs()
-                .map_err(|_| PerfError::Resolve(host.clone()))?
-                .next()
-                .ok_or_else(|| PerfError::Resolve(host.clone()))?;
-            Peer::Connect(addr)
-        }
-        None => Peer::Accept(TcpListener::bind(("0.0.0.0", o.port)).map_err(|e| PerfError::Output(e.to_string()))?),
-    };
-    let mut s = Session::open(peer, EXCHANGE_TIMEOUT)?;
+    let mut s = Session::open(tcp_peer(o.server.as_deref(), o.port)?, EXCHANGE_TIMEOUT)?;
     if let Some(idle) = idle {
         s.while_waiting(idle)?;
     }
@@ -650,8 +654,7 @@ impl Bw<'_> {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
                 if wc.is_recv() == Some(true) {
                     // -b with SEND: the peer's messages, a receive back for each
-                    self.recv_outstanding[q] -= 1;
-                    self.post_receive(q, size)?;
+                    self.took_receive(q, size, true)?;
                     continue;
                 }
                 ccnt[q] += 1;
@@ -670,8 +673,7 @@ impl Bw<'_> {
             for wc in self.completions()? {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
                 if wc.is_recv() == Some(true) {
-                    self.recv_outstanding[q] -= 1;
-                    self.post_receive(q, size)?;
+                    self.took_receive(q, size, true)?;
                 } else {
                     ccnt[q] += 1;
                 }
@@ -744,6 +746,16 @@ impl Bw<'_> {
         Ok(())
     }
 
+    /// A receive of QP `q` completed; another is posted in its place if
+    /// `repost` (the size needs more). Returns whether one was.
+    fn took_receive(&mut self, q: usize, size: u64, repost: bool) -> Result<bool, PerfError> {
+        self.recv_outstanding[q] -= 1;
+        if repost {
+            self.post_receive(q, size)?;
+        }
+        Ok(repost)
+    }
+
     /// `run_iter_bw_server`: `-n` messages received on every QP, a receive
     /// reposted per completion while the size needs more; the figures
     /// from the first receive completion to the last (perftest turns the
@@ -764,9 +776,7 @@ impl Bw<'_> {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
                 first.get_or_insert(self.clock.now_ns());
                 rcnt[q] += 1;
-                self.recv_outstanding[q] -= 1;
-                if posted[q] < iters {
-                    self.post_receive(q, size)?;
+                if self.took_receive(q, size, posted[q] < iters)? {
                     posted[q] += 1;
                 }
             }
@@ -823,9 +833,7 @@ impl Bw<'_> {
                 let q = qpn_index.iter().position(|&x| x == wc.qp_num).unwrap_or(0);
                 if wc.is_recv() == Some(true) {
                     rcnt[q] += 1;
-                    self.recv_outstanding[q] -= 1;
-                    if rposted[q] < iters {
-                        self.post_receive(q, size)?;
+                    if self.took_receive(q, size, rposted[q] < iters)? {
                         rposted[q] += 1;
                     }
                     continue;
@@ -845,12 +853,10 @@ impl Bw<'_> {
     /// posted while the iterations need more.
     fn take_receive(&mut self, o: &Options, size: u64, seen: &mut Seen, received: &mut u64) -> Result<(), PerfError> {
         seen.wait(self.cq, self.channel, true)?;
+        // received and outstanding after this one: the same sum
+        let more = *received + self.recv_outstanding[0] < o.iters;
         *received += 1;
-        self.recv_outstanding[0] -= 1;
-        if *received + self.recv_outstanding[0] < o.iters {
-            self.post_receive(0, size)?;
-        }
-        Ok(())
+        self.took_receive(0, size, more).map(|_| ())
     }
 
     /// The ping-pong of a latency test on the first QP; returns the post
