@@ -713,6 +713,16 @@ registers! {
         REQUESTS = bit 0, width 64;
     }
 
+    /// Received frames the MAC receive side's address filter refused: sent
+    /// to an individual (unicast) MAC address other than the port's
+    /// (`id_mac_lo`/`hi`), as a switch floods a frame to a station it has not
+    /// learnt. They never reach the FIFO or the parser (docs/mac.md,
+    /// "Address filter"). Group addresses (broadcast, multicast) pass.
+    cnt_rx_not_mine @ 0x0310: u64, Ro, reset 0 {
+        /// Frames.
+        FRAMES = bit 0, width 64;
+    }
+
     /// The doorbell: one register for every queue, so the map does not grow
     /// with the number of queues. Write it as one 64-bit store (the PCIe
     /// bridge delivers the low then the high half back to back); the device
@@ -800,8 +810,8 @@ const _: () = {
 /// 64 registers): [`COUNTERS`] of them, then offsets reserved for more
 /// counters (they read 0), so the device decodes the window, not each register.
 pub const COUNTER_WINDOW: core::ops::Range<u32> = cnt_roce::OFFSET..cnt_roce::OFFSET + 0x200;
-/// The counter registers defined, `cnt_roce` to `cnt_bad_pkey`.
-pub const COUNTERS: u32 = (cnt_rx_pause::OFFSET + 8 - cnt_roce::OFFSET) / 8;
+/// The counter registers defined, `cnt_roce` to `cnt_rx_not_mine`.
+pub const COUNTERS: u32 = (cnt_rx_not_mine::OFFSET + 8 - cnt_roce::OFFSET) / 8;
 /// The NAK counters sit in AETH NAK code order.
 const _: () = assert!(
     cnt_nak_invalid_request::OFFSET == cnt_nak_psn_seq::OFFSET + 8

@@ -750,11 +750,14 @@ pub struct Counters {
     pub drop_bad_pkey: u64,
     /// Pause requests of the MAC receive FIFO (`cnt_rx_pause`).
     pub rx_pause: u64,
+    /// Frames the MAC's address filter refused: another station's unicast
+    /// address (`cnt_rx_not_mine`).
+    pub rx_not_mine: u64,
 }
 
 impl Counters {
     /// Each field with its register's offset.
-    fn fields_mut(&mut self) -> [(&mut u64, u32); 34] {
+    fn fields_mut(&mut self) -> [(&mut u64, u32); regs::COUNTERS as usize] {
         let [n0, n1, n2, n3] = &mut self.naks;
         [
             (&mut self.rx_roce, regs::cnt_roce::OFFSET),
@@ -791,9 +794,10 @@ impl Counters {
             (&mut self.retry_timeouts, regs::cnt_retry_timeouts::OFFSET),
             (&mut self.drop_bad_pkey, regs::cnt_bad_pkey::OFFSET),
             (&mut self.rx_pause, regs::cnt_rx_pause::OFFSET),
+            (&mut self.rx_not_mine, regs::cnt_rx_not_mine::OFFSET),
         ]
     }
 }
 
 // every counter register of the contract has its field
-const _: () = assert!(regs::COUNTERS == 34);
+const _: () = assert!(regs::COUNTERS == 35);

@@ -67,6 +67,7 @@ catalog! {
     ctx_engine => crate::host::CtxEngine, 100;
     host_if => crate::host::HostIf, 40;
     mac_rx_fifo => crate::mac::MacRxFifo, 200;
+    mac_addr_filter => crate::mac::MacAddrFilter, 300;
     mac_tx_fifo => crate::mac::MacTxFifo, 200;
     rx_pause => crate::mac::RxPause<6, 4>, 300;
     counter64 => crate::mac::Counter64, 300;

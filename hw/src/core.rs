@@ -90,10 +90,10 @@ const _: () = {
     assert!(cnt_slot(regs::cnt_rnr_naks::OFFSET) == 19 && cnt_slot(regs::cnt_nak_psn_seq::OFFSET) == 20);
     assert!(cnt_slot(regs::cnt_nak_remote_op::OFFSET) == 23 && cnt_slot(regs::cnt_ghost_responses::OFFSET) == 24);
     assert!(cnt_slot(regs::cnt_go_back_n::OFFSET) == 29 && COMP_STATS == 7);
-    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 34);
+    assert!(cnt_slot(regs::cnt_push_refused::OFFSET) == 30 && HOST_COUNTERS == 35);
     assert!(cnt_slot(regs::cnt_retry_timeouts::OFFSET) == 31);
     assert!(cnt_slot(AdmitReason::BadPkey.counter_offset()) == 32 && AdmitReason::BadPkey as usize == 7);
-    assert!(cnt_slot(regs::cnt_rx_pause::OFFSET) == 33);
+    assert!(cnt_slot(regs::cnt_rx_pause::OFFSET) == 33 && cnt_slot(regs::cnt_rx_not_mine::OFFSET) == 34);
     assert!(AdmitReason::ALL.len() == 8 && RX_DROP_REASONS >= 8, "the eight cnt_drop lines below");
 };
 
@@ -186,6 +186,7 @@ impl Logic for RnicCore {
         self.rx_fifo.mac_clock.next = self.mac_rx_clk.val();
         self.rx_fifo.core_clock.next = self.clock.val();
         self.rx_fifo.reset.next = self.reset.val();
+        self.rx_fifo.port_mac.next = self.port_mac.val();
         self.tx_fifo.mac_clock.next = self.mac_tx_clk.val();
         self.tx_fifo.core_clock.next = self.clock.val();
         self.tx_fifo.reset.next = self.reset.val();
@@ -380,6 +381,7 @@ impl Logic for RnicCore {
         // the lookup's P_Key drops (`AdmitReason::BadPkey`, code 7), added after the others
         self.host.cnt_hi[0].next = bit_cast::<64, 32>(self.lookup.cnt_drop[7].val());
         self.host.cnt_hi[1].next = self.rx_fifo.pauses.val();
+        self.host.cnt_hi[2].next = self.rx_fifo.not_mine.val();
         AxisOut::<D, K, 1>::link(&mut self.m_axis_tx, &mut self.tx_fifo.m_axis);
     }
 }

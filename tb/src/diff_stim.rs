@@ -910,6 +910,9 @@ fn rnic_core(s: &mut dyn Sim) -> Outcome {
     let n_writes = ops.iter().filter(|o| matches!(o, Op::W(..))).count() as u64;
     let mut axil = Axil::new(ops);
     let frames = capture("rxe_with_3_bad_icrc.pcap");
+    // the port's MAC is the first frame's destination: the frames the other
+    // way are refused by the address filter
+    s.set("port_mac", frames[0][..6].iter().fold(0, |w, &b| w << 8 | u64::from(b)));
     let mut beats: VecDeque<Beat512> = frames.iter().take(6).flat_map(|f| frame_beats(f)).collect();
     let n_beats = beats.len() as u64;
     let mut beats_in = 0u64;

@@ -181,6 +181,17 @@ fn cases() -> Vec<Case> {
             }),
             |c| c.rx_ip_csum += 1,
         ),
+        // ---- the MAC's address filter: refused whole before the FIFO (the
+        // Ethernet header is outside the ICRC: the frame is otherwise good)
+        parsed(
+            "another station's unicast MAC",
+            Box::new(move |c, k, q| {
+                let mut f = wr(c, k, q);
+                f[5] ^= 0x01;
+                vec![f]
+            }),
+            |c| c.rx_not_mine += 1,
+        ),
         parsed("frame cut inside the BTH", Box::new(move |c, k, q| vec![wr(c, k, q)[..BTH_AT + 6].to_vec()]), |c| {
             c.rx_malformed += 1
         }),
@@ -923,6 +934,7 @@ fn random_and_mutated(n: usize, seed: u64) {
         probe.now()
     );
     assert_eq!(received(&c) - received(&before), n as u64, "every frame lands in exactly one receive counter: {c:?}");
+    assert!(c.rx_not_mine > before.rx_not_mine, "no mutated destination MAC reached the address filter");
     assert!(c.rx_fifo_drop * 20 <= n as u64, "the pacing keeps MAC FIFO drops under 5 %: {}", c.rx_fifo_drop);
     let writes: Vec<_> = probe.with(|h| h.writes[w0..].iter().map(|w| (w.addr, w.bytes.len() as u64)).collect());
     for &(a, len) in &writes {
@@ -945,9 +957,11 @@ fn random_and_mutated(n: usize, seed: u64) {
     drop(qps);
 }
 
-/// Frames received, over the receive counters (each frame lands in exactly one).
+/// Frames received, over the receive counters (each frame lands in exactly
+/// one): the MAC side's two (refused by the address filter: a mutated
+/// destination MAC; dropped by the FIFO) and the parser's six.
 fn received(c: &Counters) -> u64 {
-    c.rx_roce + c.rx_raw + c.rx_malformed + c.rx_icrc + c.rx_ip_csum + c.rx_mac_err + c.rx_fifo_drop
+    c.rx_not_mine + c.rx_fifo_drop + c.rx_roce + c.rx_raw + c.rx_malformed + c.rx_icrc + c.rx_ip_csum + c.rx_mac_err
 }
 
 /// Runs the clock until the NIC counted `n` frames received since `before`

@@ -509,7 +509,9 @@ fn write_goodput_cycles() {
     // line is prefetched, so the packets leave back to back
     let r = write_run(1 << 20, 1, Mtu::Mtu4096);
     assert_eq!(r.packets, 256);
-    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1492, 22799, 23488), "1 MiB x 1: {r:?}");
+    // (session 38: 23488 before the MAC's address filter, one MAC cycle on
+    // every received frame)
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1492, 22799, 23504), "1 MiB x 1: {r:?}");
 }
 
 /// SENDs into RECVs posted before: the same cold start as WRITEs; the
@@ -526,15 +528,17 @@ fn send_goodput_cycles() {
     assert_eq!((r.to_wire, r.wire_done, r.cycles), (1489, 2743, 4400), "4 KiB x 16: {r:?}");
     let r = send_run(16384, 8, Mtu::Mtu4096);
     assert_eq!(r.packets, 32);
-    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1490, 4588, 5600), "16 KiB x 8: {r:?}");
+    // (session 38: the last frame at 4588 before the MAC's address filter)
+    assert_eq!((r.to_wire, r.wire_done, r.cycles), (1490, 4589, 5600), "16 KiB x 8: {r:?}");
     // B's FIFO passes half full once (a RECV's SGE walk behind the wire) and
     // B asks A to pause (session 22): the packets leave later than WRITEs'
     // (4077, 4074 before the pause), the last completion at the same cycle.
     // Since session 23 B's RECV WQE reads pass `AtomicExec`'s command
     // register: one cycle more, the pause 508 cycles (507) and the last
     // frame at 4581 (4580). Since session 35 (`sq_ahead`) the first WQE's
-    // read is a miss there: 7 cycles later to the wire, at 4588
-    assert_eq!((r.pauses, r.paused_cycles), (1, 508), "16 KiB x 8: {r:?}");
+    // read is a miss there: 7 cycles later to the wire, at 4588. Since
+    // session 38 (the MAC's address filter) 4589, the pause 509 cycles
+    assert_eq!((r.pauses, r.paused_cycles), (1, 509), "16 KiB x 8: {r:?}");
     let w = write_run(16384, 8, Mtu::Mtu4096);
     assert_eq!((w.pauses, w.paused_cycles), (0, 0), "WRITEs keep up: {w:?}");
     assert!(r.cycles < w.cycles + 256, "SEND {r:?}, WRITE {w:?}");

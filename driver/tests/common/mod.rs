@@ -70,6 +70,7 @@ pub fn counters_of(value: impl Fn(u32) -> u64) -> Counters {
         retry_timeouts: value(cnt_retry_timeouts::OFFSET),
         drop_bad_pkey: value(cnt_bad_pkey::OFFSET),
         rx_pause: value(cnt_rx_pause::OFFSET),
+        rx_not_mine: value(cnt_rx_not_mine::OFFSET),
     }
 }
 

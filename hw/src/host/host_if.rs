@@ -54,7 +54,7 @@ const _: () = assert!(QPS_CACHE_LOG == 10);
 const _: () = assert!(CACHE_OP_INVALIDATE == 2);
 
 // the arms of the counter mux in `update`, one per counter
-const _: () = assert!(HOST_COUNTERS == 34);
+const _: () = assert!(HOST_COUNTERS == 35);
 
 #[derive(LogicBlock, Default)]
 pub struct HostIf {
@@ -372,6 +372,7 @@ impl Logic for HostIf {
             31 => self.cnt_q.d.next = self.cnt[31].val(),
             32 => self.cnt_q.d.next = self.cnt_hi[0].val(),
             33 => self.cnt_q.d.next = self.cnt_hi[1].val(),
+            34 => self.cnt_q.d.next = self.cnt_hi[2].val(),
             _ => self.cnt_q.d.next = 0.into(),
         }
         self.regs.cnt_data.next = self.cnt_q.q.val();

@@ -23,10 +23,14 @@
 //! was lost to the reset), so the first frame delivered after a reset is
 //! whole.
 //!
-//! Drops are counted where they happen in a small Gray-coded counter
-//! ([`DROP_GRAY_BITS`]) that crosses to the core clock; there its steps are
-//! added to `drops`, a 64-bit counter ([`Counter64`]: no long carry chain; it
-//! does not wrap in practice: at one
+//! Address filter: the MAC's frames pass [`MacAddrFilter`] first (one
+//! registered stage), which refuses whole every frame sent to another
+//! station's unicast address (`port_mac`); the FIFO never sees them, and
+//! `not_mine` counts them.
+//!
+//! Drops and refusals are counted where they happen and cross to the core
+//! clock as small Gray-coded counters ([`EventCross`]); there each is a
+//! 64-bit counter (no long carry chain; it does not wrap in practice: at one
 //! drop per MAC cycle, 2^64 takes 1800 years). Frames with `tuser` set (a bad
 //! FCS) are passed on with it, not dropped here.
 //!
@@ -36,7 +40,9 @@
 //! `pauses` counts the requests (rising edges, seen in the core clock).
 
 use super::counter64::{Counter64, COUNTER_STEP_BITS};
+use super::event_cross::EventCross;
 use super::frame_ram::FrameRam;
+use super::mac_addr_filter::MacAddrFilter;
 use super::ram_full::RamFull;
 use super::read_side::FrameReader;
 use super::rx_pause::{RxPause, RX_PAUSE_GUARD_BITS, RX_PAUSE_MUTUAL_BITS};
@@ -53,16 +59,8 @@ pub const RX_ADDR_BITS: usize = super::BRAM_DEPTH_BITS;
 pub const RX_DEPTH: usize = 1 << RX_ADDR_BITS;
 /// Pointers and frame counters carry one more bit, so full and empty differ.
 pub const RX_PTR_BITS: usize = RX_ADDR_BITS + 1;
-/// The drop counter that crosses to the core clock. It steps at most once
-/// per MAC edge, and between two core edges the MAC clock has at most two
-/// (165/128 < 2); a sample caught mid-step reads the old value and the next
-/// one catches up, so the core sees it move by at most [`MAX_DROP_STEP`]
-/// between two samples. Its difference is taken modulo 2^DROP_GRAY_BITS.
-pub const DROP_GRAY_BITS: usize = 4;
-pub const MAX_DROP_STEP: u64 = super::CORE_PERIOD_UNITS.div_ceil(super::MAC_PERIOD_UNITS) + 1;
 const _: () = assert!(RX_DEPTH >= 3 * super::JUMBO_FRAME_BYTES.div_ceil(KEEP_BITS));
-const _: () = assert!(RX_PTR_BITS <= GRAY_SYNC_MAX_BITS && DROP_GRAY_BITS <= GRAY_SYNC_MAX_BITS);
-const _: () = assert!(MAX_DROP_STEP < 1 << DROP_GRAY_BITS && DROP_GRAY_BITS == COUNTER_STEP_BITS);
+const _: () = assert!(RX_PTR_BITS <= GRAY_SYNC_MAX_BITS);
 
 #[derive(LogicBlock, Default)]
 pub struct MacRxFifo {
@@ -72,10 +70,15 @@ pub struct MacRxFifo {
     pub reset: Signal<In, Bit>,
     /// From the MAC, in `mac_clock`.
     pub s_axis: MacStreamIn<DATA_BITS, KEEP_BITS, 1>,
+    /// The port's MAC (a strap: static), for the address filter.
+    pub port_mac: Signal<In, Bits<48>>,
     /// To the core, in `core_clock`.
     pub m_axis: AxisOut<DATA_BITS, KEEP_BITS, 1>,
     /// Frames dropped because the FIFO was full (64-bit, `core_clock`).
     pub drops: Signal<Out, Bits<64>>,
+    /// Frames the address filter refused: another station's unicast
+    /// destination (64-bit, `core_clock`).
+    pub not_mine: Signal<Out, Bits<64>>,
     /// Ask the link partner to pause (`mac_clock`, a register).
     pub pause: Signal<Out, Bit>,
     /// This side's transmit FIFO offers a frame the MAC does not take
@@ -85,6 +88,7 @@ pub struct MacRxFifo {
     /// Pause requests made (64-bit, `core_clock`).
     pub pauses: Signal<Out, Bits<64>>,
     // ---- mac_clock
+    filter: MacAddrFilter,
     pauser: RxPause<RX_PAUSE_GUARD_BITS, RX_PAUSE_MUTUAL_BITS>,
     tx_stall_sync: SyncFlops<Bit>,
     mac_reset: SyncFlops<Bit>,
@@ -99,17 +103,13 @@ pub struct MacRxFifo {
     mid_frame: Reg<Bit>,
     frames: Reg<Bits<RX_PTR_BITS>>,
     frames_gray: Reg<Bits<RX_PTR_BITS>>,
-    drop_bin: Reg<Bits<DROP_GRAY_BITS>>,
-    drop_gray: Reg<Bits<DROP_GRAY_BITS>>,
     rd_sync: GraySync<RX_PTR_BITS>,
     // ---- storage: written in mac_clock, read in core_clock
     ram: FrameRam<RX_ADDR_BITS>,
     // ---- core_clock
     reader: FrameReader<RX_ADDR_BITS, RX_PTR_BITS>,
-    drop_sync: GraySync<DROP_GRAY_BITS>,
-    drop_seen: Reg<Bits<DROP_GRAY_BITS>>,
-    drop_step: Reg<Bits<DROP_GRAY_BITS>>,
-    drop_count: Counter64,
+    drop_count: EventCross,
+    refused_count: EventCross,
     pause_sync: SyncFlops<Bit>,
     pause_seen: Reg<Bit>,
     pause_step: Reg<Bits<COUNTER_STEP_BITS>>,
@@ -119,7 +119,6 @@ pub struct MacRxFifo {
     drop: Signal<Local, Bit>,
     mid_next: Signal<Local, Bit>,
     frames_next: Signal<Local, Bits<RX_PTR_BITS>>,
-    drop_next: Signal<Local, Bits<DROP_GRAY_BITS>>,
     /// Full if the pointer stays, moves on, rolls back: each is checked
     /// before the write decision picks one.
     full_if_stay: RamFull<RX_ADDR_BITS, RX_PTR_BITS>,
@@ -143,9 +142,7 @@ impl Logic for MacRxFifo {
             dropping,
             mid_frame,
             frames,
-            frames_gray,
-            drop_bin,
-            drop_gray
+            frames_gray
         );
         self.mac_reset.clock.next = self.mac_clock.val();
         self.mac_reset.d.next = self.reset.val();
@@ -160,11 +157,13 @@ impl Logic for MacRxFifo {
         self.tx_stall_sync.d.next = self.tx_stalled.val();
         self.pauser.tx_stalled.next = self.tx_stall_sync.q.val();
         self.pause.next = self.pauser.pause.val();
+        self.filter.clock.next = self.mac_clock.val();
+        self.filter.port_mac.next = self.port_mac.val();
+        MacStreamIn::<DATA_BITS, KEEP_BITS, 1>::link(&mut self.s_axis, &mut self.filter.s_axis);
 
-        self.write.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & !self.full.q.val();
-        self.drop.next = self.s_axis.tvalid.val() & !self.dropping.q.val() & self.full.q.val();
+        self.write.next = self.filter.m_axis.tvalid.val() & !self.dropping.q.val() & !self.full.q.val();
+        self.drop.next = self.filter.m_axis.tvalid.val() & !self.dropping.q.val() & self.full.q.val();
         self.frames_next.next = self.frames.q.val();
-        self.drop_next.next = self.drop_bin.q.val();
         // the room check, for each place the pointer can go (stay, move on,
         // roll back): the next pointer a whole RAM ahead of the reader as
         // last synchronized (same address, other wrap bit) is full. The
@@ -181,7 +180,7 @@ impl Logic for MacRxFifo {
             self.wr_ptr.d.next = self.wr_plus1.q.val();
             self.wr_plus1.d.next = self.wr_plus1.q.val() + 1;
             self.full.d.next = self.full_if_move.full.val();
-            if self.s_axis.tlast.val() {
+            if self.filter.m_axis.tlast.val() {
                 self.start_ptr.d.next = self.wr_plus1.q.val();
                 self.start_plus1.d.next = self.wr_plus1.q.val() + 1;
                 self.frames_next.next = self.frames.q.val() + 1;
@@ -191,18 +190,17 @@ impl Logic for MacRxFifo {
             self.wr_ptr.d.next = self.start_ptr.q.val();
             self.wr_plus1.d.next = self.start_plus1.q.val();
             self.full.d.next = self.full_if_back.full.val();
-            self.drop_next.next = self.drop_bin.q.val() + 1;
-            self.dropping.d.next = !self.s_axis.tlast.val();
+            self.dropping.d.next = !self.filter.m_axis.tlast.val();
         }
-        if self.s_axis.tvalid.val() & self.dropping.q.val() & self.s_axis.tlast.val() {
+        if self.filter.m_axis.tvalid.val() & self.dropping.q.val() & self.filter.m_axis.tlast.val() {
             self.dropping.d.next = false;
         }
         // Where the MAC is in its stream, tracked in reset too: a frame that
         // began before reset ended is discarded up to its end, not
         // delivered from the middle.
         self.mid_next.next = self.mid_frame.q.val();
-        if self.s_axis.tvalid.val() {
-            self.mid_next.next = !self.s_axis.tlast.val();
+        if self.filter.m_axis.tvalid.val() {
+            self.mid_next.next = !self.filter.m_axis.tlast.val();
         }
         self.mid_frame.d.next = self.mid_next.val();
         if self.mac_reset.q.val() {
@@ -212,24 +210,21 @@ impl Logic for MacRxFifo {
             self.start_plus1.d.next = 1.into();
             self.full.d.next = false;
             self.frames_next.next = 0.into();
-            self.drop_next.next = 0.into();
             self.dropping.d.next = self.mid_next.val();
         }
         self.frames.d.next = self.frames_next.val();
         self.frames_gray.d.next = self.frames_next.val() ^ (self.frames_next.val() >> 1);
-        self.drop_bin.d.next = self.drop_next.val();
-        self.drop_gray.d.next = self.drop_next.val() ^ (self.drop_next.val() >> 1);
 
         self.ram.write_clock.next = self.mac_clock.val();
         self.ram.write_addr.next = bit_cast::<RX_ADDR_BITS, RX_PTR_BITS>(self.wr_ptr.q.val());
         self.ram.write_enable.next = self.write.val();
-        self.ram.write_data.next = self.s_axis.tdata.val();
-        self.ram.write_keep.next = self.s_axis.tkeep.val();
-        self.ram.write_last.next = self.s_axis.tlast.val();
-        self.ram.write_user.next = self.s_axis.tuser.val();
+        self.ram.write_data.next = self.filter.m_axis.tdata.val();
+        self.ram.write_keep.next = self.filter.m_axis.tkeep.val();
+        self.ram.write_last.next = self.filter.m_axis.tlast.val();
+        self.ram.write_user.next = self.filter.m_axis.tuser.val();
 
         // ---- core_clock
-        dff_setup!(self, core_clock, drop_seen, drop_step, pause_seen, pause_step);
+        dff_setup!(self, core_clock, pause_seen, pause_step);
         self.ram.read_clock.next = self.core_clock.val();
         self.ram.read_addr.next = self.reader.read_addr.val();
         self.reader.clock.next = self.core_clock.val();
@@ -245,14 +240,17 @@ impl Logic for MacRxFifo {
         self.m_axis.tvalid.next = self.reader.m_axis.tvalid.val();
         self.reader.m_axis.tready.next = self.m_axis.tready.val();
 
-        self.drop_sync.clock.next = self.core_clock.val();
-        self.drop_sync.reset.next = self.reset.val();
-        self.drop_sync.gray.next = self.drop_gray.q.val();
-        self.drop_step.d.next = self.drop_sync.bin.val() - self.drop_seen.q.val();
-        self.drop_seen.d.next = self.drop_sync.bin.val();
-        self.drop_count.clock.next = self.core_clock.val();
-        self.drop_count.reset.next = self.reset.val();
-        self.drop_count.step.next = self.drop_step.q.val();
+        // drops and refusals, counted in the MAC clock, totalled in the core's
+        self.drop_count.src_clock.next = self.mac_clock.val();
+        self.drop_count.src_reset.next = self.mac_reset.q.val();
+        self.drop_count.event.next = self.drop.val();
+        self.drop_count.dst_clock.next = self.core_clock.val();
+        self.drop_count.dst_reset.next = self.reset.val();
+        self.refused_count.src_clock.next = self.mac_clock.val();
+        self.refused_count.src_reset.next = self.mac_reset.q.val();
+        self.refused_count.event.next = self.filter.refused.val();
+        self.refused_count.dst_clock.next = self.core_clock.val();
+        self.refused_count.dst_reset.next = self.reset.val();
         // a pause request lasts at least the drain from XOFF to XON (128
         // beats), so its level synchronized is never missed
         self.pause_sync.clock.next = self.core_clock.val();
@@ -264,12 +262,11 @@ impl Logic for MacRxFifo {
         self.pause_count.reset.next = self.reset.val();
         self.pause_count.step.next = self.pause_step.q.val();
         if self.reset.val() {
-            self.drop_seen.d.next = 0.into();
-            self.drop_step.d.next = 0.into();
             self.pause_seen.d.next = false;
             self.pause_step.d.next = 0.into();
         }
         self.drops.next = self.drop_count.count.val();
+        self.not_mine.next = self.refused_count.count.val();
         self.pauses.next = self.pause_count.count.val();
     }
 }

@@ -15,7 +15,9 @@
 //! drop counter. Design, depths and figures: docs/mac.md.
 
 mod counter64;
+mod event_cross;
 mod frame_ram;
+mod mac_addr_filter;
 mod mac_rx_fifo;
 mod mac_tx_fifo;
 mod ram_full;
@@ -24,8 +26,10 @@ mod rx_pause;
 mod tx_stats;
 
 pub use counter64::{Counter64, COUNTER_STEP_BITS};
+pub use event_cross::{EventCross, EVENT_GRAY_BITS, MAX_EVENT_STEP};
 pub use frame_ram::FrameRam;
-pub use mac_rx_fifo::{MacRxFifo, DROP_GRAY_BITS, RX_ADDR_BITS, RX_DEPTH, RX_PTR_BITS};
+pub use mac_addr_filter::MacAddrFilter;
+pub use mac_rx_fifo::{MacRxFifo, RX_ADDR_BITS, RX_DEPTH, RX_PTR_BITS};
 pub use mac_tx_fifo::{MacTxFifo, TX_ADDR_BITS, TX_DEPTH, TX_MAX_FRAME_BEATS, TX_MAX_FRAME_BYTES, TX_PTR_BITS};
 pub use ram_full::RamFull;
 pub use read_side::FrameReader;
@@ -74,10 +78,23 @@ pub const RESET_CYCLES: u64 = 8;
 /// A stream the sender cannot be asked to stall: the CMAC's receive
 /// interface (`rx_axis_*`), which has no `tready`.
 #[derive(LogicInterface, Default)]
+#[join = "MacStreamOut"]
 pub struct MacStreamIn<const D: usize, const K: usize, const U: usize> {
     pub tdata: Signal<In, Bits<D>>,
     pub tkeep: Signal<In, Bits<K>>,
     pub tlast: Signal<In, Bit>,
     pub tuser: Signal<In, Bits<U>>,
     pub tvalid: Signal<In, Bit>,
+}
+
+/// The sending side of a [`MacStreamIn`]: a stream that cannot be stalled
+/// ([`MacAddrFilter`]'s output into the receive FIFO).
+#[derive(LogicInterface, Default)]
+#[join = "MacStreamIn"]
+pub struct MacStreamOut<const D: usize, const K: usize, const U: usize> {
+    pub tdata: Signal<Out, Bits<D>>,
+    pub tkeep: Signal<Out, Bits<K>>,
+    pub tlast: Signal<Out, Bit>,
+    pub tuser: Signal<Out, Bits<U>>,
+    pub tvalid: Signal<Out, Bit>,
 }

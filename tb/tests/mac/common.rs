@@ -27,15 +27,24 @@ pub fn wire_units(bytes: u64) -> u64 {
 /// on the wire: FCS 4, preamble and start 8, inter-frame gap 12.
 pub const WIRE_OVERHEAD: u64 = 4 + 8 + 12;
 
-/// A frame whose first four bytes are its sequence number.
+/// The port's MAC in the benches (`port_mac`, wire order), and the strap's
+/// value (the address as a big-endian number).
+pub const PORT_MAC: [u8; 6] = [0x02, 0x00, 0x5e, 0x10, 0x20, 0x31];
+pub fn mac_strap(mac: [u8; 6]) -> u64 {
+    mac.iter().fold(0, |w, &b| w << 8 | u64::from(b))
+}
+
+/// A frame to [`PORT_MAC`] whose bytes 6..10 (the source MAC's place) are
+/// its sequence number, the rest random.
 pub fn frame(rng: &mut Rng, seq: usize, len: usize) -> Vec<u8> {
     let mut f: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
-    f[..4].copy_from_slice(&(seq as u32).to_le_bytes());
+    f[..6].copy_from_slice(&PORT_MAC);
+    f[6..10].copy_from_slice(&(seq as u32).to_le_bytes());
     f
 }
 
 pub fn seq_of(f: &[u8]) -> usize {
-    u32::from_le_bytes(f[..4].try_into().unwrap()) as usize
+    u32::from_le_bytes(f[6..10].try_into().unwrap()) as usize
 }
 
 /// Port indices of one stream (`s_axis` or `m_axis`); `ready` is absent on
