@@ -150,6 +150,8 @@ rtl_consts! {
     LOG_CQS: usize = 10;
     /// `LOG_QPS` as a value the RTL compares with (`RegFile::qpn_high`).
     LOG_QPS_VALUE: u64 = LOG_QPS as u64;
+    /// `LOG_CQS` as a shift the RTL makes (`CtxEngine::cq_high`).
+    LOG_CQS_VALUE: u64 = LOG_CQS as u64;
     /// Core clock in MHz; the CQ moderation timer counts microseconds in it.
     CLOCK_MHZ: u64 = 250;
     /// MSI-X vectors the interrupt interface can name.

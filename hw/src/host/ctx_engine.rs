@@ -134,6 +134,14 @@ pub struct CtxEngine {
     wkeep: Reg<Bits<64>>,
     waddr: Reg<Bits<64>>,
     wlen: Reg<Bits<32>>,
+    /// The index bits that must be clear for a CQ, MPT, MTT command's entry
+    /// to be in its table (`ones << log`, the CQ's also the build's
+    /// `LOG_CQS`): registered from the static table sizes, so a command's
+    /// check is an AND and an OR tree (no barrel shifter behind `s_cmd`).
+    cq_high: Reg<Bits<24>>,
+    mpt_high: Reg<Bits<24>>,
+    mtt_high: Reg<Bits<24>>,
+    ones24: Signal<Local, Bits<24>>,
     in_table: Signal<Local, Bit>,
     known: Signal<Local, Bit>,
     got_n: Signal<Local, Bits<2>>,
@@ -147,9 +155,15 @@ impl Logic for CtxEngine {
     fn update(&mut self) {
         dff_setup!(
             self, clock, state, op, table, sent, got, index, cnt_m1, last, cnt_k, dump, entry, beat, err, dma_err,
-            live, wdata, wkeep, waddr, wlen
+            live, wdata, wkeep, waddr, wlen, cq_high, mpt_high, mtt_high
         );
         self.cq_addr.next = self.cqc_base.val() + (bit_cast::<64, 24>(self.index.q.val()) << 6);
+        // the tables' limits (static while commands run; `ones24 << log` is 0
+        // for a log of 24 or more)
+        self.ones24.next = 0xFF_FFFF.into();
+        self.cq_high.d.next = (self.ones24.val() << self.cqc_log.val()) | (self.ones24.val() << LOG_CQS_VALUE);
+        self.mpt_high.d.next = self.ones24.val() << self.mpt_log.val();
+        self.mtt_high.d.next = self.ones24.val() << self.mtt_log.val();
         // the command's entry exists in the host table and in this build
         self.in_table.next = false;
         self.known.next = false;
@@ -159,16 +173,15 @@ impl Logic for CtxEngine {
         }
         if self.s_cmd.table.val() == TABLE_CQ {
             self.known.next = true;
-            self.in_table.next = ((bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.cqc_log.val()) == 0)
-                & !self.s_cmd.index.val().get_bits::<14>(LOG_CQS).any();
+            self.in_table.next = !(self.s_cmd.index.val() & self.cq_high.q.val()).any();
         }
         if self.s_cmd.table.val() == TABLE_MPT {
             self.known.next = true;
-            self.in_table.next = (bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.mpt_log.val()) == 0;
+            self.in_table.next = !(self.s_cmd.index.val() & self.mpt_high.q.val()).any();
         }
         if self.s_cmd.table.val() == TABLE_MTT {
             self.known.next = true;
-            self.in_table.next = (bit_cast::<32, 24>(self.s_cmd.index.val()) >> self.mtt_log.val()) == 0;
+            self.in_table.next = !(self.s_cmd.index.val() & self.mtt_high.q.val()).any();
         }
         if self.s_cmd.table.val() == TABLE_COUNTERS {
             self.known.next = self.s_cmd.op.val() == OP_STORE;
