@@ -128,7 +128,10 @@ pub const IDLE_CYCLES: u64 = 64;
 /// Opens the simulator (a fresh Verilated host side behind the host model)
 /// or the board at a PCI address through VFIO.
 pub fn open(sel: &DeviceSel) -> Result<Opened, PerfError> {
+    // set by the socket wire only (assigned in the `sim` build alone)
+    #[cfg_attr(not(feature = "sim"), allow(unused_mut))]
     let mut idle: Option<Box<dyn FnMut()>> = None;
+    #[cfg_attr(not(feature = "sim"), allow(unused_mut))]
     let mut wire: Option<Box<dyn Fn() -> String>> = None;
     let (device, name, clock) = match sel {
         #[cfg(feature = "sim")]

@@ -44,6 +44,8 @@ pub const DEF_QP_TIME: u8 = 14;
 pub const DEF_DURATION: u32 = 5;
 /// `--progress`: seconds of wall time between two progress lines.
 pub const PROGRESS_INTERVAL_S: u64 = 1;
+/// Nanoseconds per second of the device clock.
+pub const NS_PER_S: u64 = 1_000_000_000;
 
 /// The verb a test measures (`VerbType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,6 +243,12 @@ pub struct Options {
     /// `-f`: seconds left out at each end of a duration run; `None` is
     /// perftest's default, a quarter of the duration ([`Options::margin`]).
     pub margin: Option<u32>,
+    /// `--sim_second_ns` (ours, the simulator only): the nanoseconds of
+    /// device time a second of `-D`, `-f` and `--run_infinitely` lasts;
+    /// `None` is a real second. One simulated second is 250 million core
+    /// cycles, hours of simulation: a shorter one lets a duration run move
+    /// packets in a test. The figures stay in real device time.
+    pub sim_second_ns: Option<u64>,
     /// `-b`.
     pub bidirectional: bool,
     /// `-N`.
@@ -301,6 +309,7 @@ impl Options {
             qp_timeout: DEF_QP_TIME,
             duration: None,
             margin: None,
+            sim_second_ns: None,
             bidirectional: false,
             no_peak: false,
             cq_mod: DEF_CQ_MOD,
@@ -335,6 +344,12 @@ impl Options {
     /// `DEF_INIT_MARGIN` rule).
     pub fn margin(&self) -> u32 {
         self.margin.unwrap_or(self.duration_secs() / 4)
+    }
+
+    /// The nanoseconds of device time in one second of a duration run
+    /// (`--sim_second_ns`, else 10^9).
+    pub fn second_ns(&self) -> u64 {
+        self.sim_second_ns.unwrap_or(NS_PER_S)
     }
 
     /// The test has receive completions on the passive side: SEND and
@@ -411,7 +426,8 @@ pub fn usage() -> String {
          -I <inline size> -o <outstanding> -p <tcp port> -e -f <margin> -A CMP_AND_SWAP|FETCH_AND_ADD\n  \
          -E <peer MAC> --report_gbits --run_infinitely --write_with_imm -h\n  \
          --progress  a progress line on stderr every {PROGRESS_INTERVAL_S} s (perftest prints none)\n  \
-         --sim_wire <local.sock>,<peer.sock>,<IPv4>[,<MAC>]  -d sim: the whole simulated NIC on a datagram socket wire\n",
+         --sim_wire <local.sock>,<peer.sock>,<IPv4>[,<MAC>]  -d sim: the whole simulated NIC on a datagram socket wire\n  \
+         --sim_second_ns <ns>  -d sim: the device nanoseconds a second of -D, -f lasts (a short duration run)\n",
         test_names()
     )
 }
@@ -464,6 +480,7 @@ const WITH_VALUE: &[(&str, &str)] = &[
     ("-A", "--atomic_type"),
     ("-E", "--dest_mac"),
     ("", "--sim_wire"),
+    ("", "--sim_second_ns"),
 ];
 
 /// Flags: short and long names.
@@ -613,6 +630,7 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
                 )
             }
             "--sim_wire" => sim_wire = Some(parse_sim_wire(value).map_err(bad)?),
+            "--sim_second_ns" => o.sim_second_ns = Some(num(opt, value, 1, NS_PER_S)?),
             "-A" => {
                 o.atomic_type = match value {
                     "CMP_AND_SWAP" => AtomicType::CmpAndSwap,
@@ -650,6 +668,14 @@ pub fn parse<S: AsRef<str>>(argv: &[S]) -> Result<Options, OptError> {
         o.no_peak = true;
     }
     force_dependencies(&mut o, cq_mod_given)?;
+    if o.sim_second_ns.is_some() {
+        if matches!(o.device, DeviceSel::Pci(_)) {
+            return Err(OptError::Conflict("--sim_second_ns is the simulator's: only with -d sim"));
+        }
+        if !o.duration_mode() {
+            return Err(OptError::Conflict("--sim_second_ns is for duration runs (-D, --run_infinitely)"));
+        }
+    }
     if let Some(wire) = sim_wire {
         if o.device != DeviceSel::Sim {
             return Err(OptError::Conflict("--sim_wire is a wire of the simulator: only with -d sim"));

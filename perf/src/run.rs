@@ -30,9 +30,6 @@ pub const EXCHANGE_TIMEOUT: Duration = Duration::from_secs(60);
 /// Completions polled at once.
 pub const POLL_BATCH: usize = 16;
 
-/// Nanoseconds per second of the device clock.
-const NS_PER_S: u64 = 1_000_000_000;
-
 /// Why a run stopped.
 #[derive(Debug)]
 pub enum PerfError {
@@ -576,18 +573,24 @@ pub(crate) fn completions(
 struct Seen([u64; 2]);
 
 impl Seen {
-    /// Returns once a send (`want_recv` false) or receive completion is
-    /// there, polling (or waiting on `channel`) for more.
+    /// Returns `true` once a send (`want_recv` false) or receive
+    /// completion is there, polling (or waiting on `channel`) for more;
+    /// `false` if the device clock passed `until` first (the end of a
+    /// duration run, where the peer may have stopped).
     fn wait(
         &mut self,
         cq: &CompletionQueue,
         channel: Option<&CompletionChannel>,
         want_recv: bool,
-    ) -> Result<(), PerfError> {
+        until: Until,
+    ) -> Result<bool, PerfError> {
         loop {
             if self.0[want_recv as usize] > 0 {
                 self.0[want_recv as usize] -= 1;
-                return Ok(());
+                return Ok(true);
+            }
+            if until.passed() {
+                return Ok(false);
             }
             for wc in completions(cq, channel, 1)? {
                 if let Some(r) = wc.is_recv() {
@@ -595,6 +598,19 @@ impl Seen {
                 }
             }
         }
+    }
+}
+
+/// The device time a latency wait gives up at: `None` in an iteration
+/// count run (the peer answers every message), the end of a duration run
+/// (`-D`), where the peer stops at its own clock's end and the last ping
+/// may never be answered (perftest's loops end on its alarm the same way).
+#[derive(Clone, Copy)]
+struct Until<'a>(Option<(&'a Clock, u64)>);
+
+impl Until<'_> {
+    fn passed(&self) -> bool {
+        self.0.is_some_and(|(clock, end)| clock.now_ns() >= end)
     }
 }
 
@@ -633,9 +649,8 @@ impl Bw<'_> {
         let n = self.qps.len();
         let (mut scnt, mut ccnt) = (vec![0u64; n], vec![0u64; n]);
         let qpn_index: Vec<u32> = self.qps.iter().map(|q| q.qp_num()).collect();
-        let start = self.clock.now_ns();
-        let (from, to, end) =
-            (start + margin_s * NS_PER_S, start + (duration_s - margin_s) * NS_PER_S, start + duration_s * NS_PER_S);
+        let (start, sec) = (self.clock.now_ns(), o.second_ns());
+        let (from, to, end) = (start + margin_s * sec, start + (duration_s - margin_s) * sec, start + duration_s * sec);
         let (mut counted, mut first, mut last) = (0u64, None, start);
         loop {
             let now = self.clock.now_ns();
@@ -666,7 +681,7 @@ impl Bw<'_> {
                 }
             }
             let done: u64 = ccnt.iter().sum();
-            self.progress(size, done, 0, (now - start) / NS_PER_S, duration_s);
+            self.progress(size, done, 0, (now - start) / sec, duration_s);
         }
         // Drain what is still outstanding, so the next size starts clean.
         while ccnt.iter().zip(&scnt).any(|(c, s)| c < s) {
@@ -694,13 +709,15 @@ impl Bw<'_> {
         duration_s: u64,
         margin_s: u64,
     ) -> Result<(u64, u64), PerfError> {
-        let start = self.clock.now_ns();
-        let (from, to, end) =
-            (start + margin_s * NS_PER_S, start + (duration_s - margin_s) * NS_PER_S, start + duration_s * NS_PER_S);
+        let (start, sec) = (self.clock.now_ns(), o.second_ns());
+        let (from, to, end) = (start + margin_s * sec, start + (duration_s - margin_s) * sec, start + duration_s * sec);
         let (mut counted, mut first, mut last, mut i) = (0u64, None, start, 0u64);
         let one = Options { iters: 1, ..o.clone() };
         while self.clock.now_ns() < end {
-            self.lat_from(&one, size, buf, client, i)?;
+            // the peer stops at its own clock's end: a wait past ours ends the run
+            if !self.lat_from(&one, size, buf, client, i, Some(end))?.1 {
+                break;
+            }
             i += 1;
             let t = self.clock.now_ns();
             if (from..to).contains(&t) {
@@ -708,7 +725,7 @@ impl Bw<'_> {
                 first.get_or_insert(t);
                 last = t;
             }
-            self.progress(size, i, 0, (t - start) / NS_PER_S, duration_s);
+            self.progress(size, i, 0, (t - start) / sec, duration_s);
         }
         Ok((counted, last.saturating_sub(first.unwrap_or(from))))
     }
@@ -851,12 +868,23 @@ impl Bw<'_> {
 
     /// A latency test's receive on the first QP: waited for, and another
     /// posted while the iterations need more.
-    fn take_receive(&mut self, o: &Options, size: u64, seen: &mut Seen, received: &mut u64) -> Result<(), PerfError> {
-        seen.wait(self.cq, self.channel, true)?;
+    /// Waits for the peer's message (`false`: `until` passed first) and
+    /// reposts a receive while the iterations need more.
+    fn take_receive(
+        &mut self,
+        o: &Options,
+        size: u64,
+        seen: &mut Seen,
+        received: &mut u64,
+        until: Until,
+    ) -> Result<bool, PerfError> {
+        if !seen.wait(self.cq, self.channel, true, until)? {
+            return Ok(false);
+        }
         // received and outstanding after this one: the same sum
         let more = *received + self.recv_outstanding[0] < o.iters;
         *received += 1;
-        self.took_receive(0, size, more).map(|_| ())
+        self.took_receive(0, size, more).map(|_| true)
     }
 
     /// The ping-pong of a latency test on the first QP; returns the post
@@ -866,11 +894,13 @@ impl Bw<'_> {
     /// number into the peer's last byte and polls its own buffer for the
     /// peer's.
     fn lat(&mut self, o: &Options, size: u64, buf: &DmaBuffer, client: bool) -> Result<Vec<u64>, PerfError> {
-        self.lat_from(o, size, buf, client, 0)
+        self.lat_from(o, size, buf, client, 0, None).map(|(stamps, _)| stamps)
     }
 
     /// [`Bw::lat`] from iteration `first` (the marker byte and work request
-    /// IDs count on from there).
+    /// IDs count on from there); with `until` (device ns), every wait gives
+    /// up at that time. Returns the post times and whether every iteration
+    /// ended (`false`: `until` passed during one).
     fn lat_from(
         &mut self,
         o: &Options,
@@ -878,7 +908,9 @@ impl Bw<'_> {
         buf: &DmaBuffer,
         client: bool,
         first: u64,
-    ) -> Result<Vec<u64>, PerfError> {
+        until: Option<u64>,
+    ) -> Result<(Vec<u64>, bool), PerfError> {
+        let until = Until(until.map(|end| (self.clock, end)));
         let verb = o.test.verb();
         let len = size as u32;
         let sge = [Sge::new(&self.mrs[0], self.src, len)?];
@@ -901,47 +933,52 @@ impl Bw<'_> {
                 Verb::Read | Verb::Atomic => {
                     stamps.push(self.clock.now_ns());
                     self.qps[0].post_send(&[SendWr::new(i, op, &sge)])?;
-                    seen.wait(cq, channel, false)?;
+                    if !seen.wait(cq, channel, false, until)? {
+                        return Ok((stamps, false));
+                    }
                 }
                 Verb::Send => {
-                    if !client {
-                        self.take_receive(o, size, &mut seen, &mut received)?;
+                    if !client && !self.take_receive(o, size, &mut seen, &mut received, until)? {
+                        return Ok((stamps, false));
                     }
                     stamps.push(self.clock.now_ns());
                     self.qps[0].post_send(&[SendWr::new(i, op, &sge)])?;
-                    seen.wait(cq, channel, false)?;
-                    if client {
-                        self.take_receive(o, size, &mut seen, &mut received)?;
+                    if !seen.wait(cq, channel, false, until)?
+                        || client && !self.take_receive(o, size, &mut seen, &mut received, until)?
+                    {
+                        return Ok((stamps, false));
                     }
                 }
                 Verb::Write => {
-                    let poll_mine = |buf: &DmaBuffer| -> Result<(), PerfError> {
+                    let poll_mine = |buf: &DmaBuffer| -> Result<bool, PerfError> {
                         let mut b = [0u8];
                         loop {
                             buf.read(last, &mut b)?;
                             if b[0] == marker {
-                                return Ok(());
+                                return Ok(true);
+                            }
+                            if until.passed() {
+                                return Ok(false);
                             }
                             buf.relax()?;
                         }
                     };
                     // run_iter_lat_write: the server writes first, the
                     // client polls first
-                    if client {
-                        poll_mine(buf)?;
+                    if client && !poll_mine(buf)? {
+                        return Ok((stamps, false));
                     }
                     stamps.push(self.clock.now_ns());
                     buf.write(self.src as usize + last, &[marker])?;
                     self.qps[0].post_send(&[SendWr::new(i, op, &sge)])?;
-                    seen.wait(cq, channel, false)?;
-                    if !client {
-                        poll_mine(buf)?;
+                    if !seen.wait(cq, channel, false, until)? || !client && !poll_mine(buf)? {
+                        return Ok((stamps, false));
                     }
                 }
             }
             let done = i + 1 - first;
             tick(&mut self.progress, || report::progress_line(size, done, o.iters, 0, 0));
         }
-        Ok(stamps)
+        Ok((stamps, true))
     }
 }

@@ -982,3 +982,80 @@ fn two_processes_run_send_bw_both_ways() {
         assert!(f[3] > 100.0, "{row}");
     }
 }
+
+/// Issue 13: a duration run (`-D`) with packets moving. A real second is
+/// 250 million core cycles, hours of simulation, so `--sim_second_ns`
+/// (ours, the simulator only) makes each second of `-D` and `-f` 20 us of
+/// device time: `-D 4 -f 1` counts the WRITEs completed in the 40 us
+/// between the first and the last 20 us. The row's figures are in real
+/// device time, so iterations x size over the average bandwidth must
+/// give back that window.
+#[cfg(feature = "sim")]
+#[test]
+fn a_duration_run_moves_packets_on_a_short_simulated_second() {
+    let test = ["write_bw", "-x", "1", "-D", "4", "-f", "1", "--sim_second_ns", "20000", "-s", "4096"];
+    let ((s_code, s_out), (c_code, c_out)) = on_a_socket_wire(env!("CARGO_BIN_EXE_rnic-perf"), &test, &test);
+    assert_eq!(c_code, Some(0), "client: {c_out}");
+    assert_eq!(s_code, Some(0), "server: {s_out}");
+    let row = c_out.lines().find(|l| l.trim_start().starts_with("4096")).unwrap_or_else(|| panic!("{c_out}"));
+    let f: Vec<f64> = row.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let (iters, peak, avg) = (f[1], f[2], f[3]);
+    // two processes, each its own NIC's clock: the count varies from run to
+    // run (116 to 140 seen), about a WRITE every 300 ns
+    assert!(iters >= 60.0, "WRITEs counted in the window: {row}");
+    assert_eq!(peak, 0.0, "a duration run measures no peak: {row}");
+    assert!(avg > 5000.0, "the WRITEs back to back: {row}");
+    let window_ns = iters * 4096.0 * 1e9 / (avg * 1048576.0);
+    assert!(
+        (34_000.0..=40_500.0).contains(&window_ns),
+        "the counted window, {window_ns} ns, is the middle 40 us: {row}"
+    );
+}
+
+/// `--sim_second_ns` is for duration runs on the simulator.
+#[test]
+fn sim_second_is_for_duration_runs_on_the_simulator() {
+    let o = parse(&argv("rnic-perf write_bw -D 4 --sim_second_ns 1000")).unwrap();
+    assert_eq!((o.second_ns(), o.sim_second_ns), (1000, Some(1000)));
+    assert_eq!(parse(&argv("rnic-perf write_bw -D 4")).unwrap().second_ns(), 1_000_000_000);
+    let bad = |s: &str| parse(&argv(s)).unwrap_err();
+    assert_eq!(
+        bad("rnic-perf write_bw --sim_second_ns 1000"),
+        OptError::Conflict("--sim_second_ns is for duration runs (-D, --run_infinitely)")
+    );
+    assert_eq!(
+        bad("rnic-perf write_bw -D 4 -d 0000:01:00.0 --sim_second_ns 1000"),
+        OptError::Conflict("--sim_second_ns is the simulator's: only with -d sim")
+    );
+    assert!(
+        matches!(bad("rnic-perf write_bw -D 4 --sim_second_ns 0"), OptError::BadValue { option, .. } if option == "--sim_second_ns")
+    );
+}
+
+/// The latency side of `-D`: write_lat ping-pongs one WRITE at a time for
+/// the short simulated seconds of the test above; the duration table's
+/// iterations and average latency (half a round trip) account for the
+/// 40 us counted.
+#[cfg(feature = "sim")]
+#[test]
+fn a_duration_latency_run_ping_pongs_on_a_short_simulated_second() {
+    let test = ["write_lat", "-x", "1", "-D", "4", "-f", "1", "--sim_second_ns", "20000", "-s", "64"];
+    let ((s_code, s_out), (c_code, c_out)) = on_a_socket_wire(env!("CARGO_BIN_EXE_rnic-perf"), &test, &test);
+    assert_eq!(c_code, Some(0), "client: {c_out}");
+    assert_eq!(s_code, Some(0), "server: {s_out}");
+    assert!(c_out.contains("t_avg[usec]    tps average"), "the duration latency table: {c_out}");
+    let row = c_out.lines().find(|l| l.trim_start().starts_with("64 ")).unwrap_or_else(|| panic!("{c_out}"));
+    let f: Vec<f64> = row.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    let (iters, t_avg_us, tps) = (f[1], f[2], f[3]);
+    assert!(iters >= 3.0, "round trips counted in the window: {row}");
+    // each side waits for the other's WRITE: the side whose clock ends
+    // first stops, and the other's last wait gives up at its own end
+    // (before, it waited for ever: found by this test)
+    let window_us = iters / tps * 1e6;
+    assert!(
+        (20.0..=40.5).contains(&window_us),
+        "the counted window, {window_us} us, is within the middle 40 us: {row}"
+    );
+    let rtt_us = window_us / iters;
+    assert!((0.6..=1.6).contains(&(2.0 * t_avg_us / rtt_us)), "t_avg is half a round trip ({rtt_us} us): {row}");
+}
