@@ -740,40 +740,54 @@ fn bw_schedules_are_perftests() {
 /// listening yet (its NIC's bring-up comes first); `-E`, `-p` and
 /// `--sim_wire` added to both. Returns both outputs, stdout then stderr.
 #[cfg(feature = "sim")]
+/// Two simulated NICs on a datagram socket wire in a fresh directory: the
+/// arguments that put the first process (the listener, 10.0.0.1) and the
+/// second (the connector, 10.0.0.2) on it, each naming the other's MAC
+/// (`--sim_wire`'s default from its address), one TCP port for both.
+struct SocketWire {
+    dir: std::path::PathBuf,
+    first: Vec<String>,
+    second: Vec<String>,
+}
+
+#[cfg(feature = "sim")]
+impl SocketWire {
+    fn new(tag: &str) -> SocketWire {
+        let dir = std::env::temp_dir().join(format!("rnic_wire_{}_{tag}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.sock"), dir.join("b.sock"));
+        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
+        let wire = |me: &std::path::Path, peer: &std::path::Path, ip: &str| {
+            format!("{},{},{ip}", me.display(), peer.display())
+        };
+        let args = |mac: &str, w: String| ["-p", &port, "-E", mac, "--sim_wire", &w].map(String::from).to_vec();
+        let first = args("02:00:0a:00:00:02", wire(&a, &b, "10.0.0.1"));
+        let mut second = args("02:00:0a:00:00:01", wire(&b, &a, "10.0.0.2"));
+        second.push("127.0.0.1".into());
+        SocketWire { dir, first, second }
+    }
+}
+
+#[cfg(feature = "sim")]
+impl Drop for SocketWire {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+#[cfg(feature = "sim")]
 fn on_a_socket_wire(bin: &str, first: &[&str], second: &[&str]) -> ((Option<i32>, String), (Option<i32>, String)) {
     use std::process::Stdio;
-    let dir = std::env::temp_dir().join(format!("rnic_wire_{}_{}", std::process::id(), first.join("_")));
-    std::fs::create_dir_all(&dir).unwrap();
-    let (a, b) = (dir.join("a.sock"), dir.join("b.sock"));
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port().to_string();
-    let wire =
-        |me: &std::path::Path, peer: &std::path::Path, ip: &str| format!("{},{},{ip}", me.display(), peer.display());
-    let common = ["-p", &port];
-    // each names the other's MAC: --sim_wire's default from its address
-    let first_mac = "02:00:0a:00:00:01";
-    let second_mac = "02:00:0a:00:00:02";
-    let listener = Command::new(bin)
-        .args(first)
-        .args(common)
-        .args(["-E", second_mac])
-        .args(["--sim_wire", &wire(&a, &b, "10.0.0.1")])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let w = SocketWire::new(&first.join("_"));
+    let listener =
+        Command::new(bin).args(first).args(&w.first).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let text = |o: &std::process::Output| {
         let t = format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
         (o.status.code(), t)
     };
     let mut connector = None;
     for _ in 0..600 {
-        let out = Command::new(bin)
-            .args(second)
-            .args(common)
-            .args(["-E", first_mac])
-            .args(["--sim_wire", &wire(&b, &a, "10.0.0.2"), "127.0.0.1"])
-            .output()
-            .unwrap();
+        let out = Command::new(bin).args(second).args(&w.second).output().unwrap();
         if !String::from_utf8_lossy(&out.stderr).contains("Connect: ") {
             connector = Some(out);
             break;
@@ -782,7 +796,6 @@ fn on_a_socket_wire(bin: &str, first: &[&str], second: &[&str]) -> ((Option<i32>
     }
     let connector = connector.expect("the first process listened");
     let listener = listener.wait_with_output().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     (text(&listener), text(&connector))
 }
 
@@ -1058,4 +1071,55 @@ fn a_duration_latency_run_ping_pongs_on_a_short_simulated_second() {
     );
     let rtt_us = window_us / iters;
     assert!((0.6..=1.6).contains(&(2.0 * t_avg_us / rtt_us)), "t_avg is half a round trip ({rtt_us} us): {row}");
+}
+
+/// `--run_infinitely` with packets moving: the client prints a row every
+/// `-D` (short simulated) second until it is stopped; the server then
+/// says " Client closed connection" and exits, as perftest's does.
+#[cfg(feature = "sim")]
+#[test]
+fn run_infinitely_prints_a_row_per_simulated_second_until_stopped() {
+    use std::io::BufRead;
+    use std::process::Stdio;
+    let bin = env!("CARGO_BIN_EXE_rnic-perf");
+    // each row's run starts with nothing outstanding (the previous row's
+    // drained): -t 32 fills the pipe in about 11 us of a 40 us second
+    let test =
+        ["write_bw", "-x", "1", "--run_infinitely", "-D", "1", "--sim_second_ns", "40000", "-t", "32", "-s", "4096"];
+    let w = SocketWire::new("run_infinitely");
+    let server =
+        Command::new(bin).args(test).args(&w.first).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut rows = vec![];
+    for _ in 0..600 {
+        let mut client =
+            Command::new(bin).args(test).args(&w.second).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let lines = std::io::BufReader::new(client.stdout.take().unwrap()).lines();
+        for l in lines.map_while(Result::ok) {
+            if l.trim_start().starts_with("4096") {
+                rows.push(l);
+                if rows.len() == 3 {
+                    break;
+                }
+            }
+        }
+        if !rows.is_empty() {
+            client.kill().unwrap();
+            client.wait().unwrap();
+            break;
+        }
+        // not connected yet: the server was not listening
+        client.wait().unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert_eq!(rows.len(), 3, "three rows before the client was stopped: {rows:?}");
+    eprintln!("{}", rows.join("\n"));
+    for row in &rows {
+        let f: Vec<f64> = row.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        // each row: the WRITEs completed in one 40 us second, about a WRITE every 300 ns
+        assert!(f[1] >= 40.0 && f[3] > 5000.0, "{row}");
+    }
+    let out = server.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(" Client closed connection"), "{text}");
 }
