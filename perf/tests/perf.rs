@@ -744,6 +744,7 @@ fn bw_schedules_are_perftests() {
 /// arguments that put the first process (the listener, 10.0.0.1) and the
 /// second (the connector, 10.0.0.2) on it, each naming the other's MAC
 /// (`--sim_wire`'s default from its address), one TCP port for both.
+#[cfg(feature = "sim")]
 struct SocketWire {
     dir: std::path::PathBuf,
     first: Vec<String>,
