@@ -103,6 +103,7 @@ catalog! {
     resp_check => crate::transport::RespCheck, 200;
     resp_exec => crate::transport::RespExec, 200;
     exec_side => crate::transport::ExecSide, 200;
+    xlate_ahead => crate::transport::XlateAhead, 200;
     ack_hold => crate::transport::AckHold, 200;
     atomic_exec => crate::transport::AtomicExec, 300;
     replay_table => crate::transport::ReplayTable, 300;

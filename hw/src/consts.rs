@@ -767,6 +767,49 @@ rtl_consts! {
     ES_CMP: u64 = ES_FADD + 1;
     ES_SWAP: u64 = ES_CMP + 64;
     ES_PATH: u64 = ES_SWAP + 64;
+    /// `xlate_ahead`'s record word: `RespDecIn`'s fields packed from bit 0,
+    /// then `pre` (the record's translation requests went out ahead).
+    XA_QPN: u64 = 0;
+    XA_PSN: u64 = XA_QPN + 24;
+    XA_VERDICT: u64 = XA_PSN + 24;
+    XA_ACK: u64 = XA_VERDICT + crate::transport::RESP_VERDICT_BITS as u64;
+    XA_SYNDROME: u64 = XA_ACK + 1;
+    XA_AETH_PSN: u64 = XA_SYNDROME + 8;
+    XA_AETH_MSN: u64 = XA_AETH_PSN + 24;
+    XA_MSN_BEFORE: u64 = XA_AETH_MSN + 24;
+    XA_KEY_CHECK: u64 = XA_MSN_BEFORE + 24;
+    XA_KEY_ACCESS: u64 = XA_KEY_CHECK + 1;
+    XA_RKEY: u64 = XA_KEY_ACCESS + 3;
+    XA_VA: u64 = XA_RKEY + 32;
+    XA_LEN: u64 = XA_VA + 64;
+    XA_RECV_NEW: u64 = XA_LEN + 32;
+    XA_RECV_INDEX: u64 = XA_RECV_NEW + 1;
+    XA_RECV_OFFSET: u64 = XA_RECV_INDEX + 16;
+    XA_RECV_DONE: u64 = XA_RECV_OFFSET + 32;
+    XA_CQE_LEN: u64 = XA_RECV_DONE + 1;
+    XA_WRITE: u64 = XA_CQE_LEN + 32;
+    XA_WR_MASK: u64 = XA_WRITE + 1;
+    XA_WR_DATA: u64 = XA_WR_MASK + 64;
+    XA_PRE: u64 = XA_WR_DATA + 512;
+    /// `xlate_ahead`'s request word, one per record: a barrier (the record's
+    /// requests come from `resp_exec` itself), the key check, the placement,
+    /// and what its requests are made of.
+    XQ_BAR: u64 = 0;
+    XQ_CHK: u64 = XQ_BAR + 1;
+    XQ_PLACE: u64 = XQ_CHK + 1;
+    XQ_KEY: u64 = XQ_PLACE + 1;
+    XQ_PD: u64 = XQ_KEY + 32;
+    XQ_VA: u64 = XQ_PD + 24;
+    /// The range's last byte (`va + len - 1`, the tail request's VA).
+    XQ_TAIL: u64 = XQ_VA + 64;
+    XQ_PLEN: u64 = XQ_TAIL + 64;
+    XQ_ACCESS: u64 = XQ_PLEN + 16;
+    /// `xlate_ahead`'s answer word: one beat of `MrRespIn`.
+    XR_ID: u64 = 0;
+    XR_VERDICT: u64 = XR_ID + crate::mr::MR_ID_BITS as u64;
+    XR_IOVA: u64 = XR_VERDICT + crate::mr::MR_VERDICT_BITS as u64;
+    XR_LEN: u64 = XR_IOVA + 64;
+    XR_LAST: u64 = XR_LEN + 32;
     /// `ack_hold`'s FIFO word: a record's ACK/NAK request and RECV
     /// completion, packed from bit 0; `AH_NEED`: the placed packets that
     /// must be written first (a count modulo 2^`AH_NEED_BITS`).

@@ -5,7 +5,9 @@
 //! of its packet, read here from the contract's qpc layout and the receive
 //! header's field table (not from the block's packing), in order. Also: the
 //! capacity (2^`EXEC_SIDE_LOG` + 1), the two cycles from push to `m_valid`,
-//! and `s_room` not following `s_push` or `m_pop`.
+//! and `s_room` not following `s_push` or `m_pop`. The second FIFO (the PD
+//! and payload length for `XlateAhead`, `m_x*`) is popped on its own, at
+//! random, and checked the same way.
 
 use rnic_contract::layouts::qpc;
 use rnic_hw::transport::EXEC_SIDE_LOG;
@@ -53,6 +55,9 @@ struct Bench {
     queued: VecDeque<Queued>,
     /// The cycle from which the head of `queued` is the head.
     head_since: u64,
+    /// The second FIFO: PD, payload length, the cycle pushed; its head's since.
+    xqueued: VecDeque<(u64, u64, u64)>,
+    xhead_since: u64,
     popped: usize,
     max_held: usize,
 }
@@ -61,7 +66,16 @@ impl Bench {
     fn new(seed: u64) -> Self {
         let mut sim = Clocked::new(Dut::new());
         sim.reset(2);
-        Bench { sim, rng: Rng(seed), queued: VecDeque::new(), head_since: 0, popped: 0, max_held: 0 }
+        Bench {
+            sim,
+            rng: Rng(seed),
+            queued: VecDeque::new(),
+            head_since: 0,
+            xqueued: VecDeque::new(),
+            xhead_since: 0,
+            popped: 0,
+            max_held: 0,
+        }
     }
 
     fn step(&mut self, p_push: u64, p_pop: u64) {
@@ -70,6 +84,7 @@ impl Bench {
         let qpc_w: [u32; 32] = std::array::from_fn(|_| self.rng.next() as u32);
         let want_push = self.rng.chance(p_push);
         let want_pop = self.rng.chance(p_pop);
+        let want_xpop = self.rng.chance(p_pop);
         let d = &mut self.sim.dut;
         d.set_words(d.port("s_hdr"), &hdr);
         d.set_words(d.port("s_qpc"), &qpc_w);
@@ -78,11 +93,14 @@ impl Bench {
         for (a, b) in [(0, 0), (1, 1), (0, 1), (1, 0)] {
             d.set("s_push", a);
             d.set("m_pop", b);
+            d.set("m_xpop", a ^ b);
             d.eval();
-            outs.push((d.get("s_room"), d.get("m_valid")));
+            outs.push((d.get("s_room"), d.get("m_valid"), d.get("m_xvalid")));
         }
-        assert!(outs.iter().all(|&o| o == outs[0]), "cycle {now}: s_room or m_valid follows s_push or m_pop");
-        let (room, valid) = (outs[0].0 == 1, outs[0].1 == 1);
+        assert!(outs.iter().all(|&o| o == outs[0]), "cycle {now}: s_room or a valid follows s_push or a pop");
+        let (room, valid, xvalid) = (outs[0].0 == 1, outs[0].1 == 1, outs[0].2 == 1);
+        let xshown = self.xqueued.front().is_some_and(|h| now >= (h.2 + 2).max(self.xhead_since));
+        assert_eq!(xvalid, xshown, "cycle {now}: m_xvalid ({} queued)", self.xqueued.len());
         // a packet's fields show two cycles after its push (the FIFO's
         // write, then its output register), or the cycle after the one
         // before it leaves
@@ -90,15 +108,22 @@ impl Bench {
         assert_eq!(valid, shown, "cycle {now}: m_valid ({} queued)", self.queued.len());
         assert_eq!(
             room,
-            self.queued.len() < (1 << EXEC_SIDE_LOG) + 1,
+            self.queued.len().max(self.xqueued.len()) < (1 << EXEC_SIDE_LOG) + 1,
             "cycle {now}: s_room ({} queued)",
             self.queued.len()
         );
         let push = want_push && room;
         let pop = want_pop && valid;
+        let xpop = want_xpop && xvalid;
         d.set("s_push", push as u64);
         d.set("m_pop", pop as u64);
+        d.set("m_xpop", xpop as u64);
         d.eval();
+        if xpop {
+            let (pd, plen, _) = self.xqueued.pop_front().unwrap();
+            assert_eq!((d.get("m_xpd"), d.get("m_xplen")), (pd, plen), "cycle {now}: the PD and payload length");
+            self.xhead_since = now + 1;
+        }
         if pop {
             let (scalars, path, _) = self.queued.pop_front().unwrap();
             for (name, v) in scalars {
@@ -115,9 +140,13 @@ impl Bench {
                 self.head_since = now;
             }
             let (scalars, path) = expect(&hdr, &qpc_w);
+            if self.xqueued.is_empty() {
+                self.xhead_since = now;
+            }
+            self.xqueued.push_back((scalars[0].1, scalars[7].1, now));
             self.queued.push_back((scalars, path, now));
         }
-        self.max_held = self.max_held.max(self.queued.len());
+        self.max_held = self.max_held.max(self.queued.len()).max(self.xqueued.len());
         self.sim.tick();
     }
 }

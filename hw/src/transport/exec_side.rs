@@ -16,6 +16,7 @@
 //! | `s_push` / `s_room` | in / out | that packet taken by `RespCheck`: its fields queued. `s_room` (from flops): a place is free; the parent gates `m_req`'s handshake with it |
 //! | `m_side` ([`ExecSideOut`]), `m_valid` | out | the oldest packet's fields, from the FIFO's output register; the parent offers a decision to `RespExec` only with `m_valid` |
 //! | `m_pop` | in | `RespExec` took the decision: the fields go with it |
+//! | `m_xpd`, `m_xplen`, `m_xvalid` / `m_xpop` | out / in | the packet's PD and payload length again, from a second FIFO popped when `XlateAhead` takes the decision (`m_xpop`): its translation requests go out before `RespExec` takes the record |
 //!
 //! Capacity 2^`EXEC_SIDE_LOG` + 1 (the FIFO and its output register), above
 //! the packets `RespCheck` holds (its skid register and two stages), so
@@ -28,8 +29,9 @@ use crate::host::DmaFifo;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
-/// log2 of the FIFO's places.
-pub const EXEC_SIDE_LOG: usize = 2;
+/// log2 of the FIFO's places: above the records `XlateAhead` queues and
+/// `RespCheck` holds (LUTRAM: 32 deep costs what 4 do).
+pub const EXEC_SIDE_LOG: usize = 5;
 /// Bits of one FIFO word (`ES_PATH` + the path).
 pub const EXEC_SIDE_BITS: usize = ES_PATH as usize + super::PATH_BITS;
 const _: () = assert!(EXEC_SIDE_BITS == 872 && super::PATH_BITS == 512);
@@ -45,7 +47,12 @@ pub struct ExecSide {
     pub m_side: ExecSideOut,
     pub m_valid: Signal<Out, Bit>,
     pub m_pop: Signal<In, Bit>,
+    pub m_xpd: Signal<Out, Bits<24>>,
+    pub m_xplen: Signal<Out, Bits<16>>,
+    pub m_xvalid: Signal<Out, Bit>,
+    pub m_xpop: Signal<In, Bit>,
     fifo: DmaFifo<EXEC_SIDE_BITS, EXEC_SIDE_LOG>,
+    xfifo: DmaFifo<40, EXEC_SIDE_LOG>,
     word: Signal<Local, Bits<EXEC_SIDE_BITS>>,
     head: Signal<Local, Bits<EXEC_SIDE_BITS>>,
     fadd: Signal<Local, Bit>,
@@ -55,8 +62,9 @@ pub struct ExecSide {
 impl Logic for ExecSide {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, fifo);
+        clock!(self, clock, fifo, xfifo);
         self.fifo.reset.next = self.reset.val();
+        self.xfifo.reset.next = self.reset.val();
         self.fadd.next = self.s_hdr.val().get_bits::<8>(RXF_OPCODE) == BTH_RC_FETCH_ADD;
         self.word.next = bit_cast::<EXEC_SIDE_BITS, 24>(self.s_qpc.val().get_bits::<24>(QPC_PD))
             | (bit_cast::<EXEC_SIDE_BITS, 24>(self.s_qpc.val().get_bits::<24>(QPC_DEST_QPN)) << ES_DEST_QPN)
@@ -77,7 +85,15 @@ impl Logic for ExecSide {
             | (bit_cast::<EXEC_SIDE_BITS, 512>(self.s_qpc.val().get_bits::<512>(QPC_PATH)) << ES_PATH);
         self.fifo.s_data.next = self.word.val();
         self.fifo.s_valid.next = self.s_push.val();
-        self.s_room.next = self.fifo.s_ready.val();
+        self.s_room.next = self.fifo.s_ready.val() & self.xfifo.s_ready.val();
+        // the PD and payload length again, for the requests issued ahead
+        self.xfifo.s_data.next = bit_cast::<40, 24>(self.s_qpc.val().get_bits::<24>(QPC_PD))
+            | (bit_cast::<40, 16>(self.s_hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN)) << 24);
+        self.xfifo.s_valid.next = self.s_push.val();
+        self.xfifo.m_ready.next = self.m_xpop.val();
+        self.m_xvalid.next = self.xfifo.m_valid.val();
+        self.m_xpd.next = self.xfifo.m_data.val().get_bits::<24>(0);
+        self.m_xplen.next = self.xfifo.m_data.val().get_bits::<16>(24);
         self.fifo.m_ready.next = self.m_pop.val();
         self.m_valid.next = self.fifo.m_valid.val();
         self.head.next = self.fifo.m_data.val();

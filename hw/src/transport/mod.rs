@@ -60,6 +60,7 @@ mod sge_walk;
 mod sq_ahead;
 mod tx_arb;
 mod work_merge;
+mod xlate_ahead;
 pub use ack_gen::*;
 pub use ack_hold::{AckHold, ACK_HOLD_BITS, ACK_HOLD_LOG};
 pub use arm_merge::*;
@@ -112,6 +113,7 @@ pub use sq_ahead::{
 };
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};
 pub use work_merge::{WorkMerge, WORK_MERGE_LATENCY};
+pub use xlate_ahead::{XlateAhead, XLATE_AHEAD_ANS_LOG, XLATE_AHEAD_BEATS, XLATE_AHEAD_BITS, XLATE_AHEAD_LOG};
 
 use rust_hdl::prelude::*;
 

@@ -1,6 +1,7 @@
 //! `Responder`: the responder's side of the core as one block (docs/core.md,
 //! "The receive side"): `RespCheck` decides each request packet, `ExecSide`
-//! keeps what the execution needs beside the decision, `RespExec` executes
+//! keeps what the execution needs beside the decision, `XlateAhead` queues
+//! the decisions and sends their translation requests ahead, `RespExec` executes
 //! it (rkey checks, RECV WQEs, placement commands, ACK and READ requests,
 //! receive CQEs, the `qps` write), `AtomicExec` runs its atomics on host
 //! memory (on the RECV WQE read client and the payload's write client, which
@@ -26,18 +27,19 @@
 //!
 //! The gating docs/core.md describes: `s_pkt` is taken only while
 //! `ExecSide` has room (`s_room`), which is then pushed with the packet's
-//! header and `qpc`; a decision passes to `RespExec` only beside its side
-//! record (`m_valid`), which is popped with it. Both are flops, so neither
+//! header and `qpc`; a decision enters `XlateAhead` only beside its PD and
+//! payload length (`m_xvalid`, popped with it), and passes to `RespExec`
+//! only beside its side record (`m_valid`), which is popped with it. All are flops, so neither
 //! handshake reaches another port's `ready` combinationally.
 
 use super::{
     AtomicAnsOut, AtomicExec, AtomicReqOut, ExecSide, ExecSideOut, PayloadScatter, PieceOut, PktDoneOut, QpsWrOut,
-    RecvCqeOut, ReplayFindOut, ReplayFoundOut, ReplayPutOut, ReplayTable, RespCheck, RespExec, RespPktIn, RespReqOut,
-    RespStats, RespTx, ScatterPktOut, RESP_NAK_CODES,
+    RecvCqeOut, ReplayFindOut, ReplayFoundOut, ReplayPutOut, ReplayTable, RespCheck, RespDecOut, RespExec, RespPktIn,
+    RespReqOut, RespStats, RespTx, ScatterPktOut, XlateAhead, RESP_NAK_CODES,
 };
 use crate::axis::{AxisIn, AxisOut, HdrOut};
 use crate::host::{RdCmdOut, WrStreamOut};
-use crate::mr::{MrReqOut, MrRespIn};
+use crate::mr::{MrReqOut, MrRespIn, MrRespOut};
 use crate::wire::TX_HDR_BITS;
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
@@ -78,6 +80,7 @@ pub struct Responder {
     pub cnt_nak: [Signal<Out, Bits<64>>; RESP_NAK_CODES],
     check: RespCheck,
     side: ExecSide,
+    ahead: XlateAhead,
     exec: RespExec,
     atomic: AtomicExec,
     replay: ReplayTable,
@@ -92,12 +95,13 @@ pub struct Responder {
 impl Logic for Responder {
     #[hdl_gen]
     fn update(&mut self) {
-        clock!(self, clock, check, side, exec, atomic, replay, scatter, tx, stats);
+        clock!(self, clock, check, side, ahead, exec, atomic, replay, scatter, tx, stats);
         self.atomic.reset.next = self.reset.val();
         self.replay.reset.next = self.reset.val();
         self.stats.reset.next = self.reset.val();
         self.check.reset.next = self.reset.val();
         self.side.reset.next = self.reset.val();
+        self.ahead.reset.next = self.reset.val();
         self.exec.reset.next = self.reset.val();
         self.scatter.reset.next = self.reset.val();
         self.tx.reset.next = self.reset.val();
@@ -116,37 +120,48 @@ impl Logic for Responder {
         self.side.s_hdr.next = self.s_pkt.hdr.val();
         self.side.s_qpc.next = self.s_pkt.qpc.val();
 
-        // ---- the decision out: beside its side record
-        self.exec.s_dec.qpn.next = self.check.m_dec.qpn.val();
-        self.exec.s_dec.psn.next = self.check.m_dec.psn.val();
-        self.exec.s_dec.verdict.next = self.check.m_dec.verdict.val();
-        self.exec.s_dec.ack.next = self.check.m_dec.ack.val();
-        self.exec.s_dec.syndrome.next = self.check.m_dec.syndrome.val();
-        self.exec.s_dec.aeth_psn.next = self.check.m_dec.aeth_psn.val();
-        self.exec.s_dec.aeth_msn.next = self.check.m_dec.aeth_msn.val();
-        self.exec.s_dec.msn_before.next = self.check.m_dec.msn_before.val();
-        self.exec.s_dec.key_check.next = self.check.m_dec.key_check.val();
-        self.exec.s_dec.key_access.next = self.check.m_dec.key_access.val();
-        self.exec.s_dec.rkey.next = self.check.m_dec.rkey.val();
-        self.exec.s_dec.va.next = self.check.m_dec.va.val();
-        self.exec.s_dec.len.next = self.check.m_dec.len.val();
-        self.exec.s_dec.recv_new.next = self.check.m_dec.recv_new.val();
-        self.exec.s_dec.recv_index.next = self.check.m_dec.recv_index.val();
-        self.exec.s_dec.recv_offset.next = self.check.m_dec.recv_offset.val();
-        self.exec.s_dec.recv_done.next = self.check.m_dec.recv_done.val();
-        self.exec.s_dec.cqe_len.next = self.check.m_dec.cqe_len.val();
-        self.exec.s_dec.write.next = self.check.m_dec.write.val();
-        self.exec.s_dec.wr_mask.next = self.check.m_dec.wr_mask.val();
-        self.exec.s_dec.wr_data.next = self.check.m_dec.wr_data.val();
-        self.exec.s_dec.valid.next = self.check.m_dec.valid.val() & self.side.m_valid.val();
-        self.check.m_dec.ready.next = self.exec.s_dec.ready.val() & self.side.m_valid.val();
-        self.pass.next = self.check.m_dec.valid.val() & self.exec.s_dec.ready.val() & self.side.m_valid.val();
+        // ---- the decision out: queued beside its PD and payload length, its
+        // translation requests sent ahead
+        RespDecOut::join(&mut self.check.m_dec, &mut self.ahead.s_dec);
+        self.ahead.s_pd.next = self.side.m_xpd.val();
+        self.ahead.s_plen.next = self.side.m_xplen.val();
+        self.ahead.s_xvalid.next = self.side.m_xvalid.val();
+        self.side.m_xpop.next = self.ahead.s_xpop.val();
+        // ---- out of the queue: beside its side record
+        self.exec.s_dec.qpn.next = self.ahead.m_dec.qpn.val();
+        self.exec.s_dec.psn.next = self.ahead.m_dec.psn.val();
+        self.exec.s_dec.verdict.next = self.ahead.m_dec.verdict.val();
+        self.exec.s_dec.ack.next = self.ahead.m_dec.ack.val();
+        self.exec.s_dec.syndrome.next = self.ahead.m_dec.syndrome.val();
+        self.exec.s_dec.aeth_psn.next = self.ahead.m_dec.aeth_psn.val();
+        self.exec.s_dec.aeth_msn.next = self.ahead.m_dec.aeth_msn.val();
+        self.exec.s_dec.msn_before.next = self.ahead.m_dec.msn_before.val();
+        self.exec.s_dec.key_check.next = self.ahead.m_dec.key_check.val();
+        self.exec.s_dec.key_access.next = self.ahead.m_dec.key_access.val();
+        self.exec.s_dec.rkey.next = self.ahead.m_dec.rkey.val();
+        self.exec.s_dec.va.next = self.ahead.m_dec.va.val();
+        self.exec.s_dec.len.next = self.ahead.m_dec.len.val();
+        self.exec.s_dec.recv_new.next = self.ahead.m_dec.recv_new.val();
+        self.exec.s_dec.recv_index.next = self.ahead.m_dec.recv_index.val();
+        self.exec.s_dec.recv_offset.next = self.ahead.m_dec.recv_offset.val();
+        self.exec.s_dec.recv_done.next = self.ahead.m_dec.recv_done.val();
+        self.exec.s_dec.cqe_len.next = self.ahead.m_dec.cqe_len.val();
+        self.exec.s_dec.write.next = self.ahead.m_dec.write.val();
+        self.exec.s_dec.wr_mask.next = self.ahead.m_dec.wr_mask.val();
+        self.exec.s_dec.wr_data.next = self.ahead.m_dec.wr_data.val();
+        self.exec.s_dec.valid.next = self.ahead.m_dec.valid.val() & self.side.m_valid.val();
+        self.ahead.m_dec.ready.next = self.exec.s_dec.ready.val() & self.side.m_valid.val();
+        self.pass.next = self.ahead.m_dec.valid.val() & self.exec.s_dec.ready.val() & self.side.m_valid.val();
         self.side.m_pop.next = self.pass.val();
+        self.exec.s_pre.next = self.ahead.m_pre.val();
+        self.ahead.exec_idle.next = self.exec.s_dec.ready.val();
         ExecSideOut::join(&mut self.side.m_side, &mut self.exec.s_side);
 
         // ---- execution: translation, RECV WQEs, placement, ACKs, CQEs, write-backs
-        MrReqOut::link(&mut self.m_xreq, &mut self.exec.m_xreq);
-        MrRespIn::link(&mut self.s_xresp, &mut self.exec.s_xresp);
+        MrReqOut::join(&mut self.exec.m_xreq, &mut self.ahead.s_xreq);
+        MrRespOut::join(&mut self.ahead.m_xresp, &mut self.exec.s_xresp);
+        MrReqOut::link(&mut self.m_xreq, &mut self.ahead.m_xreq);
+        MrRespIn::link(&mut self.s_xresp, &mut self.ahead.s_xresp);
         // RECV WQE reads and an atomic's read share the read client, the
         // payload's writes and an atomic's write the write client (`AtomicExec`)
         RdCmdOut::join(&mut self.exec.m_rd, &mut self.atomic.s_walk_rd);
@@ -207,7 +222,7 @@ impl Logic for Responder {
 
         // ---- the counters: records taken by verdict, ACK/NAK requests taken by kind and code
         self.stats.dec_fire.next = self.pass.val();
-        self.stats.verdict.next = self.check.m_dec.verdict.val();
+        self.stats.verdict.next = self.ahead.m_dec.verdict.val();
         self.stats.rp_miss.next = self.exec.rp_miss.val();
         self.stats.ack_fire.next = self.exec.m_ack.valid.val() & self.tx.s_req.ready.val();
         self.stats.ack_kind.next = self.exec.m_ack.kind.val();
