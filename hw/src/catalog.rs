@@ -90,6 +90,7 @@ catalog! {
     inflight => crate::transport::InflightTable, 300;
     req_gen => crate::transport::ReqGen, 100;
     req_fetch => crate::transport::ReqFetch, 100;
+    sq_window => crate::transport::SqWindow, 300;
     sq_ahead => crate::transport::SqAhead, 200;
     req_payload => crate::transport::ReqPayload, 100;
     req_tx => crate::transport::ReqTx, 20;

@@ -19,6 +19,20 @@ macro_rules! rtl_consts {
     };
 }
 
+/// The slots (of [`SCHED_SLOTS`]) whose number has bit `b` set.
+const fn slot_enc(b: usize) -> u64 {
+    let mut m = 0;
+    let mut k = 0;
+    while k < SCHED_SLOTS {
+        if (k >> b) & 1 == 1 {
+            m |= 1 << k;
+        }
+        k += 1;
+    }
+    m
+}
+const _: () = assert!(SCHED_SLOT_BITS == 4, "req_slots encodes a slot number from SLOT_ENC0..3");
+
 rtl_consts! {
     // ---- register offsets (BAR0)
     REG_ID_MAGIC: u64 = regs::id_magic::OFFSET;
@@ -564,12 +578,31 @@ rtl_consts! {
     /// a new window starts with (the entry asked for and one more).
     RQ_AHEAD_SLOTS: u64 = 1u64 << crate::transport::RQ_AHEAD_LOG;
     RQ_AHEAD_START: u64 = 2;
+    /// `send_sched` and `req_fetch`: QPs in service at once (the
+    /// scheduler's service slots, `req_fetch`'s slots, `sq_ahead`'s reads
+    /// outstanding), and the bits of a slot number.
+    SCHED_SLOT_BITS: usize = 4;
+    SCHED_SLOTS: usize = 1usize << SCHED_SLOT_BITS;
+    /// `req_fetch`'s grant order word: the slot, the QPN above it, the
+    /// rewind flag on top (the shifts as `u64`, the positions as `usize`).
+    REQ_ORDER_BITS: usize = SCHED_SLOT_BITS + 14 + 1;
+    REQ_ORDER_QPN_SHIFT: u64 = SCHED_SLOT_BITS;
+    REQ_ORDER_REWIND: usize = SCHED_SLOT_BITS + 14;
+    REQ_ORDER_REWIND_SHIFT: u64 = SCHED_SLOT_BITS + 14;
+    /// Every slot's bit set (`req_slots`' free flags after reset).
+    SCHED_ALL_SLOTS: u64 = (1u64 << SCHED_SLOTS) - 1;
+    /// One-hot slot to slot number (`req_slots`): bit b of the number is
+    /// set for the slots in `SLOT_ENC[b]`.
+    SLOT_ENC0: u64 = slot_enc(0);
+    SLOT_ENC1: u64 = slot_enc(1);
+    SLOT_ENC2: u64 = slot_enc(2);
+    SLOT_ENC3: u64 = slot_enc(3);
     /// `sq_ahead`: send WQEs held from the last handed out on (its LUTRAM's
     /// places), the depth a new window starts with (the WQE asked for and
     /// one more), and the commands queued below which it reads ahead.
     SQ_AHEAD_PLACES: u64 = 1u64 << crate::transport::SQ_AHEAD_LOG;
     SQ_AHEAD_START: u64 = 2;
-    SQ_AHEAD_WIN_CMDS: u64 = 22;
+    SQ_AHEAD_WIN_CMDS: u64 = 40;
     /// Bytes of a send WQE (`sq_ahead`'s DMA reads).
     SW_BYTES: u64 = send_wqe::SIZE as u64;
     /// `qps.RECV_SGE` and `RECV_SGE_OFFSET` in a 512-bit `qps` line.

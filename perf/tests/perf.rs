@@ -634,8 +634,9 @@ fn the_demo_prints_perftests_tables_and_writes_a_pcap_and_a_plot() {
     let at = |k: usize| (sweeps[k].rows[1].bw_avg * 100.0).round() / 100.0;
     // (session 35, `sq_ahead`: 28.49 and 19.82 before the WQE read-ahead;
     // session 38, the MAC's address filter on the receive path: read_bw 26.19 before;
-    // session 40, `xlate_ahead`'s answer FIFO on the responder's key checks: 26.15 before)
-    assert_eq!((at(0), at(1)), (77.28, 26.11), "write_bw and read_bw at 4 KiB, Gb/s:\n{text}");
+    // session 40, `xlate_ahead`'s answer FIFO on the responder's key checks: 26.15 before;
+    // session 41, a window per QP in `sq_ahead`: a window's own reads 2 cycles later, 77.28 before)
+    assert_eq!((at(0), at(1)), (77.10, 26.11), "write_bw and read_bw at 4 KiB, Gb/s:\n{text}");
     // the pcap: every frame good; the WRITE packets and READ responses the messages need (MTU 4096)
     let pcap = std::fs::read(&files.pcap).unwrap();
     let frames = rnic_proto::pcap::read_capture(&pcap).unwrap();

@@ -231,8 +231,8 @@ fn grant_to_job_latency() {
     }
 }
 
-/// Eight QPs with work and room, a DMA of 200 cycles: the WQE reads overlap,
-/// so the eight jobs leave within a few cycles of each other, not 200 apart.
+/// `REQ_FETCH_SLOTS` QPs with work and room, a DMA of 200 cycles: the WQE reads overlap,
+/// so their jobs leave within a few cycles of each other, not 200 apart.
 #[test]
 fn jobs_at_the_dma_rate() {
     let mut b = FetchBench::new(req_fetch::Dut::new(), 5);
@@ -248,7 +248,7 @@ fn jobs_at_the_dma_rate() {
     let first = b.jobs[0].0;
     let last = b.jobs[n as usize - 1].0;
     let gaps: Vec<u64> = b.jobs.windows(2).map(|w| w[1].0 - w[0].0).collect();
-    eprintln!("8 QPs, DMA 200: jobs at {first}..{last}, gaps {gaps:?}, grants {:?}", b.grants);
+    eprintln!("{n} QPs, DMA 200: jobs at {first}..{last}, gaps {gaps:?}, grants {:?}", b.grants);
     // grants every other cycle, so WQE commands and jobs every other cycle
     assert!(gaps.iter().all(|&g| g == 2), "one job per two cycles: {gaps:?}");
     assert_eq!(first - b.grants[0].0, 1 + 200 + REQ_FETCH_FIXED_LATENCY);

@@ -58,6 +58,7 @@ mod rx_pay_split;
 mod send_sched;
 mod sge_walk;
 mod sq_ahead;
+mod sq_window;
 mod tx_arb;
 mod work_merge;
 mod xlate_ahead;
@@ -110,7 +111,9 @@ pub use send_sched::*;
 pub use sge_walk::{SgeReqIn, SgeReqOut, SgeWalk, SGE_WALK_IDX_BITS};
 pub use sq_ahead::{
     SqAhead, WqeAtIn, WqeAtOut, SQ_AHEAD_HIT_LATENCY, SQ_AHEAD_LOG, SQ_AHEAD_MISS_EXTRA, SQ_AHEAD_OUTSTANDING,
+    SQ_AHEAD_WINDOWS,
 };
+pub use sq_window::SqWindow;
 pub use tx_arb::{TxArb, TX_ARB_ORDER_DEPTH, TX_ARB_SOURCES};
 pub use work_merge::{WorkMerge, WORK_MERGE_LATENCY};
 pub use xlate_ahead::{XlateAhead, XLATE_AHEAD_ANS_LOG, XLATE_AHEAD_BEATS, XLATE_AHEAD_BITS, XLATE_AHEAD_LOG};

@@ -79,7 +79,7 @@ pub struct ReqDecide {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub head_ready: Signal<In, Bit>,
-    pub head_slot: Signal<In, Bits<3>>,
+    pub head_slot: Signal<In, Bits<SCHED_SLOT_BITS>>,
     pub head_qpn: Signal<In, Bits<REQ_QPN_BITS>>,
     pub head_bad: Signal<In, Bit>,
     /// A go-back-N is pending for the head grant's QP (`ReqFetch`'s rewind table).
@@ -101,7 +101,7 @@ pub struct ReqDecide {
     /// nothing left to flush; the parent asks the responder to flush the
     /// receive queue (`ReqFetch::m_rq_flush`).
     pub cerr: Signal<Out, Bit>,
-    pub slot: Signal<Out, Bits<3>>,
+    pub slot: Signal<Out, Bits<SCHED_SLOT_BITS>>,
     pub addr: Signal<Out, Bits<64>>,
     /// The send ring of the WQE read (`SQ_BASE`, `SQ_LOG_SIZE`), for `SqAhead`.
     pub base: Signal<Out, Bits<64>>,
@@ -110,7 +110,7 @@ pub struct ReqDecide {
     pub wctx: Signal<Out, Bits<REQ_WCTX_BITS>>,
     // ---- D1: the fields
     d1_v: Reg<Bit>,
-    d1_slot: Reg<Bits<3>>,
+    d1_slot: Reg<Bits<SCHED_SLOT_BITS>>,
     d1_qpn: Reg<Bits<REQ_QPN_BITS>>,
     d1_ok: Reg<Bit>,
     d1_prod: Reg<Bits<16>>,
@@ -153,7 +153,7 @@ pub struct ReqDecide {
     d1_cwqe1: Reg<Bits<16>>,
     // ---- D2: the decision
     d2_v: Reg<Bit>,
-    d2_slot: Reg<Bits<3>>,
+    d2_slot: Reg<Bits<SCHED_SLOT_BITS>>,
     d2_go: Reg<Bit>,
     d2_poke: Reg<Bit>,
     d2_cerr: Reg<Bit>,

@@ -63,7 +63,7 @@
 //! that (a go-back-N under way), HEAD_WQE (every WQE before it was in its
 //! list and was flushed), NEXT_PSN then SENT_END (`ReqDecide`).
 //!
-//! **Structure.** Eight slots ([`REQ_FETCH_SLOTS`] = `SCHED_SLOTS`): a
+//! **Structure.** [`SCHED_SLOTS`] slots ([`REQ_FETCH_SLOTS`] = `SCHED_SLOTS`): a
 //! grant takes the lowest free slot, whose number is the cache requests' id;
 //! the answers are written by id into LUTRAM (qpc bytes 0..64, the PATH,
 //! qps bytes 0..25) and flag the slot. [`SlotQueue`]s carry slot numbers
@@ -90,14 +90,14 @@
 //! [`REQ_FETCH_FIXED_LATENCY`]. Grants are taken at most every other cycle;
 //! WQEs are taken at the DMA's rate (two beats, two cycles, each: a first
 //! beat waits in `wq_nx` while the previous WQE waits for the job
-//! register), so with eight grants in flight jobs leave every two cycles.
+//! register), so with a grant in every slot jobs leave every two cycles.
 
 use super::{
     ArmOut, DoneOut, QpnIn, ReqDecide, ReqDoneIn, ReqJobOut, ReqSlots, ReqWqeStage, ReqWriteBack, RewindTable,
     SlotQueue,
 };
 use super::{QpnOut, WqeAtOut, PATH_BITS, REQ_INDEX_BITS};
-use super::{REQ_PKT_BITS, REQ_PSN_BITS, REQ_QPN_BITS, SCHED_SLOTS};
+use super::{REQ_PKT_BITS, REQ_PSN_BITS, REQ_QPN_BITS, SCHED_SLOTS, SCHED_SLOT_BITS};
 use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::{CacheReqOut, CacheRespIn, RdCmdOut};
@@ -128,7 +128,8 @@ const _: () = assert!(
 pub const REQ_FETCH_FIXED_LATENCY: u64 = 8;
 /// Bits of the qps entry the decision keeps (the requester's and the completer's bytes).
 pub const REQ_FETCH_QPS_BITS: usize = 8 * qps::COMPLETER_BYTES.end;
-const _: () = assert!(REQ_FETCH_SLOTS == 8 && REQ_FETCH_QPS_BITS == 200 && REQ_QPN_BITS == 14);
+const _: () = assert!(REQ_ORDER_BITS == SCHED_SLOT_BITS + REQ_QPN_BITS + 1);
+const _: () = assert!(REQ_FETCH_SLOTS == 1 << SCHED_SLOT_BITS && REQ_FETCH_QPS_BITS == 200 && REQ_QPN_BITS == 14);
 const _: () = assert!(REQ_PSN_BITS == 24 && REQ_INDEX_BITS == 16 && REQ_PKT_BITS == 24 && PATH_BITS == 512);
 const _: () = assert!(MAX_UNACKED_PSNS == 128 && REQ_FETCH_WQE_BYTES == 128, "the literals 7 and 128 of update");
 const _: () = assert!(qps::REQUESTER_BYTES.end == 12);
@@ -198,18 +199,18 @@ pub struct ReqFetch {
     slots: ReqSlots,
     rewind: RewindTable<REQ_QPN_BITS>,
     // ---- the slots' memories
-    rd_start: Reg<Bits<8>>,
-    qpc_lo: LutRam<Bits<512>, 3>,
-    qpc_path: LutRam<Bits<512>, 3>,
-    qps_lo: LutRam<Bits<REQ_FETCH_QPS_BITS>, 3>,
+    rd_start: Reg<Bits<REQ_FETCH_SLOTS>>,
+    qpc_lo: LutRam<Bits<512>, SCHED_SLOT_BITS>,
+    qpc_path: LutRam<Bits<512>, SCHED_SLOT_BITS>,
+    qps_lo: LutRam<Bits<REQ_FETCH_QPS_BITS>, SCHED_SLOT_BITS>,
     /// The slot's QP's responder is in error (`RESP_STARTED` and
     /// `IN_PROGRESS` ERROR, from the responder's bytes of the `qps` answer).
-    qps_rerr: LutRam<Bit, 3>,
-    jctx: LutRam<Bits<REQ_JCTX_BITS>, 3>,
-    wctx: LutRam<Bits<REQ_WCTX_BITS>, 3>,
-    order: SlotQueue<18>,
-    dmaq: SlotQueue<3>,
-    jobq: SlotQueue<3>,
+    qps_rerr: LutRam<Bit, SCHED_SLOT_BITS>,
+    jctx: LutRam<Bits<REQ_JCTX_BITS>, SCHED_SLOT_BITS>,
+    wctx: LutRam<Bits<REQ_WCTX_BITS>, SCHED_SLOT_BITS>,
+    order: SlotQueue<REQ_ORDER_BITS>,
+    dmaq: SlotQueue<SCHED_SLOT_BITS>,
+    jobq: SlotQueue<SCHED_SLOT_BITS>,
     // ---- the DMA command; the WQE stage's slot
     rd_v: Reg<Bit>,
     rd_addr: Reg<Bits<64>>,
@@ -218,7 +219,7 @@ pub struct ReqFetch {
     at_prod: Reg<Bits<16>>,
     at_base: Reg<Bits<64>>,
     at_log: Reg<Bits<4>>,
-    jh: Reg<Bits<3>>,
+    jh: Reg<Bits<SCHED_SLOT_BITS>>,
     // ---- the scheduler's done
     dn_v: Reg<Bit>,
     dn_qpn: Reg<Bits<REQ_QPN_BITS>>,
@@ -231,11 +232,11 @@ pub struct ReqFetch {
     rf_qpn: Reg<Bits<REQ_QPN_BITS>>,
 
     // ---- locals
-    ohead: Signal<Local, Bits<3>>,
+    ohead: Signal<Local, Bits<SCHED_SLOT_BITS>>,
     rd_free: Signal<Local, Bit>,
     dn_free: Signal<Local, Bit>,
-    jhead: Signal<Local, Bits<3>>,
-    freed: Signal<Local, Bits<8>>,
+    jhead: Signal<Local, Bits<SCHED_SLOT_BITS>>,
+    freed: Signal<Local, Bits<REQ_FETCH_SLOTS>>,
     kind: TypeTag<Self>,
 }
 
@@ -300,50 +301,50 @@ impl Logic for ReqFetch {
         self.dn_free.next = !self.dn_v.q.val() | self.m_sdone.ready.val();
 
         // ================= grant and slot flags; the qps read request beside the write-back =================
-        // a grant takes its QP's pending rewind (order bit 17)
+        // a grant takes its QP's pending rewind (order bit `REQ_ORDER_REWIND`)
         self.rewind.probe.next = self.slots.take.val();
         self.rewind.probe_qpn.next = self.s_grant.qpn.val();
         self.order.push.next = self.slots.take.val();
-        self.order.push_data.next = bit_cast::<18, 3>(self.slots.sel.val())
-            | (bit_cast::<18, REQ_QPN_BITS>(self.s_grant.qpn.val()) << 3)
-            | (bit_cast::<18, 1>(self.rewind.hit.val().into()) << 17);
+        self.order.push_data.next = bit_cast::<REQ_ORDER_BITS, SCHED_SLOT_BITS>(self.slots.sel.val())
+            | (bit_cast::<REQ_ORDER_BITS, REQ_QPN_BITS>(self.s_grant.qpn.val()) << REQ_ORDER_QPN_SHIFT)
+            | (bit_cast::<REQ_ORDER_BITS, 1>(self.rewind.hit.val().into()) << REQ_ORDER_REWIND_SHIFT);
         self.slots.qps_taken.next = self.wb.rd_taken.val();
         self.slots.qpc_ans.next = self.s_qpc.valid.val();
-        self.slots.qpc_id.next = self.s_qpc.id.val().get_bits::<3>(0);
+        self.slots.qpc_id.next = self.s_qpc.id.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.slots.qpc_err.next = self.s_qpc.err.val();
         self.slots.qps_ans.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(5); // REQ_FETCH_WB_ID
-        self.slots.qps_id.next = self.s_qps.id.val().get_bits::<3>(0);
+        self.slots.qps_id.next = self.s_qps.id.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.slots.qps_err.next = self.s_qps.err.val();
 
         // ================= cache answers: by id into the slot's LUTRAM =================
         self.s_qpc.ready.next = true;
         self.s_qps.ready.next = true;
-        self.qpc_lo.write_addr.next = self.s_qpc.id.val().get_bits::<3>(0);
+        self.qpc_lo.write_addr.next = self.s_qpc.id.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.qpc_lo.write_data.next = self.s_qpc.data.val().get_bits::<512>(0);
         self.qpc_lo.write_enable.next = self.s_qpc.valid.val();
-        self.qpc_path.write_addr.next = self.s_qpc.id.val().get_bits::<3>(0);
+        self.qpc_path.write_addr.next = self.s_qpc.id.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.qpc_path.write_data.next = self.s_qpc.data.val().get_bits::<512>(QPC_PATH);
         self.qpc_path.write_enable.next = self.s_qpc.valid.val();
-        self.qps_lo.write_addr.next = self.s_qps.id.val().get_bits::<3>(0);
+        self.qps_lo.write_addr.next = self.s_qps.id.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.qps_lo.write_data.next = self.s_qps.data.val().get_bits::<REQ_FETCH_QPS_BITS>(0);
         self.qps_lo.write_enable.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(5); // REQ_FETCH_WB_ID
-        self.qps_rerr.write_addr.next = self.s_qps.id.val().get_bits::<3>(0);
+        self.qps_rerr.write_addr.next = self.s_qps.id.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.qps_rerr.write_data.next = self.s_qps.data.val().get_bit(QPS_RESP_STARTED_POS)
             & self.s_qps.data.val().get_bit(QPS_IN_PROGRESS_POS)
             & self.s_qps.data.val().get_bit(QPS_IN_PROGRESS_POS + 1);
         self.qps_rerr.write_enable.next = self.s_qps.valid.val() & !self.s_qps.id.val().get_bit(5); // REQ_FETCH_WB_ID
 
         // ================= the decision (D1, D2) at the grant order's head =================
-        self.ohead.next = self.order.head.val().get_bits::<3>(0);
+        self.ohead.next = self.order.head.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.qpc_lo.read_addr.next = self.ohead.val();
         self.qps_lo.read_addr.next = self.ohead.val();
         self.qps_rerr.read_addr.next = self.ohead.val();
         self.decide.head_ready.next =
             self.order.nonempty.val() & self.slots.got.val().get_bit(self.ohead.val().index());
         self.decide.head_slot.next = self.ohead.val();
-        self.decide.head_qpn.next = self.order.head.val().get_bits::<REQ_QPN_BITS>(3);
+        self.decide.head_qpn.next = self.order.head.val().get_bits::<REQ_QPN_BITS>(SCHED_SLOT_BITS);
         self.decide.head_bad.next = self.slots.bad.val().get_bit(self.ohead.val().index());
-        self.decide.head_rewind.next = self.order.head.val().get_bit(17);
+        self.decide.head_rewind.next = self.order.head.val().get_bit(REQ_ORDER_REWIND);
         self.decide.qpc.next = self.qpc_lo.read_data.val();
         self.decide.qps.next = self.qps_lo.read_data.val();
         self.decide.resp_err.next = self.qps_rerr.read_data.val();

@@ -1,14 +1,17 @@
 //! Child blocks of [`ReqFetch`](super::ReqFetch): the slot-number queues
 //! that keep grants in order between its stages.
 
+use crate::consts::SCHED_SLOT_BITS;
 use crate::prim::{LutRam, Reg};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
-/// A queue of eight W-bit words (slot numbers, with a QPN for the grant
+const _: () = assert!(SCHED_SLOT_BITS + 1 == 5, "the pointers' width");
+
+/// A queue of `SCHED_SLOTS` W-bit words (slot numbers, with a QPN for the grant
 /// order) in LUTRAM: `push` and `pop` in any cycle, `head` read
 /// asynchronously (one LUT level from the read pointer). Never more than
-/// eight words: a word stands for one of `ReqFetch`'s eight slots, so the
+/// `SCHED_SLOTS` words: a word stands for one of `ReqFetch`'s slots, so the
 /// queue has no full flag (the caller's slot count bounds it).
 #[derive(LogicBlock, Default)]
 pub struct SlotQueue<const W: usize> {
@@ -19,9 +22,9 @@ pub struct SlotQueue<const W: usize> {
     pub pop: Signal<In, Bit>,
     pub head: Signal<Out, Bits<W>>,
     pub nonempty: Signal<Out, Bit>,
-    ring: LutRam<Bits<W>, 3>,
-    wp: Reg<Bits<4>>,
-    rp: Reg<Bits<4>>,
+    ring: LutRam<Bits<W>, SCHED_SLOT_BITS>,
+    wp: Reg<Bits<5>>,
+    rp: Reg<Bits<5>>,
     kind: TypeTag<Self>,
 }
 
@@ -30,10 +33,10 @@ impl<const W: usize> Logic for SlotQueue<W> {
     fn update(&mut self) {
         dff_setup!(self, clock, wp, rp);
         clock!(self, clock, ring);
-        self.ring.write_addr.next = self.wp.q.val().get_bits::<3>(0);
+        self.ring.write_addr.next = self.wp.q.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.ring.write_data.next = self.push_data.val();
         self.ring.write_enable.next = self.push.val();
-        self.ring.read_addr.next = self.rp.q.val().get_bits::<3>(0);
+        self.ring.read_addr.next = self.rp.q.val().get_bits::<SCHED_SLOT_BITS>(0);
         self.head.next = self.ring.read_data.val();
         self.nonempty.next = self.wp.q.val() != self.rp.q.val();
         if self.push.val() {

@@ -41,16 +41,16 @@ pub struct ReqWriteBack {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     pub s_rdone: ReqDoneIn,
-    pub head_slot: Signal<In, Bits<3>>,
+    pub head_slot: Signal<In, Bits<SCHED_SLOT_BITS>>,
     pub wc: Signal<In, Bits<REQ_WCTX_BITS>>,
     pub rd_started: Signal<In, Bit>,
     pub done_free: Signal<In, Bit>,
     pub pop: Signal<Out, Bit>,
-    pub slot: Signal<Out, Bits<3>>,
+    pub slot: Signal<Out, Bits<SCHED_SLOT_BITS>>,
     pub m_qps: CacheReqOut<512, 64>,
     pub rd_valid: Signal<In, Bit>,
     pub rd_qpn: Signal<In, Bits<REQ_QPN_BITS>>,
-    pub rd_slot: Signal<In, Bits<3>>,
+    pub rd_slot: Signal<In, Bits<SCHED_SLOT_BITS>>,
     pub rd_taken: Signal<Out, Bit>,
     pub done: Signal<Out, Bit>,
     pub done_qpn: Signal<Out, Bits<REQ_QPN_BITS>>,
@@ -64,7 +64,7 @@ pub struct ReqWriteBack {
     // ---- W (taken), B (write offered), E (error offered), F (done due)
     rr: Reg<Bit>,
     w_v: Reg<Bit>,
-    w_slot: Reg<Bits<3>>,
+    w_slot: Reg<Bits<SCHED_SLOT_BITS>>,
     w_next: Reg<Bits<24>>,
     w_pkt: Reg<Bits<24>>,
     w_fin: Reg<Bit>,
@@ -113,13 +113,13 @@ impl Logic for ReqWriteBack {
         self.m_qps.valid.next = self.b_v.q.val() | self.rd_valid.val();
         self.m_qps.op.next = 0.into(); // CACHE_OP_READ
         self.m_qps.index.next = bit_cast::<24, REQ_QPN_BITS>(self.rd_qpn.val());
-        self.m_qps.id.next = bit_cast::<8, 3>(self.rd_slot.val());
+        self.m_qps.id.next = bit_cast::<8, SCHED_SLOT_BITS>(self.rd_slot.val());
         self.m_qps.mask.next = 0.into();
         self.m_qps.data.next = 0.into();
         if self.b_v.q.val() {
             self.m_qps.op.next = 1.into(); // CACHE_OP_WRITE
             self.m_qps.index.next = bit_cast::<24, REQ_QPN_BITS>(self.f_qpn.q.val());
-            self.m_qps.id.next = bit_cast::<8, 3>(self.w_slot.q.val()) | bits::<8>(0x20); // REQ_FETCH_WB_ID
+            self.m_qps.id.next = bit_cast::<8, SCHED_SLOT_BITS>(self.w_slot.q.val()) | bits::<8>(0x20); // REQ_FETCH_WB_ID
             self.m_qps.mask.next = RF_QPS_REQ_MASK.into();
             self.m_qps.data.next = bit_cast::<512, 96>(self.b_data.q.val());
         }

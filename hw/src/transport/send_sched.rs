@@ -43,8 +43,8 @@ use crate::prim::{BlockRam, BramFifo, Reg, BRAM_FIFO_LATENCY};
 use hdl_emit::TypeTag;
 use rust_hdl::prelude::*;
 
-/// QPs in service at once at most (the literal 8 of `update`'s loops).
-pub const SCHED_SLOTS: usize = 8;
+/// QPs in service at once at most: [`SCHED_SLOTS`], declared in `consts`.
+pub use crate::consts::{SCHED_SLOTS, SCHED_SLOT_BITS};
 /// Cycles from a work taken on `s_work` to its action at stage B.
 pub const SEND_SCHED_WORK_COMMIT: u64 = 2;
 /// Cycles from a grant taken (with `done` offered the next cycle, `more`
@@ -105,43 +105,43 @@ pub struct SendSched<const Q: usize, const C: usize> {
     w_k: Reg<Bits<Q>>,
     w_d: Reg<Bit>,
     // ---- service slots: in service, reserved by the grant register, work pending, QPN
-    s_in: Reg<Bits<8>>,
-    s_res: Reg<Bits<8>>,
-    s_pend: Reg<Bits<8>>,
-    s_qpn: [Reg<Bits<Q>>; 8],
+    s_in: Reg<Bits<SCHED_SLOTS>>,
+    s_res: Reg<Bits<SCHED_SLOTS>>,
+    s_pend: Reg<Bits<SCHED_SLOTS>>,
+    s_qpn: [Reg<Bits<Q>>; SCHED_SLOTS],
     // ---- grant register
     gv: Reg<Bit>,
     gq: Reg<Bits<Q>>,
-    gslot: Reg<Bits<8>>,
+    gslot: Reg<Bits<SCHED_SLOTS>>,
     // ---- done queue: head h, spare s; the slot (one-hot) found when taken
     dh_v: Reg<Bit>,
     dh_q: Reg<Bits<Q>>,
     dh_more: Reg<Bit>,
-    dh_slot: Reg<Bits<8>>,
+    dh_slot: Reg<Bits<SCHED_SLOTS>>,
     ds_v: Reg<Bit>,
     ds_q: Reg<Bits<Q>>,
     ds_more: Reg<Bit>,
-    ds_slot: Reg<Bits<8>>,
+    ds_slot: Reg<Bits<SCHED_SLOTS>>,
     // ---- the append register
     push_v: Reg<Bit>,
     push_d: Reg<Bits<Q>>,
     // ---- locals
     inq_b: Signal<Local, Bit>,
-    whit: Signal<Local, Bits<8>>,
+    whit: Signal<Local, Bits<SCHED_SLOTS>>,
     wpush: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     pend_eff: Signal<Local, Bit>,
     requeue: Signal<Local, Bit>,
     take_d: Signal<Local, Bit>,
-    in_slot: Signal<Local, Bits<8>>,
-    occ: Signal<Local, Bits<8>>,
-    free1: Signal<Local, Bits<8>>,
+    in_slot: Signal<Local, Bits<SCHED_SLOTS>>,
+    occ: Signal<Local, Bits<SCHED_SLOTS>>,
+    free1: Signal<Local, Bits<SCHED_SLOTS>>,
     below: Signal<Local, Bit>,
     take_g: Signal<Local, Bit>,
     load: Signal<Local, Bit>,
-    n_in: Signal<Local, Bits<8>>,
-    n_res: Signal<Local, Bits<8>>,
-    n_pend: Signal<Local, Bits<8>>,
+    n_in: Signal<Local, Bits<SCHED_SLOTS>>,
+    n_res: Signal<Local, Bits<SCHED_SLOTS>>,
+    n_pend: Signal<Local, Bits<SCHED_SLOTS>>,
     kind: TypeTag<Self>,
 }
 
@@ -154,7 +154,7 @@ impl<const Q: usize, const C: usize> Logic for SendSched<Q, C> {
         );
         clock!(self, clock, inq, list);
         self.list.reset.next = self.reset.val();
-        for k in 0..8 {
+        for k in 0..SCHED_SLOTS {
             self.s_qpn[k].clock.next = self.clock.val();
             self.s_qpn[k].d.next = self.s_qpn[k].q.val();
         }
@@ -171,7 +171,7 @@ impl<const Q: usize, const C: usize> Logic for SendSched<Q, C> {
             self.inq_b.next = self.w_d.q.val();
         }
         self.whit.next = 0.into();
-        for k in 0..8 {
+        for k in 0..SCHED_SLOTS {
             self.whit.next = self
                 .whit
                 .val()
@@ -186,7 +186,7 @@ impl<const Q: usize, const C: usize> Logic for SendSched<Q, C> {
         self.s_done.ready.next = !self.ds_v.q.val();
         self.take_d.next = self.s_done.valid.val() & !self.ds_v.q.val();
         self.in_slot.next = 0.into();
-        for k in 0..8 {
+        for k in 0..SCHED_SLOTS {
             self.in_slot.next = self
                 .in_slot
                 .val()
@@ -251,7 +251,7 @@ impl<const Q: usize, const C: usize> Logic for SendSched<Q, C> {
         // the first free slot, one-hot
         self.free1.next = 0.into();
         self.below.next = true;
-        for k in 0..8 {
+        for k in 0..SCHED_SLOTS {
             self.free1.next = self.free1.val().replace_bit(k, self.below.val() & !self.occ.val().get_bit(k));
             self.below.next = self.below.val() & self.occ.val().get_bit(k);
         }
@@ -269,7 +269,7 @@ impl<const Q: usize, const C: usize> Logic for SendSched<Q, C> {
             self.gq.d.next = self.list.m_data.val();
             self.gslot.d.next = self.free1.val();
         }
-        for k in 0..8 {
+        for k in 0..SCHED_SLOTS {
             if self.load.val() & self.free1.val().get_bit(k) {
                 self.s_qpn[k].d.next = self.list.m_data.val();
             }

@@ -14,6 +14,7 @@
 //!    message size on one QP (MTU 4096), the cycles from `post_send` to the
 //!    first packet on the wire, and the two-NIC simulation's speed.
 
+use rnic_hw::transport::{SCHED_SLOTS, SQ_AHEAD_WINDOWS};
 use rnic_sim::axis::{random_packets, Rng, StreamBench};
 use rnic_sim::models::axis_pipeline;
 use rnic_sim::{Clocked, Model};
@@ -190,10 +191,9 @@ fn nic_rate() {
         "\n64 signaled 64-byte RDMA WRITEs per QP from NIC A to NIC B, every QP's posted at once \
          (`rnic_tb::nic_bench::rate_run`); cycles from the first `post_send` to the last completion polled, \
          at {CORE_MHZ} MHz. The goal of issue 11 is 70 M messages/s over 16 QPs (a 100G port carries about \
-         77 M such frames per second): the requester serves a QP once at a time; `sq_ahead` reads one QP's \
-         WQEs ahead (one window), so one QP gives a message per job while several QPs take the window from \
-         one another and mostly wait for their WQE's DMA read, and `req_fetch`'s 8 slots bound the QPs in \
-         service (docs/core.md, \"Speed\").\n"
+         77 M such frames per second): the requester serves a QP once at a time, in one of its {SCHED_SLOTS} slots; `sq_ahead` keeps a window \
+         of WQEs read ahead per QP in service ({SQ_AHEAD_WINDOWS} windows), so each QP's WQEs are read once and ahead \
+         (docs/core.md, \"Speed\").\n"
     ));
     println!("## Two NICs: message rate\n\n{table}");
     record("nic-rate", &table);
