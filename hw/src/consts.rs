@@ -578,6 +578,10 @@ rtl_consts! {
     /// a new window starts with (the entry asked for and one more).
     RQ_AHEAD_SLOTS: u64 = 1u64 << crate::transport::RQ_AHEAD_LOG;
     RQ_AHEAD_START: u64 = 2;
+    /// `rq_ahead`: RQ reads in flight at most (the window's, the hints', a miss's).
+    RQ_AHEAD_ROOM: u64 = 24;
+    /// `rq_ahead`: where the hint slots start in its entry memory.
+    RQ_RAM_SLOTS_AT: u64 = 16;
     /// `send_sched` and `req_fetch`: QPs in service at once (the
     /// scheduler's service slots, `req_fetch`'s slots, `sq_ahead`'s reads
     /// outstanding), and the bits of a slot number.

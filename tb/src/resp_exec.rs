@@ -1492,7 +1492,14 @@ pub struct ExecKnobs {
     /// Percent of cycles `m_find` is taken; the replay table's answer
     /// comes `lat_min..=lat_max` cycles after.
     pub p_find: u64,
+    /// Percent of cycles a record up to [`HINT_AHEAD`] ahead of the one
+    /// offered is hinted (`s_hint`, as the core's responder does when the
+    /// record enters `XlateAhead`'s queue); 0: no hints.
+    pub p_hint: u64,
 }
+
+/// Records the hints run ahead of `s_dec` at most (`XlateAhead`'s queue).
+pub const HINT_AHEAD: usize = 17;
 
 impl ExecKnobs {
     pub fn fast(lat: u64, rd_lat: u64) -> Self {
@@ -1512,6 +1519,7 @@ impl ExecKnobs {
             rd_lat_max: rd_lat,
             done_lat_max: 0,
             p_find: 100,
+            p_hint: 0,
         }
     }
 }
@@ -1527,6 +1535,8 @@ pub struct ExecBench {
     pub now: u64,
     recs: Vec<Rec>,
     next_in: usize,
+    /// The next record to hint (none before `next_in`).
+    next_hint: usize,
     dec_on: bool,
     // translation unit
     xresp: VecDeque<(u64, RespBeat)>,
@@ -1595,6 +1605,7 @@ impl ExecBench {
             now: 0,
             recs: vec![],
             next_in: 0,
+            next_hint: 0,
             dec_on: false,
             xresp: VecDeque::new(),
             xresp_on: false,
@@ -1691,6 +1702,21 @@ impl ExecBench {
             m.set_words(i, &r.path);
         }
         m.set("s_dec.valid", self.dec_on as u64);
+        // a hint: the RQ entry a queued record that starts a RECV will ask for
+        self.next_hint = self.next_hint.max(self.next_in);
+        let mut hint = [0u64; 5];
+        if k.p_hint > 0 && self.next_hint < self.recs.len().min(self.next_in + HINT_AHEAD) && self.rng.chance(k.p_hint)
+        {
+            let f = |n: &str| self.recs[self.next_hint].fields.iter().find(|x| x.0 == n).map_or(0, |x| x.1);
+            let verdict = f("s_dec.verdict");
+            if f("s_dec.recv_new") == 1 && (verdict == RESP_EXEC_SEND || verdict == RESP_EXEC_WRITE) {
+                hint = [1, f("s_dec.qpn"), f("s_dec.recv_index"), f("s_side.rq_base"), f("s_side.rq_log")];
+            }
+            self.next_hint += 1;
+        }
+        for (n, v) in ["s_hint.valid", "s_hint.qpn", "s_hint.index", "s_hint.base", "s_hint.log"].iter().zip(hint) {
+            m.set(n, v);
+        }
         for (i, p) in
             [k.p_xreq, k.p_pkt, k.p_piece, k.p_ack, k.p_qps, k.p_cqe, k.p_rd, k.p_find].into_iter().enumerate()
         {
@@ -1826,11 +1852,11 @@ impl ExecBench {
         self.check_held(6, rv, &rc)?;
         if rv && self.take[6] {
             let e = *self.rq.get(&rc[0]).ok_or(format!("cycle {now}: RQ read at {:#x}: no entry there", rc[0]))?;
-            // read only once a record taken said it was posted
-            if e.posted_at >= self.next_in {
+            // read only once a record taken (or hinted) said it was posted
+            if e.posted_at >= self.next_in.max(self.next_hint) {
                 return Err(format!(
-                    "cycle {now}: RQ read at {:#x} before it was posted (record {}, {} taken)",
-                    rc[0], e.posted_at, self.next_in
+                    "cycle {now}: RQ read at {:#x} before it was posted (record {}, {} taken, {} hinted)",
+                    rc[0], e.posted_at, self.next_in, self.next_hint
                 ));
             }
             let e = e.bytes;

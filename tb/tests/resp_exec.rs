@@ -103,6 +103,8 @@ fn mixes(p_send: u64, p_write_imm: u64, p_flush_many: u64, p_dup: u64, n: usize)
             rd_lat_max: lat_max + 30,
             done_lat_max: lat_max * 3,
             p_find: p[9],
+            // RQ entries hinted ahead (`RqAhead`'s slots) in two mixes of three
+            p_hint: [60, 100, 0][seed as usize - 1],
         };
         let mut b = ExecBench::new(w, t.rq.clone(), knobs, seed);
         b.push(&t.recs);

@@ -626,7 +626,9 @@ fn ten_thousand_messages_at_one_percent_loss() {
 #[test]
 fn random_every_opcode_at_one_percent_loss() {
     let loss = WireFaults { drop_ppm: 10_000, ..WireFaults::default() };
-    let (c, g) = random_both_ways(0x1055_e7e2, 4, 48, 16 << 10, loss, 2600, EVERY_OPCODE);
+    // (session 42: with the RECV hints, seed 0x1055_e7e2's losses hit no READ
+    // response or atomic ACK; this seed's do)
+    let (c, g) = random_both_ways(0x1055_e7e4, 4, 48, 16 << 10, loss, 2600, EVERY_OPCODE);
     assert!(c[0].go_back_n + c[1].go_back_n > 0, "{c:?}");
     assert!(g.responses_again > 0, "READs or atomics answered again: {g:?}");
 }

@@ -51,7 +51,7 @@
 //! `ATOMIC_WRITE_LATENCY` after the beat).
 
 use crate::axis::{AxisIn, AxisOut};
-use crate::consts::RQ_AHEAD_SLOTS;
+use crate::consts::RQ_AHEAD_ROOM;
 use crate::host::{RdCmdIn, RdCmdOut, WrStreamOut};
 use crate::prim::Reg;
 use hdl_emit::TypeTag;
@@ -67,9 +67,10 @@ pub const ATOMIC_WRITE_LATENCY: u64 = 2;
 /// from the read's beat, [`ATOMIC_WRITE_LATENCY`]).
 pub const ATOMIC_ANS_LATENCY: u64 = 1;
 /// Bits of the count of `RecvWalk`'s reads in flight (`RqAhead` keeps at
-/// most `RQ_AHEAD_SLOTS` plus the walk's own).
+/// most `RQ_AHEAD_ROOM` in flight and one in its register).
 const PEND_BITS: usize = 5;
-const _: () = assert!(RQ_AHEAD_SLOTS + 1 < 1 << PEND_BITS);
+// (`RqAhead`'s reads in flight, the one in its register, and the atomic's)
+const _: () = assert!(RQ_AHEAD_ROOM + 2 < 1 << PEND_BITS);
 
 /// Where the atomic is.
 #[derive(Copy, Clone, Debug, PartialEq, LogicState)]

@@ -16,7 +16,7 @@
 //! | `s_push` / `s_room` | in / out | that packet taken by `RespCheck`: its fields queued. `s_room` (from flops): a place is free; the parent gates `m_req`'s handshake with it |
 //! | `m_side` ([`ExecSideOut`]), `m_valid` | out | the oldest packet's fields, from the FIFO's output register; the parent offers a decision to `RespExec` only with `m_valid` |
 //! | `m_pop` | in | `RespExec` took the decision: the fields go with it |
-//! | `m_xpd`, `m_xplen`, `m_xvalid` / `m_xpop` | out / in | the packet's PD and payload length again, from a second FIFO popped when `XlateAhead` takes the decision (`m_xpop`): its translation requests go out before `RespExec` takes the record |
+//! | `m_xpd`, `m_xplen`, `m_xrq_base`, `m_xrq_log`, `m_xvalid` / `m_xpop` | out / in | the packet's PD and payload length again, and its QP's RQ ring (session 42: the RECV entry's hint to `RqAhead`), from a second FIFO popped when `XlateAhead` takes the decision (`m_xpop`): its translation requests go out before `RespExec` takes the record |
 //!
 //! Capacity 2^`EXEC_SIDE_LOG` + 1 (the FIFO and its output register), above
 //! the packets `RespCheck` holds (its skid register and two stages), so
@@ -35,6 +35,8 @@ pub const EXEC_SIDE_LOG: usize = 5;
 /// Bits of one FIFO word (`ES_PATH` + the path).
 pub const EXEC_SIDE_BITS: usize = ES_PATH as usize + super::PATH_BITS;
 const _: () = assert!(EXEC_SIDE_BITS == 872 && super::PATH_BITS == 512);
+/// Bits of a second-FIFO word: {`RQ_LOG_SIZE`, `RQ_BASE`, payload length, `PD`}.
+const XFIFO_BITS: usize = 24 + 16 + 64 + 4;
 
 #[derive(LogicBlock, Default)]
 pub struct ExecSide {
@@ -49,10 +51,12 @@ pub struct ExecSide {
     pub m_pop: Signal<In, Bit>,
     pub m_xpd: Signal<Out, Bits<24>>,
     pub m_xplen: Signal<Out, Bits<16>>,
+    pub m_xrq_base: Signal<Out, Bits<64>>,
+    pub m_xrq_log: Signal<Out, Bits<4>>,
     pub m_xvalid: Signal<Out, Bit>,
     pub m_xpop: Signal<In, Bit>,
     fifo: DmaFifo<EXEC_SIDE_BITS, EXEC_SIDE_LOG>,
-    xfifo: DmaFifo<40, EXEC_SIDE_LOG>,
+    xfifo: DmaFifo<XFIFO_BITS, EXEC_SIDE_LOG>,
     word: Signal<Local, Bits<EXEC_SIDE_BITS>>,
     head: Signal<Local, Bits<EXEC_SIDE_BITS>>,
     fadd: Signal<Local, Bit>,
@@ -86,14 +90,19 @@ impl Logic for ExecSide {
         self.fifo.s_data.next = self.word.val();
         self.fifo.s_valid.next = self.s_push.val();
         self.s_room.next = self.fifo.s_ready.val() & self.xfifo.s_ready.val();
-        // the PD and payload length again, for the requests issued ahead
-        self.xfifo.s_data.next = bit_cast::<40, 24>(self.s_qpc.val().get_bits::<24>(QPC_PD))
-            | (bit_cast::<40, 16>(self.s_hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN)) << 24);
+        // the PD and payload length again, for the requests issued ahead, and
+        // the RQ ring, for the RECV entry read ahead
+        self.xfifo.s_data.next = bit_cast::<XFIFO_BITS, 24>(self.s_qpc.val().get_bits::<24>(QPC_PD))
+            | (bit_cast::<XFIFO_BITS, 16>(self.s_hdr.val().get_bits::<16>(RXF_PAYLOAD_LEN)) << 24)
+            | (bit_cast::<XFIFO_BITS, 64>(self.s_qpc.val().get_bits::<64>(QPC_RQ_BASE)) << 40)
+            | (bit_cast::<XFIFO_BITS, 4>(self.s_qpc.val().get_bits::<4>(QPC_RQ_LOG)) << 104);
         self.xfifo.s_valid.next = self.s_push.val();
         self.xfifo.m_ready.next = self.m_xpop.val();
         self.m_xvalid.next = self.xfifo.m_valid.val();
         self.m_xpd.next = self.xfifo.m_data.val().get_bits::<24>(0);
         self.m_xplen.next = self.xfifo.m_data.val().get_bits::<16>(24);
+        self.m_xrq_base.next = self.xfifo.m_data.val().get_bits::<64>(40);
+        self.m_xrq_log.next = self.xfifo.m_data.val().get_bits::<4>(104);
         self.fifo.m_ready.next = self.m_pop.val();
         self.m_valid.next = self.fifo.m_valid.val();
         self.head.next = self.fifo.m_data.val();

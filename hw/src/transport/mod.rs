@@ -102,7 +102,10 @@ pub use resp_tx::{RespTx, RESP_TX_ACK_LATENCY};
 pub use responder::Responder;
 pub use retry_timer::*;
 pub use rewind_table::*;
-pub use rq_ahead::{RqAhead, RQ_AHEAD_HIT_LATENCY, RQ_AHEAD_LOG, RQ_AHEAD_MISS_EXTRA};
+pub use rq_ahead::{
+    RqAhead, RqHintIn, RqHintOut, RQ_AHEAD_HINT_LATENCY, RQ_AHEAD_HIT_LATENCY, RQ_AHEAD_LOG, RQ_AHEAD_MISS_EXTRA,
+    RQ_HINTS,
+};
 pub use rx_hold::{RxHold, RING_BEATS, RX_HOLD_MAX_BEATS, RX_HOLD_MAX_PAYLOAD};
 pub use rx_inflight::{RxInflight, RX_INFLIGHT_LOG, RX_INFLIGHT_SLOTS};
 pub use rx_lookup::*;

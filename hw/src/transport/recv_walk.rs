@@ -8,6 +8,7 @@
 //! | `start` + `qpn`, `index`, `fresh`, `offset`, `plen`, `rq_base`, `rq_log`, `rq_prod`, `sges` | in | a walk: RQ entry `index` of QP `qpn` (`fresh`: the RECV starts with this packet; `rq_prod`: the QP's `RQ_PROD` as the packet saw it), the packet's `plen` bytes at byte `offset` of the RECV; `sges` low: fetch only (a WRITE with immediate needs the WR_ID) |
 //! | `again` | in | a pulse, after `done`: the entry after the one held, of the same QP and ring, with the inputs `start` registered (`sges` low: an RQ flush's next RECV, fetch only) |
 //! | `inval` | in | a pulse: a QP context was loaded or invalidated; the entries read ahead are forgotten |
+//! | `s_hint` ([`RqHintIn`]) | in | `RqAhead`'s hints: an entry a queued record will ask for, read ahead into a slot |
 //! | `m_rd` / `s_rd` | out / in | DMA read client of the child [`RqAhead`]: RQ entries at `rq_base` + (index mod 2^`rq_log`) x 64, one beat each (`tuser[0]`: DMA error); `tready` constant 1 |
 //! | `q` ([`SgeReqOut`], ports `q_*`) | out | the SGE pieces' translation requests {`va`, `len`, `key`, `last`}, valid/ready, from registers; `last` on the packet's final one |
 //! | `done` | out | a register: the walk is over (every request taken); with it `len_err` (the payload runs past the SGEs), `bad` (DMA error, or a SEND's `NUM_SGE` above the contract's `MAX_SGE`), `wr_id`, and where the packet ended: `pos_sge`, `pos_off` (SGE and bytes placed in it) |
@@ -32,7 +33,7 @@
 //! (the RQ read), its own registers (the WQE), a small sequencer; the parent
 //! merges its requests with WRITE's into one translation port.
 
-use super::rq_ahead::{RqAhead, RQ_AHEAD_HIT_LATENCY, RQ_AHEAD_MISS_EXTRA};
+use super::rq_ahead::{RqAhead, RqHintIn, RQ_AHEAD_HIT_LATENCY, RQ_AHEAD_MISS_EXTRA};
 use super::{SgeReqOut, SgeWalk};
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -66,6 +67,7 @@ pub struct RecvWalk {
     pub sges: Signal<In, Bit>,
     pub again: Signal<In, Bit>,
     pub inval: Signal<In, Bit>,
+    pub s_hint: RqHintIn,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
     pub q: SgeReqOut,
@@ -146,6 +148,7 @@ impl Logic for RecvWalk {
         self.ahead.req_log.next = self.r_log.q.val();
         self.ahead.req_prod.next = self.r_prod.q.val();
         self.ahead.inval.next = self.inval.val();
+        RqHintIn::link(&mut self.s_hint, &mut self.ahead.s_hint);
         RdCmdOut::link(&mut self.m_rd, &mut self.ahead.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.ahead.s_rd);
         self.beat.next = self.ahead.ent.val() & self.rd_wait.q.val();

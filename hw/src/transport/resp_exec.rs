@@ -18,6 +18,7 @@
 //! | `s_xresp` (`MrRespIn`) | in | from `MrXlate::m_resp`: the answers in request order. `ready` is an AND of two registers. |
 //! | `m_rd` / `s_rd` | out / in | DMA read client: RECV WQEs (64 bytes, one beat each, `tuser[0]` DMA error), from `RecvWalk`'s child `RqAhead`, which reads a QP's posted entries ahead; `s_rd.tready` constant 1 |
 //! | `qp_inval` | in | a pulse from the context engine: a QP's context was loaded or invalidated (its rings may start again); the RQ entries read ahead are forgotten |
+//! | `s_hint` ([`RqHintIn`]) | in | an RQ entry a queued record will ask for (the parent's, as the record enters `XlateAhead`): read ahead by `RqAhead` |
 //! | `m_pkt` (`ScatterPktOut`) | out | to `PayloadScatter::s_pkt`: one per record, {`lane`, `drop`}; `drop` unless the payload is placed. From registers. |
 //! | `m_piece` (`PieceOut`) | out | to `PayloadScatter::s_piece`: the placed payload's IOVA pieces, `last` on a packet's last one, from `PieceHold`'s register |
 //! | `s_done` (`PktDoneIn`) | in | `PayloadScatter::m_done`: a placed packet's payload is written; always taken (`ready` constant) |
@@ -115,7 +116,9 @@
 //! small WRITE takes the block for about 7 cycles instead of 31.
 
 use super::ScatterPktOut;
-use super::{AckHold, AtomicAnsIn, AtomicReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, RespReqOut};
+use super::{
+    AckHold, AtomicAnsIn, AtomicReqOut, PieceHold, PieceOut, PktDoneIn, RecvWalk, RespDecIn, RespReqOut, RqHintIn,
+};
 use super::{ReplayFindOut, ReplayFoundIn, ReplayPutOut, ACK_QPN_BITS, PATH_BITS, PIECE_LEN_BITS};
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -280,6 +283,7 @@ pub struct RespExec {
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
     pub qp_inval: Signal<In, Bit>,
+    pub s_hint: RqHintIn,
     pub m_pkt: ScatterPktOut,
     pub m_piece: PieceOut,
     pub s_done: PktDoneIn,
@@ -688,6 +692,7 @@ impl Logic for RespExec {
         self.walk.rq_prod.next = self.s_side.rq_prod.val();
         self.walk.sges.next = self.is_send.val();
         self.walk.inval.next = self.qp_inval.val();
+        RqHintIn::link(&mut self.s_hint, &mut self.walk.s_hint);
         RdCmdOut::link(&mut self.m_rd, &mut self.walk.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.walk.s_rd);
         // ---- the request register: WRITE's head after its tail, or the walk's next piece

@@ -38,6 +38,7 @@ use super::{
     RespReqOut, RespStats, RespTx, ScatterPktOut, XlateAhead, RESP_NAK_CODES,
 };
 use crate::axis::{AxisIn, AxisOut, HdrOut};
+use crate::consts::{RESP_EXEC_SEND, RESP_EXEC_WRITE};
 use crate::host::{RdCmdOut, WrStreamOut};
 use crate::mr::{MrReqOut, MrRespIn, MrRespOut};
 use crate::wire::TX_HDR_BITS;
@@ -127,6 +128,15 @@ impl Logic for Responder {
         self.ahead.s_plen.next = self.side.m_xplen.val();
         self.ahead.s_xvalid.next = self.side.m_xvalid.val();
         self.side.m_xpop.next = self.ahead.s_xpop.val();
+        // a record that starts a RECV, as it enters the queue: its RQ entry is read ahead
+        self.exec.s_hint.valid.next = self.ahead.s_xpop.val()
+            & self.check.m_dec.recv_new.val()
+            & ((self.check.m_dec.verdict.val() == RESP_EXEC_SEND)
+                | (self.check.m_dec.verdict.val() == RESP_EXEC_WRITE));
+        self.exec.s_hint.qpn.next = self.check.m_dec.qpn.val();
+        self.exec.s_hint.index.next = self.check.m_dec.recv_index.val();
+        self.exec.s_hint.base.next = self.side.m_xrq_base.val();
+        self.exec.s_hint.log.next = self.side.m_xrq_log.val();
         // ---- out of the queue: beside its side record
         self.exec.s_dec.qpn.next = self.ahead.m_dec.qpn.val();
         self.exec.s_dec.psn.next = self.ahead.m_dec.psn.val();
