@@ -45,8 +45,10 @@
 //! LUTRAM FIFO (16; one arriving when it is full is dropped: a hint is
 //! only a prefetch) and pass through a register; a hint for the window's
 //! QP is dropped there (the window reads that QP ahead). A request the
-//! window misses and a slot holds takes the slot's entry once it arrived
-//! and frees the slot; the window stays as it was. But while the window is
+//! window misses and a slot holds takes the slot's entry once it arrived;
+//! an entry handed out (by a slot or the window) frees every slot holding
+//! it, so no stale tag outlives an index wrap; no hint takes a slot in a
+//! request's cycle (the match reads the tags as they are); the window stays as it was. But while the window is
 //! off, and for the QP of the request before, a request is a miss (a new
 //! window) even when a slot holds it: a stream of one QP's SENDs is the
 //! window's, which reads further ahead than the records queued behind a
@@ -402,10 +404,14 @@ impl Logic for RqAhead {
             }
         }
         self.h_drop.next = self.h_v.q.val() & self.w_on.q.val() & (self.h_qpn.q.val() == self.w_qpn.q.val());
+        // (the slots a request matched are kept until it is answered: `r_so`
+        // is one of `r_sv`)
         self.s_guard.next = (self.s_fly.q.val() & self.s_nexth.val()).any()
-            | (self.r_v.q.val() & ((self.r_sv.q.val() | self.r_so.q.val()) & self.s_nexth.val()).any());
-        // (a miss's read, `need` after the flush, goes first)
+            | (self.r_v.q.val() & (self.r_sv.q.val() & self.s_nexth.val()).any());
+        // (a miss's read, `need` after the flush, goes first; none in a
+        // request's cycle, whose match reads the slots' tags as they are)
         self.h_go.next = self.h_v.q.val()
+            & !self.req.val()
             & !self.h_drop.val()
             & !self.rd_v.q.val()
             & !self.flush.val()
@@ -440,8 +446,10 @@ impl Logic for RqAhead {
         self.tagv_n.next = self.s_tagv.q.val();
         self.arr_n.next = self.s_arr.q.val() | self.b_sh.val();
         self.sfly_n.next = self.s_fly.q.val() & !self.b_sh.val();
-        if self.sgive.val() {
-            self.tagv_n.next = self.tagv_n.val() & !self.r_so.q.val();
+        // (the entry handed out is consumed: every slot holding it is stale,
+        // also when the window handed it out, so none outlives an index wrap)
+        if self.give.val() | self.sgive.val() {
+            self.tagv_n.next = self.tagv_n.val() & !self.r_sv.q.val();
         }
         if self.h_go.val() {
             self.tagv_n.next = self.tagv_n.val() | self.s_nexth.val();
