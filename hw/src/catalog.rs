@@ -100,6 +100,7 @@ catalog! {
     ack_gen => crate::transport::AckGen, 100;
     resp_gen => crate::transport::RespGen, 100;
     resp_tx => crate::transport::RespTx, 20;
+    read_ahead => crate::transport::ReadAhead, 200;
     read_walk => crate::transport::ReadWalk, 200;
     resp_check => crate::transport::RespCheck, 200;
     resp_exec => crate::transport::RespExec, 200;

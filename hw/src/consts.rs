@@ -21,9 +21,14 @@ macro_rules! rtl_consts {
 
 /// The slots (of [`SCHED_SLOTS`]) whose number has bit `b` set.
 const fn slot_enc(b: usize) -> u64 {
+    slot_enc_of(b, SCHED_SLOTS)
+}
+const _: () = assert!(SCHED_SLOT_BITS == 4, "req_slots encodes a slot number from SLOT_ENC0..3");
+/// The slots (of `n`) whose number has bit `b` set.
+const fn slot_enc_of(b: usize, n: usize) -> u64 {
     let mut m = 0;
     let mut k = 0;
-    while k < SCHED_SLOTS {
+    while k < n {
         if (k >> b) & 1 == 1 {
             m |= 1 << k;
         }
@@ -31,7 +36,7 @@ const fn slot_enc(b: usize) -> u64 {
     }
     m
 }
-const _: () = assert!(SCHED_SLOT_BITS == 4, "req_slots encodes a slot number from SLOT_ENC0..3");
+const _: () = assert!(crate::transport::READ_AHEAD_LOG == 5, "read_ahead encodes a slot number from RA_ENC0..4");
 
 rtl_consts! {
     // ---- register offsets (BAR0)
@@ -601,6 +606,12 @@ rtl_consts! {
     SLOT_ENC1: u64 = slot_enc(1);
     SLOT_ENC2: u64 = slot_enc(2);
     SLOT_ENC3: u64 = slot_enc(3);
+    /// One-hot to slot number for `read_ahead`'s 32 slots.
+    RA_ENC0: u64 = slot_enc_of(0, crate::transport::READ_AHEAD_SLOTS);
+    RA_ENC1: u64 = slot_enc_of(1, crate::transport::READ_AHEAD_SLOTS);
+    RA_ENC2: u64 = slot_enc_of(2, crate::transport::READ_AHEAD_SLOTS);
+    RA_ENC3: u64 = slot_enc_of(3, crate::transport::READ_AHEAD_SLOTS);
+    RA_ENC4: u64 = slot_enc_of(4, crate::transport::READ_AHEAD_SLOTS);
     /// `sq_ahead`: send WQEs held from the last handed out on (its LUTRAM's
     /// places), the depth a new window starts with (the WQE asked for and
     /// one more), and the commands queued below which it reads ahead.

@@ -10,9 +10,9 @@ use crate::host::{
 use crate::mac::{MacRxFifo, MacStreamIn, MacTxFifo, TxStats};
 use crate::mr::{MrReqOut, MrRespOut, XlateMux};
 use crate::transport::{
-    ArmMerge, ArmOut, CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, RecvCqeOut,
-    ReqTx, RespPktOut, Responder, RetryTimer, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge, XlateErrOut,
-    COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, RX_DROP_REASONS,
+    ArmMerge, ArmOut, CompCqeOut, Completer, CqeMerge, DestOut, DoneOut, InflightCmdOut, QpnOut, QpsWrOut, ReadWqeOut,
+    RecvCqeOut, ReqTx, RespPktOut, Responder, RetryTimer, RxHold, RxLookup, RxPaySplit, SendSched, TxArb, WorkMerge,
+    XlateErrOut, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, RX_DROP_REASONS,
 };
 use crate::wire::{RxParse, TxBuild, TX_HDR_BITS};
 
@@ -322,6 +322,8 @@ impl Logic for RnicCore {
         );
         // the requester's error completions are not built: taken and dropped (docs/core.md)
         XlateErrOut::join(&mut self.req.m_xerr, &mut self.completer.s_xerr);
+        // the READ and atomic WQEs sent, for the placement of their responses
+        ReadWqeOut::join(&mut self.req.m_rwqe, &mut self.completer.s_rwqe);
         HdrOut::<TX_HDR_BITS>::join(&mut self.req.m_hdr, &mut self.arb.s_hdr[0]);
         AxisOut::<D, K, 1>::join(&mut self.req.m_axis, &mut self.arb.s_axis[0]);
         // source 1 idle: the responder's READ responses share source 2 with its ACKs (their order)

@@ -113,6 +113,8 @@ pub struct Expect {
     pub frags: Vec<Frag>,
     pub done: Option<Done>,
     pub push: Option<Push>,
+    /// `m_rwqe`: a READ with data's or an atomic's first job (QPN, SQ index, NUM_SGE, SGES).
+    pub rwqe: Option<(u32, u16, u8, Vec<u32>)>,
     /// Fragments of each packet (0 for packets without payload).
     pub frags_per_pkt: Vec<usize>,
 }
@@ -338,6 +340,11 @@ pub fn expect_job(j: &Job) -> Expect {
             (ENTRY_LEN, 32, len),
         ]);
         e.push = Some(Push { op: INFLIGHT_PUSH, qpn: j.qp.qpn, index: 0, data });
+        // the completer places a READ's data and an atomic's value over these SGEs
+        let atomic = matches!(op, SendOpcode::AtomicCmpAndSwp | SendOpcode::AtomicFetchAndAdd);
+        if (op == SendOpcode::RdmaRead && total > 0) || atomic {
+            e.rwqe = Some((j.qp.qpn, j.sq_index, w.num_sge, sges_words(w)));
+        }
     }
     e
 }
@@ -508,9 +515,8 @@ pub fn random_job(rng: &mut Rng) -> Job {
     j
 }
 
-/// Puts a job on `s_job` (`valid` as given).
-pub fn set_job<M: Model + ?Sized>(d: &mut M, j: &Job, valid: bool) {
-    let w = &j.wqe;
+/// The SGES field of a WQE's four SGE places, as 32-bit words.
+fn sges_words(w: &WqeFields) -> Vec<u32> {
     let mut sges = [0u8; 64];
     for (k, s) in w.sges.iter().enumerate() {
         let e = &mut sges[k * sge::SIZE..(k + 1) * sge::SIZE];
@@ -518,6 +524,12 @@ pub fn set_job<M: Model + ?Sized>(d: &mut M, j: &Job, valid: bool) {
         sge::LEN.set(e, s.1).unwrap();
         sge::LKEY.set(e, s.2).unwrap();
     }
+    sges.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Puts a job on `s_job` (`valid` as given).
+pub fn set_job<M: Model + ?Sized>(d: &mut M, j: &Job, valid: bool) {
+    let w = &j.wqe;
     let words = |b: &[u8]| -> Vec<u32> { b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect() };
     let narrow: [(&str, u64); 20] = [
         ("qpn", j.qp.qpn as u64),
@@ -548,7 +560,7 @@ pub fn set_job<M: Model + ?Sized>(d: &mut M, j: &Job, valid: bool) {
     let i = d.port("s_job.path");
     d.set_words(i, &words(&j.qp.path));
     let i = d.port("s_job.sges");
-    d.set_words(i, &words(&sges));
+    d.set_words(i, &sges_words(w));
     let i = d.port("s_job.valid");
     d.set_at(i, valid as u64);
 }
@@ -569,6 +581,8 @@ struct Ports {
     p: [usize; 4],
     p_valid: usize,
     p_ready: usize,
+    w: [usize; 4],
+    w_valid: usize,
 }
 
 /// An output's offered value, to check it stays offered unchanged.
@@ -591,6 +605,9 @@ pub struct ReqGenBench<M: Model> {
     exp_frags: VecDeque<Frag>,
     exp_dones: VecDeque<Done>,
     exp_pushes: VecDeque<Push>,
+    exp_rwqes: VecDeque<(u32, u16, u8, Vec<u32>)>,
+    /// `m_rwqe` pulses checked.
+    pub rwqes: u64,
     held: [Held; 4],
     /// Cycle each job was taken.
     pub job_cycles: Vec<u64>,
@@ -623,6 +640,8 @@ impl<M: Model> ReqGenBench<M> {
             p: ["op", "qpn", "index", "data"].map(|n| i(&format!("m_push.{n}"))),
             p_valid: i("m_push.valid"),
             p_ready: i("m_push.ready"),
+            w: ["qpn", "index", "num", "sges"].map(|n| i(&format!("m_rwqe.{n}"))),
+            w_valid: i("m_rwqe.valid"),
         };
         let mut sim = Clocked::new(dut);
         sim.reset(2);
@@ -639,6 +658,8 @@ impl<M: Model> ReqGenBench<M> {
             exp_frags: VecDeque::new(),
             exp_dones: VecDeque::new(),
             exp_pushes: VecDeque::new(),
+            exp_rwqes: VecDeque::new(),
+            rwqes: 0,
             held: [None, None, None, None],
             job_cycles: vec![],
             hdr_cycles: vec![],
@@ -661,6 +682,7 @@ impl<M: Model> ReqGenBench<M> {
             && self.exp_frags.is_empty()
             && self.exp_dones.is_empty()
             && self.exp_pushes.is_empty()
+            && self.exp_rwqes.is_empty()
     }
 
     fn drive_job(&mut self) {
@@ -712,6 +734,7 @@ impl<M: Model> ReqGenBench<M> {
             self.exp_frags.extend(e.frags);
             self.exp_dones.extend(e.done);
             self.exp_pushes.extend(e.push);
+            self.exp_rwqes.extend(e.rwqe);
             self.job_cycles.push(now);
         }
 
@@ -789,6 +812,17 @@ impl<M: Model> ReqGenBench<M> {
             let exp = self.exp_pushes.pop_front().unwrap_or_else(|| panic!("cycle {now}: a push nobody expects"));
             assert_eq!(got, exp, "cycle {now}: push {}", self.counts[3]);
             self.counts[3] += 1;
+        }
+
+        // ---- the READ and atomic WQEs for the completer (pulses)
+        let d = &self.sim.dut;
+        if d.bit_at(self.p.w_valid) {
+            let mut sges = vec![0u32; 16];
+            d.get_words(self.p.w[3], &mut sges);
+            let got = (d.get_at(self.p.w[0]) as u32, d.get_at(self.p.w[1]) as u16, d.get_at(self.p.w[2]) as u8, sges);
+            let exp = self.exp_rwqes.pop_front().unwrap_or_else(|| panic!("cycle {now}: an m_rwqe nobody expects"));
+            assert_eq!(got, exp, "cycle {now}: m_rwqe {}", self.rwqes);
+            self.rwqes += 1;
         }
         self.sim.tick();
     }

@@ -13,13 +13,19 @@
 //! cycles when it is read). Between walks, random prefetches (`prefetch`:
 //! mostly of the WQE the next walk wants, some of another): each reads its
 //! WQE once, `pre_busy` while it does, and the WQE so read serves one
-//! `fresh` walk of it without a read.
+//! `fresh` walk of it without a read. Between walks too, random puts into
+//! the child `ReadAhead` (`s_put`: mostly the next walk's WQE, as `ReqGen`
+//! puts the READs it sends, never an INLINE or malformed one; QPNs whose
+//! short tags differ): a walk
+//! that does not use the WQE held takes a WQE put and not yet found
+//! without a read ([`READ_WALK_AHEAD_EXTRA`] cycles), every other one reads.
 
-use rnic_hw::transport::READ_WALK_READ_EXTRA;
+use rnic_hw::transport::{READ_AHEAD_PUT_GAP, READ_AHEAD_SLOTS, READ_WALK_AHEAD_EXTRA, READ_WALK_READ_EXTRA};
 use rnic_sim::axis::Rng;
 use rnic_sim::models::read_walk::Dut;
 use rnic_sim::{Clocked, Model};
 use rnic_tb::read_ref::{scatter, Outcome, Wqe, WqeReads};
+use std::collections::HashSet;
 
 /// SGEs wholly before the packet: each costs the walk a step before its first request.
 fn skipped(w: &Wqe, offset: u32) -> u64 {
@@ -60,6 +66,10 @@ fn walks_match_the_scatter_reference() {
         let mut held: Option<(usize, u16, bool)> = None;
         let (mut reads, mut walks, mut pieces, mut len_errs, mut bads) = (0, 0, 0, 0, 0);
         let (mut prefetches, mut pre_hits) = (0, 0);
+        // the WQEs put into `ReadAhead` and not yet found: (QP, index)
+        let mut ahead: HashSet<(usize, u16)> = HashSet::new();
+        let (mut puts, mut ahead_hits) = (0, 0);
+        let sges_port = sim.dut.port("s_put.sges");
         for _ in 0..600 {
             // the next walk: mostly the next response of the same READ
             let w = Walk {
@@ -89,12 +99,39 @@ fn walks_match_the_scatter_reference() {
                 w
             };
             let dma_err = (w.qp, slot as u16) == bad_slot;
-            let want = scatter(wqe, dma_err, w.offset, w.plen);
             if w.inval {
                 sim.dut.set("inval", 1);
                 sim.tick();
                 sim.dut.set("inval", 0);
                 held = None;
+                ahead.clear();
+            }
+            // puts: mostly of the walk's WQE (one every other cycle at most)
+            while rng.chance(40) {
+                let (pq, pi) =
+                    if rng.chance(60) { (w.qp, index) } else { ((rng.next() % 2) as usize, (rng.next() % 40) as u16) };
+                let pw = &rings[pq][(pi as u64 % (1 << SQ_LOG)) as usize];
+                if pw.inline || pw.num > 4 {
+                    continue;
+                }
+                let bytes = pw.bytes();
+                let words: Vec<u32> =
+                    bytes[64..128].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+                sim.dut.set("s_put.qpn", 0x100 + pq as u64);
+                sim.dut.set("s_put.index", pi as u64);
+                sim.dut.set("s_put.num", pw.num as u64);
+                sim.dut.set_words(sges_port, &words);
+                sim.dut.set("s_put.valid", 1);
+                sim.tick();
+                sim.dut.set("s_put.valid", 0);
+                // (the next put once this one is placed)
+                for _ in 0..READ_AHEAD_PUT_GAP {
+                    sim.tick();
+                }
+                if ahead.contains(&(pq, pi)) || ahead.len() < READ_AHEAD_SLOTS {
+                    ahead.insert((pq, pi));
+                }
+                puts += 1;
             }
             // a prefetch before the walk: mostly of its WQE
             if rng.chance(25) {
@@ -141,6 +178,12 @@ fn walks_match_the_scatter_reference() {
                 prefetches += 1;
             }
             let hit = matches!(held, Some((q, i, pre)) if (q, i) == (w.qp, index) && (!w.fresh || pre));
+            // not held: found in `ReadAhead` (and taken from it), else read
+            let put_hit = !hit && ahead.remove(&(w.qp, index));
+            ahead_hits += put_hit as usize;
+            // (only a read sees the slot's DMA error: a WQE held came from a put or a good read)
+            let dma_err = dma_err && !hit && !put_hit;
+            let want = scatter(wqe, dma_err, w.offset, w.plen);
             pre_hits += (hit && w.fresh) as usize;
             let qpn = 0x100 + w.qp as u64;
             for (n, v) in [
@@ -206,10 +249,16 @@ fn walks_match_the_scatter_reference() {
                     break;
                 }
             }
-            assert_eq!(read_this, !hit, "seed {seed}: walk {walks}: the WQE read when not held");
+            assert_eq!(read_this, !hit && !put_hit, "seed {seed}: walk {walks}: the WQE read when not held nor put");
             // latency to the first request (nothing stalls it: the register is free at start)
             if let Some(f) = first_req {
-                let extra = if read_this { READ_WALK_READ_EXTRA + dma_lat } else { 0 } + skipped(wqe, w.offset);
+                let extra = if read_this {
+                    READ_WALK_READ_EXTRA + dma_lat
+                } else if put_hit {
+                    READ_WALK_AHEAD_EXTRA
+                } else {
+                    0
+                } + skipped(wqe, w.offset);
                 assert_eq!(f - t0, 2 + extra, "seed {seed}: walk {walks}: the first request (read {read_this})");
             }
             // a WQE read with a DMA error is not kept; a malformed one is (its walks all end bad)
@@ -226,5 +275,7 @@ fn walks_match_the_scatter_reference() {
         eprintln!("seed {seed}: {prefetches} prefetches, {pre_hits} fresh walks served by one");
         assert!(reads > 100 && reads < walks && pieces > 300 && len_errs > 20 && bads > 10);
         assert!(prefetches > 100 && pre_hits > 10, "seed {seed}: the prefetch exercised");
+        eprintln!("seed {seed}: {puts} puts, {ahead_hits} walks served by one");
+        assert!(puts > 300 && ahead_hits > 60, "seed {seed}: ReadAhead exercised");
     }
 }

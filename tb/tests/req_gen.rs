@@ -1,6 +1,6 @@
 //! The requester's packet generator (`ReqGen`, catalog `req_gen`) against
 //! the protocol model (`rnic_tb::req_gen`: every header field, every
-//! fragment, done and inflight record exact, every output stalled at
+//! fragment, done, inflight record and `m_rwqe` pulse exact, every output stalled at
 //! random and checked to stay offered), plus its error verdicts, latency
 //! and rate.
 
@@ -51,6 +51,7 @@ fn random_jobs_under_random_stalls() {
     let b = run_random(1, 1000, [60, 70, 50, 40], 70);
     assert_eq!(b.counts[2], 1000, "one done per job");
     assert!(b.counts[0] > 2000 && b.counts[1] > 2000 && b.counts[3] > 400, "{:?}", b.counts);
+    assert!(b.rwqes > 50, "READs and atomics put for the completer: {}", b.rwqes);
     eprintln!("random_jobs: headers, fragments, dones, pushes {:?} in {} cycles", b.counts, b.now());
 }
 

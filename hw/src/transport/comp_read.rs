@@ -18,6 +18,7 @@
 //! | `s_hint` ([`ReadHintIn`]) | in | a READ WQE to read ahead while idle (`ReadWalk`'s `prefetch`); dropped when busy |
 //! | `m_verdict` | out | a pulse from registers per placement, `ok` as above |
 //! | `inval` | in | a QP context was dropped: the WQE held is forgotten |
+//! | `s_put` ([`ReadWqeIn`](super::ReadWqeIn)) | in | the requester's READ and atomic WQEs as sent (`ReqGen::m_rwqe`), kept by `ReadWalk`'s `ReadAhead` for their first responses |
 //! | `m_rd` / `s_rd` | out / in | the WQE's DMA read (`ReadWalk`) |
 //! | `m_xreq` / `s_xresp` | out / in | translation requests (LOCAL_WRITE) and their answers |
 //! | `m_piece` | out | committed pieces, `last` on a packet's last one (`PieceHold`'s register) |
@@ -29,7 +30,7 @@
 //! plus the DMA latency more when it is read (the first packet of each
 //! READ message).
 
-use super::{PieceHold, PieceOut, ReadWalk, PIECE_LEN_BITS};
+use super::{PieceHold, PieceOut, ReadWalk, ReadWqeIn, PIECE_LEN_BITS};
 use crate::axis::AxisIn;
 use crate::consts::*;
 use crate::host::RdCmdOut;
@@ -116,6 +117,7 @@ pub struct CompRead {
     pub s_hint: ReadHintIn,
     pub m_verdict: PlaceAnsOut,
     pub inval: Signal<In, Bit>,
+    pub s_put: ReadWqeIn,
     pub m_rd: RdCmdOut,
     pub s_rd: AxisIn<512, 64, 1>,
     pub m_xreq: MrReqOut,
@@ -177,6 +179,7 @@ impl Logic for CompRead {
         self.walk.offset.next = self.s_place.offset.val();
         self.walk.plen.next = self.s_place.plen.val();
         self.walk.inval.next = self.inval.val();
+        ReadWqeIn::link(&mut self.s_put, &mut self.walk.s_put);
         RdCmdOut::link(&mut self.m_rd, &mut self.walk.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.walk.s_rd);
         if self.take.val() {

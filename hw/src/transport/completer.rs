@@ -18,6 +18,7 @@
 //! | `m_rd` / `s_rd` | out / in | send WQEs read again for a READ's SGEs (`HostIf::s_sq_rd`) |
 //! | `m_xreq` / `s_xresp` | out / in | LOCAL_WRITE translations of the READ's SGE pieces (`XlateMux` port 3) |
 //! | `m_wr`, `wr_done`, `wr_done_err` | out, in, in | the READ data's writes (DMA write client 1, `HostIf::s_comp_wr`) and their completions |
+//! | `s_rwqe` ([`ReadWqeIn`]) | in | the requester's READ and atomic WQEs as sent (`ReqGen::m_rwqe`), for `CompRead`'s walk (`ReadAhead`) |
 //! | `qp_inval` | in | a QP context was dropped (`HostIf::qp_inval`): the WQE `CompRead` holds and `CompAck`'s note of a failed translation are forgotten |
 //! | `s_xerr` | in | a send WQE whose payload translation failed (`ReqTx::m_xerr`): `CompAck`'s note, always ready |
 //!
@@ -37,8 +38,8 @@
 
 use super::{
     ArmOut, CompAck, CompCqeOut, CompRead, CompStats, InflightCmdIn, InflightCmdOut, InflightMux, InflightRespOut,
-    InflightTable, PayloadScatter, PieceOut, PlaceAnsOut, PlaceReqOut, QpnOut, QpsWrOut, ReadHintOut, RespPktIn,
-    XlateErrIn, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
+    InflightTable, PayloadScatter, PieceOut, PlaceAnsOut, PlaceReqOut, QpnOut, QpsWrOut, ReadHintOut, ReadWqeIn,
+    RespPktIn, XlateErrIn, COMP_STATS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS,
 };
 use crate::axis::AxisIn;
 use crate::consts::*;
@@ -71,6 +72,7 @@ pub struct Completer {
     pub wr_done: Signal<In, Bit>,
     pub wr_done_err: Signal<In, Bit>,
     pub qp_inval: Signal<In, Bit>,
+    pub s_rwqe: ReadWqeIn,
     pub s_xerr: XlateErrIn,
     mux: InflightMux,
     table: InflightTable,
@@ -139,6 +141,7 @@ impl Logic for Completer {
         PlaceAnsOut::join(&mut self.read.m_verdict, &mut self.ack.s_placed);
         ReadHintOut::join(&mut self.ack.m_hint, &mut self.read.s_hint);
         self.read.inval.next = self.qp_inval.val();
+        ReadWqeIn::link(&mut self.s_rwqe, &mut self.read.s_put);
         self.ack.inval.next = self.qp_inval.val();
         RdCmdOut::link(&mut self.m_rd, &mut self.read.m_rd);
         AxisIn::<512, 64, 1>::link(&mut self.s_rd, &mut self.read.s_rd);

@@ -29,6 +29,7 @@ mod path_hdr;
 mod payload_gather;
 mod payload_scatter;
 mod piece_hold;
+mod read_ahead;
 mod read_walk;
 mod recv_walk;
 mod replay_table;
@@ -81,7 +82,11 @@ pub use path_hdr::{PathHdr, PATH_BITS};
 pub use payload_gather::{LaneIn, LaneOut, PayloadGather, PieceIn, PieceOut, PIECE_LEN_BITS, PIECE_MAX};
 pub use payload_scatter::{PayloadScatter, PktDoneIn, PktDoneOut, ScatterPktIn, ScatterPktOut, SCATTER_INFLIGHT};
 pub use piece_hold::{PieceHold, PIECE_HOLD_LATENCY, PIECE_HOLD_LOG};
-pub use read_walk::{ReadWalk, READ_WALK_READ_EXTRA};
+pub use read_ahead::{
+    ReadAhead, ReadWqeIn, ReadWqeOut, READ_AHEAD_LATENCY, READ_AHEAD_LOG, READ_AHEAD_PUT_GAP, READ_AHEAD_SLOTS,
+    READ_AHEAD_TAG_BITS,
+};
+pub use read_walk::{ReadWalk, READ_WALK_AHEAD_EXTRA, READ_WALK_READ_EXTRA};
 pub use recv_walk::{RecvWalk, RECV_WALK_ASK_EXTRA, RECV_WALK_READ_EXTRA};
 pub use replay_table::*;
 pub use req_decide::ReqDecide;

@@ -21,6 +21,7 @@
 //! | `m_frag` (`MrReqOut`) | out | per packet its payload's fragments in order: `key` = LKEY, `pd`, `va`, `len`, `access` = local read, `id` = bit [`REQ_FRAG_LAST`]: the packet's last fragment, bits below: the packet's PSN mod 2^7. None for packets without payload. From registers. |
 //! | `m_done` ([`ReqDoneOut`]) | out | one per job: QPN, SQ index, the next packet's PSN and index in the WQE, the WQE's end PSN (one past its last), `finished`, `err`. From registers. |
 //! | `m_push` (`InflightCmdOut`, op PUSH) | out | on a job that starts a WQE (packet index 0) and is not a `resend`: its inflight record (a refused one's too: **Errors**) ([`ENTRY_*`](super::ENTRY_WQE_INDEX) of `inflight.rs`), offered no later than its first header. From registers. |
+//! | `m_rwqe` ([`ReadWqeOut`]) | out | a pulse the cycle after such a job of a READ with data or an atomic is activated (not refused): its QPN, SQ index, NUM_SGE and SGES, for the completer's `ReadAhead` (its responses are placed over them). From registers. |
 //!
 //! **Semantics** (the model's): SEND/WRITE messages are cut at the path
 //! MTU into max(1, ceil(len / pmtu)) packets, len = the sum of the SGE
@@ -73,7 +74,7 @@
 //! stalled output stops the active stage.
 
 use super::{InflightCmdOut, PathHdr, ENTRY_KIND_BITS, INFLIGHT_ENTRY_BITS, INFLIGHT_LOG_ENTRIES};
-use super::{ReqSetup, INFLIGHT_QPN_BITS, PATH_BITS};
+use super::{ReadWqeOut, ReqSetup, INFLIGHT_QPN_BITS, PATH_BITS};
 use crate::consts::*;
 use crate::mr::{MrReqOut, MR_ID_BITS};
 use crate::prim::Reg;
@@ -112,6 +113,9 @@ pub const REQ_FRAG_TAG_BITS: usize = REQ_FRAG_LAST;
 const _: () = assert!(REQ_FRAG_TAG_BITS == 7 && ENTRY_KIND_BITS == 4 && REQ_PKT_BITS == 24);
 /// Cycles of setup arithmetic after a job is taken (the `ph` count).
 pub const REQ_SETUP_PHASES: u64 = 6;
+// a job takes at least REQ_SETUP_PHASES + 2 cycles, so `m_rwqe`'s pulses
+// are never closer than `ReadAhead` places them (none dropped for that)
+const _: () = assert!(REQ_SETUP_PHASES + 2 > super::READ_AHEAD_PUT_GAP);
 /// Cycles from a job taken to its first header offered (when the active
 /// stage is free): the setup register, the phases, activation, the header
 /// register.
@@ -280,6 +284,7 @@ pub struct ReqGen {
     pub m_frag: MrReqOut,
     pub m_done: ReqDoneOut,
     pub m_push: InflightCmdOut<INFLIGHT_QPN_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_ENTRY_BITS>,
+    pub m_rwqe: ReadWqeOut,
     // ---- setup: the job as taken
     busy: Reg<Bit>,
     ph: Reg<Bits<3>>,
@@ -369,6 +374,8 @@ pub struct ReqGen {
     o_p_qpn: Reg<Bits<INFLIGHT_QPN_BITS>>,
     o_p_data: Reg<Bits<INFLIGHT_ENTRY_BITS>>,
     o_p_v: Reg<Bit>,
+    o_w_v: Reg<Bit>,
+    o_w_num: Reg<Bits<8>>,
     // ---- constants
     ph_last: Constant<Bits<3>>,
     ack_mask: Constant<Bits<REQ_PKT_BITS>>,
@@ -425,6 +432,7 @@ impl Default for ReqGen {
             m_frag: Default::default(),
             m_done: Default::default(),
             m_push: Default::default(),
+            m_rwqe: Default::default(),
             busy: Default::default(),
             ph: Default::default(),
             j_qpn: Default::default(),
@@ -505,6 +513,8 @@ impl Default for ReqGen {
             o_p_qpn: Default::default(),
             o_p_data: Default::default(),
             o_p_v: Default::default(),
+            o_w_v: Default::default(),
+            o_w_num: Default::default(),
             ph_last: Constant::new(REQ_SETUP_PHASES.into()),
             ack_mask: Constant::new((REQ_ACK_REQ_EVERY - 1).into()),
             atomic_len: Constant::new(REQ_ATOMIC_LEN.into()),
@@ -636,7 +646,9 @@ impl Logic for ReqGen {
             o_d_v,
             o_p_qpn,
             o_p_data,
-            o_p_v
+            o_p_v,
+            o_w_v,
+            o_w_num
         );
         clock!(self, clock, setup);
 
@@ -774,6 +786,7 @@ impl Logic for ReqGen {
             & !self.act.q.val()
             & self.done_ok.val()
             & self.push_ok.val();
+        self.o_w_v.d.next = false;
         if self.activate.val() {
             self.busy.d.next = false;
             if self.refuse.val() {
@@ -800,6 +813,10 @@ impl Logic for ReqGen {
                     self.o_p_qpn.d.next = self.j_qpn.q.val();
                     self.o_p_data.d.next = self.entry.val();
                 }
+                // a READ with data or an atomic: its SGEs to the completer
+                self.o_w_v.d.next = self.push_first.val()
+                    & ((self.setup.read.val() & !self.setup.zero.val()) | self.setup.cas.val() | self.setup.faa.val());
+                self.o_w_num.d.next = self.j_num_sge.q.val();
             }
             self.a_tmpl.d.next = self.tmpl.val();
             self.a_pd.d.next = self.j_pd.q.val();
@@ -1035,6 +1052,11 @@ impl Logic for ReqGen {
         self.m_push.index.next = 0.into();
         self.m_push.data.next = self.o_p_data.q.val();
         self.m_push.valid.next = self.o_p_v.q.val();
+        self.m_rwqe.qpn.next = bit_cast::<24, REQ_QPN_BITS>(self.a_qpn.q.val());
+        self.m_rwqe.index.next = bit_cast::<16, REQ_INDEX_BITS>(self.a_sq_index.q.val());
+        self.m_rwqe.num.next = self.o_w_num.q.val();
+        self.m_rwqe.sges.next = self.a_sges.q.val();
+        self.m_rwqe.valid.next = self.o_w_v.q.val();
 
         if self.reset.val() {
             self.busy.d.next = false;
@@ -1043,6 +1065,7 @@ impl Logic for ReqGen {
             self.o_f_v.d.next = false;
             self.o_d_v.d.next = false;
             self.o_p_v.d.next = false;
+            self.o_w_v.d.next = false;
         }
     }
 }

@@ -40,8 +40,8 @@
 //! `REQ_SETUP_PHASES` + 2 cycles at least.
 
 use super::{
-    ArmOut, DoneOut, InflightCmdOut, LaneOut, PayloadGather, PieceOut, QpnIn, QpnOut, ReqDoneOut, ReqErrOut, ReqFetch,
-    ReqGen, ReqHdrOut, ReqJobOut, ReqPayload, SqAhead, WqeAtOut, XlateErrOut, INFLIGHT_ENTRY_BITS,
+    ArmOut, DoneOut, InflightCmdOut, LaneOut, PayloadGather, PieceOut, QpnIn, QpnOut, ReadWqeOut, ReqDoneOut,
+    ReqErrOut, ReqFetch, ReqGen, ReqHdrOut, ReqJobOut, ReqPayload, SqAhead, WqeAtOut, XlateErrOut, INFLIGHT_ENTRY_BITS,
     INFLIGHT_LOG_ENTRIES, INFLIGHT_QPN_BITS, REQ_QPN_BITS,
 };
 use crate::axis::{AxisIn, AxisOut, HdrOut};
@@ -74,6 +74,7 @@ pub struct ReqTx {
     pub m_xreq: MrReqOut,
     pub s_xresp: MrRespIn,
     pub m_push: InflightCmdOut<INFLIGHT_QPN_BITS, INFLIGHT_LOG_ENTRIES, INFLIGHT_ENTRY_BITS>,
+    pub m_rwqe: ReadWqeOut,
     pub m_err: ReqErrOut,
     pub m_rq_flush: QpnOut<REQ_QPN_BITS>,
     pub s_rewind: QpnIn<REQ_QPN_BITS>,
@@ -116,6 +117,7 @@ impl Logic for ReqTx {
             &mut self.m_push,
             &mut self.gen.m_push,
         );
+        ReadWqeOut::link(&mut self.m_rwqe, &mut self.gen.m_rwqe);
         MrReqOut::link(&mut self.m_xreq, &mut self.pay.m_xreq);
         MrRespIn::link(&mut self.s_xresp, &mut self.pay.s_xresp);
         XlateErrOut::link(&mut self.m_xerr, &mut self.pay.m_err);
