@@ -217,6 +217,12 @@ impl SimNet {
         self.nics[0].now()
     }
 
+    /// Cycles NIC `nic`'s transmit had a frame to start but its peer's
+    /// pause held it (the peer's receive path did not keep up).
+    pub fn tx_paused_cycles(&self, nic: usize) -> u64 {
+        self.nics[nic].mac.as_ref().map_or(0, |m| m.tx_paused_cycles)
+    }
+
     /// Frames NIC `nic`'s MAC FIFO dropped whole (its receive path did not
     /// keep up): 0 on a clean wire that the NICs keep up with.
     pub fn rx_drops(&self, nic: usize) -> u64 {

@@ -1168,9 +1168,10 @@ fn random_both_ways(
     rnic_tb::tools::scapy_icrc_agrees(&pcap, frames.len());
     let bytes: usize = plan.iter().flatten().flatten().map(|m| m.len).sum();
     let stats = net.borrow().stats;
+    let paused = [net.borrow().tx_paused_cycles(0), net.borrow().tx_paused_cycles(1)];
     eprintln!(
         "{} messages, {bytes} bytes, both ways over {QPS} QPs: {cycles} cycles, {} frames, wire {stats:?}, \
-         MAC FIFO drops {fifo_drops:?}",
+         MAC FIFO drops {fifo_drops:?}, transmit paused by the peer {paused:?} cycles",
         plan.iter().flatten().flatten().count(),
         log.len()
     );
